@@ -1,0 +1,168 @@
+package org.replayfarm.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.Callable;
+import org.replayfarm.model.build.CaptureBuilder;
+import org.replayfarm.model.build.DispatchShape;
+import org.replayfarm.model.build.KernelArg;
+import org.replayfarm.model.build.Llvm;
+import org.replayfarm.model.build.RawLayout;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.capture.Sha256;
+import org.replayfarm.model.elf.ElfFile;
+import org.replayfarm.proto.Provenance;
+import org.replayfarm.proto.SourceFile;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "build", mixinStandardHelpOptions = true,
+        description = {"Build a capture from an HSA code object (clang-19, gfx1030) or from gfx1030 assembly.",
+                "Each buffer:/zeros: argument becomes a memory range (0, 1, 2... in order) and passes its "
+                        + "guest address; the kernarg segment, dispatch packet and loaded code object follow."})
+final class CaptureBuildCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    static final class Input {
+        @Option(names = "--elf", paramLabel = "K.o", description = "HSA code object (relocatable or linked).")
+        Path elf;
+        @Option(names = "--asm", paramLabel = "FILE.s", description = "gfx1030 assembly, assembled with llvm-mc-19.")
+        Path asm;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Input input;
+
+    @Option(names = "--kernel", paramLabel = "NAME", description = "Kernel to launch (its descriptor NAME.kd).")
+    String kernel;
+
+    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
+    String groups;
+
+    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
+    String groupSize;
+
+    @Option(names = "--arg", paramLabel = "KIND:VALUE",
+            description = "Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X or u64:N.")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
+    Path out;
+
+    @Option(names = "--wave64", description = "Assembly only: assemble and run as wave64.")
+    boolean wave64;
+
+    @Option(names = "--user-sgpr", paramLabel = "N=VALUE",
+            description = "Assembly without a kernel descriptor: the value sN starts with (repeatable).")
+    Map<Integer, String> userSgprs = new LinkedHashMap<>();
+
+    @Option(names = "--kernarg-sgpr", paramLabel = "N",
+            description = "Assembly without a kernel descriptor: s[N:N+1] gets the kernarg address (default 0 when --arg is given).")
+    Integer kernargSgpr;
+
+    @Option(names = "--workgroup-id-sgpr", paramLabel = "N",
+            description = "Assembly without a kernel descriptor: workgroup ids x, y, z in sN..sN+2 (default: after the user SGPRs).")
+    Integer workgroupIdSgpr;
+
+    @Option(names = "--vgprs", defaultValue = "256", description = "Assembly without a kernel descriptor: VGPRs per lane (default ${DEFAULT-VALUE}).")
+    int vgprs;
+
+    @Option(names = "--sgprs", defaultValue = "106", description = "Assembly without a kernel descriptor: SGPRs (default ${DEFAULT-VALUE}).")
+    int sgprs;
+
+    @Option(names = "--lds", defaultValue = "0", paramLabel = "BYTES", description = "Assembly without a kernel descriptor: LDS bytes per group.")
+    int lds;
+
+    @Option(names = "--scratch", defaultValue = "0", paramLabel = "BYTES", description = "Assembly without a kernel descriptor: scratch bytes per lane.")
+    int scratch;
+
+    @Override
+    public Integer call() throws Exception {
+        DispatchShape shape;
+        List<KernelArg> kernelArgs = new ArrayList<>();
+        try {
+            shape = DispatchShape.parse(groups, groupSize);
+            for (String a : args) {
+                kernelArgs.add(KernelArg.parse(a));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        Path source = input.elf != null ? input.elf : input.asm;
+        byte[] sourceBytes = Files.readAllBytes(source);
+        byte[] object = input.elf != null ? sourceBytes : Llvm.assemble(input.asm, wave64);
+        Provenance provenance = provenance(source, sourceBytes, kernelArgs);
+
+        List<String> kernels = CaptureBuilder.kernelNames(ElfFile.parse(object));
+        String name = kernel;
+        if (name == null && kernels.size() == 1) {
+            name = kernels.get(0);
+        }
+        if (name == null && !kernels.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), source + " defines several kernels ("
+                    + String.join(", ", kernels) + "); choose one with --kernel");
+        }
+        CaptureBuilder.Built built;
+        if (name != null) {
+            built = CaptureBuilder.fromCodeObject(object, name, shape, kernelArgs, provenance);
+        } else {
+            if (input.elf != null) {
+                throw new ParameterException(spec.commandLine(), source + " defines no kernel descriptor (*.kd)");
+            }
+            Map<Integer, Integer> values = new LinkedHashMap<>();
+            for (var e : userSgprs.entrySet()) {
+                values.put(e.getKey(), (int) Long.decode(e.getValue()).longValue());
+            }
+            RawLayout raw = new RawLayout(wave64 ? 64 : 32, vgprs, sgprs, lds, scratch, values,
+                    kernargSgpr == null ? OptionalInt.empty() : OptionalInt.of(kernargSgpr),
+                    workgroupIdSgpr == null ? OptionalInt.empty() : OptionalInt.of(workgroupIdSgpr));
+            built = CaptureBuilder.fromRawCode(object, raw, shape, kernelArgs, provenance);
+        }
+        built.write(out);
+        CaptureFile written = CaptureFile.open(out);
+        spec.commandLine().getOut().printf("wrote %s: %d bytes, sha256 %s%n", out, Files.size(out), written.identity());
+        return Replay.EXIT_OK;
+    }
+
+    /** What built the capture, with file names only, so the same inputs give the same bytes anywhere. */
+    private Provenance provenance(Path source, byte[] sourceBytes, List<KernelArg> kernelArgs) {
+        Provenance.Builder p = Provenance.newBuilder().setTool("replay capture build");
+        p.addSources(SourceFile.newBuilder().setName(source.getFileName().toString())
+                .setSha256Hex(Sha256.hex(Sha256.of(sourceBytes))));
+        for (KernelArg a : kernelArgs) {
+            if (a instanceof KernelArg.Buffer b) {
+                p.addSources(SourceFile.newBuilder().setName(b.path().getFileName().toString())
+                        .setSha256Hex(Sha256.hex(Sha256.of(b.contents()))));
+            }
+        }
+        p.addArguments(input.elf != null ? "--elf" : "--asm").addArguments(source.getFileName().toString());
+        if (kernel != null) {
+            p.addArguments("--kernel").addArguments(kernel);
+        }
+        p.addArguments("--groups").addArguments(groups).addArguments("--group-size").addArguments(groupSize);
+        for (KernelArg a : kernelArgs) {
+            p.addArguments("--arg").addArguments(a.describe());
+        }
+        if (wave64) {
+            p.addArguments("--wave64");
+        }
+        userSgprs.forEach((k, v) -> p.addArguments("--user-sgpr").addArguments(k + "=" + v));
+        if (kernargSgpr != null) {
+            p.addArguments("--kernarg-sgpr").addArguments(kernargSgpr.toString());
+        }
+        if (workgroupIdSgpr != null) {
+            p.addArguments("--workgroup-id-sgpr").addArguments(workgroupIdSgpr.toString());
+        }
+        return p.build();
+    }
+}

@@ -1,0 +1,8 @@
+package org.replayfarm.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(name = "capture", description = "Build and modify capture files.",
+        mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class})
+final class CaptureCommand {
+}

@@ -1,0 +1,45 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code replay} command: every tool of the farm, and (later) every node role, in one distribution. */
+@Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Replay.Version.class,
+        description = "Replay RDNA 2 dispatch captures on a host model and compare them with the device.",
+        subcommands = {CaptureCommand.class, InspectCommand.class, CommandLine.HelpCommand.class})
+public final class Replay {
+    /** Exit status: no differences / differences found / error (DESIGN.md, "Running it"). */
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_DIFFERENCES = 1;
+    public static final int EXIT_ERROR = 2;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line: errors print one clear line and exit with status 2. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Replay());
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            PrintWriter err = line.getErr();
+            err.println("replay: error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return EXIT_ERROR;
+        });
+        cli.setParameterExceptionHandler((e, args) -> {
+            CommandLine line = e.getCommandLine();
+            line.getErr().println("replay: " + e.getMessage());
+            line.getErr().println("Try '" + line.getCommandSpec().qualifiedName() + " --help'.");
+            return EXIT_ERROR;
+        });
+        return cli;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Replay.class.getPackage().getImplementationVersion();
+            return new String[] {"replay " + (v == null ? "development build" : v)};
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package org.replayfarm.model.build;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * One kernel argument as {@code replay capture build --arg} takes it. {@code buffer:} and {@code zeros:}
+ * create a memory range and pass its guest address (64 bits); the others pass a value.
+ */
+public sealed interface KernelArg {
+    /** Bytes the argument takes in the kernarg segment when no metadata says otherwise. */
+    int size();
+
+    /** A memory range initialised from a file. */
+    record Buffer(Path path, byte[] contents) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
+    /** A zero-filled memory range. */
+    record Zeros(long bytes) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
+    /** A 32-bit value: u32, i32 or f32 (its bits). */
+    record Word(String kind, int bits) implements KernelArg {
+        public int size() {
+            return 4;
+        }
+    }
+
+    /** A 64-bit value. */
+    record DoubleWord(long bits) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
+    default boolean createsRange() {
+        return this instanceof Buffer || this instanceof Zeros;
+    }
+
+    /** How the argument is written on a command line, with a file named by its name only. */
+    default String describe() {
+        if (this instanceof Buffer b) {
+            return "buffer:" + b.path().getFileName();
+        } else if (this instanceof Zeros z) {
+            return "zeros:" + z.bytes();
+        } else if (this instanceof Word w) {
+            return w.kind() + ":" + switch (w.kind()) {
+                case "f32" -> Float.toString(Float.intBitsToFloat(w.bits()));
+                case "i32" -> Integer.toString(w.bits());
+                default -> Integer.toUnsignedString(w.bits());
+            };
+        } else {
+            return "u64:" + Long.toUnsignedString(((DoubleWord) this).bits());
+        }
+    }
+
+    /**
+     * Parses {@code buffer:PATH}, {@code zeros:BYTES}, {@code u32:N}, {@code i32:N}, {@code f32:X} or
+     * {@code u64:N}; integers may be decimal or 0x-prefixed hex.
+     */
+    static KernelArg parse(String text) {
+        int colon = text.indexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("argument '" + text + "' has no kind: expected buffer:PATH, zeros:BYTES, "
+                    + "u32:N, i32:N, f32:X or u64:N");
+        }
+        String kind = text.substring(0, colon);
+        String value = text.substring(colon + 1);
+        try {
+            return switch (kind) {
+                case "buffer" -> {
+                    Path path = Path.of(value);
+                    try {
+                        yield new Buffer(path, Files.readAllBytes(path));
+                    } catch (IOException e) {
+                        throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
+                    }
+                }
+                case "zeros" -> {
+                    long bytes = parseUnsigned(value, 63);
+                    if (bytes == 0) {
+                        throw new IllegalArgumentException("argument '" + text + "': a range needs at least one byte");
+                    }
+                    yield new Zeros(bytes);
+                }
+                case "u32" -> new Word("u32", (int) parseUnsigned(value, 32));
+                case "i32" -> {
+                    long v = Long.decode(value);
+                    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                        throw new NumberFormatException("out of the i32 range");
+                    }
+                    yield new Word("i32", (int) v);
+                }
+                case "f32" -> new Word("f32", Float.floatToRawIntBits(Float.parseFloat(value)));
+                case "u64" -> new DoubleWord(parseUnsigned(value, 64));
+                default -> throw new IllegalArgumentException("argument '" + text + "': unknown kind '" + kind
+                        + "' (expected buffer, zeros, u32, i32, f32 or u64)");
+            };
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("argument '" + text + "': '" + value + "' is not a valid " + kind
+                    + " value (" + e.getMessage() + ")");
+        }
+    }
+
+    private static long parseUnsigned(String value, int bits) {
+        String v = value.trim();
+        long parsed = v.startsWith("0x") || v.startsWith("0X")
+                ? Long.parseUnsignedLong(v.substring(2), 16) : Long.parseUnsignedLong(v);
+        if (bits < 64 && Long.compareUnsigned(parsed, (1L << bits) - 1) > 0) {
+            throw new NumberFormatException("does not fit in " + bits + " bits");
+        }
+        return parsed;
+    }
+}
