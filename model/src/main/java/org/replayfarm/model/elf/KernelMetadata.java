@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.msgpack.core.MessagePackException;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.Value;
@@ -46,12 +47,17 @@ public record KernelMetadata(String name, String symbol, List<Arg> args, int ker
             if (!root.isMapValue()) {
                 throw new CodeObjectException("AMDGPU metadata note: the root is not a map");
             }
-            Value list = get(root, "amdhsa.kernels");
-            if (list == null || !list.isArrayValue()) {
-                throw new CodeObjectException("AMDGPU metadata note: no amdhsa.kernels list");
-            }
-            for (Value k : list.asArrayValue()) {
-                kernels.add(kernel(k));
+            try {
+                Value list = get(root, "amdhsa.kernels");
+                if (list == null || !list.isArrayValue()) {
+                    throw new CodeObjectException("AMDGPU metadata note: no amdhsa.kernels list");
+                }
+                for (Value k : list.asArrayValue()) {
+                    kernels.add(kernel(k));
+                }
+            } catch (MessagePackException e) {
+                // strings are decoded lazily: malformed UTF-8 surfaces here
+                throw new CodeObjectException("AMDGPU metadata note: " + e.getMessage(), e);
             }
         }
         return kernels;

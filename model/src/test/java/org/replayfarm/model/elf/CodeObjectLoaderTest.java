@@ -1,0 +1,127 @@
+package org.replayfarm.model.elf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * The loader's relocation of a clang-19 object must agree byte for byte with ld.lld-19's: the object is
+ * loaded with its sections at the addresses lld gave them, and compared with lld's shared object loaded
+ * at the same base.
+ */
+class CodeObjectLoaderTest {
+    @TempDir
+    Path dir;
+
+    static final String TABLES = """
+            __constant int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+            __constant int *__constant tabptr = table;
+            static int helper(int i) { return table[(i * 3) & 7]; }
+            __kernel void lookup(__global int *out, int k) {
+                int i = __builtin_amdgcn_workitem_id_x();
+                out[i] = table[(i + k) & 7] + tabptr[i & 7] + helper(i);
+            }
+            __kernel void other(__global float *o, float s, long l, uint u) {
+                o[__builtin_amdgcn_workitem_id_x()] = s * (float) l + (float) u;
+            }
+            """;
+
+    @Test
+    void relocating_the_object_matches_ld_lld_at_any_base() throws Exception {
+        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        Path so = Toolchain.link(o);
+        ElfFile object = ElfFile.parse(Files.readAllBytes(o));
+        ElfFile shared = ElfFile.parse(Files.readAllBytes(so));
+        Map<String, Long> lldAddress = shared.sections().stream().filter(ElfFile.Section::isAlloc)
+                .collect(Collectors.toMap(ElfFile.Section::name, ElfFile.Section::address, (a, b) -> a));
+        List<String> relocated = List.of(".text", ".rodata", ".data.rel.ro");
+        for (String name : relocated) {
+            assertTrue(object.section(name).isPresent(), "clang put " + name + " in the object");
+        }
+        for (long base : new long[] {0, 0x1_2345_0000L, 0x7fff_0000_0000L}) {
+            LoadedCodeObject ours = CodeObjectLoader.loadRelocatable(object, base,
+                    s -> lldAddress.getOrDefault(s.name(), -1L));
+            LoadedCodeObject lld = CodeObjectLoader.load(shared, base);
+            for (ElfFile.Section s : object.sections()) {
+                if (!s.isAlloc() || s.size() == 0) {
+                    continue;
+                }
+                long address = base + lldAddress.get(s.name());
+                assertArrayEquals(lld.bytesAt(address, (int) s.size()), ours.bytesAt(address, (int) s.size()),
+                        s.name() + " at base 0x" + Long.toHexString(base));
+            }
+            assertEquals(lld.symbolAddress("lookup.kd"), ours.symbolAddress("lookup.kd"));
+        }
+    }
+
+    @Test
+    void the_default_layout_resolves_pc_relative_and_absolute_references_to_the_same_symbol() throws Exception {
+        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        LoadedCodeObject loaded = CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(o)), 0x5_0000_0000L);
+        long table = loaded.symbolAddress("table").orElseThrow();
+        long tabptr = loaded.symbolAddress("tabptr").orElseThrow();
+        long stored = java.nio.ByteBuffer.wrap(loaded.bytesAt(tabptr, 8)).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+        assertEquals(table, stored, "ABS64: the pointer constant holds the table's guest address");
+        int[] values = new int[8];
+        java.nio.ByteBuffer.wrap(loaded.bytesAt(table, 32)).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(values);
+        assertArrayEquals(new int[] {3, 1, 4, 1, 5, 9, 2, 6}, values);
+    }
+
+    @Test
+    void a_call_to_an_undefined_function_names_the_symbol() throws Exception {
+        Path o = Toolchain.compileOpenCl(dir, "undef", """
+                __kernel void k(__global int *out) { out[get_global_id(0)] = 1; }
+                """);
+        ElfFile elf = ElfFile.parse(Files.readAllBytes(o));
+        CodeObjectException e = assertThrows(CodeObjectException.class, () -> CodeObjectLoader.load(elf, 0));
+        assertTrue(e.getMessage().contains("undefined symbol '_Z13get_global_idj'"), e.getMessage());
+    }
+
+    @Test
+    void non_elf_and_foreign_elf_inputs_are_refused_by_name() throws Exception {
+        assertTrue(assertThrows(CodeObjectException.class, () -> ElfFile.parse("not an elf at all, no".repeat(4).getBytes()))
+                .getMessage().contains("not an ELF"));
+        byte[] host = Files.readAllBytes(Path.of("/bin/sh").toRealPath());
+        assertTrue(assertThrows(CodeObjectException.class, () -> ElfFile.parse(host))
+                .getMessage().contains("e_machine"));
+    }
+
+    @Test
+    void truncated_or_corrupted_code_objects_fail_with_a_code_object_error_never_a_crash() throws Exception {
+        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        byte[] good = Files.readAllBytes(o);
+        for (int length = 0; length < good.length; length += 7) {
+            expectCleanFailureOrSuccess(Arrays.copyOf(good, length));
+        }
+        Random random = new Random(99);
+        for (int trial = 0; trial < 400; trial++) {
+            byte[] bad = good.clone();
+            for (int f = 0; f < 3; f++) {
+                bad[random.nextInt(bad.length)] = (byte) random.nextInt(256);
+            }
+            expectCleanFailureOrSuccess(bad);
+        }
+    }
+
+    private static void expectCleanFailureOrSuccess(byte[] bytes) {
+        try {
+            ElfFile elf = ElfFile.parse(bytes);
+            CodeObjectLoader.load(elf, 0x1000_0000L);
+            KernelMetadata.read(elf);
+        } catch (CodeObjectException expected) {
+            assertTrue(!expected.getMessage().isBlank());
+        }
+    }
+}
