@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Kernels;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
@@ -25,22 +26,10 @@ class CodeObjectLoaderTest {
     @TempDir
     Path dir;
 
-    static final String TABLES = """
-            __constant int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
-            __constant int *__constant tabptr = table;
-            static int helper(int i) { return table[(i * 3) & 7]; }
-            __kernel void lookup(__global int *out, int k) {
-                int i = __builtin_amdgcn_workitem_id_x();
-                out[i] = table[(i + k) & 7] + tabptr[i & 7] + helper(i);
-            }
-            __kernel void other(__global float *o, float s, long l, uint u) {
-                o[__builtin_amdgcn_workitem_id_x()] = s * (float) l + (float) u;
-            }
-            """;
 
     @Test
     void relocating_the_object_matches_ld_lld_at_any_base() throws Exception {
-        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        Path o = Toolchain.compileOpenCl(dir, "tables", Kernels.TABLES);
         Path so = Toolchain.link(o);
         ElfFile object = ElfFile.parse(Files.readAllBytes(o));
         ElfFile shared = ElfFile.parse(Files.readAllBytes(so));
@@ -68,7 +57,7 @@ class CodeObjectLoaderTest {
 
     @Test
     void the_default_layout_resolves_pc_relative_and_absolute_references_to_the_same_symbol() throws Exception {
-        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        Path o = Toolchain.compileOpenCl(dir, "tables", Kernels.TABLES);
         LoadedCodeObject loaded = CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(o)), 0x5_0000_0000L);
         long table = loaded.symbolAddress("table").orElseThrow();
         long tabptr = loaded.symbolAddress("tabptr").orElseThrow();
@@ -100,7 +89,7 @@ class CodeObjectLoaderTest {
 
     @Test
     void truncated_or_corrupted_code_objects_fail_with_a_code_object_error_never_a_crash() throws Exception {
-        Path o = Toolchain.compileOpenCl(dir, "tables", TABLES);
+        Path o = Toolchain.compileOpenCl(dir, "tables", Kernels.TABLES);
         byte[] good = Files.readAllBytes(o);
         for (int length = 0; length < good.length; length += 7) {
             expectCleanFailureOrSuccess(Arrays.copyOf(good, length));

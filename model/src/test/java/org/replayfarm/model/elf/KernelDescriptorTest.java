@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Kernels;
 import org.replayfarm.model.testing.Toolchain;
 
 /** llvm-mc-19 encodes a descriptor from .amdhsa_* directives; the decoder must read back each value. */
@@ -15,42 +16,9 @@ class KernelDescriptorTest {
     @TempDir
     Path dir;
 
-    static final String SOURCE = """
-            .amdhsa_code_object_version 5
-            .text
-            .p2align 8
-            .globl k
-            .type k,@function
-            k:
-              s_endpgm
-            .rodata
-            .p2align 6
-            .amdhsa_kernel k
-              .amdhsa_next_free_vgpr 9
-              .amdhsa_next_free_sgpr 20
-              .amdhsa_user_sgpr_private_segment_buffer 1
-              .amdhsa_user_sgpr_dispatch_ptr 1
-              .amdhsa_user_sgpr_kernarg_segment_ptr 1
-              .amdhsa_user_sgpr_count 10
-              .amdhsa_system_sgpr_workgroup_id_y 1
-              .amdhsa_system_sgpr_workgroup_id_z 1
-              .amdhsa_system_vgpr_workitem_id 2
-              .amdhsa_float_round_mode_32 2
-              .amdhsa_float_round_mode_16_64 3
-              .amdhsa_float_denorm_mode_32 1
-              .amdhsa_float_denorm_mode_16_64 2
-              .amdhsa_dx10_clamp 0
-              .amdhsa_ieee_mode 0
-              .amdhsa_fp16_overflow 1
-              .amdhsa_group_segment_fixed_size 512
-              .amdhsa_private_segment_fixed_size 64
-              .amdhsa_kernarg_size 32
-              .amdhsa_system_sgpr_private_segment_wavefront_offset 1
-            .end_amdhsa_kernel
-            """;
 
     private KernelDescriptor descriptor(boolean wave64) throws Exception {
-        Path o = Toolchain.assemble(dir, wave64 ? "kd64" : "kd32", SOURCE, wave64);
+        Path o = Toolchain.assemble(dir, wave64 ? "kd64" : "kd32", Kernels.DESCRIPTOR_ASM, wave64);
         ElfFile elf = ElfFile.parse(Files.readAllBytes(o));
         LoadedCodeObject loaded = CodeObjectLoader.load(elf, 0x10000);
         return KernelDescriptor.parse(loaded.bytesAt(loaded.symbolAddress("k.kd").orElseThrow(), 64), "k.kd");
@@ -96,7 +64,7 @@ class KernelDescriptorTest {
 
     @Test
     void the_relocated_entry_offset_points_from_the_descriptor_to_the_kernel_code() throws Exception {
-        Path o = Toolchain.assemble(dir, "kd", SOURCE, false);
+        Path o = Toolchain.assemble(dir, "kd", Kernels.DESCRIPTOR_ASM, false);
         LoadedCodeObject loaded = CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(o)), 0x7000_0000L);
         long kdAddress = loaded.symbolAddress("k.kd").orElseThrow();
         KernelDescriptor kd = KernelDescriptor.parse(loaded.bytesAt(kdAddress, 64), "k.kd");
