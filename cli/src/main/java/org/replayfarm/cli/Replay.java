@@ -23,7 +23,7 @@ public final class Replay {
         CommandLine cli = new CommandLine(new Replay());
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             PrintWriter err = line.getErr();
-            err.println("replay: error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            err.println("replay: error: " + describe(e));
             return EXIT_ERROR;
         });
         cli.setParameterExceptionHandler((e, args) -> {
@@ -33,6 +33,17 @@ public final class Replay {
             return EXIT_ERROR;
         });
         return cli;
+    }
+
+    /** One line that says what went wrong, in the user's terms. */
+    static String describe(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException missing) {
+            return "no such file: " + missing.getFile();
+        }
+        if (e instanceof java.nio.file.AccessDeniedException denied) {
+            return "permission denied: " + denied.getFile();
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
     static final class Version implements CommandLine.IVersionProvider {
