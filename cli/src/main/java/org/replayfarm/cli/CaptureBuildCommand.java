@@ -121,7 +121,17 @@ final class CaptureBuildCommand implements Callable<Integer> {
             }
             Map<Integer, Integer> values = new LinkedHashMap<>();
             for (var e : userSgprs.entrySet()) {
-                values.put(e.getKey(), (int) Long.decode(e.getValue()).longValue());
+                long v;
+                try {
+                    v = Long.decode(e.getValue());
+                } catch (NumberFormatException bad) {
+                    v = -1;
+                }
+                if (v < Integer.MIN_VALUE || v > 0xFFFF_FFFFL || !e.getValue().matches("-?(0[xX][0-9a-fA-F]+|\\d+)")) {
+                    throw new ParameterException(spec.commandLine(), "--user-sgpr " + e.getKey() + "=" + e.getValue()
+                            + ": the value must be a 32-bit number (decimal or 0x hex)");
+                }
+                values.put(e.getKey(), (int) v);
             }
             RawLayout raw = new RawLayout(wave64 ? 64 : 32, vgprs, sgprs, lds, scratch, values,
                     kernargSgpr == null ? OptionalInt.empty() : OptionalInt.of(kernargSgpr),

@@ -98,6 +98,20 @@ class CaptureCommandsTest {
     }
 
     @Test
+    void a_register_layout_past_the_programs_registers_is_refused_naming_the_field() throws Exception {
+        Path s = dir.resolve("p.s");
+        Files.writeString(s, "s_endpgm\n");
+        CliRun outside = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "1", "--group-size", "32",
+                "--sgprs", "8", "--workgroup-id-sgpr", "7", "-o", dir.resolve("p.capture").toString());
+        assertEquals(2, outside.exitCode());
+        assertTrue(outside.err().contains("registers.system_sgprs[1].index: is 8; must be in [0, 7]"), outside.err());
+        CliRun notNumber = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "1", "--group-size", "32",
+                "--user-sgpr", "1=zz", "-o", dir.resolve("p.capture").toString());
+        assertEquals(2, notNumber.exitCode());
+        assertTrue(notNumber.err().contains("--user-sgpr 1=zz: the value must be a 32-bit number"), notNumber.err());
+    }
+
+    @Test
     void inspecting_a_truncated_capture_names_the_field_and_exits_2() throws Exception {
         byte[] good = Files.readAllBytes(Toolchain.root().resolve("examples/saxpy/saxpy.capture"));
         Path cut = dir.resolve("cut.capture");

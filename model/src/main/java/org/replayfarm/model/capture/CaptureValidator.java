@@ -37,7 +37,7 @@ public final class CaptureValidator {
 
     public static void validate(Capture capture, BlobSource blobs) throws CaptureFormatException {
         program(capture.getProgram(), blobs);
-        registers(capture.getRegisters());
+        registers(capture.getRegisters(), capture.getProgram());
         dispatch(capture.getDispatch());
         ranges(capture.getRangesList(), blobs);
         images(capture.getImagesList(), blobs);
@@ -91,12 +91,14 @@ public final class CaptureValidator {
                 && mode.getRoundF16F64() != RoundMode.ROUND_MODE_UNSPECIFIED, mode.getRoundF16F64Value());
     }
 
-    private static void registers(RegisterLayout layout) throws CaptureFormatException {
+    private static void registers(RegisterLayout layout, Program program) throws CaptureFormatException {
+        int sgprs = program.getSgprCount();
+        int vgprCount = program.getVgprCount();
         Set<Integer> usedSgprs = new HashSet<>();
         for (int i = 0; i < layout.getUserSgprsCount(); i++) {
             var sgpr = layout.getUserSgprs(i);
             String field = "registers.user_sgprs[" + i + "]";
-            checkBetween(field + ".index", sgpr.getIndex(), 0, SGPR_LIMIT - 1);
+            checkBetween(field + ".index", sgpr.getIndex(), 0, sgprs - 1);
             checkKnown(field + ".role", sgpr.getRole() != org.replayfarm.proto.UserSgprRole.UNRECOGNIZED,
                     sgpr.getRoleValue());
             if (!usedSgprs.add(sgpr.getIndex())) {
@@ -107,7 +109,7 @@ public final class CaptureValidator {
         for (int i = 0; i < layout.getSystemSgprsCount(); i++) {
             var sgpr = layout.getSystemSgprs(i);
             String field = "registers.system_sgprs[" + i + "]";
-            checkBetween(field + ".index", sgpr.getIndex(), 0, SGPR_LIMIT - 1);
+            checkBetween(field + ".index", sgpr.getIndex(), 0, sgprs - 1);
             checkKnown(field + ".kind", sgpr.getKind() != org.replayfarm.proto.SystemSgprKind.UNRECOGNIZED
                     && sgpr.getKind() != org.replayfarm.proto.SystemSgprKind.SYSTEM_SGPR_KIND_UNSPECIFIED,
                     sgpr.getKindValue());
@@ -124,7 +126,7 @@ public final class CaptureValidator {
         for (int i = 0; i < layout.getWorkItemVgprsCount(); i++) {
             var vgpr = layout.getWorkItemVgprs(i);
             String field = "registers.work_item_vgprs[" + i + "]";
-            checkBetween(field + ".index", vgpr.getIndex(), 0, VGPR_LIMIT - 1);
+            checkBetween(field + ".index", vgpr.getIndex(), 0, vgprCount - 1);
             checkKnown(field + ".dimension", vgpr.getDimension() != org.replayfarm.proto.WorkItemDimension.UNRECOGNIZED
                     && vgpr.getDimension() != org.replayfarm.proto.WorkItemDimension.WORK_ITEM_DIMENSION_UNSPECIFIED,
                     vgpr.getDimensionValue());

@@ -116,6 +116,8 @@ class CaptureValidationTest {
     void register_layout_conflicts_are_refused() throws Exception {
         refused("registers.system_sgprs[0].index", c -> c.getRegistersBuilder().getSystemSgprsBuilder(0).setIndex(0));
         refused("registers.user_sgprs[0].index", c -> c.getRegistersBuilder().getUserSgprsBuilder(0).setIndex(106));
+        refused("registers.system_sgprs[0].index", c -> c.getProgramBuilder().setSgprCount(1));
+        refused("registers.work_item_vgprs[0].index", c -> c.getRegistersBuilder().getWorkItemVgprsBuilder(0).setIndex(8));
         refused("registers.work_item_vgprs[0].dimension",
                 c -> c.getRegistersBuilder().getWorkItemVgprsBuilder(0).setDimensionValue(0));
     }
