@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The instruction tables, one per encoding, read from {@code isa/<ENCODING>.tsv} (columns: opcode,
+ * The instruction tables, one per encoding, read from the resource {@code <ENCODING>.tsv} beside this class (columns: opcode,
  * mnemonic, operands separated by spaces or "-", flags separated by commas or "-"). Loading checks the
  * tables: two rows claiming the same opcode of an encoding, or the same mnemonic, fail loudly.
  */
@@ -55,9 +55,12 @@ public final class OpcodeTable {
     private static OpcodeTable load() {
         Map<Encoding, List<Opcode>> rows = new EnumMap<>(Encoding.class);
         for (Encoding e : Encoding.values()) {
-            String resource = "isa/" + e.name() + ".tsv";
+            String resource = e.name() + ".tsv";
             try (InputStream in = OpcodeTable.class.getResourceAsStream(resource)) {
-                rows.put(e, in == null ? List.of() : parse(e, resource, in));
+                if (in == null) {
+                    throw new IllegalStateException("no instruction table " + resource + " beside " + OpcodeTable.class.getName());
+                }
+                rows.put(e, parse(e, resource, in));
             } catch (IOException ex) {
                 throw new UncheckedIOException("reading " + resource, ex);
             }
