@@ -23,8 +23,8 @@ public enum Encoding {
     /** The largest opcode number the encoding's opcode field can hold. */
     public int maxOpcode() {
         return switch (this) {
-            case SOP1, SMEM, DS, VOPC, VOP1 -> 255;
-            case SOP2, VOP3P, MUBUF, MIMG, FLAT, GLOBAL, SCRATCH -> 127;
+            case SOP1, SMEM, DS, VOPC, VOP1, MUBUF, MIMG -> 255;
+            case SOP2, VOP3P, FLAT, GLOBAL, SCRATCH -> 127;
             case SOPK -> 31;
             case SOPC, SOPP -> 127;
             case VOP2 -> 63;

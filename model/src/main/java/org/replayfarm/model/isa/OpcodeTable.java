@@ -21,7 +21,10 @@ import java.util.Map;
  * tables: two rows claiming the same opcode of an encoding, or the same mnemonic, fail loudly.
  */
 public final class OpcodeTable {
-    private static final OpcodeTable GFX1030 = load();
+    /** Loaded on first use, so that building other tables does not depend on the resources. */
+    private static final class Gfx1030 {
+        static final OpcodeTable TABLE = load();
+    }
 
     private final Map<Encoding, Opcode[]> byCode;
     private final Map<Encoding, List<Opcode>> rows;
@@ -34,7 +37,7 @@ public final class OpcodeTable {
     }
 
     public static OpcodeTable gfx1030() {
-        return GFX1030;
+        return Gfx1030.TABLE;
     }
 
     /** The row for an opcode number, or null when the encoding defines no such instruction. */
