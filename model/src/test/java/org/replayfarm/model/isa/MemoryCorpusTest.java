@@ -151,6 +151,19 @@ class MemoryCorpusTest {
                 out.add(buffer(w0, w1, rnd.nextInt()));
             }
         }
+        // seeded random forms llvm accepts: no DLC, LDS or TFE on atomics, LDS only where the row allows it, not with TFE
+        for (Opcode row : TABLE.rows(Encoding.MUBUF)) {
+            for (int i = 0; i < 16 && !row.operands().isEmpty(); i++) {
+                boolean atomic = row.has("atomic");
+                boolean lds = row.has("lds") && rnd.nextInt(3) == 0;
+                boolean tfe = !atomic && !lds && rnd.nextBoolean();
+                int soffset = rnd.nextInt(4) == 0 ? 128 + rnd.nextInt(81) : rnd.nextInt(128);
+                int w0 = mubufW0(row.code(), rnd.nextInt(0x1000), rnd.nextBoolean(), rnd.nextBoolean(), rnd.nextBoolean(),
+                        !atomic && rnd.nextBoolean(), lds);
+                int w1 = bufW1(rnd.nextInt(255), rnd.nextInt(250), rnd.nextInt(26), rnd.nextBoolean(), tfe, soffset);
+                out.add(words(w0, w1));
+            }
+        }
         // every SOFFSET code and every SRSRC on a load, a store and an atomic with return
         for (int op : new int[] {12, 28, 49}) {
             for (int soffset = 0; soffset < 256; soffset++) {
@@ -266,6 +279,19 @@ class MemoryCorpusTest {
                     int saddr = rnd.nextBoolean() ? off : rnd.nextInt(128);
                     out.add(words(w0, flatW1(rnd.nextInt(256), rnd.nextInt(256), saddr, rnd.nextInt(8) == 0,
                             rnd.nextInt(256))));
+                }
+            }
+        }
+        // seeded random forms llvm accepts: NV clear, FLAT without SADDR, LDS only where the row allows it
+        for (Encoding e : List.of(Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH)) {
+            int seg = e == Encoding.FLAT ? 0 : e == Encoding.SCRATCH ? 1 : 2;
+            for (Opcode row : TABLE.rows(e)) {
+                for (int i = 0; i < 16; i++) {
+                    boolean lds = row.has("lds") && rnd.nextInt(3) == 0;
+                    int saddr = e == Encoding.FLAT || rnd.nextBoolean() ? off : rnd.nextInt(106);
+                    int w0 = flatW0(seg, row.code(), rnd.nextInt(e == Encoding.FLAT ? 0x800 : 0x1000), rnd.nextBoolean(), lds,
+                            rnd.nextBoolean(), rnd.nextBoolean());
+                    out.add(words(w0, flatW1(rnd.nextInt(255), rnd.nextInt(252), saddr, false, rnd.nextInt(252))));
                 }
             }
         }
