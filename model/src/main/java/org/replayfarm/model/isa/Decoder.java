@@ -179,6 +179,10 @@ public final class Decoder {
             return usesLiteral(op, v.src0(), v.src1(), v.src2());
         } else if (f instanceof Fields.Vop3p v) {
             return usesLiteral(op, v.src0(), v.src1(), v.src2());
+        } else if (f instanceof Fields.Mubuf m) {
+            return m.soffset() == LITERAL && op.operandType("soffset") != null;
+        } else if (f instanceof Fields.Mtbuf m) {
+            return m.soffset() == LITERAL && op.operandType("soffset") != null;
         }
         return false;
     }
