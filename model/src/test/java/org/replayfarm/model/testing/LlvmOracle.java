@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public final class LlvmOracle {
     public static final int SLOT = 32;
-    private static final Pattern LINE = Pattern.compile("^\\t(.*?)\\s*//\\s*([0-9A-F]{12}):((?: [0-9A-F]{8})+)(?: <.*>)?$");
+    private static final Pattern LINE = Pattern.compile("^\\t(.*?)\\s*//\\s*([0-9A-F]{12}):((?: [0-9A-F]{8})+)(?: <.*>)?(?: ; Warning: .*)?$");
 
     /** One candidate's verdict: llvm's text and the bytes it took, or text null when llvm refused it. */
     public record Verdict(byte[] candidate, String text, int length) {
