@@ -166,8 +166,8 @@ final class ImagePrinter {
     }
 
     private static String sgprs(Opcode op, String what, int first, int count) {
-        String text = first % 4 == 0 ? Operands.scalarRegister(first, count) : null;
-        if (text == null || !(first <= 105 || first >= 108 && first <= 123)) {
+        String text = Operands.scalarRegister(first, count); // the field is the register number / 4
+        if (text == null || first > 123) {
             throw invalid(op, what + " field " + (first >> 2) + " names no range of " + count + " scalar registers");
         }
         return text;
