@@ -13,12 +13,14 @@ import java.util.regex.Pattern;
 
 /**
  * What llvm-objdump-19 makes of candidate instruction bytes. Each candidate is placed at the start of
- * its own 32-byte slot (padded with {@code s_nop 0}), the slots are assembled into an object with
+ * its own 64-byte slot (padded with {@code s_nop 0}; wide enough that whatever llvm makes of the bytes
+ * after a candidate it refuses cannot reach the next slot), the slots are assembled into an object with
  * llvm-mc-19 and disassembled with llvm-objdump-19; the line at each slot's address is the oracle's
  * text for that candidate, or null when llvm does not decode it ({@code .long}).
  */
 public final class LlvmOracle {
-    public static final int SLOT = 32;
+    public static final int SLOT = 64;
+    private static final int MAX_CANDIDATE = 28;
     private static final Pattern LINE = Pattern.compile("^\\t(.*?)\\s*//\\s*([0-9A-F]{12}):((?: [0-9A-F]{8})+)(?: <.*>)?(?: ; Warning: .*)?$");
 
     /** One candidate's verdict: llvm's text and the bytes it took, or text null when llvm refused it. */
@@ -52,8 +54,8 @@ public final class LlvmOracle {
     private static List<Verdict> run(Path dir, List<byte[]> candidates, boolean wave64) throws IOException {
         StringBuilder s = new StringBuilder(candidates.size() * 170);
         for (byte[] c : candidates) {
-            if (c.length > SLOT - 4 || c.length % 4 != 0) {
-                throw new IllegalArgumentException("a candidate must be whole dwords and at most " + (SLOT - 4) + " bytes");
+            if (c.length > MAX_CANDIDATE || c.length % 4 != 0) {
+                throw new IllegalArgumentException("a candidate must be whole dwords and at most " + MAX_CANDIDATE + " bytes");
             }
             s.append(".byte ");
             for (int i = 0; i < SLOT; i++) {
