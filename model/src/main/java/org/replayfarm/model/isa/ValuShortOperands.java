@@ -21,11 +21,6 @@ final class ValuShortOperands {
     private ValuShortOperands() {
     }
 
-    /** The type of a named operand of a row, or null when the row has no such operand. */
-    static String typeName(Opcode op, String name) {
-        return op.operandType(name);
-    }
-
     /** The value type of a named operand (b16, i16, f16, b32, f32, b64, f64, v2f16). */
     static Operands.Type type(Opcode op, String name) {
         String t = op.operandType(name);
