@@ -121,8 +121,7 @@ public final class Decoder {
         int src0 = w0 & 0x1FF;
         boolean valuShort = e == Encoding.VOP1 || e == Encoding.VOP2 || e == Encoding.VOPC;
         ValuVariant variant = new ValuVariant.None();
-        if (valuShort && (src0 == ValuVariant.SRC_DPP16 || src0 == ValuVariant.SRC_DPP8 || src0 == ValuVariant.SRC_DPP8_FI
-                || src0 == ValuVariant.SRC_SDWA)) {
+        if (valuShort && ValuShortVariants.takesWord(op, src0, b.limit() - next >= 4 ? b.getInt(next) : null)) {
             int x = word(b, next, pc, offset, op);
             words.add(x);
             next += 4;
@@ -170,7 +169,9 @@ public final class Decoder {
         } else if (f instanceof Fields.Sopc s) {
             return s.ssrc0() == LITERAL || s.ssrc1() == LITERAL;
         } else if (f instanceof Fields.Vop1 v) {
-            return v.src0() == LITERAL && op.operandType("src0") != null;
+            // v_readfirstlane's scalar destination field decodes like a source: 255 takes a literal too
+            return v.src0() == LITERAL && op.operandType("src0") != null
+                    || v.vdst() == LITERAL && op.operandType("sdst") != null;
         } else if (f instanceof Fields.Vop2 v) {
             return v.src0() == LITERAL;
         } else if (f instanceof Fields.Vopc v) {
