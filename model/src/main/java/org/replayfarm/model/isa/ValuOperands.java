@@ -89,13 +89,11 @@ final class ValuOperands {
 
     static Operands.Type valueType(String type) {
         return switch (type) {
-            case "f16" -> Operands.Type.F16;
+            case "f16", "v2f16", "mix" -> Operands.Type.F16;
             case "i16" -> Operands.Type.I16;
             case "f32" -> Operands.Type.F32;
             case "f64" -> Operands.Type.F64;
             case "b64" -> Operands.Type.B64;
-            case "v2f16" -> Operands.Type.V2F16;
-            case "v2i16" -> Operands.Type.V2I16;
             default -> Operands.Type.B32;
         };
     }
@@ -223,7 +221,18 @@ final class ValuOperands {
     /** A literal as llvm prints it for the operand type: a value an inline constant has prints as that constant. */
     static String literal(int v, String type) {
         switch (type) {
-            case "f16", "v2f16" -> {
+            case "v2f16" -> {
+                if (v >= -16 && v <= 64) {
+                    return Integer.toString(v);
+                }
+                for (int i = 0; i < F16_BITS.length; i++) {
+                    if (F16_BITS[i] == v) {
+                        return FLOAT_NAMES[i];
+                    }
+                }
+                return hex(v);
+            }
+            case "f16", "mix" -> {
                 int lo = v & 0xFFFF;
                 int s = (short) lo;
                 if (s >= -16 && s <= 64) {
@@ -236,7 +245,7 @@ final class ValuOperands {
                 }
                 return hex(lo);
             }
-            case "i16", "v2i16" -> {
+            case "i16" -> {
                 String c = inline32(v);
                 return c != null ? c : hex(v & 0xFFFF);
             }

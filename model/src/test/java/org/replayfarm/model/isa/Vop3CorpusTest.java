@@ -40,6 +40,23 @@ class Vop3CorpusTest {
     }
 
     @Test
+    void every_vop3p_opcode_prints_as_llvm_objdump_does_in_wave32_and_wave64() {
+        checkBothWaves("VOP3P", Encoding.VOP3P, vop3pCandidates(new Random(0x3D0)));
+    }
+
+    @Test
+    void the_e64_suffix_marks_exactly_the_vop3_forms_of_instructions_that_have_a_short_encoding() {
+        for (Opcode op : TABLE.rows(Encoding.VOP3)) {
+            boolean shortForm = false;
+            for (Encoding e : List.of(Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.VINTRP)) {
+                shortForm |= TABLE.byMnemonic(e, op.mnemonic()) != null;
+            }
+            // operand-less instructions (v_nop, v_pipeflush, v_clrexcp) print no suffix
+            assertEquals(shortForm && !op.operands().isEmpty(), op.has("e64"), op.toString());
+        }
+    }
+
+    @Test
     void opcodes_missing_from_the_vop3_and_vop3p_tables_are_refused_as_unknown() {
         Decoder decoder = Decoder.gfx1030();
         int refused = 0;
@@ -208,6 +225,70 @@ class Vop3CorpusTest {
         return out;
     }
 
+    // ---- VOP3P candidates
+
+    private static List<byte[]> vop3pCandidates(Random random) {
+        List<byte[]> out = new ArrayList<>();
+        for (int code = 0; code <= Encoding.VOP3P.maxOpcode(); code++) {
+            Opcode op = TABLE.lookup(Encoding.VOP3P, code);
+            if (op == null) {
+                out.add(vop3p(code, 0, 0, 0, 0, false, 0, 0, 0, 0));
+                out.add(vop3p(code, 2, 0, 0, 7, false, 257, 258, 259, 0));
+                out.add(vop3p(code, 2, 0, 0, 7, false, 257, 258, 0, 0));
+                for (int i = 0; i < 3; i++) {
+                    out.add(randomVop3p(code, random));
+                }
+                continue;
+            }
+            int n = op.sourceCount();
+            int[] good = {257, 258, n > 2 ? 259 : 0};
+            int hi = op.has("mix") ? 0 : 7;
+            for (int i = 0; i < n; i++) {
+                for (int c : i == 0 ? SOURCE_CODES : SHORT_CODES) {
+                    int[] s = good.clone();
+                    s[i] = c;
+                    out.add(vop3p(code, 2, 0, 0, hi, false, s[0], s[1], s[2], 0));
+                }
+                for (int lit : LITERALS) {
+                    int[] s = good.clone();
+                    s[i] = 255;
+                    out.add(withLiteral(vop3p(code, 2, 0, 0, hi, false, s[0], s[1], s[2], 0), true, lit));
+                }
+                for (int lit : new int[] {0x3C003C00, 0x00003C00, 0x3C000000, 0x0000FFFF}) {
+                    int[] s = good.clone();
+                    s[i] = 255;
+                    out.add(withLiteral(vop3p(code, 2, 0, 0, hi, false, s[0], s[1], s[2], 0), true, lit));
+                }
+            }
+            for (int d : new int[] {0, 1, 254, 255}) {
+                out.add(vop3p(code, d, 0, 0, hi, false, good[0], good[1], good[2], 0));
+            }
+            for (int bits = 0; bits < 8; bits++) {
+                out.add(vop3p(code, 2, bits, 0, hi, false, good[0], good[1], good[2], 0));
+                out.add(vop3p(code, 2, 0, 0, hi, false, good[0], good[1], good[2], bits));
+                out.add(vop3p(code, 2, bits, 0, hi, false, 242, 255, good[2] == 0 ? 0 : 193, bits));
+                out.set(out.size() - 1, withLiteral(out.get(out.size() - 1), true, 0x3C00));
+                out.add(vop3p(code, 2, 0, bits, hi, false, good[0], good[1], good[2], 0));
+                out.add(vop3p(code, 2, 0, 0, bits, false, good[0], good[1], good[2], 0));
+            }
+            out.add(vop3p(code, 2, 7, 7, 5, true, good[0], good[1], good[2], 7));
+            for (int i = 0; i < 40; i++) {
+                out.add(randomVop3p(code, random));
+            }
+        }
+        return out;
+    }
+
+    private static byte[] randomVop3p(int code, Random r) {
+        int w0 = 0x33 << 26 | code << 16 | (r.nextInt() & 0xFFFF);
+        int w1 = r.nextInt();
+        if (r.nextInt(3) == 0) {
+            w1 &= 0xFFF80000;
+        }
+        boolean lit = (w1 & 0x1FF) == 255 || (w1 >>> 9 & 0x1FF) == 255 || (w1 >>> 18 & 0x1FF) == 255;
+        return withLiteral(words(w0, w1), lit, r.nextInt() & 0x01FFFE00 | 1);
+    }
+
     /** Source count as the Decoder sees it (operands named src*). */
     private static int sources(Opcode op) {
         return op.sourceCount() + (op.operandType("vsrc1") != null ? 1 : 0) + (op.operandType("vsrc2") != null ? 1 : 0);
@@ -242,7 +323,7 @@ class Vop3CorpusTest {
             w1 &= 0xFFF80000; // src0/src1 small
         }
         boolean lit = (w1 & 0x1FF) == 255 || (w1 >>> 9 & 0x1FF) == 255 || (w1 >>> 18 & 0x1FF) == 255;
-        return withLiteral(words(w0, w1), lit, r.nextInt());
+        return withLiteral(words(w0, w1), lit, r.nextInt() & 0x01FFFE00 | 1);
     }
 
     static byte[] vop3(int code, int vdst, int absOrSdst, int opsel, boolean clamp, int s0, int s1, int s2, int omod,
