@@ -56,7 +56,7 @@ public final class CorpusCheck {
             if (ours.equals(v.text()) && length == v.length()) {
                 matches++;
             } else if (mismatches.size() < keepMismatches) {
-                mismatches.add("bytes " + HexFormat.ofDelimiter(" ").formatHex(v.candidate(), 0, v.length())
+                mismatches.add("bytes " + HexFormat.ofDelimiter(" ").formatHex(v.candidate(), 0, Math.min(v.length(), v.candidate().length))
                         + "\n   llvm: " + v.text() + " (" + v.length() + " bytes)\n   ours: " + ours + " (" + length + " bytes)");
             }
         }
