@@ -32,9 +32,6 @@ final class MemoryOperands {
     /** The default format, which llvm leaves out. */
     static final int DEFAULT_FORMAT = 1;
 
-    /** f32 bit patterns of the inline float constants, in the order of their codes 240..248. */
-    private static final int[] FLOAT_BITS = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000,
-        0x40800000, 0xC0800000, 0x3E22F983};
 
     private MemoryOperands() {
     }
@@ -90,7 +87,7 @@ final class MemoryOperands {
             if (literal.isEmpty()) {
                 throw new IllegalArgumentException("SOFFSET names a literal but no literal dword follows");
             }
-            return literal(literal.getAsInt());
+            return Operands.literal(literal.getAsInt(), Operands.Type.B32);
         }
         if (code == 254) {
             return LDS_DIRECT_SOFFSET;
@@ -109,22 +106,6 @@ final class MemoryOperands {
         return register;
     }
 
-    /**
-     * A 32-bit literal of a 32-bit scalar operand as llvm prints it: the integers -16..64 and the bit patterns of
-     * the inline float constants by their value, anything else in hexadecimal.
-     */
-    static String literal(int value) {
-        if (value >= -16 && value <= 64) {
-            return Integer.toString(value);
-        }
-        for (int i = 0; i < FLOAT_BITS.length; i++) {
-            if (FLOAT_BITS[i] == value) {
-                return Operands.floatConstant(240 + i, Operands.Type.F32);
-            }
-        }
-        return "0x" + Integer.toHexString(value);
-    }
-
     /** The buffer resource: four SGPRs from an SGPR number (a multiple of 4), s[n:n+3] or ttmp[n:n+3]. */
     static String resource(int sgpr) {
         String r = Operands.scalarRegister(sgpr, 4);
@@ -140,7 +121,7 @@ final class MemoryOperands {
      */
     static String scalarPair(int code) {
         if (code <= 105 || code >= 108 && code <= 123) {
-            return Operands.scalarRegister(code & ~1, 2);
+            return Operands.scalarRegister(code, 2);
         }
         if (code == Operands.VCC_LO || code == Operands.EXEC_LO) {
             return Operands.scalarRegister(code, 2);

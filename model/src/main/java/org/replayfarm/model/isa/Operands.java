@@ -41,9 +41,14 @@ public final class Operands {
         }
     }
 
-    private static final String[] FLOAT_NAMES = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"};
-    private static final String[] HALF_BITS = {"0x3800", "0xb800", "0x3c00", "0xbc00", "0x4000", "0xc000", "0x4400",
-            "0xc400", "0x3118"};
+    private static final String[] FLOAT_NAMES = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0",
+            "0.15915494"};
+    /** Bit patterns of the inline float constants (codes 240-248) as f32, f16, and the high dword of f64. */
+    private static final int[] F32_BITS = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000,
+            0x40800000, 0xc0800000, 0x3e22f983};
+    private static final int[] F16_BITS = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+    private static final int[] F64_HIGH = {0x3fe00000, 0xbfe00000, 0x3ff00000, 0xbff00000, 0x40000000, 0xc0000000,
+            0x40100000, 0xc0100000};
 
     private Operands() {
     }
@@ -79,15 +84,19 @@ public final class Operands {
 
     /**
      * A register-like scalar operand code (no constants): SGPRs, vcc, ttmp, m0, null, exec and the
-     * special sources, spelled for {@code dwords} consecutive registers. Returns null for a code that
-     * names no register.
+     * special sources, spelled for {@code dwords} consecutive registers. A range of SGPRs or trap
+     * temporaries starts where the hardware aligns it: pairs at an even register, longer ranges at a
+     * multiple of four (llvm-objdump-19 prints the aligned range, with a warning). Returns null for a
+     * code that names no register of that width.
      */
     public static String scalarRegister(int code, int dwords) {
+        int align = dwords == 1 ? 1 : dwords == 2 ? 2 : 4;
         if (code <= 105) {
-            return code + dwords - 1 <= 105 ? sgpr(code, dwords) : null;
+            int first = code / align * align;
+            return first + dwords - 1 <= 105 ? sgpr(first, dwords) : null;
         }
         if (code >= 108 && code <= 123) {
-            int t = code - 108;
+            int t = (code - 108) / align * align;
             if (t + dwords - 1 > 15) {
                 return null;
             }
@@ -136,17 +145,78 @@ public final class Operands {
 
     /** An inline float constant (codes 240-248) as llvm prints it for an operand of this type. */
     public static String floatConstant(int code, Type type) {
-        if (type.sixteen && !type.floating) {
-            return HALF_BITS[code - 240];
+        if (type == Type.I16 || type == Type.B16) {
+            return "0x" + Integer.toHexString(F16_BITS[code - 240]);
         }
-        if (code == 248) {
-            return type == Type.F64 || type == Type.B64 ? "0.15915494309189532" : "0.15915494";
+        if (code == 248 && (type == Type.F64 || type == Type.B64)) {
+            return "0.15915494309189532";
         }
         return FLOAT_NAMES[code - 240];
     }
 
-    /** A 32-bit literal: hexadecimal. */
+    /**
+     * A 32-bit literal as llvm-objdump-19 prints it for an operand of this type: a value an inline
+     * constant could have held prints as that constant, anything else in hexadecimal. 16-bit operands
+     * use the low half (f16 compared as half, i16 as a 32-bit value first); an f64 literal is the high
+     * dword of the double; a b64 literal is zero-extended; a packed f16 pair is a constant only when its
+     * high half is zero.
+     */
     public static String literal(int value, Type type) {
+        switch (type) {
+            case F16 -> {
+                int low = value & 0xFFFF;
+                if (isInlineInt((short) low)) {
+                    return Integer.toString((short) low);
+                }
+                String name = named(low, F16_BITS);
+                return name != null ? name : hex(low);
+            }
+            case I16, B16 -> {
+                String constant = constant32(value);
+                return constant != null ? constant : hex(value & 0xFFFF);
+            }
+            case F64 -> {
+                if (value == 0) {
+                    return "0";
+                }
+                String name = named(value, F64_HIGH);
+                return name != null ? name : hex(value);
+            }
+            case B64 -> {
+                return Integer.compareUnsigned(value, 64) <= 0 ? Integer.toString(value) : hex(value);
+            }
+            case V2F16 -> {
+                if (isInlineInt(value)) {
+                    return Integer.toString(value);
+                }
+                String name = (value & 0xFFFF0000) == 0 ? named(value, F16_BITS) : null;
+                return name != null ? name : hex(value);
+            }
+            default -> {
+                String constant = constant32(value);
+                return constant != null ? constant : hex(value);
+            }
+        }
+    }
+
+    private static String constant32(int value) {
+        return isInlineInt(value) ? Integer.toString(value) : named(value, F32_BITS);
+    }
+
+    private static String named(int bits, int[] table) {
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] == bits) {
+                return FLOAT_NAMES[i];
+            }
+        }
+        return null;
+    }
+
+    private static boolean isInlineInt(int value) {
+        return value >= -16 && value <= 64;
+    }
+
+    public static String hex(int value) {
         return "0x" + Integer.toHexString(value);
     }
 }

@@ -11,12 +11,9 @@ final class ScalarImmediates {
 
     /** Decimal for 0..64, else 0x-hexadecimal (the plain SOPP immediate). */
     static String imm16(int v) {
-        return v <= 64 ? Integer.toString(v) : hex(v);
+        return v <= 64 ? Integer.toString(v) : Operands.hex(v);
     }
 
-    static String hex(int v) {
-        return "0x" + Integer.toHexString(v);
-    }
 
     /** s_waitcnt: counters not at their maximum, or all three when every one is at its maximum. */
     static String waitcnt(int v) {
@@ -125,7 +122,7 @@ final class ScalarImmediates {
             nonDefault |= (v & mask) != mask;
         }
         if ((v & ~covered & 0xFFFF) != 0) {
-            return hex(v);
+            return Operands.hex(v);
         }
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < DEPCTR_NAMES.length; i++) {
@@ -177,7 +174,7 @@ final class ScalarImmediates {
      */
     static String version(int v) {
         if ((v & 0x1F00) != 0) {
-            return hex(v);
+            return Operands.hex(v);
         }
         int code = v & 0xFF;
         String expr = switch (code) {

@@ -53,7 +53,7 @@ public final class ScalarPrinter {
                 return destination(s.sdst(), type);
             }
             if (type.equals("lit32")) {
-                return literal(insn.literal().orElseThrow(), 1);
+                return Operands.literal(insn.literal().orElseThrow(), Operands.Type.B32);
             }
             return immediate(s.simm16(), type);
         } else if (f instanceof Fields.Sopp s) {
@@ -67,7 +67,7 @@ public final class ScalarPrinter {
     private static void requireNoImmediate(Instruction insn, Fields f) {
         if (f instanceof Fields.Sopp s && s.simm16() != 0) {
             throw new IllegalArgumentException(insn.mnemonic() + " takes no immediate, but SIMM16 is "
-                    + ScalarImmediates.hex(s.simm16()));
+                    + Operands.hex(s.simm16()));
         }
     }
 
@@ -82,17 +82,12 @@ public final class ScalarPrinter {
         };
     }
 
-    /** A scalar register range, checked for range and alignment (pairs even, longer ranges by four). */
+    /** A scalar register range (printed aligned, as the hardware reads it), checked for range. */
     static String register(int code, int dwords) {
-        String text = Operands.scalarRegister(code, dwords);
-        if (text == null || code >= 128) {
+        String text = code < 128 ? Operands.scalarRegister(code, dwords) : null;
+        if (text == null) {
             throw new IllegalArgumentException("operand code " + code + " names no scalar register of "
                     + dwords + " dword(s)");
-        }
-        int align = Math.min(dwords, 4);
-        int index = code <= 105 ? code : code >= 108 && code <= 123 ? code - 108 : 0;
-        if (index % align != 0) {
-            throw new IllegalArgumentException(text + " is not aligned to " + align + " registers");
         }
         return text;
     }
@@ -107,7 +102,8 @@ public final class ScalarPrinter {
             throw new IllegalArgumentException("operand code " + code + " is a constant, but this source takes registers only");
         }
         if (code == Operands.LITERAL) {
-            return literal(literal.orElseThrow(() -> new IllegalArgumentException("literal missing")), dwords);
+            return Operands.literal(literal.orElseThrow(() -> new IllegalArgumentException("literal missing")),
+                    dwords == 1 ? Operands.Type.B32 : Operands.Type.B64);
         }
         if (code == 254 || code >= 209 && code <= 234 || code == 249 || code == 250) {
             throw new IllegalArgumentException("operand code " + code + " is not a scalar source");
@@ -122,34 +118,10 @@ public final class ScalarPrinter {
         return text;
     }
 
-    private static final int[] FLOAT_BITS = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000,
-            0x40800000, 0xc0800000, 0x3e22f983};
-
-    /**
-     * A 32-bit literal of a 1- or 2-dword scalar operand: a value an inline constant could have held
-     * prints as that constant (integers -16..64 and, for 32-bit operands, the float bit patterns);
-     * everything else in hexadecimal. For 64-bit operands the literal is zero-extended.
-     */
-    static String literal(int value, int dwords) {
-        if (dwords == 1) {
-            if (value >= -16 && value <= 64) {
-                return Integer.toString(value);
-            }
-            for (int i = 0; i < FLOAT_BITS.length; i++) {
-                if (value == FLOAT_BITS[i]) {
-                    return Operands.floatConstant(240 + i, Operands.Type.B32);
-                }
-            }
-        } else if (value >= 0 && value <= 64) {
-            return Integer.toString(value);
-        }
-        return "0x" + Integer.toHexString(value);
-    }
-
     private static String immediate(int v, String type) {
         return switch (type) {
             case "imm16" -> ScalarImmediates.imm16(v);
-            case "hex16" -> ScalarImmediates.hex(v);
+            case "hex16" -> Operands.hex(v);
             case "udec16" -> Integer.toString(v);
             case "endpgm" -> Integer.toString(v);
             case "waitcnt" -> ScalarImmediates.waitcnt(v);

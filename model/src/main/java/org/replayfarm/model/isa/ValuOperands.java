@@ -43,16 +43,6 @@ final class ValuOperands {
         }
     }
 
-    private static final int[] F32_BITS = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000,
-            0x40800000, 0xc0800000, 0x3e22f983};
-    private static final int[] F16_BITS = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
-    private static final int[] F64_HIGH = {0x3fe00000, 0xbfe00000, 0x3ff00000, 0xbff00000, 0x40000000, 0xc0000000,
-            0x40100000, 0xc0100000};
-    private static final String[] FLOAT_NAMES = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0",
-            "0.15915494"};
-
-    /** The start of the message for a scalar register range that starts at an odd register. */
-    static final String MISALIGNED = "scalar register range is not aligned";
 
     private ValuOperands() {
     }
@@ -89,7 +79,9 @@ final class ValuOperands {
 
     static Operands.Type valueType(String type) {
         return switch (type) {
-            case "f16", "v2f16", "mix" -> Operands.Type.F16;
+            case "f16", "mix" -> Operands.Type.F16;
+            case "v2f16" -> Operands.Type.V2F16;
+            case "v2i16" -> Operands.Type.V2I16;
             case "i16" -> Operands.Type.I16;
             case "f32" -> Operands.Type.F32;
             case "f64" -> Operands.Type.F64;
@@ -109,18 +101,11 @@ final class ValuOperands {
 
     /**
      * A scalar register code (0-127) spelled for {@code dwords} registers, or null where llvm has no such
-     * register. A multi-register SGPR or trap-temporary range must start at an even register (llvm
-     * prints the even register below an odd code with a warning that it is not aligned): refused.
+     * register. A multi-register range of SGPRs or trap temporaries prints aligned, as llvm prints it.
      */
     static String scalar(int code, int dwords) {
-        if (dwords == 1) {
-            return code < 128 ? Operands.scalarRegister(code, 1) : null;
-        }
-        if (code <= 105 || code >= 108 && code <= 123) {
-            if ((code & 1) != 0) {
-                throw new IllegalArgumentException(MISALIGNED + ": " + dwords + " registers from scalar code " + code);
-            }
-            return Operands.scalarRegister(code, dwords);
+        if (dwords == 1 || code <= 105 || code >= 108 && code <= 123) {
+            return code < 128 ? Operands.scalarRegister(code, dwords) : null;
         }
         return switch (code) {
             case Operands.VCC_LO -> dwords == 2 ? "vcc" : null;
@@ -175,6 +160,9 @@ final class ValuOperands {
                 return value(code, "b32", literal);
             }
             case "b128" -> {
+                if (code == Operands.NULL) {
+                    return "null";
+                }
                 if (code < Operands.FIRST_VGPR || code - Operands.FIRST_VGPR + 3 > 255) {
                     throw new IllegalArgumentException("operand code " + code + " is not a 128-bit VGPR range");
                 }
@@ -218,72 +206,9 @@ final class ValuOperands {
         throw new IllegalArgumentException("operand code " + code + " is reserved");
     }
 
-    /** A literal as llvm prints it for the operand type: a value an inline constant has prints as that constant. */
+    /** A literal as llvm prints it for the operand type (see {@link Operands#literal}). */
     static String literal(int v, String type) {
-        switch (type) {
-            case "v2f16" -> {
-                if (v >= -16 && v <= 64) {
-                    return Integer.toString(v);
-                }
-                for (int i = 0; i < F16_BITS.length; i++) {
-                    if (F16_BITS[i] == v) {
-                        return FLOAT_NAMES[i];
-                    }
-                }
-                return hex(v);
-            }
-            case "f16", "mix" -> {
-                int lo = v & 0xFFFF;
-                int s = (short) lo;
-                if (s >= -16 && s <= 64) {
-                    return Integer.toString(s);
-                }
-                for (int i = 0; i < F16_BITS.length; i++) {
-                    if (F16_BITS[i] == lo) {
-                        return FLOAT_NAMES[i];
-                    }
-                }
-                return hex(lo);
-            }
-            case "i16" -> {
-                String c = inline32(v);
-                return c != null ? c : hex(v & 0xFFFF);
-            }
-            case "f64" -> {
-                if (v == 0) {
-                    return "0";
-                }
-                for (int i = 0; i < F64_HIGH.length; i++) {
-                    if (F64_HIGH[i] == v) {
-                        return FLOAT_NAMES[i];
-                    }
-                }
-                return hex(v);
-            }
-            case "b64" -> {
-                return v >= 0 && v <= 64 ? Integer.toString(v) : hex(v);
-            }
-            default -> {
-                String c = inline32(v);
-                return c != null ? c : hex(v);
-            }
-        }
-    }
-
-    private static String inline32(int v) {
-        if (v >= -16 && v <= 64) {
-            return Integer.toString(v);
-        }
-        for (int i = 0; i < F32_BITS.length; i++) {
-            if (F32_BITS[i] == v) {
-                return FLOAT_NAMES[i];
-            }
-        }
-        return null;
-    }
-
-    private static String hex(int v) {
-        return "0x" + Integer.toHexString(v);
+        return Operands.literal(v, valueType(type));
     }
 
     /**

@@ -64,7 +64,7 @@ public final class ValuShortPrinter {
                 case "cond", "carryin", "carryout" -> ValuShortOperands.laneMask(syntax);
                 case "src0" -> s.src0();
                 case "vsrc1" -> s.vsrc1();
-                case "k" -> ValuShortOperands.hex(literal(insn));
+                case "k" -> Operands.hex(literal(insn));
                 default -> throw new IllegalStateException(op + ": unknown operand " + operand);
             });
         }

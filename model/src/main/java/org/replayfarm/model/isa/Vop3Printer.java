@@ -32,7 +32,6 @@ public final class Vop3Printer {
         int[] src = {f.src0(), f.src1(), f.src2()};
         OptionalInt literal = insn.literal();
         List<ValuOperands.Operand> operands = ValuOperands.operands(op);
-        checkAlignment(operands, f, syntax);
         List<String> parts = new ArrayList<>();
         for (ValuOperands.Operand o : operands) {
             String text;
@@ -96,30 +95,6 @@ public final class Vop3Printer {
             b.append(' ').append(OMOD[f.omod()]);
         }
         return b.toString();
-    }
-
-    /** Refuses an odd scalar register starting a 64-bit range, before any other check (see ValuOperands.scalar). */
-    private static void checkAlignment(List<ValuOperands.Operand> operands, Fields.Vop3 f, Syntax syntax) {
-        int[] src = {f.src0(), f.src1(), f.src2()};
-        for (ValuOperands.Operand o : operands) {
-            int code;
-            int dwords;
-            if (o.type().equals("mask")) {
-                dwords = syntax.laneMaskDwords();
-                code = o.name().equals("vdst") ? f.vdst() : o.name().equals("sdst") ? f.sdst() : src[o.sourceField()];
-            } else if (o.name().startsWith("src")) {
-                dwords = ValuOperands.dwords(o.type());
-                code = src[o.sourceField()];
-            } else {
-                continue;
-            }
-            if (dwords == 4 && code < 128 && (code & 3) != 0) {
-                throw new IllegalArgumentException(ValuOperands.MISALIGNED + ": 4 registers from scalar code " + code);
-            }
-            if (dwords == 2 && code < 128) {
-                ValuOperands.scalar(code, dwords);
-            }
-        }
     }
 
     static boolean bit(int value, int n) {
