@@ -16,7 +16,7 @@ class DecoderFuzzTest {
     private static final int WORDS = 2_000_000;
 
     @Test
-    void a_million_random_instructions_decode_or_fail_with_a_decode_error_naming_pc_and_bytes() {
+    void a_million_random_instructions_decode_and_print_or_fail_with_a_clear_error() {
         Decoder decoder = Decoder.gfx1030();
         SplittableRandom random = new SplittableRandom(20261129L);
         ByteBuffer code = ByteBuffer.allocate(WORDS * 4).order(ByteOrder.LITTLE_ENDIAN);
@@ -38,11 +38,21 @@ class DecoderFuzzTest {
         int offset = 0;
         long decoded = 0;
         long errors = 0;
+        long printed = 0;
+        long refusedFields = 0;
         long base = 0x1000_0000L;
         while (offset < code.limit()) {
             try {
                 Instruction insn = decoder.decode(code, offset, base);
                 assertTrue(insn.length() >= 4 && insn.length() <= 28, insn.toString());
+                try {
+                    String text = Disassembler.text(insn, (offset & 4) == 0 ? Syntax.WAVE32 : Syntax.WAVE64);
+                    assertTrue(text.startsWith(insn.mnemonic().substring(0, 2)), text);
+                    printed++;
+                } catch (IllegalArgumentException invalidFields) {
+                    assertTrue(invalidFields.getMessage() != null && !invalidFields.getMessage().isBlank());
+                    refusedFields++;
+                }
                 assertEquals(base + offset, insn.pc());
                 offset += insn.length();
                 decoded++;
@@ -54,8 +64,8 @@ class DecoderFuzzTest {
                 errors++;
             }
         }
-        System.out.printf("decoder fuzz: %d words, %d instructions decoded, %d refused with a decode error%n",
-                WORDS, decoded, errors);
+        System.out.printf("decoder fuzz: %d words, %d instructions decoded (%d printed, %d with fields no instruction "
+                + "takes), %d refused with a decode error%n", WORDS, decoded, printed, refusedFields, errors);
         assertTrue(decoded + errors >= 1_000_000, "a million instructions' worth");
         assertTrue(decoded > 100_000 && errors > 10_000, "the fuzz reaches both outcomes");
     }
