@@ -74,10 +74,16 @@ class AssemblyRoundTripTest {
                 .redirectOutput(dir.resolve("out.txt").toFile());
         pb.start().waitFor();
         Set<Integer> rejected = new HashSet<>();
-        Matcher errors = ERROR_LINE.matcher(Files.readString(dir.resolve("err.txt")));
+        String errorText = Files.readString(dir.resolve("err.txt"));
+        Matcher errors = ERROR_LINE.matcher(errorText);
+        TreeMap<String, Integer> reasons = new TreeMap<>();
         while (errors.find()) {
             rejected.add(Integer.parseInt(errors.group(1)));
+            int end = errorText.indexOf('\n', errors.end());
+            String reason = errorText.substring(errors.end(), end < 0 ? errorText.length() : end).trim();
+            reasons.merge(reason, 1, Integer::sum);
         }
+        System.out.println("llvm-mc-19 rejected lines, by reason: " + reasons);
         List<String[]> encoded = new ArrayList<>();
         for (String line : Files.readAllLines(dir.resolve("out.txt"))) {
             Matcher m = ENCODED.matcher(line);
