@@ -1,0 +1,135 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Guest memory as one group sees it: the capture's initial bytes with the group's own stores and
+ * atomics over them (another group's writes are never seen: groups are independent). Plain stores are
+ * recorded as stores; bytes an atomic changed are recorded as the atomic's contribution instead. An
+ * access outside every range is a fault naming the address.
+ */
+public final class GroupMemory {
+    private static final int PAGE = 4096;
+
+    private final InitialMemory initial;
+    private final Map<Long, Page> pages = new HashMap<>();
+    private final List<AtomicContribution> atomics = new ArrayList<>();
+
+    private static final class Page {
+        final byte[] data = new byte[PAGE];
+        final BitSet present = new BitSet(PAGE);
+        final BitSet stored = new BitSet(PAGE);
+    }
+
+    public GroupMemory(InitialMemory initial) {
+        this.initial = initial;
+    }
+
+    public InitialMemory initial() {
+        return initial;
+    }
+
+    /** The range that holds [address, address + bytes), or a fault naming the access. */
+    public InitialMemory.Range range(long address, int bytes, int lane) {
+        InitialMemory.Range r = initial.find(address, bytes);
+        if (r == null) {
+            throw new GuestFault(String.format("access of %d byte(s) at 0x%x is outside every memory range", bytes,
+                    address), lane);
+        }
+        return r;
+    }
+
+    /** Reads {@code bytes} (1..8) little-endian bytes. */
+    public long load(long address, int bytes, int lane) {
+        InitialMemory.Range r = range(address, bytes, lane);
+        long value = 0;
+        for (int i = 0; i < bytes; i++) {
+            value |= (long) (byteAt(r, address + i) & 0xFF) << (8 * i);
+        }
+        return value;
+    }
+
+    /** Writes {@code bytes} (1..8) little-endian bytes as a plain store. */
+    public void store(long address, long value, int bytes, int lane) {
+        range(address, bytes, lane);
+        for (int i = 0; i < bytes; i++) {
+            put(address + i, (byte) (value >>> (8 * i)), true);
+        }
+    }
+
+    /**
+     * Performs the write of an atomic (the group sees the new value) and records its contribution; the
+     * bytes count as atomic, not as stored.
+     */
+    public void atomic(long address, long newValue, int bytes, int lane, String op, long operand, long comparand,
+                       long returned) {
+        InitialMemory.Range r = range(address, bytes, lane);
+        for (int i = 0; i < bytes; i++) {
+            put(address + i, (byte) (newValue >>> (8 * i)), false);
+        }
+        atomics.add(new AtomicContribution(r.index(), address - r.address(), op, bytes, operand, comparand, returned));
+    }
+
+    private byte byteAt(InitialMemory.Range r, long address) {
+        Page p = pages.get(Long.divideUnsigned(address, PAGE));
+        int at = (int) Long.remainderUnsigned(address, PAGE);
+        if (p != null && p.present.get(at)) {
+            return p.data[at];
+        }
+        return r.initial().get((int) (address - r.address()));
+    }
+
+    private void put(long address, byte value, boolean store) {
+        Page p = pages.computeIfAbsent(Long.divideUnsigned(address, PAGE), k -> new Page());
+        int at = (int) Long.remainderUnsigned(address, PAGE);
+        p.data[at] = value;
+        p.present.set(at);
+        if (store) {
+            p.stored.set(at);
+        } else {
+            p.stored.clear(at);
+        }
+    }
+
+    /** The stored bytes, as runs of consecutive bytes per range, in address order. */
+    public List<StoreRun> stores() {
+        TreeMap<Long, Page> ordered = new TreeMap<>(Long::compareUnsigned);
+        ordered.putAll(pages);
+        List<StoreRun> runs = new ArrayList<>();
+        InitialMemory.Range current = null;
+        long runStart = 0;
+        ByteArrayOutputStream run = new ByteArrayOutputStream();
+        long expected = -1;
+        for (var e : ordered.entrySet()) {
+            Page p = e.getValue();
+            for (int i = p.stored.nextSetBit(0); i >= 0; i = p.stored.nextSetBit(i + 1)) {
+                long address = e.getKey() * PAGE + i;
+                InitialMemory.Range r = initial.find(address, 1);
+                if (run.size() > 0 && (address != expected || r != current)) {
+                    runs.add(new StoreRun(current.index(), runStart - current.address(), run.toByteArray()));
+                    run.reset();
+                }
+                if (run.size() == 0) {
+                    current = r;
+                    runStart = address;
+                }
+                run.write(p.data[i]);
+                expected = address + 1;
+            }
+        }
+        if (run.size() > 0) {
+            runs.add(new StoreRun(current.index(), runStart - current.address(), run.toByteArray()));
+        }
+        return runs;
+    }
+
+    public List<AtomicContribution> atomics() {
+        return List.copyOf(atomics);
+    }
+}

@@ -1,0 +1,188 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import java.util.Optional;
+import org.replayfarm.model.build.GuestLayout;
+import org.replayfarm.model.isa.DecodeException;
+import org.replayfarm.model.isa.Disassembler;
+import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.Syntax;
+import org.replayfarm.proto.Dispatch;
+import org.replayfarm.proto.RegisterLayout;
+import org.replayfarm.proto.SystemSgpr;
+import org.replayfarm.proto.UserSgpr;
+import org.replayfarm.proto.WorkItemVgpr;
+
+/**
+ * The host model: runs workgroups of a capture's dispatch, instruction by instruction, as RDNA 2 does.
+ * One instance serves any number of groups on any number of threads: everything a group changes is
+ * created for that group.
+ */
+public final class HostModel {
+    /** Instructions one wave may execute before it is stopped as a runaway (settable per run). */
+    public static final long DEFAULT_BUDGET = 200_000_000L;
+
+    private final Kernel kernel;
+    private final SemanticsTable semantics;
+    private final long budget;
+    private final Syntax syntax;
+
+    public HostModel(Kernel kernel, long instructionBudgetPerWave) {
+        this.kernel = kernel;
+        this.semantics = SemanticsTable.gfx1030();
+        this.budget = instructionBudgetPerWave;
+        this.syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
+    }
+
+    public Kernel kernel() {
+        return kernel;
+    }
+
+    /** Runs one group to its end (or its first fault) and returns what it did. */
+    public GroupResult runGroup(int x, int y, int z) {
+        return runKeepingState(x, y, z).result();
+    }
+
+    /** A group's result together with its final state (waves, LDS, memory), for tests and inspection. */
+    public record Run(GroupResult result, Workgroup group) {
+    }
+
+    /** Runs one group and keeps its final state. */
+    public Run runKeepingState(int x, int y, int z) {
+        Workgroup group = new Workgroup(kernel, x, y, z);
+        for (int w = 0; w < kernel.wavesPerGroup(); w++) {
+            group.add(initialWave(group, w));
+        }
+        long[] counts = new long[3];
+        Optional<FaultRecord> fault = Optional.empty();
+        try {
+            schedule(group, counts);
+        } catch (Stopped stopped) {
+            fault = Optional.of(stopped.record);
+        }
+        long waveInstructions = 0;
+        long laneInstructions = 0;
+        for (Wave w : group.waves()) {
+            waveInstructions += w.instructions();
+            laneInstructions += w.laneInstructions();
+        }
+        return new Run(new GroupResult(x, y, z, group.memory().stores(), group.memory().atomics(), fault,
+                waveInstructions, laneInstructions, counts[0], counts[1], counts[2]), group);
+    }
+
+    /** Runs each wave until it ends or waits at a barrier; releases a barrier once every live wave waits. */
+    private void schedule(Workgroup group, long[] counts) {
+        while (true) {
+            boolean live = false;
+            for (Wave w : group.waves()) {
+                if (!w.ended() && !w.atBarrier()) {
+                    run(w, counts);
+                }
+                live |= !w.ended();
+            }
+            if (!live) {
+                return;
+            }
+            // every wave that has not ended is waiting: the barrier opens (ended waves no longer count)
+            for (Wave w : group.waves()) {
+                w.setAtBarrier(false);
+            }
+        }
+    }
+
+    private void run(Wave wave, long[] counts) {
+        while (!wave.ended() && !wave.atBarrier()) {
+            long pc = wave.pc();
+            Instruction insn;
+            try {
+                insn = kernel.program().at(pc);
+            } catch (DecodeException e) {
+                throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
+            }
+            Semantics handler = semantics.handler(insn.opcode());
+            if (handler == null) {
+                counts[2]++;
+                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
+                        + insn.mnemonic());
+            }
+            if (wave.instructions() >= budget) {
+                throw stop(wave, -1, pc, text(insn), "instruction budget of " + budget
+                        + " exhausted (a runaway loop?)");
+            }
+            counts[semantics.fidelity(insn.opcode()) == Fidelity.APPROXIMATE ? 1 : 0]++;
+            wave.count(Long.bitCount(wave.exec()));
+            try {
+                handler.execute(wave, insn);
+            } catch (GuestFault f) {
+                throw stop(wave, f.lane(), pc, text(insn), f.getMessage());
+            } catch (RuntimeException bug) {
+                throw stop(wave, -1, pc, text(insn), "host model error: " + bug);
+            }
+            if (!wave.takeJumped()) {
+                wave.setPc(pc + insn.length());
+            }
+        }
+    }
+
+    private String text(Instruction insn) {
+        try {
+            return Disassembler.text(insn, syntax);
+        } catch (IllegalArgumentException e) {
+            return insn.mnemonic();
+        }
+    }
+
+    private static Stopped stop(Wave w, int lane, long pc, String instruction, String message) {
+        Workgroup g = w.group();
+        return new Stopped(new FaultRecord(g.id(0), g.id(1), g.id(2), w.index(), lane, pc, instruction, message));
+    }
+
+    /** Unwinds a group's evaluation at its first fault. */
+    private static final class Stopped extends RuntimeException {
+        final transient FaultRecord record;
+
+        Stopped(FaultRecord record) {
+            super(record.toString(), null, false, false);
+            this.record = record;
+        }
+    }
+
+    /** A wave as the dispatcher starts it: user and system SGPRs, work-item ids, EXEC, MODE. */
+    private Wave initialWave(Workgroup group, int index) {
+        int waveSize = kernel.waveSize();
+        Wave w = new Wave(group, index, waveSize, kernel.vgprCount(), kernel.entry(), kernel.initialMode());
+        RegisterLayout layout = kernel.capture().getRegisters();
+        for (UserSgpr u : layout.getUserSgprsList()) {
+            w.setSgpr(u.getIndex(), u.getValue());
+        }
+        int waveScratch = kernel.scratchBytesPerLane() * waveSize;
+        for (SystemSgpr s : layout.getSystemSgprsList()) {
+            int value = switch (s.getKind()) {
+                case WORKGROUP_ID_X -> group.id(0);
+                case WORKGROUP_ID_Y -> group.id(1);
+                case WORKGROUP_ID_Z -> group.id(2);
+                case WORKGROUP_INFO -> (index == 0 ? 1 << 31 : 0) | kernel.wavesPerGroup();
+                case PRIVATE_SEGMENT_WAVE_OFFSET -> index * waveScratch;
+                default -> 0;
+            };
+            w.setSgpr(s.getIndex(), value);
+        }
+        Dispatch d = kernel.dispatch();
+        int sizeX = d.getGroupSizeX();
+        int sizeY = d.getGroupSizeY();
+        long exec = 0;
+        for (int lane = 0; lane < waveSize; lane++) {
+            int linear = index * waveSize + lane;
+            if (linear >= kernel.groupSize()) {
+                continue;
+            }
+            exec |= 1L << lane;
+            int[] ids = {linear % sizeX, linear / sizeX % sizeY, linear / (sizeX * sizeY)};
+            for (WorkItemVgpr v : layout.getWorkItemVgprsList()) {
+                w.setVgpr(v.getIndex(), lane, ids[v.getDimensionValue() - 1]);
+            }
+        }
+        w.setExec(exec);
+        w.setFlatScratch(GuestLayout.SCRATCH_BASE);
+        return w;
+    }
+}

@@ -1,0 +1,13 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import org.replayfarm.model.isa.Encoding;
+
+/** Every execution unit's handlers, registered into one table. */
+final class Units {
+    private Units() {
+    }
+
+    static void registerAll(SemanticsTable.Builder b) {
+        b.exact(Encoding.SOPP, "s_endpgm", (wave, insn) -> wave.end());
+    }
+}
