@@ -1,0 +1,78 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "eval", mixinStandardHelpOptions = true,
+        description = {"Evaluate groups of a capture on the host model in this process (no cluster).",
+                "Writes DIR/host/guest-<n>.bin (each memory range's final bytes: initial contents, every store, "
+                        + "merged atomics) and DIR/report.json. Exit status 0, or 1 when a group faulted."})
+final class EvalCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE")
+    Path capture;
+
+    static final class Selection {
+        @Option(names = "--every-group", required = true, description = "Evaluate every group of the dispatch.")
+        boolean every;
+        @Option(names = "--group", required = true, paramLabel = "X,Y[,Z]", description = "A group to evaluate (repeatable).")
+        List<String> groups = new ArrayList<>();
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Selection selection;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Threads (default: all cores).")
+    Integer threads;
+
+    @Option(names = "--budget", paramLabel = "N", description = "Instructions one wave may execute (default ${DEFAULT-VALUE}).",
+            defaultValue = "" + HostModel.DEFAULT_BUDGET)
+    long budget;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        CaptureFile file = CaptureFile.open(capture);
+        Kernel kernel = new Kernel(file);
+        List<int[]> groups;
+        try {
+            groups = (selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups))
+                    .resolve(kernel.dispatch());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (budget <= 0) {
+            throw new ParameterException(spec.commandLine(), "--budget must be positive");
+        }
+        int n = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (n < 1) {
+            throw new ParameterException(spec.commandLine(), "--threads must be at least 1");
+        }
+        Evaluation.Outcome outcome = Evaluation.run(kernel, groups, n, budget, done -> { });
+        Evaluation.write(outcome, kernel, file.identity(), out);
+        PrintWriter w = spec.commandLine().getOut();
+        w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());
+        Evaluation.summarize(outcome, w);
+        w.printf("output          %s%n", out.resolve("host"));
+        return outcome.faults().isEmpty() ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+    }
+}

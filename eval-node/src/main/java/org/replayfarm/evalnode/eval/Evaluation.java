@@ -1,0 +1,165 @@
+package org.replayfarm.evalnode.eval;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import org.replayfarm.evalnode.hostmodel.FaultRecord;
+import org.replayfarm.evalnode.hostmodel.GroupResult;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.hostmodel.InitialMemory;
+
+/**
+ * The single-process reference path ({@code replay eval}): evaluates the selected groups of a capture on
+ * the host model, on {@code threads} threads, merges their results in group order (so the output does
+ * not depend on the threads), and writes {@code host/guest-<n>.bin} and {@code report.json}.
+ */
+public final class Evaluation {
+    /** Totals of one evaluation. */
+    public record Outcome(int groups, long waveInstructions, long laneInstructions, long exact, long approximate,
+                          long unsupported, List<FaultRecord> faults, MemoryMerge memory,
+                          List<MemoryMerge.OrderDependent> orderDependent, Duration wallTime, int threads) {
+    }
+
+    private Evaluation() {
+    }
+
+    /**
+     * Runs the groups. {@code progress} is told how many groups have finished after each one (from any
+     * thread).
+     */
+    public static Outcome run(Kernel kernel, List<int[]> groups, int threads, long budget, IntConsumer progress)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        HostModel model = new HostModel(kernel, budget);
+        GroupResult[] results = new GroupResult[groups.size()];
+        AtomicInteger done = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread t = new Thread(r, "host-model");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            int n = Math.max(1, threads);
+            for (int worker = 0; worker < n; worker++) {
+                int first = worker;
+                futures.add(pool.submit(() -> {
+                    for (int i = first; i < groups.size(); i += n) {
+                        int[] g = groups.get(i);
+                        results[i] = model.runGroup(g[0], g[1], g[2]);
+                        progress.accept(done.incrementAndGet());
+                    }
+                }));
+            }
+            for (Future<?> f : futures) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("host model failed: " + e.getCause(), e.getCause());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        MemoryMerge merge = new MemoryMerge(kernel.memory());
+        long wave = 0;
+        long lane = 0;
+        long exact = 0;
+        long approximate = 0;
+        long unsupported = 0;
+        List<FaultRecord> faults = new ArrayList<>();
+        for (int i = 0; i < results.length; i++) {
+            GroupResult r = results[i];
+            merge.add(r, i + 1);
+            wave += r.waveInstructions();
+            lane += r.laneInstructions();
+            exact += r.exact();
+            approximate += r.approximate();
+            unsupported += r.unsupported();
+            r.fault().ifPresent(faults::add);
+        }
+        List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
+        return new Outcome(results.length, wave, lane, exact, approximate, unsupported, faults, merge, dependent,
+                Duration.ofNanos(System.nanoTime() - start), Math.max(1, threads));
+    }
+
+    /** Writes {@code dir/host/guest-<n>.bin} for every range and {@code dir/report.json}. */
+    public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir) throws IOException {
+        Path host = dir.resolve("host");
+        Files.createDirectories(host);
+        InitialMemory memory = o.memory().initial();
+        for (InitialMemory.Range r : memory.ranges()) {
+            Files.write(host.resolve("guest-" + r.index() + ".bin"), o.memory().range(r.index()));
+        }
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode report = json.createObjectNode();
+        report.put("schema", "replay-farm/eval-report/1");
+        report.put("capture_sha256", captureSha256);
+        report.put("kernel", kernel.capture().getProgram().getKernelName());
+        report.put("wave_size", kernel.waveSize());
+        report.put("groups", o.groups());
+        report.put("threads", o.threads());
+        report.put("wave_instructions", o.waveInstructions());
+        report.put("lane_instructions", o.laneInstructions());
+        ObjectNode fidelity = report.putObject("instructions_by_fidelity");
+        fidelity.put("exact", o.exact());
+        fidelity.put("approximate", o.approximate());
+        fidelity.put("unsupported", o.unsupported());
+        ArrayNode faults = report.putArray("faults");
+        for (FaultRecord f : o.faults()) {
+            ObjectNode n = faults.addObject();
+            n.putArray("group").add(f.groupX()).add(f.groupY()).add(f.groupZ());
+            n.put("wave", f.wave());
+            n.put("lane", f.lane());
+            n.put("pc", String.format("0x%x", f.pc()));
+            n.put("instruction", f.instruction());
+            n.put("message", f.message());
+        }
+        report.put("store_conflicts", o.memory().conflictCount());
+        ArrayNode conflicts = report.putArray("store_conflict_examples");
+        for (MemoryMerge.StoreConflict c : o.memory().conflicts().subList(0, Math.min(20, o.memory().conflicts().size()))) {
+            conflicts.addObject().put("range", c.range()).put("offset", c.offset()).put("first_group", c.firstGroup())
+                    .put("second_group", c.secondGroup());
+        }
+        ArrayNode dependent = report.putArray("order_dependent_atomics");
+        for (MemoryMerge.OrderDependent d : o.orderDependent()) {
+            ObjectNode n = dependent.addObject().put("range", d.range()).put("offset", d.offset()).put("op", d.op());
+            ArrayNode groups = n.putArray("groups");
+            d.groups().forEach(groups::add);
+        }
+        ArrayNode ranges = report.putArray("ranges");
+        for (InitialMemory.Range r : memory.ranges()) {
+            ranges.addObject().put("index", r.index()).put("name", r.name()).put("file", "host/guest-" + r.index() + ".bin")
+                    .put("bytes", r.size());
+        }
+        report.put("wall_time_seconds", o.wallTime().toNanos() / 1e9);
+        json.writeValue(dir.resolve("report.json").toFile(), report);
+    }
+
+    /** The one-screen summary. */
+    public static void summarize(Outcome o, PrintWriter out) {
+        out.printf("groups          %d (on %d thread(s), %.3f s)%n", o.groups(), o.threads(), o.wallTime().toNanos() / 1e9);
+        out.printf("instructions    %d wave, %d lane (exact %d, approximate %d, unsupported %d)%n", o.waveInstructions(),
+                o.laneInstructions(), o.exact(), o.approximate(), o.unsupported());
+        out.printf("faults          %d%n", o.faults().size());
+        o.faults().stream().limit(10).forEach(f -> out.println("  " + f));
+        out.printf("store conflicts %d%n", o.memory().conflictCount());
+        out.printf("order-dependent atomics %d%n", o.orderDependent().size());
+        out.flush();
+    }
+}

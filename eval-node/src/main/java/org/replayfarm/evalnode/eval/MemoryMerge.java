@@ -1,0 +1,182 @@
+package org.replayfarm.evalnode.eval;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.replayfarm.evalnode.hostmodel.AtomicContribution;
+import org.replayfarm.evalnode.hostmodel.GroupResult;
+import org.replayfarm.evalnode.hostmodel.InitialMemory;
+import org.replayfarm.evalnode.hostmodel.StoreRun;
+
+/**
+ * Merges the groups' results into final memory: every range's initial bytes, then every group's stores,
+ * then the atomics. Two groups storing different values to one byte is a store conflict, reported, never
+ * resolved silently (the later group's value stays, and the report says so). Commutative atomics (add,
+ * sub, and, or, xor, min, max) combine exactly whatever the order; others (swap, compare-swap,
+ * wrapping inc/dec) on a location more than one group touches are order-dependent: applied in group
+ * order and reported by location and groups.
+ */
+public final class MemoryMerge {
+    /** Two groups stored different values to one byte. */
+    public record StoreConflict(int range, long offset, String firstGroup, String secondGroup) {
+    }
+
+    /** A non-commutative atomic on a location several groups touched: the final value depends on their order. */
+    public record OrderDependent(int range, long offset, String op, List<String> groups) {
+    }
+
+    private static final Set<String> COMMUTATIVE = Set.of("add", "sub", "and", "or", "xor", "smin", "smax", "umin",
+            "umax", "fmin", "fmax", "fadd");
+
+    private final InitialMemory initial;
+    private final byte[][] bytes;
+    private final int[][] storer;
+    private final List<StoreConflict> conflicts = new ArrayList<>();
+    private long conflictCount;
+    private final Map<Long, List<Object[]>> atomics = new LinkedHashMap<>();
+
+    public MemoryMerge(InitialMemory initial) {
+        this.initial = initial;
+        List<InitialMemory.Range> ranges = initial.ranges();
+        this.bytes = new byte[ranges.size()][];
+        this.storer = new int[ranges.size()][];
+        for (int i = 0; i < ranges.size(); i++) {
+            InitialMemory.Range r = ranges.get(i);
+            bytes[i] = new byte[(int) r.size()];
+            r.initial().duplicate().get(bytes[i]);
+            storer[i] = new int[(int) r.size()];
+        }
+    }
+
+    /** Adds one group's result; {@code groupNumber} (from 1) identifies it in conflicts. */
+    public void add(GroupResult g, int groupNumber) {
+        for (StoreRun run : g.stores()) {
+            byte[] target = bytes[run.range()];
+            int[] who = storer[run.range()];
+            for (int i = 0; i < run.data().length; i++) {
+                int at = (int) run.offset() + i;
+                if (who[at] != 0 && who[at] != groupNumber && target[at] != run.data()[i]) {
+                    conflictCount++;
+                    if (conflicts.size() < 1000) {
+                        conflicts.add(new StoreConflict(run.range(), at, label(who[at]), name(g)));
+                    }
+                }
+                target[at] = run.data()[i];
+                who[at] = groupNumber;
+            }
+        }
+        for (AtomicContribution a : g.atomics()) {
+            long key = (long) a.range() << 40 | a.offset();
+            atomics.computeIfAbsent(key, k -> new ArrayList<>()).add(new Object[] {a, name(g)});
+        }
+        labels.put(groupNumber, name(g));
+    }
+
+    private final Map<Integer, String> labels = new HashMap<>();
+
+    private String label(int groupNumber) {
+        return labels.getOrDefault(groupNumber, "#" + groupNumber);
+    }
+
+    static String name(GroupResult g) {
+        return "(" + g.x() + ", " + g.y() + ", " + g.z() + ")";
+    }
+
+    /** Applies the atomics and returns the locations whose final value depends on the groups' order. */
+    public List<OrderDependent> applyAtomics() {
+        List<OrderDependent> dependent = new ArrayList<>();
+        for (var e : atomics.entrySet()) {
+            List<Object[]> list = e.getValue();
+            AtomicContribution first = (AtomicContribution) list.get(0)[0];
+            Set<String> groups = new TreeSet<>();
+            boolean commutative = true;
+            for (Object[] o : list) {
+                groups.add((String) o[1]);
+                commutative &= COMMUTATIVE.contains(((AtomicContribution) o[0]).op());
+            }
+            if (!commutative && groups.size() > 1) {
+                dependent.add(new OrderDependent(first.range(), first.offset(), first.op(), List.copyOf(groups)));
+            }
+            long value = read(first.range(), first.offset(), first.bytes());
+            for (Object[] o : list) {
+                value = apply((AtomicContribution) o[0], value);
+            }
+            write(first.range(), first.offset(), first.bytes(), value);
+        }
+        return dependent;
+    }
+
+    private static long apply(AtomicContribution a, long old) {
+        int bits = a.bytes() * 8;
+        long mask = bits == 64 ? -1L : (1L << bits) - 1;
+        long v = a.operand() & mask;
+        long o = old & mask;
+        long r = switch (a.op()) {
+            case "add" -> o + v;
+            case "sub" -> o - v;
+            case "rsub" -> v - o;
+            case "and" -> o & v;
+            case "or" -> o | v;
+            case "xor" -> o ^ v;
+            case "smin" -> bits == 64 ? Math.min(o, v) : Math.min((int) o, (int) v);
+            case "smax" -> bits == 64 ? Math.max(o, v) : Math.max((int) o, (int) v);
+            case "umin" -> Long.compareUnsigned(o, v) <= 0 ? o : v;
+            case "umax" -> Long.compareUnsigned(o, v) >= 0 ? o : v;
+            case "swap" -> v;
+            case "cmpswap" -> o == (a.comparand() & mask) ? v : o;
+            case "inc" -> Long.compareUnsigned(o, v) >= 0 ? 0 : o + 1;
+            case "dec" -> o == 0 || Long.compareUnsigned(o, v) > 0 ? v : o - 1;
+            case "fmin", "fmax", "fadd" -> floatOp(a.op(), bits, o, v);
+            default -> throw new IllegalStateException("cannot merge atomic '" + a.op() + "'");
+        };
+        return r & mask;
+    }
+
+    private static long floatOp(String op, int bits, long o, long v) {
+        if (bits == 32) {
+            float a = Float.intBitsToFloat((int) o);
+            float b = Float.intBitsToFloat((int) v);
+            float r = op.equals("fadd") ? a + b : op.equals("fmin") ? Math.min(a, b) : Math.max(a, b);
+            return Integer.toUnsignedLong(Float.floatToRawIntBits(r));
+        }
+        double a = Double.longBitsToDouble(o);
+        double b = Double.longBitsToDouble(v);
+        double r = op.equals("fadd") ? a + b : op.equals("fmin") ? Math.min(a, b) : Math.max(a, b);
+        return Double.doubleToRawLongBits(r);
+    }
+
+    private long read(int range, long offset, int n) {
+        long v = 0;
+        for (int i = 0; i < n; i++) {
+            v |= (long) (bytes[range][(int) offset + i] & 0xFF) << (8 * i);
+        }
+        return v;
+    }
+
+    private void write(int range, long offset, int n, long value) {
+        for (int i = 0; i < n; i++) {
+            bytes[range][(int) offset + i] = (byte) (value >>> (8 * i));
+        }
+    }
+
+    /** Range {@code n}'s final bytes. */
+    public byte[] range(int n) {
+        return bytes[n];
+    }
+
+    public List<StoreConflict> conflicts() {
+        return conflicts;
+    }
+
+    public long conflictCount() {
+        return conflictCount;
+    }
+
+    public InitialMemory initial() {
+        return initial;
+    }
+}
