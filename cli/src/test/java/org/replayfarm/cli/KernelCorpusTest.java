@@ -1,0 +1,270 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * The host model against native execution of the same source: every kernel in
+ * {@code src/test/resources/kernels} is compiled by clang-19 for gfx1030 (at -O0 and -O2, wave32 and
+ * wave64), built into a capture with {@code replay capture build}, evaluated with {@code replay eval},
+ * and compared bit for bit with the same source compiled natively by clang-19 for x86-64 and run by a
+ * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math).
+ * Kernels whose results the hardware only approximates say so ({@code //! tolerance f32 N}: N ulps).
+ * No expected output is written by hand.
+ */
+class KernelCorpusTest {
+    @TempDir
+    Path dir;
+
+    /** A kernel file's header: {@code //! kernel NAME}, {@code //! groups ...}, {@code //! arg ...}, {@code //! tolerance ...}. */
+    record Spec(Path source, String kernel, String groups, String size, List<String[]> args, int toleranceUlps) {
+        static Spec read(Path source) throws IOException {
+            String kernel = null;
+            String groups = "1";
+            String size = "64";
+            int tolerance = 0;
+            List<String[]> args = new ArrayList<>();
+            for (String line : Files.readAllLines(source)) {
+                if (!line.startsWith("//! ")) {
+                    continue;
+                }
+                String[] w = line.substring(4).trim().split("\\s+");
+                switch (w[0]) {
+                    case "kernel" -> kernel = w[1];
+                    case "groups" -> {
+                        groups = w[1];
+                        size = w[3];
+                    }
+                    case "arg" -> args.add(java.util.Arrays.copyOfRange(w, 1, w.length));
+                    case "tolerance" -> tolerance = Integer.parseInt(w[2]);
+                    default -> throw new IllegalStateException(source + ": unknown header '" + line + "'");
+                }
+            }
+            return new Spec(source, kernel, groups, size, args, tolerance);
+        }
+
+        long groupCount() {
+            long n = 1;
+            for (String s : groups.split(",")) {
+                n *= Long.parseLong(s);
+            }
+            return n;
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> every_kernel_evaluates_bit_for_bit_like_its_native_build() throws IOException {
+        Path kernels = Toolchain.root().resolve("cli/src/test/resources/kernels");
+        List<Path> sources;
+        try (var files = Files.list(kernels)) {
+            sources = files.filter(p -> p.toString().endsWith(".cl")).sorted().toList();
+        }
+        assertTrue(sources.size() >= 25, "at least 25 kernels, found " + sources.size());
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path source : sources) {
+            for (String opt : List.of("-O2", "-O0")) {
+                for (boolean wave64 : List.of(false, true)) {
+                    String name = source.getFileName() + " " + opt + (wave64 ? " wave64" : " wave32");
+                    tests.add(DynamicTest.dynamicTest(name, () -> check(Spec.read(source), opt, wave64)));
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    private void check(Spec spec, String opt, boolean wave64) throws Exception {
+        Path work = Files.createTempDirectory(dir, spec.kernel() + opt + (wave64 ? "w64" : "w32"));
+        Files.copy(spec.source(), work.resolve("kernel.cl"));
+        // inputs, generated from the header (seeded, so both sides see the same bytes)
+        List<String> buildArgs = new ArrayList<>();
+        List<Path> buffers = new ArrayList<>();
+        List<String> nativeArgs = new ArrayList<>();
+        int b = 0;
+        for (String[] a : spec.args()) {
+            switch (a[0]) {
+                case "buffer", "zeros" -> {
+                    Path file = work.resolve("in" + b + ".bin");
+                    Files.write(file, a[0].equals("zeros") ? new byte[Integer.parseInt(a[1])] : generate(a));
+                    buildArgs.add("buffer:" + file);
+                    buffers.add(file);
+                    nativeArgs.add("(void *) __replay_buf[" + b + "]");
+                    b++;
+                }
+                case "f32" -> {
+                    buildArgs.add("f32:" + a[1]);
+                    nativeArgs.add(String.format("__replay_f32(0x%08xu)", Float.floatToRawIntBits(Float.parseFloat(a[1]))));
+                }
+                case "i32", "u32" -> {
+                    buildArgs.add(a[0] + ":" + a[1]);
+                    nativeArgs.add("(" + (a[0].equals("i32") ? "int" : "uint") + ") " + a[1] + (a[0].equals("u32") ? "u" : ""));
+                }
+                case "u64" -> {
+                    buildArgs.add("u64:" + a[1]);
+                    nativeArgs.add("(ulong) " + a[1] + "ul");
+                }
+                default -> throw new IllegalStateException(spec.source() + ": unknown argument kind " + a[0]);
+            }
+        }
+        // the device side: clang-19 for gfx1030, replay capture build, replay eval
+        List<String> clang = new ArrayList<>(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa",
+                "-mcpu=gfx1030", "-nogpulib", opt, "-ffp-contract=off", "-c", "kernel.cl", "-o", "kernel.o"));
+        if (wave64) {
+            clang.add(clang.size() - 4, "-mwavefrontsize64");
+        }
+        Toolchain.run(work, clang);
+        List<String> build = new ArrayList<>(List.of("capture", "build", "--elf", work.resolve("kernel.o").toString(),
+                "--kernel", spec.kernel(), "--groups", spec.groups(), "--group-size", spec.size()));
+        for (String a : buildArgs) {
+            build.add("--arg");
+            build.add(a);
+        }
+        build.addAll(List.of("-o", work.resolve("k.capture").toString()));
+        CliRun built = CliRun.of(build.toArray(String[]::new));
+        assertEquals(0, built.exitCode(), built.err());
+        CliRun eval = CliRun.of("eval", work.resolve("k.capture").toString(), "--every-group", "--threads", "2",
+                "--out", work.resolve("out").toString());
+        assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        // the native side: the same source, clang-19 for x86-64, one thread per work-item
+        Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
+        Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
+                triple(spec.size()), buffers.size(), String.join(", ", nativeArgs), true));
+        Toolchain.run(work, "clang-19", "-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu11", "-w",
+                "-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm");
+        List<String> run = new ArrayList<>(List.of("./native"));
+        for (int i = 0; i < buffers.size(); i++) {
+            run.add(buffers.get(i).toString());
+            run.add(work.resolve("native" + i + ".bin").toString());
+        }
+        Toolchain.run(work, run);
+        for (int i = 0; i < buffers.size(); i++) {
+            byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
+            byte[] reference = Files.readAllBytes(work.resolve("native" + i + ".bin"));
+            compare(spec, i, host, reference);
+        }
+    }
+
+    private static void compare(Spec spec, int buffer, byte[] host, byte[] reference) {
+        assertEquals(reference.length, host.length, "buffer " + buffer + " size");
+        ByteBuffer h = ByteBuffer.wrap(host).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer r = ByteBuffer.wrap(reference).order(ByteOrder.LITTLE_ENDIAN);
+        int differing = 0;
+        String first = null;
+        if (spec.toleranceUlps() > 0) {
+            for (int i = 0; i + 4 <= host.length; i += 4) {
+                int a = h.getInt(i);
+                int c = r.getInt(i);
+                if (a != c && !(ulps(a, c) <= spec.toleranceUlps())) {
+                    differing++;
+                    if (first == null) {
+                        first = String.format("word %d: host %s (0x%08x), native %s (0x%08x)", i / 4,
+                                Float.intBitsToFloat(a), a, Float.intBitsToFloat(c), c);
+                    }
+                }
+            }
+        } else {
+            for (int i = 0; i < host.length; i++) {
+                if (host[i] != reference[i]) {
+                    differing++;
+                    if (first == null) {
+                        int w = i & ~3;
+                        first = String.format("byte %d (word %d): host 0x%08x, native 0x%08x", i, w / 4,
+                                w + 4 <= host.length ? h.getInt(w) : host[i], w + 4 <= host.length ? r.getInt(w) : reference[i]);
+                    }
+                }
+            }
+        }
+        if (differing > 0) {
+            fail(spec.kernel() + ": buffer " + buffer + " differs from the native build in " + differing
+                    + (spec.toleranceUlps() > 0 ? " words (beyond " + spec.toleranceUlps() + " ulps)" : " bytes")
+                    + "; first at " + first);
+        }
+    }
+
+    private static long ulps(int a, int b) {
+        if (Float.isNaN(Float.intBitsToFloat(a)) && Float.isNaN(Float.intBitsToFloat(b))) {
+            return 0;
+        }
+        long x = a < 0 ? 0x80000000L - (a & 0x7FFFFFFFL) : 0x80000000L + a;
+        long y = b < 0 ? 0x80000000L - (b & 0x7FFFFFFFL) : 0x80000000L + b;
+        return Math.abs(x - y);
+    }
+
+    /** Seeded input: {@code buffer TYPE COUNT GEN [SEED]}, GEN one of index, small, rand, pos, unit. */
+    static byte[] generate(String[] a) {
+        String type = a[1];
+        int count = Integer.parseInt(a[2]);
+        String gen = a[3];
+        long seed = a.length > 4 ? Long.parseLong(a[4]) : 1;
+        SplittableRandom random = new SplittableRandom(seed);
+        int width = switch (type) {
+            case "i8", "u8" -> 1;
+            case "i16", "u16", "f16" -> 2;
+            case "i64", "u64", "f64" -> 8;
+            default -> 4;
+        };
+        ByteBuffer out = ByteBuffer.allocate(count * width).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < count; i++) {
+            double d = switch (gen) {
+                case "index" -> i;
+                case "small" -> random.nextInt(101) - 50;
+                case "pos" -> 0.125 + random.nextDouble() * 10;
+                case "unit" -> random.nextDouble() * 2 - 1;
+                case "rand" -> type.startsWith("f") ? (random.nextDouble() - 0.5) * 200 : random.nextLong();
+                default -> throw new IllegalStateException("unknown generator " + gen);
+            };
+            long bits = (long) d;
+            if (gen.equals("rand") && !type.startsWith("f")) {
+                bits = random.nextLong();
+            }
+            switch (type) {
+                case "f32" -> out.putFloat((float) d);
+                case "f64" -> out.putDouble(d);
+                case "f16" -> out.putShort(toHalf((float) d));
+                default -> {
+                    for (int k = 0; k < width; k++) {
+                        out.put((byte) (bits >>> (8 * k)));
+                    }
+                }
+            }
+        }
+        return out.array();
+    }
+
+    /** float to half, round to nearest even (inputs are small and normal in the corpus). */
+    static short toHalf(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        int sign = bits >>> 16 & 0x8000;
+        int exp = (bits >>> 23 & 0xFF) - 127 + 15;
+        int mant = bits & 0x7FFFFF;
+        if (exp <= 0) {
+            return (short) sign;
+        }
+        int half = sign | exp << 10 | mant >>> 13;
+        int rest = mant & 0x1FFF;
+        if (rest > 0x1000 || rest == 0x1000 && (half & 1) != 0) {
+            half++;
+        }
+        return (short) half;
+    }
+
+    private static int[] triple(String text) {
+        String[] parts = (text + ",1,1").split(",");
+        return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])};
+    }
+}
