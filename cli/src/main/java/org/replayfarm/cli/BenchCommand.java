@@ -47,7 +47,7 @@ final class BenchCommand implements Callable<Integer> {
                 + rounds + "u");
         byte[] table = new byte[4096 * 4];
         for (int i = 0; i < 4096; i++) {
-            int v = (i * 2654435761L) > 0 ? (int) ((i * 2654435761L) >>> 7) : i;
+            int v = (int) (i * 2654435761L >>> 7); // a scrambled permutation-like walk over the table
             table[4 * i] = (byte) v;
             table[4 * i + 1] = (byte) (v >>> 8);
         }
