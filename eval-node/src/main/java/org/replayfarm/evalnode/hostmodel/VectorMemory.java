@@ -17,7 +17,8 @@ import org.replayfarm.model.isa.Opcode;
  * low dword is the private byte offset), all others to guest memory.
  * <li>GLOBAL: SADDR off: VADDR (64-bit pair) + offset; else SADDR (64-bit SGPR pair) + VADDR (32-bit,
  * unsigned) + offset. The addtid forms: SADDR (0 when off) + offset + lane * 4.
- * <li>SCRATCH: the lane's private byte offset = VADDR (SADDR off) or SADDR (one SGPR) + offset, 32 bits;
+ * <li>SCRATCH: the lane's private byte offset = VADDR (SADDR 0x7d, off) or SADDR (one SGPR; 0x7f, which
+ * llvm-mc-19 encodes for "off, off", adds nothing) + offset, 32 bits;
  * private memory is dword-interleaved across the wave's lanes from FLAT_SCRATCH
  * ({@link MemoryOps#privateAddress}), inside the group's scratch.
  * </ul>
@@ -66,9 +67,9 @@ final class VectorMemory {
         long offset = FlatOffset.of(e, f.offset());
         Workgroup g = w.group();
         if (e == Encoding.SCRATCH) {
-            boolean saddrOff = f.saddr() == SADDR_OFF || f.saddr() == 0x7f;
-            long base = saddrOff ? Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) : Integer.toUnsignedLong(
-                    w.sgpr(f.saddr()));
+            // SADDR 0x7d (off): the VGPR; 0x7f: no address at all (llvm's "off, off"); else the SGPR
+            long base = f.saddr() == SADDR_OFF ? Integer.toUnsignedLong(w.vgpr(f.addr(), lane))
+                    : f.saddr() == 0x7f ? 0 : Integer.toUnsignedLong(w.sgpr(f.saddr()));
             return new Target(MemorySpaces.privateMemory(g, w.flatScratch(), w.waveSize()),
                     (base + offset) & 0xFFFF_FFFFL);
         }
