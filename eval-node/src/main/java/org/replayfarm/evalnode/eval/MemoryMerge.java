@@ -10,6 +10,7 @@ import java.util.TreeSet;
 import org.replayfarm.evalnode.hostmodel.AtomicContribution;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
+import org.replayfarm.evalnode.hostmodel.MemoryOps;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
 
 /**
@@ -17,8 +18,8 @@ import org.replayfarm.evalnode.hostmodel.StoreRun;
  * then the atomics. Two groups storing different values to one byte is a store conflict, reported, never
  * resolved silently (the later group's value stays, and the report says so). Commutative atomics (add,
  * sub, and, or, xor, min, max) combine exactly whatever the order; others (swap, compare-swap,
- * wrapping inc/dec) on a location more than one group touches are order-dependent: applied in group
- * order and reported by location and groups.
+ * wrapping inc/dec, float add) on a location more than one group touches are order-dependent: applied
+ * in group order and reported by location and groups.
  */
 public final class MemoryMerge {
     /** Two groups stored different values to one byte. */
@@ -29,8 +30,9 @@ public final class MemoryMerge {
     public record OrderDependent(int range, long offset, String op, List<String> groups) {
     }
 
+    /** Ops whose combined result is the same in any order (float add is not: its rounding depends on order). */
     private static final Set<String> COMMUTATIVE = Set.of("add", "sub", "and", "or", "xor", "smin", "smax", "umin",
-            "umax", "fmin", "fmax", "fadd");
+            "umax", "fmin", "fmax");
 
     private final InitialMemory initial;
     private final byte[][] bytes;
@@ -111,42 +113,7 @@ public final class MemoryMerge {
     }
 
     private static long apply(AtomicContribution a, long old) {
-        int bits = a.bytes() * 8;
-        long mask = bits == 64 ? -1L : (1L << bits) - 1;
-        long v = a.operand() & mask;
-        long o = old & mask;
-        long r = switch (a.op()) {
-            case "add" -> o + v;
-            case "sub" -> o - v;
-            case "rsub" -> v - o;
-            case "and" -> o & v;
-            case "or" -> o | v;
-            case "xor" -> o ^ v;
-            case "smin" -> bits == 64 ? Math.min(o, v) : Math.min((int) o, (int) v);
-            case "smax" -> bits == 64 ? Math.max(o, v) : Math.max((int) o, (int) v);
-            case "umin" -> Long.compareUnsigned(o, v) <= 0 ? o : v;
-            case "umax" -> Long.compareUnsigned(o, v) >= 0 ? o : v;
-            case "swap" -> v;
-            case "cmpswap" -> o == (a.comparand() & mask) ? v : o;
-            case "inc" -> Long.compareUnsigned(o, v) >= 0 ? 0 : o + 1;
-            case "dec" -> o == 0 || Long.compareUnsigned(o, v) > 0 ? v : o - 1;
-            case "fmin", "fmax", "fadd" -> floatOp(a.op(), bits, o, v);
-            default -> throw new IllegalStateException("cannot merge atomic '" + a.op() + "'");
-        };
-        return r & mask;
-    }
-
-    private static long floatOp(String op, int bits, long o, long v) {
-        if (bits == 32) {
-            float a = Float.intBitsToFloat((int) o);
-            float b = Float.intBitsToFloat((int) v);
-            float r = op.equals("fadd") ? a + b : op.equals("fmin") ? Math.min(a, b) : Math.max(a, b);
-            return Integer.toUnsignedLong(Float.floatToRawIntBits(r));
-        }
-        double a = Double.longBitsToDouble(o);
-        double b = Double.longBitsToDouble(v);
-        double r = op.equals("fadd") ? a + b : op.equals("fmin") ? Math.min(a, b) : Math.max(a, b);
-        return Double.doubleToRawLongBits(r);
+        return MemoryOps.atomic(a.op(), old, a.operand(), a.comparand(), a.bytes());
     }
 
     private long read(int range, long offset, int n) {

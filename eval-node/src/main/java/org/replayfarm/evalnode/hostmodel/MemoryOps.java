@@ -11,7 +11,7 @@ import org.replayfarm.model.build.GuestLayout;
  * stores of any width may be unaligned, in every address space; atomics must be naturally aligned
  * (4 or 8 bytes), and a misaligned atomic faults.
  */
-final class MemoryOps {
+public final class MemoryOps {
     private MemoryOps() {
     }
 
@@ -154,7 +154,7 @@ final class MemoryOps {
      * +0), fadd (IEEE round to nearest even), mskor ((old & ~data) | cmp), wrap (old >= data ? old - data
      * : old + cmp).
      */
-    static long atomic(String op, long old, long data, long cmp, int bytes) {
+    public static long atomic(String op, long old, long data, long cmp, int bytes) {
         boolean wide = bytes == 8;
         long mask = wide ? -1L : 0xFFFF_FFFFL;
         long signedOld = wide ? old : (int) old;
