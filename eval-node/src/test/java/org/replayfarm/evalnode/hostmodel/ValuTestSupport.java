@@ -96,10 +96,13 @@ final class ValuTestSupport {
 
     /** Checks every lane of {@code v} against {@code expected}. */
     void expect(AsmRunner.Outcome out, int v, IntUnaryOperator expected, String what) {
-        Wave w = out.wave(0);
+        expect(out, v, expected, l -> out.wave(0).vgpr(v, l), what);
+    }
+
+    private void expect(AsmRunner.Outcome out, int v, IntUnaryOperator expected, IntUnaryOperator actual, String what) {
         for (int lane = 0; lane < waveSize; lane++) {
             int e = expected.applyAsInt(lane);
-            int got = w.vgpr(v, lane);
+            int got = actual.applyAsInt(lane);
             final int l = lane;
             assertEquals(e, got, () -> what + " lane " + l + " (wave" + waveSize + "): expected 0x"
                     + Integer.toHexString(e) + " got 0x" + Integer.toHexString(got) + " for a=0x"
@@ -108,11 +111,16 @@ final class ValuTestSupport {
     }
 
     /** One instruction under test: its assembly with {@code vD} for the destination, and the expected lanes. */
-    record Case(String asm, IntUnaryOperator expected) {
+    record Case(String asm, IntUnaryOperator expected, int mask) {
     }
 
     static Case op(String asm, IntUnaryOperator expected) {
-        return new Case(asm, expected);
+        return new Case(asm, expected, -1);
+    }
+
+    /** A case whose result is 16 bits in the low half: only those bits are checked. */
+    static Case low16(String asm, IntUnaryOperator expected) {
+        return new Case(asm, expected, 0xFFFF);
     }
 
     /**
@@ -130,7 +138,10 @@ final class ValuTestSupport {
         }
         AsmRunner.Outcome out = run(p.toString());
         for (int i = 0; i < cases.length; i++) {
-            expect(out, 20 + 2 * i, cases[i].expected(), cases[i].asm());
+            Case k = cases[i];
+            int reg = 20 + 2 * i;
+            expect(out, reg, l -> k.expected().applyAsInt(l) & k.mask(), l -> out.wave(0).vgpr(reg, l) & k.mask(),
+                    k.asm());
         }
         return out;
     }
