@@ -157,4 +157,17 @@ class ValuLaneTest {
         t.expect(out, 22, l -> (mask >>> l & 1) != 0 ? ~l ^ 0x80000000 : value(l), "neg flips the sign bit");
         t.expect(out, 23, l -> (mask >>> l & 1) != 0 ? 5 : ~l & 0x7FFFFFFF, "abs clears the sign bit");
     }
+
+    @ParameterizedTest
+    @ValueSource(ints = {32, 64})
+    void readfirstlane_with_exec_zero_reads_lane_0_and_nops_change_nothing(int wave) throws Exception {
+        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        var out = t.run(t.lanes(1, ValuLaneTest::value) + "v_nop\nv_pipeflush\nv_clrexcp\n"
+                + "v_cmpx_eq_u32_e32 -1, v1\n"
+                + "v_readfirstlane_b32 s10, v1\n"
+                + "v_mov_b32 v1, 0\n");
+        assertEquals(0L, out.wave(0).exec());
+        assertEquals(value(0), out.wave(0).sgpr(10));
+        t.expect(out, 1, ValuLaneTest::value, "nothing written with EXEC zero");
+    }
 }
