@@ -10,5 +10,6 @@ final class Units {
     static void registerAll(SemanticsTable.Builder b) {
         b.exact(Encoding.SOPP, "s_endpgm", (wave, insn) -> wave.end());
         MemoryOps.register(b);
+        ValuIntegerUnits.register(b);
     }
 }

@@ -288,7 +288,7 @@ public final class Valu {
     public static void forActiveLanes(Wave w, Instruction insn, java.util.function.IntConsumer body) {
         long exec = w.exec();
         for (int lane = 0; lane < w.waveSize(); lane++) {
-            if ((exec >>> lane & 1) != 0 && !dppMasked(insn, lane)) {
+            if ((exec >>> lane & 1) != 0 && !dppMasked(insn, lane) && !dppWriteDisabled(w, insn, lane)) {
                 body.accept(lane);
             }
         }
@@ -303,7 +303,8 @@ public final class Valu {
     static int dppLane(Wave w, Instruction insn, int lane) {
         ValuVariant v = variant(insn);
         if (v instanceof ValuVariant.Dpp8 d) {
-            return (lane & ~7) | d.selects().get(lane & 7);
+            int from = (lane & ~7) | d.selects().get(lane & 7);
+            return !d.fi() && !w.active(from) ? -1 : from;
         }
         if (!(v instanceof ValuVariant.Dpp16 d)) {
             return lane;
@@ -345,13 +346,26 @@ public final class Valu {
         return from;
     }
 
-    /** What a lane reads when its DPP source lane is invalid: zero with BOUND_CTRL, else its own value. */
+    /**
+     * What a lane reads when its DPP source lane is invalid: zero with DPP16's BOUND_CTRL, and zero for
+     * DPP8 (an inactive source lane without FI reads 0). Without BOUND_CTRL a DPP16 lane whose source is
+     * invalid is not written at all ({@link #dppWriteDisabled}), so the value read then does not matter.
+     */
     private static int dppFill(Wave w, Instruction insn, int reg, int lane) {
         ValuVariant v = variant(insn);
-        if (v instanceof ValuVariant.Dpp16 d && d.boundCtrl()) {
-            return 0;
+        if (v instanceof ValuVariant.Dpp16 d && !d.boundCtrl()) {
+            return w.vgpr(reg, lane);
         }
-        return w.vgpr(reg, lane);
+        return 0;
+    }
+
+    /**
+     * Whether a DPP16 lane is left unwritten because its source lane is invalid (outside the row or the
+     * wave, or inactive without FI) and BOUND_CTRL is clear: the hardware disables the write, so the
+     * destination keeps its old value (what llvm.amdgcn.update.dpp's "old" operand models).
+     */
+    public static boolean dppWriteDisabled(Wave w, Instruction insn, int lane) {
+        return variant(insn) instanceof ValuVariant.Dpp16 d && !d.boundCtrl() && dppLane(w, insn, lane) == -1;
     }
 
     /**
