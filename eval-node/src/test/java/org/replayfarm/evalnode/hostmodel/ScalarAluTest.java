@@ -138,9 +138,10 @@ class ScalarAluTest {
         assertScc(w, 35, false);
     }
 
-    @Test
-    void bitwise_logic_in_32_and_64_bits_sets_scc_when_the_result_is_not_zero() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0xf0f0\ns_mov_b32 s21, 0xff00\n"
+    @ParameterizedTest(name = "wave64={0}")
+    @ValueSource(booleans = {false, true})
+    void bitwise_logic_in_32_and_64_bits_sets_scc_when_the_result_is_not_zero(boolean wave64) throws Exception {
+        Wave w = run(dir, wave64, "s_mov_b32 s20, 0xf0f0\ns_mov_b32 s21, 0xff00\n"
                 + "s_and_b32 s10, s20, s21\n"
                 + "s_or_b32 s11, s20, s21\n"
                 + "s_xor_b32 s12, s20, s21\n"
@@ -189,9 +190,10 @@ class ScalarAluTest {
         assertScc(w, 33, false);
     }
 
-    @Test
-    void shifts_use_only_the_low_5_or_6_bits_of_the_amount_and_set_scc_when_not_zero() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x80000001\n"
+    @ParameterizedTest(name = "wave64={0}")
+    @ValueSource(booleans = {false, true})
+    void shifts_use_only_the_low_5_or_6_bits_of_the_amount_and_set_scc_when_not_zero(boolean wave64) throws Exception {
+        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x80000001\n"
                 + "s_lshl_b32 s10, s20, 32\n" + scc(30)      // amount 0
                 + "s_lshl_b32 s11, s20, 33\n" + scc(31)      // amount 1: 0x00000002
                 + "s_lshl_b32 s12, 0x80000000, 1\n" + scc(32) // 0
@@ -252,9 +254,10 @@ class ScalarAluTest {
         assertScc(w, 30, true);  // s_bfm does not write SCC
     }
 
-    @Test
-    void s_bfe_extracts_width_s1_22_16_bits_at_offset_s1_4_0_zero_or_sign_extended() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x123456f8\ns_mov_b32 s21, 0x80000000\n"
+    @ParameterizedTest(name = "wave64={0}")
+    @ValueSource(booleans = {false, true})
+    void s_bfe_extracts_width_s1_22_16_bits_at_offset_s1_4_0_zero_or_sign_extended(boolean wave64) throws Exception {
+        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x123456f8\ns_mov_b32 s21, 0x80000000\n"
                 + "s_bfe_u32 s10, s20, 0x80008\n" + scc(30)       // offset 8, width 8: 0x56
                 + "s_bfe_i32 s11, s20, 0x40004\n" + scc(31)       // offset 4, width 4: 0xf -> -1
                 + "s_bfe_i32 s12, s20, 0x40010\n"                 // offset 16, width 4: 0x4

@@ -12,6 +12,8 @@ import static org.replayfarm.evalnode.hostmodel.ScalarAsm.scc;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** SOP1: results and SCC as the RDNA 2 ISA guide defines them; expected values worked out by hand. */
 class ScalarAluUnaryTest {
@@ -53,9 +55,10 @@ class ScalarAluUnaryTest {
         assertScc(w, 33, true);
     }
 
-    @Test
-    void s_wqm_sets_every_quad_with_any_bit_set_and_s_quadmask_gives_one_bit_per_quad() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x00f01001\n"
+    @ParameterizedTest(name = "wave64={0}")
+    @ValueSource(booleans = {false, true})
+    void s_wqm_sets_every_quad_with_any_bit_set_and_s_quadmask_gives_one_bit_per_quad(boolean wave64) throws Exception {
+        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x00f01001\n"
                 + "s_mov_b32 s22, 0x00000100\ns_mov_b32 s23, 0x80000001\n" // s[22:23] = 0x80000001_00000100
                 + "s_wqm_b32 s10, s20\n" + scc(30)
                 + "s_wqm_b32 s11, 0\n" + scc(31)
@@ -114,9 +117,10 @@ class ScalarAluUnaryTest {
         assertSgpr(w, 16, 31);
     }
 
-    @Test
-    void find_first_bit_instructions_return_minus_one_when_there_is_no_such_bit() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x80000000\ns_mov_b32 s21, 0xc0000000\n"
+    @ParameterizedTest(name = "wave64={0}")
+    @ValueSource(booleans = {false, true})
+    void find_first_bit_instructions_return_minus_one_when_there_is_no_such_bit(boolean wave64) throws Exception {
+        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x80000000\ns_mov_b32 s21, 0xc0000000\n"
                 + "s_mov_b32 s22, 0\ns_mov_b32 s23, 0x100\n"            // s[22:23] = 1 << 40
                 + "s_ff0_i32_b32 s10, -1\n"
                 + "s_ff0_i32_b32 s11, 0xffff\n"
