@@ -9,7 +9,8 @@ final class Units {
 
     static void registerAll(SemanticsTable.Builder b) {
         b.exact(Encoding.SOPP, "s_endpgm", (wave, insn) -> wave.end());
-        MemoryOps.register(b);
+        ScalarUnits.register(b);
         ValuIntegerUnits.register(b);
+        MemoryOps.register(b);
     }
 }
