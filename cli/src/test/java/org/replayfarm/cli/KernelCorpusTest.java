@@ -81,7 +81,13 @@ class KernelCorpusTest {
             for (String opt : List.of("-O2", "-O0")) {
                 for (boolean wave64 : List.of(false, true)) {
                     String name = source.getFileName() + " " + opt + (wave64 ? " wave64" : " wave32");
-                    tests.add(DynamicTest.dynamicTest(name, () -> check(Spec.read(source), opt, wave64)));
+                    tests.add(DynamicTest.dynamicTest(name, () -> {
+                        try {
+                            check(Spec.read(source), opt, wave64);
+                        } catch (AssertionError e) {
+                            throw new AssertionError(name + ": " + e.getMessage(), e);
+                        }
+                    }));
                 }
             }
         }
