@@ -9,5 +9,6 @@ final class Units {
 
     static void registerAll(SemanticsTable.Builder b) {
         b.exact(Encoding.SOPP, "s_endpgm", (wave, insn) -> wave.end());
+        ValuFloat.register(b);
     }
 }
