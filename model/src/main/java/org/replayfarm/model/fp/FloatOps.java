@@ -76,7 +76,7 @@ public final class FloatOps {
         long r;
         if (f != Format.F64) {
             r = Rounding.round(p, f, mode);
-        } else if (mode == Rounding.NEAREST_EVEN || p == 0 || Double.isInfinite(x) || Double.isInfinite(y)) {
+        } else if (mode == Rounding.NEAREST_EVEN || x == 0 || y == 0 || Double.isInfinite(x) || Double.isInfinite(y)) {
             r = Double.doubleToRawLongBits(p);
         } else {
             double d = Rounding.toDouble(Exact.big(x).multiply(Exact.big(y)), mode);
