@@ -34,6 +34,7 @@ final class ValuFloat {
         ValuFloatConvert.register(b);
         ValuFloatTranscendental.register(b);
         ValuFloatDivide.register(b);
+        ValuFloatCube.register(b);
         ValuFloatPacked.register(b);
     }
 

@@ -33,6 +33,11 @@ public final class FloatOps {
         if (f.isNaN(a) || f.isNaN(b)) {
             return firstNaN(f, a, b);
         }
+        if (f == Format.F32 && m.round(f) == Rounding.NEAREST_EVEN) {
+            // fast path: Java's float addition is IEEE round-to-nearest-even
+            float s = Float.intBitsToFloat((int) a) + Float.intBitsToFloat((int) b);
+            return Float.isNaN(s) ? f.defaultNaN() : finish(f, m, Integer.toUnsignedLong(Float.floatToRawIntBits(s)));
+        }
         double x = f.toDouble(a);
         double y = f.toDouble(b);
         int mode = m.round(f);
@@ -73,6 +78,10 @@ public final class FloatOps {
             return f.defaultNaN();
         }
         int mode = m.round(f);
+        if (f == Format.F32 && mode == Rounding.NEAREST_EVEN) {
+            float q = Float.intBitsToFloat((int) a) * Float.intBitsToFloat((int) b);
+            return finish(f, m, Integer.toUnsignedLong(Float.floatToRawIntBits(q)));
+        }
         long r;
         if (f != Format.F64) {
             r = Rounding.round(p, f, mode);
