@@ -226,18 +226,29 @@ final class ValuFloatPacked {
         pknorm(b, "v_cvt_pknorm_u16_f32", false, false);
         pknorm(b, "v_cvt_pknorm_i16_f16", true, true);
         pknorm(b, "v_cvt_pknorm_u16_f16", true, false);
-        // v_cvt_pk_u8_f32: S2 with byte S1[1:0] replaced by S0 as an unsigned byte (nearest even, saturated)
+        // v_cvt_pk_u8_f32: S2 with byte S1[1:0] replaced by S0 as an unsigned byte (rounded to an integer
+        // per the f32 round mode, saturated to [0, 255], NaN 0)
         Valu.register(b, "v_cvt_pk_u8_f32", Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {
                 long a = m.input(F32, Integer.toUnsignedLong(Valu.floatSource(w, insn, 0, lane)));
                 int shift = 8 * (Valu.source32(w, insn, 1, lane) & 3);
                 int old = Valu.source32(w, insn, 2, lane);
-                double v = F32.isNaN(a) ? Double.NaN : Math.rint(F32.toDouble(a));
+                double v = F32.isNaN(a) ? Double.NaN : roundToInteger(F32.toDouble(a), m.round(F32));
                 int u8 = (int) ValuFloatConvert.saturate(v, 0, 255);
                 Valu.writeResult32(w, insn, lane, old & ~(0xFF << shift) | u8 << shift);
             });
         });
+    }
+
+    /** An integer by a MODE round mode: nearest even, up, down, toward zero. */
+    static double roundToInteger(double v, int mode) {
+        return switch (mode) {
+            case Rounding.PLUS_INFINITY -> Math.ceil(v);
+            case Rounding.MINUS_INFINITY -> Math.floor(v);
+            case Rounding.TOWARD_ZERO -> ValuFloatConvert.trunc(v);
+            default -> Math.rint(v);
+        };
     }
 
     /** v_cvt_pknorm_*: D = {norm16(S1), norm16(S0)}: limited to [-1, 1] / [0, 1], scaled, nearest even. */

@@ -115,6 +115,16 @@ class ValuFloatPackedTest {
     }
 
     @Test
+    void cvt_pk_u8_rounds_per_the_f32_round_mode() throws Exception {
+        int[] want = {0x11223304, 0x11223304, 0x11223303, 0x11223303}; // 3.5: even 4, up 4, down 3, toward zero 3
+        for (int round = 0; round < 4; round++) {
+            Wave w = new FloatAsm(dir).mode(FloatAsm.mode(round, 0, 3, 3, true, true)).f32(0, 3.5f)
+                    .sgpr(1, 0x11223344).run("v_cvt_pk_u8_f32 v1, s0, 0, s1");
+            assertEquals(hex(want[round]), hex(w.vgpr(1, 0)), "mode " + round);
+        }
+    }
+
+    @Test
     void packed_math_runs_every_lane_in_wave64() throws Exception {
         Wave w = new FloatAsm(dir).wave64().run("v_cvt_f16_u16_e32 v1, v0\nv_pk_add_f16 v2, v1, v1 op_sel_hi:[0,0]");
         for (int lane = 0; lane < 64; lane++) {
