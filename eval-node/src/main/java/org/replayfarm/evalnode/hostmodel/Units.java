@@ -11,6 +11,7 @@ final class Units {
         b.exact(Encoding.SOPP, "s_endpgm", (wave, insn) -> wave.end());
         ScalarUnits.register(b);
         ValuIntegerUnits.register(b);
+        ValuFloat.register(b);
         MemoryOps.register(b);
     }
 }
