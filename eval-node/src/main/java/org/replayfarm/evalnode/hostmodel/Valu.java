@@ -82,15 +82,17 @@ public final class Valu {
      * uniform scalar value, inline constant (f32 form) or literal; SDWA selection applied.
      */
     public static int source32(Wave w, Instruction insn, int n, int lane) {
+        return sdwaSelect(insn, n, bits(w, insn, n, lane, false));
+    }
+
+    /** Source {@code n}'s raw bits: a VGPR through DPP's lane selection, or a scalar value (16-bit constants on request). */
+    private static int bits(Wave w, Instruction insn, int n, int lane, boolean sixteen) {
         int code = sourceCode(insn, n);
-        int bits;
-        if (code >= 256) {
-            int fromLane = n == 0 ? dppLane(w, insn, lane) : lane;
-            bits = fromLane < 0 ? dppFill(w, insn, code - 256, lane) : w.vgpr(code - 256, fromLane);
-        } else {
-            bits = w.source32(code, insn);
+        if (code < 256) {
+            return sixteen ? w.source16(code, insn) : w.source32(code, insn);
         }
-        return sdwaSelect(insn, n, bits);
+        int fromLane = n == 0 ? dppLane(w, insn, lane) : lane;
+        return fromLane < 0 ? dppFill(w, insn, code - 256, lane) : w.vgpr(code - 256, fromLane);
     }
 
     /** Source {@code n} as 64 bits (a VGPR pair, or a scalar pair / 64-bit constant). */
@@ -107,15 +109,7 @@ public final class Valu {
      * OPSEL bit of the source picks the high half of a register.
      */
     public static int source16(Wave w, Instruction insn, int n, int lane) {
-        int code = sourceCode(insn, n);
-        int bits;
-        if (code >= 256) {
-            int fromLane = n == 0 ? dppLane(w, insn, lane) : lane;
-            bits = fromLane < 0 ? dppFill(w, insn, code - 256, lane) : w.vgpr(code - 256, fromLane);
-        } else {
-            bits = w.source16(code, insn);
-        }
-        bits = sdwaSelect(insn, n, bits);
+        int bits = sdwaSelect(insn, n, bits(w, insn, n, lane, true));
         if (insn.fields() instanceof Fields.Vop3 v && (v.opsel() >>> n & 1) != 0) {
             bits >>>= 16;
         }

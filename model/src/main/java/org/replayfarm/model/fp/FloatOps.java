@@ -175,31 +175,15 @@ public final class FloatOps {
      * other source; +0 is above -0; ties keep source 0 (IEEE) or source 1 (legacy). RDNA 2 ISA pseudocode.
      */
     public static long max(Format f, FpMode m, long a, long b) {
-        a = m.input(f, a);
-        b = m.input(f, b);
-        boolean ieee = m.ieee();
-        if (ieee && f.isSignalling(a)) {
-            return f.quiet(a);
-        }
-        if (ieee && f.isSignalling(b)) {
-            return f.quiet(b);
-        }
-        if (f.isNaN(a)) {
-            return b;
-        }
-        if (f.isNaN(b)) {
-            return a;
-        }
-        if (f.isZero(a) && f.isZero(b)) {
-            return f.isNegative(a) ? b : a;
-        }
-        double x = f.toDouble(a);
-        double y = f.toDouble(b);
-        return ieee ? (x >= y ? a : b) : (x > y ? a : b);
+        return minMax(f, m, a, b, true);
     }
 
     /** v_min_*: as {@link #max} with the order reversed (-0 below +0). */
     public static long min(Format f, FpMode m, long a, long b) {
+        return minMax(f, m, a, b, false);
+    }
+
+    private static long minMax(Format f, FpMode m, long a, long b, boolean max) {
         a = m.input(f, a);
         b = m.input(f, b);
         boolean ieee = m.ieee();
@@ -216,11 +200,12 @@ public final class FloatOps {
             return a;
         }
         if (f.isZero(a) && f.isZero(b)) {
-            return f.isNegative(a) ? a : b;
+            return f.isNegative(a) == max ? b : a;
         }
         double x = f.toDouble(a);
         double y = f.toDouble(b);
-        return ieee ? (x <= y ? a : b) : (x < y ? a : b);
+        boolean keepA = max ? (ieee ? x >= y : x > y) : (ieee ? x <= y : x < y);
+        return keepA ? a : b;
     }
 
     public static long max3(Format f, FpMode m, long a, long b, long c) {
