@@ -14,8 +14,9 @@ import org.replayfarm.model.isa.Instruction;
  * s_swappc_b64 and s_call_b64 are the address of the next instruction. RDNA 2 ISA guide, "Program
  * Flow Control". All exact.
  *
- * <p>The debugger branches (s_cbranch_cdbgsys, s_cbranch_cdbguser, and their _or_/_and_ forms) are
- * not registered: they test debug flags a replay does not have, so they stay unsupported and fault.
+ * <p>The debugger branches (s_cbranch_cdbgsys, s_cbranch_cdbguser, and their _or_/_and_ forms) test
+ * the conditional-debug flags the debugger sets in the wave; a replay runs without a debugger, so the
+ * flags are clear and the branches fall through.
  */
 final class Branch {
     private Branch() {
@@ -30,6 +31,11 @@ final class Branch {
         branch(b, "s_cbranch_vccnz", w -> w.vcc() != 0);
         branch(b, "s_cbranch_execz", w -> w.exec() == 0);
         branch(b, "s_cbranch_execnz", w -> w.exec() != 0);
+        // no debugger attached: both conditional-debug flags are 0
+        branch(b, "s_cbranch_cdbgsys", w -> false);
+        branch(b, "s_cbranch_cdbguser", w -> false);
+        branch(b, "s_cbranch_cdbgsys_or_user", w -> false);
+        branch(b, "s_cbranch_cdbgsys_and_user", w -> false);
 
         b.exact(Encoding.SOP1, "s_getpc_b64", (w, insn) -> w.setSgpr64(sop1(insn).sdst(), next(insn)));
         b.exact(Encoding.SOP1, "s_setpc_b64", (w, insn) -> w.jump(w.source64(sop1(insn).ssrc0(), insn, false)));

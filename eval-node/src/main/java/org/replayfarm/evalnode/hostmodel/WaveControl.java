@@ -11,10 +11,11 @@ import org.replayfarm.model.isa.Instruction;
  * (s_getreg_b32, s_setreg_b32, s_setreg_imm32_b32). RDNA 2 ISA guide, SOPP and SOPK opcode
  * descriptions and "Hardware Registers".
  *
- * <p>Not registered (they stay unsupported and fault): s_setkill and s_sethalt (debugger controls that
- * stop the wave), s_sendmsghalt (halts the wave), s_endpgm_saved (the end of a context-save trap
- * handler), s_endpgm_ordered_ps_done (pixel shaders only), s_subvector_loop_begin/_end (wave64
- * subvector looping, which compilers do not emit for compute; its EXEC halving is not modelled).
+ * <p>s_endpgm_saved and s_endpgm_ordered_ps_done end the wave as s_endpgm does (what they signal
+ * besides — a finished context save, ordered pixel export — has no meaning in a compute replay).
+ * Not registered (they stay unsupported and fault): s_setkill and s_sethalt (debugger controls that
+ * stop the wave), s_sendmsghalt (halts the wave), s_subvector_loop_begin/_end (wave64 subvector
+ * looping, which compilers do not emit for compute; its EXEC halving is not modelled).
  */
 final class WaveControl {
     /** Hardware register ids (the hwreg ID field) on gfx1030. */
@@ -54,6 +55,8 @@ final class WaveControl {
             b.exact(Encoding.SOPK, m, nothing);
         }
         b.exact(Encoding.SOPP, "s_sendmsg", WaveControl::sendmsg);
+        b.exact(Encoding.SOPP, "s_endpgm_saved", (w, insn) -> w.end());
+        b.exact(Encoding.SOPP, "s_endpgm_ordered_ps_done", (w, insn) -> w.end());
         b.exact(Encoding.SOPP, "s_trap", (w, insn) -> {
             throw new GuestFault("s_trap " + simm16(insn) + ": the wave traps to the trap handler (llvm.trap, "
                     + "llvm.debugtrap, an abort); a replay has no trap handler");

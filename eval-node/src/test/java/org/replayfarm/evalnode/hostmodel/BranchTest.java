@@ -200,8 +200,32 @@ class BranchTest {
     }
 
     @Test
-    void a_debugger_branch_is_unsupported_and_faults() throws Exception {
-        String message = ScalarAsm.fault(dir, "s_cbranch_cdbgsys 0\n");
+    void debugger_branches_fall_through_because_no_debugger_sets_their_flags() throws Exception {
+        Wave w = run(dir, """
+                s_mov_b32 s10, 1
+                s_cbranch_cdbgsys skip
+                s_cbranch_cdbguser skip
+                s_cbranch_cdbgsys_or_user skip
+                s_cbranch_cdbgsys_and_user skip
+                s_mov_b32 s10, 2
+                skip:
+                s_mov_b32 s12, 3
+                """);
+        assertSgpr(w, 10, 2);
+        assertSgpr(w, 12, 3);
+    }
+
+    @Test
+    void the_end_program_variants_end_the_wave_like_s_endpgm() throws Exception {
+        for (String end : new String[] {"s_endpgm_saved", "s_endpgm_ordered_ps_done"}) {
+            Wave w = run(dir, "s_mov_b32 s10, 1\n" + end + "\ns_mov_b32 s10, 2\n");
+            assertSgpr(w, 10, 1);
+        }
+    }
+
+    @Test
+    void a_halting_instruction_is_unsupported_and_faults() throws Exception {
+        String message = ScalarAsm.fault(dir, "s_sethalt 1\n");
         assertTrue(message.startsWith("unsupported instruction"), message);
     }
 }

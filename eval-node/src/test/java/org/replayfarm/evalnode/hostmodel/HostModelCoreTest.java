@@ -29,10 +29,10 @@ class HostModelCoreTest {
 
     @Test
     void an_instruction_the_model_does_not_execute_faults_the_group_naming_wave_pc_and_instruction() throws Exception {
-        var out = new AsmRunner(dir).run("s_cbranch_cdbgsys 0\ns_endpgm\n");
+        var out = new AsmRunner(dir).run("s_sethalt 1\ns_endpgm\n");
         var fault = out.result().fault().orElseThrow();
         assertEquals(0, fault.wave());
-        assertEquals("s_cbranch_cdbgsys 0", fault.instruction());
+        assertEquals("s_sethalt 1", fault.instruction());
         assertTrue(fault.message().startsWith("unsupported instruction"), fault.message());
         assertTrue(fault.toString().startsWith("group (0, 0, 0) wave 0 pc 0x"), fault.toString());
     }
