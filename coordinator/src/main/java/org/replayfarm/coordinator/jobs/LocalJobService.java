@@ -1,0 +1,122 @@
+package org.replayfarm.coordinator.jobs;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.capture.CaptureFormatException;
+
+/**
+ * Jobs evaluated in this process with {@link Evaluation} (no cluster): the reference the clustered
+ * service must agree with, and what a coordinator without evaluator nodes offers.
+ */
+public final class LocalJobService implements JobService {
+    private final CaptureStore captures;
+    private final Path jobsDir;
+    private final int threads;
+    private final ExecutorService runner = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "local-jobs");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, JobProgress> progress = new ConcurrentHashMap<>();
+    private final Map<String, List<Consumer<JobProgress>>> listeners = new ConcurrentHashMap<>();
+
+    public LocalJobService(Path workDir, int threads) throws IOException {
+        this.captures = new CaptureStore(workDir.resolve("captures"));
+        this.jobsDir = Files.createDirectories(workDir.resolve("jobs"));
+        this.threads = threads;
+    }
+
+    @Override
+    public String storeCapture(Path file) throws IOException, CaptureFormatException {
+        return captures.store(file);
+    }
+
+    @Override
+    public boolean hasCapture(String sha256) {
+        return captures.has(sha256);
+    }
+
+    @Override
+    public String start(String sha, GroupSelection selection) {
+        if (!captures.has(sha)) {
+            throw new IllegalArgumentException("no capture " + sha + " is stored");
+        }
+        Kernel kernel;
+        List<int[]> groups;
+        try {
+            kernel = new Kernel(CaptureFile.open(captures.path(sha)));
+            groups = selection.resolve(kernel.dispatch());
+        } catch (IOException | CaptureFormatException e) {
+            throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
+        }
+        String id = UUID.randomUUID().toString();
+        long start = System.nanoTime();
+        update(new JobProgress(id, sha, "running", groups.size(), 0, 0, -1, 0, 0, ""));
+        runner.submit(() -> {
+            try {
+                Evaluation.Outcome o = Evaluation.run(kernel, groups, threads, HostModel.DEFAULT_BUDGET, done -> {
+                    double seconds = (System.nanoTime() - start) / 1e9;
+                    double rate = done / Math.max(seconds, 1e-9);
+                    update(new JobProgress(id, sha, "running", groups.size(), done, rate,
+                            (groups.size() - done) / Math.max(rate, 1e-9), 0, 0, ""));
+                });
+                Evaluation.write(o, kernel, sha, jobsDir.resolve(id));
+                double seconds = o.wallTime().toNanos() / 1e9;
+                update(new JobProgress(id, sha, "finished", groups.size(), groups.size(), groups.size() / seconds, 0,
+                        o.faults().size(), o.waveInstructions(), ""));
+            } catch (Exception | Error e) {
+                update(new JobProgress(id, sha, "failed", groups.size(), 0, 0, -1, 0, 0, String.valueOf(e)));
+            }
+        });
+        return id;
+    }
+
+    private void update(JobProgress p) {
+        progress.put(p.jobId(), p);
+        for (Consumer<JobProgress> l : listeners.getOrDefault(p.jobId(), List.of())) {
+            l.accept(p);
+        }
+    }
+
+    @Override
+    public Optional<JobProgress> progress(String jobId) {
+        return Optional.ofNullable(progress.get(jobId));
+    }
+
+    @Override
+    public AutoCloseable subscribe(String jobId, Consumer<JobProgress> listener) {
+        List<Consumer<JobProgress>> list = listeners.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>());
+        list.add(listener);
+        JobProgress now = progress.get(jobId);
+        if (now != null) {
+            listener.accept(now);
+        }
+        return () -> list.remove(listener);
+    }
+
+    @Override
+    public Optional<Path> results(String jobId) {
+        JobProgress p = progress.get(jobId);
+        return p != null && p.state().equals("finished") ? Optional.of(jobsDir.resolve(jobId)) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        runner.shutdownNow();
+    }
+}
