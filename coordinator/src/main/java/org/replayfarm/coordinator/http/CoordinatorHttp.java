@@ -1,0 +1,58 @@
+package org.replayfarm.coordinator.http;
+
+import akka.actor.typed.ActorSystem;
+import akka.http.javadsl.Http;
+import akka.http.javadsl.ServerBinding;
+import akka.http.javadsl.model.ContentTypes;
+import akka.http.javadsl.model.HttpEntities;
+import akka.http.javadsl.model.StatusCodes;
+import akka.http.javadsl.server.AllDirectives;
+import akka.http.javadsl.server.Route;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.replayfarm.coordinator.jobs.CaptureStore;
+
+/**
+ * The coordinator's HTTP server. It always serves stored captures by SHA-256
+ * ({@code GET /captures/<sha256>}: evaluator nodes fetch each capture once this way, never inside an
+ * Akka message); other routes (the job API) are added by the caller.
+ */
+public final class CoordinatorHttp extends AllDirectives {
+    private final CaptureStore captures;
+
+    private CoordinatorHttp(CaptureStore captures) {
+        this.captures = captures;
+    }
+
+    /** {@code GET /captures/<sha256>}: the stored file, or 404 naming the hash. */
+    public static Route captureRoutes(CaptureStore captures) {
+        return new CoordinatorHttp(captures).captureRoute();
+    }
+
+    private Route captureRoute() {
+        return pathPrefix("captures", () -> path(sha -> get(() -> {
+            if (!captures.has(sha)) {
+                return complete(StatusCodes.NOT_FOUND, "no capture " + sha + " is stored here\n");
+            }
+            return complete(HttpEntities.create(ContentTypes.APPLICATION_OCTET_STREAM, captures.path(sha)));
+        })));
+    }
+
+    /** Binds {@code host:port} (port 0 picks a free one) with the capture routes and {@code more}. */
+    public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
+                                                       List<Route> more) {
+        List<Route> routes = new ArrayList<>();
+        routes.add(captureRoutes(captures));
+        routes.addAll(more);
+        Route all = new CoordinatorHttp(captures).concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
+        return Http.get(system).newServerAt(host, port).bind(all);
+    }
+
+    /** The base URL a binding serves, e.g. {@code http://127.0.0.1:41234}. */
+    public static String url(ServerBinding binding) {
+        InetSocketAddress a = binding.localAddress();
+        return "http://" + a.getHostString() + ":" + a.getPort();
+    }
+}
