@@ -1,0 +1,100 @@
+package org.replayfarm.coordinator.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.replayfarm.coordinator.jobs.JobProgress;
+
+/**
+ * {@link JobProgress} as the API's JSON (the body of {@code GET /jobs/<id>} and the data of each
+ * {@code progress} server-sent event), and back: the same names as {@code report.json} uses.
+ *
+ * <pre>{"job": "...", "capture_sha256": "...", "state": "running|finished|failed", "groups_total": 16,
+ *  "groups_done": 3, "groups_per_second": 812.5, "eta_seconds": 0.016, "faults": 0,
+ *  "wave_instructions": 0, "error": ""}</pre>
+ *
+ * A rate or ETA that is not known (or not finite) is written as -1.
+ */
+public final class ProgressJson {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private ProgressJson() {
+    }
+
+    public static ObjectNode toJson(JobProgress p) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("job", p.jobId());
+        n.put("capture_sha256", p.captureSha256());
+        n.put("state", p.state());
+        n.put("groups_total", p.groupsTotal());
+        n.put("groups_done", p.groupsDone());
+        n.put("groups_per_second", finite(p.groupsPerSecond()));
+        n.put("eta_seconds", finite(p.etaSeconds()));
+        n.put("faults", p.faults());
+        n.put("wave_instructions", p.waveInstructions());
+        n.put("error", p.error() == null ? "" : p.error());
+        return n;
+    }
+
+    /** One line of JSON (no newline inside, as a server-sent event's data must be). */
+    public static String write(JobProgress p) {
+        try {
+            return MAPPER.writeValueAsString(toJson(p));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Reads what {@link #write} wrote; a missing or mistyped field is an error naming it. */
+    public static JobProgress read(String json) {
+        JsonNode n;
+        try {
+            n = MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("job progress is not JSON: " + e.getOriginalMessage());
+        }
+        if (n == null || !n.isObject()) {
+            throw new IllegalArgumentException("job progress is not a JSON object: " + json);
+        }
+        return new JobProgress(text(n, "job"), text(n, "capture_sha256"), text(n, "state"), integer(n, "groups_total"),
+                integer(n, "groups_done"), number(n, "groups_per_second"), number(n, "eta_seconds"), integer(n, "faults"),
+                integer(n, "wave_instructions"), text(n, "error"));
+    }
+
+    private static double finite(double v) {
+        return Double.isFinite(v) ? v : -1;
+    }
+
+    private static JsonNode field(JsonNode n, String name) {
+        JsonNode v = n.get(name);
+        if (v == null || v.isNull()) {
+            throw new IllegalArgumentException("job progress has no '" + name + "'");
+        }
+        return v;
+    }
+
+    private static String text(JsonNode n, String name) {
+        JsonNode v = field(n, name);
+        if (!v.isTextual()) {
+            throw new IllegalArgumentException("job progress '" + name + "' is not a string");
+        }
+        return v.asText();
+    }
+
+    private static long integer(JsonNode n, String name) {
+        JsonNode v = field(n, name);
+        if (!v.isIntegralNumber()) {
+            throw new IllegalArgumentException("job progress '" + name + "' is not an integer");
+        }
+        return v.asLong();
+    }
+
+    private static double number(JsonNode n, String name) {
+        JsonNode v = field(n, name);
+        if (!v.isNumber()) {
+            throw new IllegalArgumentException("job progress '" + name + "' is not a number");
+        }
+        return v.asDouble();
+    }
+}
