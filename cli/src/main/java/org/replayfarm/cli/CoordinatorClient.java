@@ -1,0 +1,244 @@
+package org.replayfarm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.replayfarm.coordinator.http.JobRequest;
+import org.replayfarm.coordinator.http.ProgressJson;
+import org.replayfarm.coordinator.jobs.JobProgress;
+
+/**
+ * A client of the coordinator's job API ({@code ApiRoutes}) on {@link HttpClient}. Every failure is an
+ * {@link IOException} whose message says what the coordinator answered, in one line.
+ */
+final class CoordinatorClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration REQUEST_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration UPLOAD_TIMEOUT = Duration.ofMinutes(30);
+
+    /** One output file of a finished job, as the coordinator lists it. */
+    record ResultFile(String path, long bytes) {
+    }
+
+    private final String base;
+    private final HttpClient http;
+
+    CoordinatorClient(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("--coordinator '" + url + "' is not a URL: " + e.getMessage());
+        }
+        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("--coordinator '" + url + "' is not an http:// or https:// URL with a host");
+        }
+        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    String url() {
+        return base;
+    }
+
+    /** The SHA-256 of a file, in hex: the name a coordinator stores a capture under. */
+    static String sha256(Path file) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 20];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    boolean hasCapture(String sha256) throws IOException {
+        HttpResponse<String> r = send(request("/captures/" + sha256).method("HEAD", HttpRequest.BodyPublishers.noBody()),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+            return true;
+        }
+        if (r.statusCode() == 404) {
+            return false;
+        }
+        throw refused("asking for capture " + sha256, r.statusCode(), r.body());
+    }
+
+    /** Uploads a capture; returns the SHA-256 the coordinator stored it under. */
+    String upload(Path capture) throws IOException {
+        HttpResponse<String> r = send(request("/captures").timeout(UPLOAD_TIMEOUT)
+                .header("Content-Type", "application/octet-stream")
+                .POST(HttpRequest.BodyPublishers.ofFile(capture)), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) {
+            throw refused("uploading " + capture, r.statusCode(), r.body());
+        }
+        return JSON.readTree(r.body()).path("sha256").asText();
+    }
+
+    /** Starts a job; returns its id. */
+    String start(JobRequest job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(job.toJson().toString())), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 201) {
+            throw refused("starting a job", r.statusCode(), r.body());
+        }
+        return JSON.readTree(r.body()).path("job").asText();
+    }
+
+    JobProgress progress(String job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs/" + job), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw refused("asking for job " + job, r.statusCode(), r.body());
+        }
+        return ProgressJson.read(r.body());
+    }
+
+    /**
+     * Follows the job's progress events until the stream ends, calling {@code listener} with each; returns
+     * the last one (null when there was none).
+     */
+    JobProgress watch(String job, Consumer<JobProgress> listener) throws IOException {
+        // No request timeout: the stream lasts as long as the job (the coordinator sends heartbeats).
+        HttpResponse<Stream<String>> r = send(HttpRequest.newBuilder(uri("/jobs/" + job + "/events"))
+                .header("Accept", "text/event-stream"), HttpResponse.BodyHandlers.ofLines());
+        if (r.statusCode() != 200) {
+            String body;
+            try (Stream<String> lines = r.body()) {
+                body = String.join("\n", (Iterable<String>) lines::iterator);
+            }
+            throw refused("watching job " + job, r.statusCode(), body);
+        }
+        JobProgress last = null;
+        String event = "message";
+        StringBuilder data = new StringBuilder();
+        try (Stream<String> lines = r.body()) {
+            for (String line : (Iterable<String>) lines::iterator) {
+                if (line.isEmpty()) {
+                    if (data.length() > 0 && event.equals("progress")) {
+                        last = ProgressJson.read(data.toString());
+                        listener.accept(last);
+                    }
+                    event = "message";
+                    data.setLength(0);
+                } else if (line.startsWith(":")) {
+                    continue; // a comment: the heartbeat
+                } else if (line.startsWith("event:")) {
+                    event = field(line, 6);
+                } else if (line.startsWith("data:")) {
+                    if (data.length() > 0) {
+                        data.append('\n');
+                    }
+                    data.append(field(line, 5));
+                }
+            }
+        } catch (java.io.UncheckedIOException e) {
+            throw new IOException("the progress stream of job " + job + " broke: " + e.getCause().getMessage(), e.getCause());
+        }
+        return last;
+    }
+
+    private static String field(String line, int from) {
+        return line.length() > from && line.charAt(from) == ' ' ? line.substring(from + 1) : line.substring(from);
+    }
+
+    List<ResultFile> results(String job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs/" + job + "/results"), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw refused("asking for the results of job " + job, r.statusCode(), r.body());
+        }
+        List<ResultFile> files = new ArrayList<>();
+        for (JsonNode f : JSON.readTree(r.body()).path("files")) {
+            files.add(new ResultFile(f.path("path").asText(), f.path("bytes").asLong()));
+        }
+        return files;
+    }
+
+    /** Downloads one result file to {@code target} (written whole or not at all). */
+    void download(String job, String path, Path target) throws IOException {
+        HttpResponse<InputStream> r = send(request("/jobs/" + job + "/results/" + path), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = r.body()) {
+            if (r.statusCode() != 200) {
+                throw refused("downloading " + path + " of job " + job, r.statusCode(),
+                        new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+            Path tmp = Files.createTempFile(target.getParent(), ".download", ".tmp");
+            try {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    /** A job id as a path segment: ids are made of letters, digits, '.', '_' and '-'. */
+    static String checkJobId(String job) {
+        if (!job.matches("[A-Za-z0-9._-]{1,200}") || job.equals(".") || job.equals("..")) {
+            throw new IllegalArgumentException("'" + job + "' is not a job id (as replay submit prints it)");
+        }
+        return job;
+    }
+
+    private URI uri(String path) {
+        return URI.create(base + path);
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT);
+    }
+
+    private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) throws IOException {
+        try {
+            return http.send(request.build(), body);
+        } catch (ConnectException e) {
+            throw new IOException("cannot reach the coordinator at " + base + " (connection refused)", e);
+        } catch (HttpTimeoutException e) {
+            throw new IOException("the coordinator at " + base + " did not answer in time", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while talking to the coordinator at " + base, e);
+        }
+    }
+
+    /** The coordinator's answer as an error: its {@code error} message when it sent one. */
+    private IOException refused(String doing, int status, String body) {
+        String message = body == null ? "" : body.trim();
+        try {
+            JsonNode n = JSON.readTree(message);
+            if (n != null && n.hasNonNull("error")) {
+                message = n.get("error").asText();
+            }
+        } catch (IOException notJson) {
+            // keep the text as it came
+        }
+        return new IOException("the coordinator at " + base + " answered " + status + " " + doing
+                + (message.isEmpty() ? "" : ": " + message));
+    }
+}

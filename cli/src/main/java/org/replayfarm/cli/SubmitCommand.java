@@ -1,0 +1,68 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.replayfarm.coordinator.http.JobRequest;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "submit", mixinStandardHelpOptions = true,
+        description = {"Start a job on a coordinator: uploads the capture unless the coordinator already has it "
+                + "(by SHA-256), starts evaluating the selected groups and prints the job id.",
+                "Follow it with 'replay watch JOB', fetch its outputs with 'replay results JOB'."})
+final class SubmitCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE")
+    Path capture;
+
+    @Mixin
+    CoordinatorOption coordinator;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    EvalCommand.Selection selection;
+
+    @Override
+    public Integer call() throws Exception {
+        GroupSelection groups;
+        CoordinatorClient client;
+        try {
+            groups = selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups);
+            client = coordinator.client();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (!Files.isRegularFile(capture)) {
+            throw new NoSuchFileException(capture.toString());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        String sha = CoordinatorClient.sha256(capture);
+        if (client.hasCapture(sha)) {
+            err.printf("capture %s is already on %s%n", sha, client.url());
+        } else {
+            err.printf("uploading %s (%d bytes) to %s%n", capture, Files.size(capture), client.url());
+            err.flush();
+            String stored = client.upload(capture);
+            if (!stored.equals(sha)) {
+                throw new IllegalStateException("the coordinator stored " + capture + " as " + stored
+                        + ", but its SHA-256 is " + sha + " (did the file change while uploading?)");
+            }
+        }
+        String job = client.start(new JobRequest(sha, groups));
+        err.flush();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(job);
+        out.flush();
+        return Replay.EXIT_OK;
+    }
+}

@@ -1,0 +1,136 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "watch", mixinStandardHelpOptions = true,
+        description = {"Follow a job's progress (the coordinator's server-sent events) with a live progress bar on "
+                + "standard error: groups done, rate, ETA. Ends with a one-line summary on standard output.",
+                "Exit status 0 when the job finished, 1 when it finished with faulted groups, 2 when it failed."})
+final class WatchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "JOB", description = "The job id 'replay submit' printed.")
+    String job;
+
+    @Mixin
+    CoordinatorOption coordinator;
+
+    @Override
+    public Integer call() throws Exception {
+        CoordinatorClient client;
+        try {
+            CoordinatorClient.checkJobId(job);
+            client = coordinator.client();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        AtomicReference<JobProgress> now = new AtomicReference<>();
+        ProgressBar[] bar = new ProgressBar[1];
+        JobProgress last;
+        try {
+            last = client.watch(job, p -> {
+                now.set(p);
+                if (bar[0] == null) {
+                    bar[0] = bar(p, now, err);
+                }
+                bar[0].maxHint(p.groupsTotal());
+                bar[0].stepTo(p.groupsDone());
+                bar[0].setExtraMessage(rate(p));
+            });
+        } finally {
+            if (bar[0] != null) {
+                bar[0].close();
+            }
+        }
+        if (last == null || !last.ended()) {
+            // The stream ended early (a coordinator restarting, a proxy timing out): ask once where the job stands.
+            last = client.progress(job);
+            if (!last.ended()) {
+                throw new IllegalStateException("the progress stream of job " + job + " ended while the job is still "
+                        + last.state() + " (" + last.groupsDone() + " of " + last.groupsTotal() + " groups done)");
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(summary(last));
+        out.flush();
+        if (last.state().equals("finished")) {
+            return last.faults() == 0 ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+        }
+        return Replay.EXIT_ERROR;
+    }
+
+    static String summary(JobProgress p) {
+        if (p.state().equals("finished")) {
+            return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s", p.jobId(),
+                    p.groupsDone(), p.groupsDone() == 1 ? "" : "s", p.faults(), p.faults() == 1 ? "" : "s",
+                    p.waveInstructions(), rate(p));
+        }
+        return String.format("job %s %s after %d of %d groups: %s", p.jobId(), p.state(), p.groupsDone(), p.groupsTotal(),
+                p.error().isEmpty() ? "(no reason given)" : p.error());
+    }
+
+    private static String rate(JobProgress p) {
+        return p.groupsPerSecond() >= 0 ? String.format("%.1f groups/s", p.groupsPerSecond()) : "rate unknown";
+    }
+
+    private static ProgressBar bar(JobProgress first, AtomicReference<JobProgress> now, PrintWriter err) {
+        String name = "job " + (first.jobId().length() > 8 ? first.jobId().substring(0, 8) : first.jobId());
+        return new ProgressBarBuilder()
+                .setTaskName(name)
+                .setInitialMax(first.groupsTotal())
+                .setUnit(" groups", 1)
+                .setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(250)
+                .setEtaFunction(state -> {
+                    JobProgress p = now.get();
+                    return p == null || p.etaSeconds() < 0 ? Optional.empty()
+                            : Optional.of(Duration.ofMillis((long) (p.etaSeconds() * 1000)));
+                })
+                .setConsumer(new LineConsumer(err))
+                .build();
+    }
+
+    /** Redraws the bar in place on standard error ({@code \r}), and ends its line when closed. */
+    private static final class LineConsumer implements ProgressBarConsumer {
+        private final PrintWriter err;
+
+        LineConsumer(PrintWriter err) {
+            this.err = err;
+        }
+
+        @Override
+        public int getMaxRenderedLength() {
+            return 100;
+        }
+
+        @Override
+        public synchronized void accept(String rendered) {
+            err.print('\r');
+            err.print(rendered);
+            err.flush();
+        }
+
+        @Override
+        public synchronized void close() {
+            err.println();
+            err.flush();
+        }
+    }
+}
