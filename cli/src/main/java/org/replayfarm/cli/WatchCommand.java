@@ -51,7 +51,8 @@ final class WatchCommand implements Callable<Integer> {
                     bar[0] = bar(p, now, err);
                 }
                 bar[0].maxHint(p.groupsTotal());
-                bar[0].stepTo(p.groupsDone());
+                // Events may overtake each other on the coordinator: the bar only moves forward.
+                bar[0].stepTo(Math.max(bar[0].getCurrent(), p.groupsDone()));
                 bar[0].setExtraMessage(rate(p));
             });
         } finally {

@@ -63,11 +63,15 @@ class ClientCommandsTest {
     }
 
     private Path capture(String name, String asm, String groups) throws Exception {
+        return capture(name, asm, groups, 64);
+    }
+
+    private Path capture(String name, String asm, String groups, int bytes) throws Exception {
         Path s = dir.resolve(name + ".s");
         Files.writeString(s, asm);
         Path out = dir.resolve(name + ".capture");
         CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", groups, "--group-size", "1",
-                "--arg", "zeros:64", "--workgroup-id-sgpr", "2", "-o", out.toString());
+                "--arg", "zeros:" + bytes, "--workgroup-id-sgpr", "2", "-o", out.toString());
         assertEquals(0, built.exitCode(), built.err());
         return out;
     }
@@ -156,6 +160,22 @@ class ClientCommandsTest {
         assertSameOutputs(dir.resolve("faulty-eval"), results);
         JsonNode report = JSON.readTree(results.resolve("report.json").toFile());
         assertEquals(2, report.get("faults").get(0).get("group").get(0).asInt());
+    }
+
+    @Test
+    void a_capture_larger_than_akka_http_s_default_entity_limit_uploads() throws Exception {
+        Path big = capture("big", EvalCommandTest.STORE_ID.replace("s_cmp_eq_u32 s2, 2", "s_cmp_eq_u32 s2, 99"), "4", 9 << 20);
+        assertTrue(Files.size(big) > 9 << 20, "over akka-http's default max-content-length of 8 MiB");
+        CliRun submitted = CliRun.of("submit", big.toString(), "--every-group", "--coordinator", url);
+        assertEquals(0, submitted.exitCode(), submitted.err());
+        assertTrue(submitted.err().contains("uploading " + big), submitted.err());
+        String job = submitted.out().trim();
+        assertEquals(0, CliRun.of("watch", job, "--coordinator", url).exitCode());
+        Path results = dir.resolve("big-results");
+        assertEquals(0, CliRun.of("results", job, "--coordinator", url, "--out", results.toString()).exitCode());
+        CliRun eval = CliRun.of("eval", big.toString(), "--every-group", "--threads", "2", "--out", dir.resolve("big-eval").toString());
+        assertEquals(0, eval.exitCode(), eval.err());
+        assertSameOutputs(dir.resolve("big-eval"), results);
     }
 
     @Test

@@ -65,6 +65,9 @@ import org.slf4j.LoggerFactory;
 public final class ApiRoutes extends AllDirectives {
     private static final Logger log = LoggerFactory.getLogger(ApiRoutes.class);
     private static final String BLOCKING = "akka.actor.default-blocking-io-dispatcher";
+    /** Receiving and validating a large capture outlasts akka-http's default request timeout (20 s). */
+    private static final scala.concurrent.duration.FiniteDuration UPLOAD_TIMEOUT =
+            scala.concurrent.duration.FiniteDuration.create(1, java.util.concurrent.TimeUnit.HOURS);
 
     /** Request size limits: a capture upload, and a JSON body. */
     public record Limits(long maxCaptureBytes, long maxJsonBytes) {
@@ -120,15 +123,15 @@ public final class ApiRoutes extends AllDirectives {
     // ---- captures
 
     private Route uploadCapture() {
-        return withSizeLimit(limits.maxCaptureBytes(), () -> extractRequestEntity(entity -> extractMaterializer(mat ->
-                extractActorSystem(system -> {
+        return withRequestTimeout(UPLOAD_TIMEOUT, () -> withSizeLimit(limits.maxCaptureBytes(), () ->
+                extractRequestEntity(entity -> extractMaterializer(mat -> extractActorSystem(system -> {
                     OptionalLong declared = entity.getContentLengthOption();
                     if (declared.isPresent() && declared.getAsLong() > limits.maxCaptureBytes()) {
                         entity.discardBytes(mat);
                         return complete(tooLarge("capture", declared.getAsLong()));
                     }
                     return completeWithFuture(receiveCapture(entity, mat, system.dispatchers().lookup(BLOCKING)));
-                }))));
+                })))));
     }
 
     private CompletionStage<HttpResponse> receiveCapture(RequestEntity entity, Materializer mat, Executor blocking) {
