@@ -22,6 +22,8 @@ public final class EvaluatorNode {
     private final Executor executor;
     private final String address;
     private final Map<String, HostModel> models = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong slices = new java.util.concurrent.atomic.AtomicLong();
 
     public EvaluatorNode(CaptureCache cache, Executor executor, String address) {
         this.cache = cache;
@@ -32,7 +34,9 @@ public final class EvaluatorNode {
     /** Evaluates a slice's groups in parallel on the executor; the result lists them in the task's order. */
     public CompletableFuture<SliceResult> evaluate(SliceTask task) {
         long start = System.nanoTime();
-        return cache.kernel(task.getCaptureSha256(), task.getCaptureUrl(), executor).thenCompose(kernel -> {
+        running.incrementAndGet();
+        slices.incrementAndGet();
+        CompletableFuture<SliceResult> result = cache.kernel(task.getCaptureSha256(), task.getCaptureUrl(), executor).thenCompose(kernel -> {
             long budget = task.getBudget() > 0 ? task.getBudget() : HostModel.DEFAULT_BUDGET;
             HostModel model = models.computeIfAbsent(task.getCaptureSha256() + "/" + budget, k -> new HostModel(kernel, budget));
             List<int[]> groups = SliceCodec.groups(task, kernel.dispatch());
@@ -52,6 +56,18 @@ public final class EvaluatorNode {
                         .addAllOutcomes(outcomes).setEvalNanos(System.nanoTime() - start).build();
             });
         });
+        result.whenComplete((r, e) -> running.decrementAndGet());
+        return result;
+    }
+
+    /** Slices being evaluated on this node now. */
+    public int running() {
+        return running.get();
+    }
+
+    /** Slices this node has started. */
+    public long slicesStarted() {
+        return slices.get();
     }
 
     public CaptureCache cache() {
