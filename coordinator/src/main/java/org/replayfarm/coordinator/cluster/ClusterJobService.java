@@ -72,6 +72,12 @@ public final class ClusterJobService implements JobService {
 
     /** Starts a job with this id whose outputs go to {@code out}. */
     public String start(String id, String sha, GroupSelection selection, long budget, Path out) {
+        return start(id, sha, selection, budget, out, o -> { });
+    }
+
+    /** As {@link #start(String, String, GroupSelection, long, Path)}; {@code onOutcome} gets the totals at the end. */
+    public String start(String id, String sha, GroupSelection selection, long budget, Path out,
+                        Consumer<org.replayfarm.evalnode.eval.Evaluation.Outcome> onOutcome) {
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
@@ -102,6 +108,11 @@ public final class ClusterJobService implements JobService {
             @Override
             public void stats(Job.JobStats s) {
                 stats.put(id, s);
+            }
+
+            @Override
+            public void outcome(org.replayfarm.evalnode.eval.Evaluation.Outcome o) {
+                onOutcome.accept(o);
             }
         };
         progress.put(id, new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));

@@ -83,9 +83,11 @@ public final class FarmNode implements AutoCloseable {
     private final ClusterJobService jobs;
     private final ServerBinding binding;
     private final int evalThreads;
+    private final String url;
 
     private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
-                     int evalThreads) {
+                     int evalThreads, String url) {
+        this.url = url;
         this.system = system;
         this.evaluator = evaluator;
         this.jobs = jobs;
@@ -141,6 +143,7 @@ public final class FarmNode implements AutoCloseable {
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
             ClusterJobService jobs = null;
             ServerBinding binding = null;
+            String url = null;
             if (s.roles().contains(COORDINATOR)) {
                 CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
                 String advertised = s.host().equals("0.0.0.0") ? "127.0.0.1" : s.host();
@@ -150,12 +153,12 @@ public final class FarmNode implements AutoCloseable {
                 routes.addAll(s.routes().apply(holder));
                 binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes)
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
-                String url = "http://" + advertised + ":" + binding.localAddress().getPort();
+                url = "http://" + advertised + ":" + binding.localAddress().getPort();
                 jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
                         s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0);
                 holder.delegate = jobs;
             }
-            return new FarmNode(system, evaluator, jobs, binding, threads);
+            return new FarmNode(system, evaluator, jobs, binding, threads, url);
         } catch (IOException | RuntimeException | InterruptedException e) {
             system.terminate();
             throw e;
@@ -193,9 +196,14 @@ public final class FarmNode implements AutoCloseable {
         return evaluator;
     }
 
-    /** The coordinator's HTTP base URL (coordinator nodes only). */
+    /** The coordinator's HTTP base URL as other nodes reach it (coordinator nodes only). */
     public String httpUrl() {
-        return CoordinatorHttp.url(binding);
+        return url;
+    }
+
+    /** The HTTP server's binding (coordinator nodes only). */
+    public ServerBinding binding() {
+        return binding;
     }
 
     public int evalThreads() {

@@ -57,6 +57,10 @@ public final class Job {
 
         default void stats(JobStats s) {
         }
+
+        /** The job's totals and merged memory, once written (before the final progress). */
+        default void outcome(Evaluation.Outcome o) {
+        }
     }
 
     /** Figures of a job beyond its progress (for reports and tests). */
@@ -147,7 +151,7 @@ public final class Job {
         } else if (e instanceof ClusterEvent.MemberLeft || e instanceof ClusterEvent.MemberExited
                 || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
             Member gone = ((ClusterEvent.MemberEvent) e).member();
-            if (gone.hasRole(EvaluatorSharding.ROLE) && state.inFlight(gone.address().toString()) >= 0) {
+            if (gone.hasRole(EvaluatorSharding.ROLE)) {
                 ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
                         e.getClass().getSimpleName());
                 state.nodeGone(gone.address().toString());
@@ -261,6 +265,7 @@ public final class Job {
             return fail("writing the outputs to " + spec.outDir() + ": " + e);
         }
         listener.stats(stats());
+        listener.outcome(outcome);
         double seconds = wall.toNanos() / 1e9;
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "finished", spec.totalGroups(),
                 spec.totalGroups(), spec.totalGroups() / Math.max(seconds, 1e-9), 0, outcome.faults().size(),
