@@ -51,6 +51,9 @@ public final class Job {
 
     enum Tick implements Command { INSTANCE }
 
+    record Regions(akka.cluster.sharding.ShardRegion.CurrentRegions current) implements Command {
+    }
+
     /** What the job tells its owner: progress, and its statistics at the end. */
     public interface Listener {
         void progress(JobProgress p);
@@ -64,7 +67,8 @@ public final class Job {
     }
 
     /** Figures of a job beyond its progress (for reports and tests). */
-    public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks) {
+    public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks,
+                           Map<String, Long> slicesByNode) {
     }
 
     private final ActorContext<Command> ctx;
@@ -76,9 +80,13 @@ public final class Job {
     private final String replyTo;
     private final int defaultSlots;
     private final Map<String, List<SliceResultChunk>> partial = new HashMap<>();
+    /** Evaluator members up whose shard region the sharding coordinator has not confirmed yet: slots. */
+    private final Map<String, Integer> unconfirmed = new HashMap<>();
+    private final akka.actor.ActorRef regionsRef;
     private final long started = System.nanoTime();
     private long lastProgress;
     private long chunks;
+    private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
 
     private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
                 Listener listener) {
@@ -94,6 +102,8 @@ public final class Job {
         this.totals = new Evaluation.Totals(spec.kernel());
         ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
         this.replyTo = ActorRefResolver.get(ctx.getSystem()).toSerializationFormat(chunkRef);
+        this.regionsRef = akka.actor.typed.javadsl.Adapter.toClassic(
+                ctx.messageAdapter(akka.cluster.sharding.ShardRegion.CurrentRegions.class, Regions::new));
     }
 
     public static Behavior<Command> create(JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
@@ -124,6 +134,7 @@ public final class Job {
                 .onMessage(Membership.class, this::onMembership)
                 .onMessage(Reachability.class, this::onReachability)
                 .onMessageEquals(Tick.INSTANCE, this::onTick)
+                .onMessage(Regions.class, this::onRegions)
                 .build();
     }
 
@@ -141,7 +152,30 @@ public final class Job {
                 }
             }
         }
-        state.nodeUp(m.address().toString(), slots);
+        // a slice goes to the node's own shard region: wait until the sharding coordinator knows that
+        // region, or the shard would be allocated elsewhere
+        unconfirmed.put(m.address().toString(), slots);
+        askRegions();
+    }
+
+    private void askRegions() {
+        if (!unconfirmed.isEmpty()) {
+            // the classic query: the sharding coordinator answers with the addresses of the regions it knows
+            akka.actor.typed.javadsl.Adapter.toClassic(shards).tell(
+                    akka.cluster.sharding.ShardRegion.getCurrentRegionsInstance(), regionsRef);
+        }
+    }
+
+    private Behavior<Command> onRegions(Regions r) {
+        akka.actor.Address self = Cluster.get(ctx.getSystem()).selfMember().address();
+        for (akka.actor.Address region : r.current().getRegions()) {
+            akka.actor.Address a = region.hasLocalScope() ? self : region;
+            Integer slots = unconfirmed.remove(a.toString());
+            if (slots != null) {
+                state.nodeUp(a.toString(), slots);
+            }
+        }
+        return pumpOrFinish();
     }
 
     private Behavior<Command> onMembership(Membership m) {
@@ -155,6 +189,7 @@ public final class Job {
                 ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
                         e.getClass().getSimpleName());
                 state.nodeGone(gone.address().toString());
+                unconfirmed.remove(gone.address().toString());
             }
         }
         return pumpOrFinish();
@@ -165,6 +200,7 @@ public final class Job {
             ctx.getLog().warn("job {}: evaluator {} is unreachable; its slices go elsewhere", spec.jobId(),
                     u.member().address());
             state.nodeGone(u.member().address().toString());
+            unconfirmed.remove(u.member().address().toString());
         } else if (r.event() instanceof ClusterEvent.ReachableMember back && back.member().status() == MemberStatus.up()) {
             up(back.member());
         }
@@ -177,6 +213,7 @@ public final class Job {
             ctx.getLog().warn("job {}: {} slice(s) passed their deadline; sending them again", spec.jobId(), expired);
         }
         report(false);
+        askRegions();
         return pumpOrFinish();
     }
 
@@ -211,6 +248,7 @@ public final class Job {
             }
         }
         if (a == JobState.Accepted.NEW) {
+            slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
             for (JobState.Ready<List<GroupOutcome>> ready : state.mergeable()) {
                 long index = ready.start();
                 for (GroupOutcome o : ready.payload()) {
@@ -285,7 +323,8 @@ public final class Job {
     }
 
     private JobStats stats() {
-        return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks);
+        return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks,
+                Map.copyOf(slicesByNode));
     }
 
     private void report(boolean force) {

@@ -30,6 +30,10 @@ public final class Evaluator {
         return Behaviors.setup(ctx -> Behaviors.receive(Object.class)
                 .onMessage(SliceTask.class, task -> {
                     ctx.getLog().debug("slice {} attempt {} of job {}", task.getSliceId(), task.getAttempt(), task.getJobId());
+                    if (!task.getTargetNode().isEmpty() && !task.getTargetNode().equals(node.address())) {
+                        ctx.getLog().warn("slice {} of job {} was meant for {} but its shard lives here ({})",
+                                task.getSliceId(), task.getJobId(), task.getTargetNode(), node.address());
+                    }
                     ctx.pipeToSelf(node.evaluate(task), (result, failure) -> new Evaluated(task, result != null ? result
                             : SliceResult.newBuilder().setJobId(task.getJobId()).setSliceId(task.getSliceId())
                                     .setAttempt(task.getAttempt()).setNodeAddress(node.address())
