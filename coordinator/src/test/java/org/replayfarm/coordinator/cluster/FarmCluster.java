@@ -87,11 +87,10 @@ final class FarmCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        List<CompletableFuture<Void>> down = new ArrayList<>();
-        for (FarmNode e : evaluators) {
-            down.add(CompletableFuture.runAsync(e::close));
+        // one at a time, youngest first: the oldest evaluator hosts the sharding coordinator
+        for (int i = evaluators.size() - 1; i >= 0; i--) {
+            evaluators.get(i).close();
         }
-        CompletableFuture.allOf(down.toArray(CompletableFuture[]::new)).join();
         coordinator.close();
     }
 }
