@@ -49,6 +49,9 @@ final class BenchFarmCommand implements Callable<Integer> {
     @Option(names = "--iters", defaultValue = "40000", description = "Loop trips per work-item (default ${DEFAULT-VALUE}).")
     int iters;
 
+    @Option(names = "--threads", description = "Threads for the all-cores rows (default: all cores).")
+    Integer threads;
+
     @Option(names = "--memory-groups", split = ",", defaultValue = "1000,100000",
             description = "Group counts of the coordinator memory runs (default ${DEFAULT-VALUE}).")
     List<Integer> memoryGroups;
@@ -72,7 +75,7 @@ final class BenchFarmCommand implements Callable<Integer> {
             Files.writeString(dir.resolve("spin.cl"), SPIN);
             Llvm.run(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-nogpulib",
                     "-O2", "-c", dir.resolve("spin.cl").toString(), "-o", dir.resolve("spin.o").toString()));
-            int cores = Runtime.getRuntime().availableProcessors();
+            int cores = threads != null ? threads : Runtime.getRuntime().availableProcessors();
             Path capture = capture(dir, groups, iters);
             out.printf(Locale.ROOT, "%d groups x 64 work-items, %d loop trips each, %d cores%n", groups, iters, cores);
             out.printf(Locale.ROOT, "%-28s %10s %12s%n", "", "seconds", "groups/s");
@@ -99,10 +102,30 @@ final class BenchFarmCommand implements Callable<Integer> {
                         dir.resolve("memory-" + n)).withEvalThreads(cores))) {
                     String sha = node.jobs().storeCapture(small);
                     AtomicLong peak = new AtomicLong();
-                    System.gc();
-                    long t = job(node, sha, dir.resolve("memory-out-" + n), peak);
-                    out.printf(Locale.ROOT, "coordinator, %7d groups: %.2f s, peak heap in use %d MiB%n", n, t / 1e9,
-                            peak.get() >> 20);
+                    // live heap: a sampler collects garbage, then reads what is still in use
+                    Thread sampler = new Thread(() -> {
+                        var memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+                        while (!Thread.currentThread().isInterrupted()) {
+                            System.gc();
+                            peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+                            try {
+                                TimeUnit.MILLISECONDS.sleep(100);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    }, "heap-sampler");
+                    sampler.setDaemon(true);
+                    sampler.start();
+                    long t;
+                    try {
+                        t = job(node, sha, dir.resolve("memory-out-" + n), null);
+                    } finally {
+                        sampler.interrupt();
+                        sampler.join();
+                    }
+                    out.printf(Locale.ROOT, "coordinator, %7d groups: %.2f s, peak live heap %.1f MiB (after GC, sampled "
+                            + "every 100 ms; the embedded evaluator's included)%n", n, t / 1e9, peak.get() / 1048576.0);
                     out.flush();
                 }
             }
