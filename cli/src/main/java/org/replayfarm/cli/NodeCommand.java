@@ -24,12 +24,17 @@ import picocli.CommandLine.Spec;
                 "Prints one line when it is up: 'node ADDRESS roles [...]' (and 'http URL' on a coordinator).",
                 "",
                 "Every option can also come from the environment (a flag wins over its variable):",
-                "  REPLAY_ROLE         roles, comma-separated          REPLAY_HOST       --host",
-                "  REPLAY_PORT         --port                          REPLAY_SEEDS      seeds, comma-separated HOST:PORT",
-                "  REPLAY_HTTP_HOST    --http-host                     REPLAY_HTTP_PORT  --http-port",
-                "  REPLAY_EVAL_THREADS --threads                       REPLAY_CONFIG     --config",
-                "  REPLAY_WORK_DIR     --work-dir                      REPLAY_CACHE_DIR  where eval nodes cache captures",
-                "  REPLAY_LOG_LEVEL    logback root level (default WARN)",
+                "  REPLAY_ROLE          --role (comma-separated)",
+                "  REPLAY_HOST          --host",
+                "  REPLAY_PORT          --port",
+                "  REPLAY_SEEDS         --seed (comma-separated HOST:PORT)",
+                "  REPLAY_HTTP_HOST     --http-host",
+                "  REPLAY_HTTP_PORT     --http-port",
+                "  REPLAY_EVAL_THREADS  --threads",
+                "  REPLAY_CONFIG        --config",
+                "  REPLAY_WORK_DIR      --work-dir",
+                "  REPLAY_CACHE_DIR     where an eval node caches captures (default WORK_DIR/cache)",
+                "  REPLAY_LOG_LEVEL     logback's root level (default WARN)",
                 "The --config file (HOCON) is laid over everything else: any akka.* or replay.* setting "
                         + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after)."})
 final class NodeCommand implements Callable<Integer> {
