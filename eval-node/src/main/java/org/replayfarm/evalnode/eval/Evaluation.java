@@ -76,16 +76,35 @@ public final class Evaluation {
         } finally {
             pool.shutdownNow();
         }
-        MemoryMerge merge = new MemoryMerge(kernel.memory());
-        long wave = 0;
-        long lane = 0;
-        long exact = 0;
-        long approximate = 0;
-        long unsupported = 0;
-        List<FaultRecord> faults = new ArrayList<>();
+        Totals totals = new Totals(kernel);
         for (int i = 0; i < results.length; i++) {
-            GroupResult r = results[i];
-            merge.add(r, i + 1);
+            totals.add(results[i], i + 1);
+        }
+        return totals.outcome(Duration.ofNanos(System.nanoTime() - start), Math.max(1, threads));
+    }
+
+    /**
+     * Merges group results in group order (the order fixes conflicts and order-dependent atomics, so
+     * every evaluator of a selection must add them in the same order) and sums their counters.
+     */
+    public static final class Totals {
+        private final MemoryMerge merge;
+        private int groups;
+        private long wave;
+        private long lane;
+        private long exact;
+        private long approximate;
+        private long unsupported;
+        private final List<FaultRecord> faults = new ArrayList<>();
+
+        public Totals(Kernel kernel) {
+            this.merge = new MemoryMerge(kernel.memory());
+        }
+
+        /** Adds the result of the {@code groupNumber}-th group (from 1) of the selection. */
+        public void add(GroupResult r, int groupNumber) {
+            merge.add(r, groupNumber);
+            groups++;
             wave += r.waveInstructions();
             lane += r.laneInstructions();
             exact += r.exact();
@@ -93,13 +112,38 @@ public final class Evaluation {
             unsupported += r.unsupported();
             r.fault().ifPresent(faults::add);
         }
-        List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
-        return new Outcome(results.length, wave, lane, exact, approximate, unsupported, faults, merge, dependent,
-                Duration.ofNanos(System.nanoTime() - start), Math.max(1, threads));
+
+        public int groups() {
+            return groups;
+        }
+
+        public long waveInstructions() {
+            return wave;
+        }
+
+        public int faults() {
+            return faults.size();
+        }
+
+        /** Applies the atomics (once, after every group was added) and returns the totals. */
+        public Outcome outcome(Duration wallTime, int threads) {
+            List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
+            return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, dependent,
+                    wallTime, threads);
+        }
     }
 
     /** Writes {@code dir/host/guest-<n>.bin} for every range and {@code dir/report.json}. */
     public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir) throws IOException {
+        write(o, kernel, captureSha256, dir, report -> { });
+    }
+
+    /**
+     * As {@link #write(Outcome, Kernel, String, Path)}, and {@code more} may add fields at the end of the
+     * report (before {@code wall_time_seconds}).
+     */
+    public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir,
+                             java.util.function.Consumer<ObjectNode> more) throws IOException {
         Path host = dir.resolve("host");
         Files.createDirectories(host);
         InitialMemory memory = o.memory().initial();
@@ -147,6 +191,7 @@ public final class Evaluation {
             ranges.addObject().put("index", r.index()).put("name", r.name()).put("file", "host/guest-" + r.index() + ".bin")
                     .put("bytes", r.size());
         }
+        more.accept(report);
         report.put("wall_time_seconds", o.wallTime().toNanos() / 1e9);
         json.writeValue(dir.resolve("report.json").toFile(), report);
     }

@@ -1,0 +1,119 @@
+package org.replayfarm.cli;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.http.ApiRoutes;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(name = "node", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run one node of a farm cluster until it is stopped (SIGTERM leaves the cluster gracefully).",
+                "Roles: coordinator (jobs, the capture store and the HTTP server), eval (evaluator entities on a "
+                        + "dedicated dispatcher of --threads threads), gpu (joins with the gpu role). A node may take "
+                        + "several roles (--role coordinator --role eval, or REPLAY_ROLE=coordinator,eval).",
+                "Prints one line when it is up: 'node ADDRESS roles [...]' (and 'http URL' on a coordinator).",
+                "",
+                "Every option can also come from the environment (a flag wins over its variable):",
+                "  REPLAY_ROLE          --role (comma-separated)",
+                "  REPLAY_HOST          --host",
+                "  REPLAY_PORT          --port",
+                "  REPLAY_SEEDS         --seed (comma-separated HOST:PORT)",
+                "  REPLAY_HTTP_HOST     --http-host",
+                "  REPLAY_HTTP_PORT     --http-port",
+                "  REPLAY_EVAL_THREADS  --threads",
+                "  REPLAY_CONFIG        --config",
+                "  REPLAY_WORK_DIR      --work-dir",
+                "  REPLAY_CACHE_DIR     where an eval node caches captures (default WORK_DIR/cache)",
+                "  REPLAY_LOG_LEVEL     logback's root level (default WARN)",
+                "The --config file (HOCON) is laid over everything else: any akka.* or replay.* setting "
+                        + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after)."})
+final class NodeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--role", paramLabel = "ROLE", split = ",", defaultValue = "${env:REPLAY_ROLE}",
+            description = "coordinator, eval or gpu (repeatable, or comma-separated).")
+    List<String> roles = new ArrayList<>();
+
+    @Option(names = "--host", paramLabel = "H", defaultValue = "${env:REPLAY_HOST:-127.0.0.1}",
+            description = "Canonical host other nodes reach this one at (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", paramLabel = "P", defaultValue = "${env:REPLAY_PORT:-25520}",
+            description = "Artery TCP port (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    int port;
+
+    @Option(names = "--seed", paramLabel = "HOST:PORT", split = ",", defaultValue = "${env:REPLAY_SEEDS}",
+            description = "A node to join (repeatable). None: this node starts a new cluster by joining itself.")
+    List<String> seeds = new ArrayList<>();
+
+    @Option(names = "--http-host", paramLabel = "H", defaultValue = "${env:REPLAY_HTTP_HOST:-0.0.0.0}",
+            description = "Address the coordinator's HTTP server binds (default ${DEFAULT-VALUE}).")
+    String httpHost;
+
+    @Option(names = "--http-port", paramLabel = "P", defaultValue = "${env:REPLAY_HTTP_PORT:-8080}",
+            description = "The coordinator's HTTP port (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    int httpPort;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "${env:REPLAY_EVAL_THREADS:-0}",
+            description = "Evaluator threads on an eval node (default: all cores).")
+    int threads;
+
+    @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:REPLAY_CONFIG}",
+            description = "A HOCON file laid over the defaults.")
+    Path config;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "${env:REPLAY_WORK_DIR}",
+            description = "Where the node keeps captures and job outputs (default: a new temporary directory).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+        Set<String> chosen = new LinkedHashSet<>();
+        for (String r : roles) {
+            String role = r.trim();
+            if (role.isEmpty()) {
+                continue;
+            }
+            if (!Set.of("coordinator", "eval", "gpu").contains(role)) {
+                throw new ParameterException(spec.commandLine(), "--role takes coordinator, eval or gpu, not '" + role + "'");
+            }
+            chosen.add(role);
+        }
+        if (chosen.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "give at least one --role (or REPLAY_ROLE)");
+        }
+        if (threads < 0) {
+            throw new ParameterException(spec.commandLine(), "--threads must not be negative");
+        }
+        Config extra = ConfigFactory.empty();
+        if (config != null) {
+            if (!Files.isRegularFile(config)) {
+                throw new java.nio.file.NoSuchFileException(config.toString());
+            }
+            extra = ConfigFactory.parseFile(config.toFile());
+        }
+        Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
+        List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+        FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
+                .withHttp(httpHost, httpPort).withEvalThreads(threads).withConfig(extra)
+                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults()))));
+        var out = spec.commandLine().getOut();
+        out.printf("node %s roles %s%s%n", node.address(), chosen,
+                chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "");
+        out.flush();
+        node.system().getWhenTerminated().toCompletableFuture().join();
+        return Replay.EXIT_OK;
+    }
+}

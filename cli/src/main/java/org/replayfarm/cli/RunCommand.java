@@ -1,0 +1,139 @@
+package org.replayfarm.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Evaluate groups of a capture on an embedded cluster in this process: one ActorSystem with "
+                + "the coordinator and eval roles, the capture served over loopback HTTP, groups sharded in slices "
+                + "over evaluator entities on a dedicated dispatcher.",
+                "Writes what replay eval writes (DIR/host/guest-<n>.bin, DIR/report.json), byte for byte the same "
+                        + "memory; a live progress bar (groups done, rate, ETA) goes to stderr. "
+                        + "Exit status 0, or 1 when a group faulted, 2 on error."})
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE")
+    Path capture;
+
+    static final class Selection {
+        @Option(names = "--every-group", required = true, description = "Evaluate every group of the dispatch.")
+        boolean every;
+        @Option(names = "--group", required = true, paramLabel = "X,Y[,Z]", description = "A group to evaluate (repeatable).")
+        List<String> groups = new ArrayList<>();
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Selection selection;
+
+    @Option(names = "--evaluators", paramLabel = "N", description = "Evaluator threads (default: all cores).")
+    Integer evaluators;
+
+    @Option(names = "--budget", paramLabel = "N", description = "Instructions one wave may execute (default ${DEFAULT-VALUE}).",
+            defaultValue = "" + HostModel.DEFAULT_BUDGET)
+    long budget;
+
+    @Option(names = "--progress", negatable = true,
+            description = "Draw the progress bar on stderr (default: when stderr is a terminal).")
+    Boolean progress;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        CaptureFile file = CaptureFile.open(capture);
+        Kernel kernel = new Kernel(file);
+        GroupSelection chosen = selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups);
+        long total;
+        try {
+            total = chosen.resolve(kernel.dispatch()).size();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (budget <= 0) {
+            throw new ParameterException(spec.commandLine(), "--budget must be positive");
+        }
+        int n = evaluators == null ? Runtime.getRuntime().availableProcessors() : evaluators;
+        if (n < 1) {
+            throw new ParameterException(spec.commandLine(), "--evaluators must be at least 1");
+        }
+        boolean bar = progress != null ? progress : System.console() != null;
+        Path work = Files.createTempDirectory("replay-run");
+        AtomicReference<Evaluation.Outcome> outcome = new AtomicReference<>();
+        JobProgress end;
+        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
+                .withEvalThreads(n))) {
+            String sha = node.jobs().storeCapture(capture);
+            CompletableFuture<JobProgress> ended = new CompletableFuture<>();
+            ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
+                    .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
+                    .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(System.err)).build() : null;
+            try {
+                node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), outcome::set);
+                try (AutoCloseable sub = node.jobs().subscribe("run", p -> {
+                    if (pb != null) {
+                        pb.stepTo(p.groupsDone());
+                    }
+                    if (p.ended()) {
+                        ended.complete(p);
+                    }
+                })) {
+                    end = ended.get();
+                }
+            } finally {
+                if (pb != null) {
+                    pb.close();
+                }
+            }
+        } finally {
+            deleteTree(work);
+        }
+        if (!end.state().equals("finished")) {
+            throw new IllegalStateException("the job failed: " + end.error());
+        }
+        Evaluation.Outcome o = outcome.get();
+        PrintWriter w = spec.commandLine().getOut();
+        w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());
+        Evaluation.summarize(o, w);
+        w.printf("output          %s%n", out.resolve("host"));
+        return o.faults().isEmpty() ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+    }
+
+    static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind is not an error
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Toolchain;
+
+/** {@code replay run} (an embedded cluster) writes what {@code replay eval} writes, and exits the same way. */
+class RunCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void replay_run_writes_the_same_files_as_replay_eval_on_the_example() throws Exception {
+        Path capture = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        CliRun eval = CliRun.of("eval", capture.toString(), "--every-group", "--threads", "2", "--out", dir.resolve("eval").toString());
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--evaluators", "2", "--out", dir.resolve("run").toString());
+        assertEquals(0, eval.exitCode(), eval.err());
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertSameFiles(dir.resolve("eval"), dir.resolve("run"));
+        assertEquals(eval.out().lines().filter(l -> !l.startsWith("groups") && !l.startsWith("output")).toList(),
+                run.out().lines().filter(l -> !l.startsWith("groups") && !l.startsWith("output")).toList());
+    }
+
+    @Test
+    void a_faulted_group_gives_exit_status_1_as_replay_eval_and_group_lists_are_checked() throws Exception {
+        Path s = dir.resolve("k.s");
+        Files.writeString(s, EvalCommandTest.STORE_ID);
+        Path capture = dir.resolve("k.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "6", "--group-size", "1",
+                "--arg", "zeros:64", "--workgroup-id-sgpr", "2", "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        CliRun eval = CliRun.of("eval", capture.toString(), "--group", "5", "--group", "2", "--group", "0",
+                "--threads", "1", "--out", dir.resolve("eval").toString());
+        CliRun run = CliRun.of("run", capture.toString(), "--group", "5", "--group", "2", "--group", "0",
+                "--evaluators", "1", "--out", dir.resolve("run").toString());
+        assertEquals(1, eval.exitCode(), eval.out() + eval.err());
+        assertEquals(1, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("group (2, 0, 0) wave 0 lane 0 pc 0x"), run.out());
+        assertSameFiles(dir.resolve("eval"), dir.resolve("run"));
+
+        CliRun outside = CliRun.of("run", capture.toString(), "--group", "6", "--out", dir.resolve("x").toString());
+        assertEquals(2, outside.exitCode());
+        assertTrue(outside.err().contains("group (6, 0, 0) is outside the dispatch of 6 x 1 x 1 groups"), outside.err());
+    }
+
+    /** Every file byte for byte; report.json's wall time aside (it says how long, not what). */
+    static void assertSameFiles(Path expected, Path actual) throws Exception {
+        assertSameFiles(expected, actual, false);
+    }
+
+    /** As above; {@code anyThreads}: the report's thread count may differ too (a cluster of other nodes). */
+    static void assertSameFiles(Path expected, Path actual, boolean anyThreads) throws Exception {
+        List<Path> files;
+        try (Stream<Path> w = Files.walk(expected)) {
+            files = w.filter(Files::isRegularFile).map(expected::relativize).sorted().toList();
+        }
+        try (Stream<Path> w = Files.walk(actual)) {
+            assertEquals(files, w.filter(Files::isRegularFile).map(actual::relativize).sorted().toList());
+        }
+        for (Path f : files) {
+            if (f.toString().equals("report.json")) {
+                ObjectMapper json = new ObjectMapper();
+                ObjectNode a = (ObjectNode) json.readTree(expected.resolve(f).toFile());
+                ObjectNode b = (ObjectNode) json.readTree(actual.resolve(f).toFile());
+                assertTrue(b.get("wall_time_seconds").asDouble() > 0);
+                a.put("wall_time_seconds", 0.0);
+                if (anyThreads) {
+                    a.put("threads", 0);
+                    b.put("threads", 0);
+                }
+                b.put("wall_time_seconds", 0.0);
+                assertEquals(json.writerWithDefaultPrettyPrinter().writeValueAsString(a),
+                        json.writerWithDefaultPrettyPrinter().writeValueAsString(b));
+            } else {
+                assertArrayEquals(Files.readAllBytes(expected.resolve(f)), Files.readAllBytes(actual.resolve(f)), f.toString());
+            }
+        }
+    }
+}

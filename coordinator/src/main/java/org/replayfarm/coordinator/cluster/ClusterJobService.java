@@ -1,0 +1,165 @@
+package org.replayfarm.coordinator.cluster;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.DispatcherSelector;
+import akka.cluster.sharding.typed.ShardingEnvelope;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.jobs.JobService;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.capture.CaptureFormatException;
+
+/**
+ * Jobs evaluated on the cluster: each job is a {@link Job} actor on this (coordinator) node that shards
+ * its slices over the evaluator nodes; evaluators fetch captures from {@code captureBaseUrl}
+ * ({@code /captures/<sha256>}, served by CoordinatorHttp from the same store).
+ */
+public final class ClusterJobService implements JobService {
+    private final ActorSystem<?> system;
+    private final ActorRef<ShardingEnvelope<Object>> shards;
+    private final CaptureStore captures;
+    private final Path jobsDir;
+    private final String captureBaseUrl;
+    private final int reportThreads;
+    private final Map<String, JobProgress> progress = new ConcurrentHashMap<>();
+    private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
+    private final Map<String, Path> outputs = new ConcurrentHashMap<>();
+    private final Map<String, List<Consumer<JobProgress>>> listeners = new ConcurrentHashMap<>();
+
+    /**
+     * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
+     * 0: the sum announced by the evaluator nodes is not known, so the report says 0).
+     */
+    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
+                             Path jobsDir, String captureBaseUrl, int reportThreads) throws IOException {
+        this.system = system;
+        this.shards = shards;
+        this.captures = captures;
+        this.jobsDir = Files.createDirectories(jobsDir);
+        this.captureBaseUrl = captureBaseUrl;
+        this.reportThreads = reportThreads;
+    }
+
+    @Override
+    public String storeCapture(Path file) throws IOException, CaptureFormatException {
+        return captures.store(file);
+    }
+
+    @Override
+    public boolean hasCapture(String sha256) {
+        return captures.has(sha256);
+    }
+
+    @Override
+    public String start(String sha, GroupSelection selection) {
+        String id = UUID.randomUUID().toString();
+        return start(id, sha, selection, HostModel.DEFAULT_BUDGET, jobsDir.resolve(id));
+    }
+
+    /** Starts a job with this id whose outputs go to {@code out}. */
+    public String start(String id, String sha, GroupSelection selection, long budget, Path out) {
+        return start(id, sha, selection, budget, out, o -> { });
+    }
+
+    /** As {@link #start(String, String, GroupSelection, long, Path)}; {@code onOutcome} gets the totals at the end. */
+    public String start(String id, String sha, GroupSelection selection, long budget, Path out,
+                        Consumer<org.replayfarm.evalnode.eval.Evaluation.Outcome> onOutcome) {
+        if (!captures.has(sha)) {
+            throw new IllegalArgumentException("no capture " + sha + " is stored");
+        }
+        Kernel kernel;
+        try {
+            kernel = new Kernel(CaptureFile.open(captures.path(sha)));
+        } catch (IOException | CaptureFormatException e) {
+            throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
+        }
+        List<int[]> explicit = null;
+        long total;
+        var d = kernel.dispatch();
+        if (selection.every()) {
+            total = (long) d.getGroupCountX() * d.getGroupCountY() * d.getGroupCountZ();
+        } else {
+            explicit = selection.resolve(d);
+            total = explicit.size();
+        }
+        outputs.put(id, out);
+        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, out,
+                reportThreads);
+        Job.Listener listener = new Job.Listener() {
+            @Override
+            public void progress(JobProgress p) {
+                update(p);
+            }
+
+            @Override
+            public void stats(Job.JobStats s) {
+                stats.put(id, s);
+            }
+
+            @Override
+            public void outcome(org.replayfarm.evalnode.eval.Evaluation.Outcome o) {
+                onOutcome.accept(o);
+            }
+        };
+        progress.put(id, new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
+                DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
+        return id;
+    }
+
+    private void update(JobProgress p) {
+        if (p.state().equals("running") && progress.getOrDefault(p.jobId(), p).ended()) {
+            return;
+        }
+        progress.put(p.jobId(), p);
+        for (Consumer<JobProgress> l : listeners.getOrDefault(p.jobId(), List.of())) {
+            l.accept(p);
+        }
+    }
+
+    @Override
+    public Optional<JobProgress> progress(String jobId) {
+        return Optional.ofNullable(progress.get(jobId));
+    }
+
+    /** A finished (or failed) job's figures: slices, duplicates counted once, re-sends, nondeterminism. */
+    public Optional<Job.JobStats> stats(String jobId) {
+        return Optional.ofNullable(stats.get(jobId));
+    }
+
+    @Override
+    public AutoCloseable subscribe(String jobId, Consumer<JobProgress> listener) {
+        List<Consumer<JobProgress>> list = listeners.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>());
+        list.add(listener);
+        JobProgress now = progress.get(jobId);
+        if (now != null) {
+            listener.accept(now);
+        }
+        return () -> list.remove(listener);
+    }
+
+    @Override
+    public Optional<Path> results(String jobId) {
+        JobProgress p = progress.get(jobId);
+        return p != null && p.state().equals("finished") ? Optional.ofNullable(outputs.get(jobId)) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        // the job actors live and die with the node's actor system, which FarmNode owns
+    }
+}

@@ -1,0 +1,272 @@
+package org.replayfarm.coordinator.cluster;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.cluster.sharding.typed.ShardingEnvelope;
+import akka.cluster.typed.Cluster;
+import akka.http.javadsl.ServerBinding;
+import akka.http.javadsl.server.Route;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.replayfarm.coordinator.http.CoordinatorHttp;
+import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.coordinator.jobs.JobService;
+import org.replayfarm.evalnode.cluster.CaptureCache;
+import org.replayfarm.evalnode.cluster.EvaluatorNode;
+import org.replayfarm.evalnode.cluster.EvaluatorSharding;
+
+/**
+ * One node of the farm: an ActorSystem named {@value #SYSTEM} with the given roles (coordinator, eval,
+ * gpu), Artery on a canonical host and port, seed nodes (none: the node joins itself), the split-brain
+ * resolver, evaluator sharding (a region on eval nodes, a proxy elsewhere) and, on the coordinator, the
+ * capture store, the cluster job service and the HTTP server.
+ */
+public final class FarmNode implements AutoCloseable {
+    public static final String SYSTEM = "farm";
+    public static final String COORDINATOR = "coordinator";
+
+    /**
+     * How to start a node. {@code seeds} are HOST:PORT of nodes to join (empty: join itself);
+     * {@code evalThreads} 0 means all cores; {@code config} is laid over everything else (a file, tests).
+     */
+    public record Settings(Set<String> roles, String host, int port, List<String> seeds, String httpHost, int httpPort,
+                           int evalThreads, Path workDir, boolean serializeMessages, Config config,
+                           Function<JobService, List<Route>> routes) {
+        public static Settings of(Set<String> roles, Path workDir) {
+            return new Settings(roles, "127.0.0.1", 0, List.of(), "127.0.0.1", 0, 0, workDir, false,
+                    ConfigFactory.empty(), service -> List.of());
+        }
+
+        public Settings withSeeds(List<String> s) {
+            return new Settings(roles, host, port, s, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes);
+        }
+
+        public Settings withEvalThreads(int n) {
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, n, workDir, serializeMessages, config, routes);
+        }
+
+        public Settings withSerializeMessages(boolean on) {
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, on, config, routes);
+        }
+
+        public Settings withConfig(Config c) {
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, c, routes);
+        }
+
+        public Settings withAddress(String h, int p) {
+            return new Settings(roles, h, p, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes);
+        }
+
+        public Settings withHttp(String h, int p) {
+            return new Settings(roles, host, port, seeds, h, p, evalThreads, workDir, serializeMessages, config, routes);
+        }
+
+        public Settings withRoutes(Function<JobService, List<Route>> r) {
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, r);
+        }
+    }
+
+    private final ActorSystem<Void> system;
+    private final EvaluatorNode evaluator;
+    private final ClusterJobService jobs;
+    private final ServerBinding binding;
+    private final int evalThreads;
+    private final String url;
+
+    private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
+                     int evalThreads, String url) {
+        this.url = url;
+        this.system = system;
+        this.evaluator = evaluator;
+        this.jobs = jobs;
+        this.binding = binding;
+        this.evalThreads = evalThreads;
+    }
+
+    /** The node's configuration: {@code settings.config()} over the settings over the defaults. */
+    public static Config config(Settings s, int threads) {
+        Set<String> roles = new LinkedHashSet<>(s.roles());
+        Config base = ConfigFactory.load();
+        if (roles.contains(EvaluatorSharding.ROLE)) {
+            int perThread = s.config().withFallback(base).getInt("replay.eval.slices-per-thread");
+            roles.add("slots-" + Math.max(1, perThread * threads));
+        }
+        List<String> seeds = new ArrayList<>();
+        for (String seed : s.seeds()) {
+            seeds.add(seed.startsWith("akka://") ? seed : "akka://" + SYSTEM + "@" + seed);
+        }
+        Config settings = ConfigFactory.empty()
+                .withValue("akka.actor.provider", ConfigValueFactory.fromAnyRef("cluster"))
+                .withValue("akka.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(s.host()))
+                .withValue("akka.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(s.port()))
+                .withValue("akka.cluster.roles", ConfigValueFactory.fromIterable(roles))
+                .withValue("akka.cluster.seed-nodes", ConfigValueFactory.fromIterable(seeds))
+                .withValue("akka.cluster.downing-provider-class",
+                        ConfigValueFactory.fromAnyRef("akka.cluster.sbr.SplitBrainResolverProvider"))
+                .withValue("akka.cluster.jmx.multi-mbeans-in-same-jvm", ConfigValueFactory.fromAnyRef("on"))
+                .withValue("akka.actor.serialize-messages", ConfigValueFactory.fromAnyRef(s.serializeMessages() ? "on" : "off"))
+                .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
+        return s.config().withFallback(settings).withFallback(base).resolve();
+    }
+
+    public static FarmNode start(Settings s) throws IOException, InterruptedException {
+        Config base = s.config().withFallback(ConfigFactory.load());
+        int threads = s.evalThreads() > 0 ? s.evalThreads()
+                : base.getInt("replay.eval.threads") > 0 ? base.getInt("replay.eval.threads")
+                : Runtime.getRuntime().availableProcessors();
+        Config config = config(s, threads);
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM, config);
+        try {
+            Cluster cluster = Cluster.get(system);
+            if (s.seeds().isEmpty()) {
+                cluster.manager().tell(akka.cluster.typed.Join.create(cluster.selfMember().address()));
+            }
+            EvaluatorNode evaluator = null;
+            if (s.roles().contains(EvaluatorSharding.ROLE)) {
+                String dir = config.getString("replay.eval.cache-dir");
+                Path cacheDir = dir.isEmpty() ? s.workDir().resolve("cache") : Path.of(dir);
+                Executor executor = system.dispatchers().lookup(DispatcherSelector.fromConfig("replay.eval.dispatcher"));
+                evaluator = new EvaluatorNode(new CaptureCache(cacheDir), executor, cluster.selfMember().address().toString());
+            }
+            ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
+            ClusterJobService jobs = null;
+            ServerBinding binding = null;
+            String url = null;
+            if (s.roles().contains(COORDINATOR)) {
+                CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
+                String advertised = s.host().equals("0.0.0.0") ? "127.0.0.1" : s.host();
+                // bind first (port 0 picks one), then tell evaluators the URL the binding got
+                List<Route> routes = new ArrayList<>();
+                JobServiceHolder holder = new JobServiceHolder();
+                routes.addAll(s.routes().apply(holder));
+                binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes)
+                        .toCompletableFuture().get(30, TimeUnit.SECONDS);
+                url = "http://" + advertised + ":" + binding.localAddress().getPort();
+                jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
+                        s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0);
+                holder.delegate = jobs;
+            }
+            return new FarmNode(system, evaluator, jobs, binding, threads, url);
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            system.terminate();
+            throw e;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            system.terminate();
+            throw new IOException("the coordinator's HTTP server did not start: " + e.getMessage(), e);
+        }
+    }
+
+    public ActorSystem<Void> system() {
+        return system;
+    }
+
+    /** The node's cluster address, e.g. {@code akka://farm@127.0.0.1:25520}. */
+    public String address() {
+        return Cluster.get(system).selfMember().address().toString();
+    }
+
+    /** HOST:PORT to give other nodes as their seed. */
+    public String seed() {
+        var a = Cluster.get(system).selfMember().address();
+        return a.getHost().get() + ":" + a.getPort().get();
+    }
+
+    /** The job service (coordinator nodes only). */
+    public ClusterJobService jobs() {
+        if (jobs == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return jobs;
+    }
+
+    /** The evaluator (eval nodes only; null otherwise). */
+    public EvaluatorNode evaluator() {
+        return evaluator;
+    }
+
+    /** The coordinator's HTTP base URL as other nodes reach it (coordinator nodes only). */
+    public String httpUrl() {
+        return url;
+    }
+
+    /** The HTTP server's binding (coordinator nodes only). */
+    public ServerBinding binding() {
+        return binding;
+    }
+
+    public int evalThreads() {
+        return evalThreads;
+    }
+
+    /** Leaves the cluster and stops the node (coordinated shutdown). */
+    @Override
+    public void close() {
+        system.terminate();
+        try {
+            system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // it is going down anyway
+        }
+    }
+
+    /** Lets routes be built before the service exists (the HTTP server binds first). */
+    private static final class JobServiceHolder implements JobService {
+        volatile JobService delegate;
+
+        private JobService d() {
+            if (delegate == null) {
+                throw new IllegalStateException("the coordinator is starting");
+            }
+            return delegate;
+        }
+
+        @Override
+        public String storeCapture(Path file) throws IOException, org.replayfarm.model.capture.CaptureFormatException {
+            return d().storeCapture(file);
+        }
+
+        @Override
+        public boolean hasCapture(String sha256) {
+            return d().hasCapture(sha256);
+        }
+
+        @Override
+        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups) {
+            return d().start(captureSha256, groups);
+        }
+
+        @Override
+        public java.util.Optional<org.replayfarm.coordinator.jobs.JobProgress> progress(String jobId) {
+            return d().progress(jobId);
+        }
+
+        @Override
+        public AutoCloseable subscribe(String jobId, java.util.function.Consumer<org.replayfarm.coordinator.jobs.JobProgress> l) {
+            return d().subscribe(jobId, l);
+        }
+
+        @Override
+        public java.util.Optional<Path> results(String jobId) {
+            return d().results(jobId);
+        }
+
+        @Override
+        public void close() {
+            if (delegate != null) {
+                delegate.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,343 @@
+package org.replayfarm.coordinator.cluster;
+
+import akka.actor.NoSerializationVerificationNeeded;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorRefResolver;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.TimerScheduler;
+import akka.cluster.ClusterEvent;
+import akka.cluster.Member;
+import akka.cluster.MemberStatus;
+import akka.cluster.sharding.typed.ShardingEnvelope;
+import akka.cluster.typed.Cluster;
+import akka.cluster.typed.Subscribe;
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.cluster.EvaluatorSharding;
+import org.replayfarm.evalnode.cluster.SliceCodec;
+import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.proto.GroupId;
+import org.replayfarm.proto.GroupOutcome;
+import org.replayfarm.proto.GroupRange;
+import org.replayfarm.proto.SliceResult;
+import org.replayfarm.proto.SliceResultChunk;
+import org.replayfarm.proto.SliceTask;
+
+/**
+ * One job on the coordinator: sends slices to evaluator entities (a bounded window per node), follows
+ * cluster membership to re-send the slices of nodes that left, reassembles chunked results, and merges
+ * them in group order; when every group is merged it writes the outputs as {@code replay eval} does and
+ * stops. The decisions are {@link JobState}'s; this actor routes.
+ */
+public final class Job {
+    public sealed interface Command extends NoSerializationVerificationNeeded {
+    }
+
+    record ChunkArrived(SliceResultChunk chunk) implements Command {
+    }
+
+    record Membership(ClusterEvent.ClusterDomainEvent event) implements Command {
+    }
+
+    record Reachability(ClusterEvent.ReachabilityEvent event) implements Command {
+    }
+
+    enum Tick implements Command { INSTANCE }
+
+    record Regions(akka.cluster.sharding.ShardRegion.CurrentRegions current) implements Command {
+    }
+
+    /** What the job tells its owner: progress, and its statistics at the end. */
+    public interface Listener {
+        void progress(JobProgress p);
+
+        default void stats(JobStats s) {
+        }
+
+        /** The job's totals and merged memory, once written (before the final progress). */
+        default void outcome(Evaluation.Outcome o) {
+        }
+    }
+
+    /** Figures of a job beyond its progress (for reports and tests). */
+    public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks,
+                           Map<String, Long> slicesByNode) {
+    }
+
+    private final ActorContext<Command> ctx;
+    private final JobSpec spec;
+    private final ActorRef<ShardingEnvelope<Object>> shards;
+    private final Listener listener;
+    private final JobState<List<GroupOutcome>> state;
+    private final Evaluation.Totals totals;
+    private final String replyTo;
+    private final int defaultSlots;
+    private final Map<String, List<SliceResultChunk>> partial = new HashMap<>();
+    /** Evaluator members up whose shard region the sharding coordinator has not confirmed yet: slots. */
+    private final Map<String, Integer> unconfirmed = new HashMap<>();
+    private final akka.actor.ActorRef regionsRef;
+    private final long started = System.nanoTime();
+    private long lastProgress;
+    private long chunks;
+    private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
+
+    private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
+                Listener listener) {
+        this.ctx = ctx;
+        this.spec = spec;
+        this.shards = shards;
+        this.listener = listener;
+        Config c = config.getConfig("replay.coordinator");
+        this.state = new JobState<>(spec.totalGroups(), new JobState.Settings(c.getDuration("slice-target").toNanos(),
+                c.getDuration("slice-timeout").toNanos(), c.getDouble("slice-timeout-factor"),
+                c.getDuration("slice-timeout-min").toNanos(), c.getInt("max-slice-failures")));
+        this.defaultSlots = c.getInt("slices-per-node");
+        this.totals = new Evaluation.Totals(spec.kernel());
+        ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
+        this.replyTo = ActorRefResolver.get(ctx.getSystem()).toSerializationFormat(chunkRef);
+        this.regionsRef = akka.actor.typed.javadsl.Adapter.toClassic(
+                ctx.messageAdapter(akka.cluster.sharding.ShardRegion.CurrentRegions.class, Regions::new));
+    }
+
+    public static Behavior<Command> create(JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
+                                           Listener listener) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new Job(ctx, spec, shards, config, listener)
+                .start(timers, config.getDuration("replay.coordinator.tick"))));
+    }
+
+    private Behavior<Command> start(TimerScheduler<Command> timers, Duration tick) {
+        Cluster cluster = Cluster.get(ctx.getSystem());
+        for (Member m : cluster.state().getMembers()) {
+            if (m.status() == MemberStatus.up() && !cluster.state().getUnreachable().contains(m)) {
+                up(m);
+            }
+        }
+        cluster.subscriptions().tell(Subscribe.create(ctx.messageAdapter(ClusterEvent.MemberEvent.class, Membership::new),
+                ClusterEvent.MemberEvent.class));
+        cluster.subscriptions().tell(Subscribe.create(ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class,
+                Reachability::new), ClusterEvent.ReachabilityEvent.class));
+        timers.startTimerWithFixedDelay(Tick.INSTANCE, tick);
+        report(true);
+        if (spec.totalGroups() == 0) {
+            return finish();
+        }
+        pump();
+        return Behaviors.receive(Command.class)
+                .onMessage(ChunkArrived.class, this::onChunk)
+                .onMessage(Membership.class, this::onMembership)
+                .onMessage(Reachability.class, this::onReachability)
+                .onMessageEquals(Tick.INSTANCE, this::onTick)
+                .onMessage(Regions.class, this::onRegions)
+                .build();
+    }
+
+    private void up(Member m) {
+        if (!m.hasRole(EvaluatorSharding.ROLE)) {
+            return;
+        }
+        int slots = defaultSlots;
+        for (String role : m.getRoles()) {
+            if (role.startsWith("slots-")) {
+                try {
+                    slots = Integer.parseInt(role.substring(6));
+                } catch (NumberFormatException ignored) {
+                    // not ours
+                }
+            }
+        }
+        // a slice goes to the node's own shard region: wait until the sharding coordinator knows that
+        // region, or the shard would be allocated elsewhere
+        unconfirmed.put(m.address().toString(), slots);
+        askRegions();
+    }
+
+    private void askRegions() {
+        if (!unconfirmed.isEmpty()) {
+            // the classic query: the sharding coordinator answers with the addresses of the regions it knows
+            akka.actor.typed.javadsl.Adapter.toClassic(shards).tell(
+                    akka.cluster.sharding.ShardRegion.getCurrentRegionsInstance(), regionsRef);
+        }
+    }
+
+    private Behavior<Command> onRegions(Regions r) {
+        akka.actor.Address self = Cluster.get(ctx.getSystem()).selfMember().address();
+        for (akka.actor.Address region : r.current().getRegions()) {
+            akka.actor.Address a = region.hasLocalScope() ? self : region;
+            Integer slots = unconfirmed.remove(a.toString());
+            if (slots != null) {
+                state.nodeUp(a.toString(), slots);
+            }
+        }
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> onMembership(Membership m) {
+        ClusterEvent.ClusterDomainEvent e = m.event();
+        if (e instanceof ClusterEvent.MemberUp up) {
+            up(up.member());
+        } else if (e instanceof ClusterEvent.MemberLeft || e instanceof ClusterEvent.MemberExited
+                || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
+            Member gone = ((ClusterEvent.MemberEvent) e).member();
+            if (gone.hasRole(EvaluatorSharding.ROLE)) {
+                ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
+                        e.getClass().getSimpleName());
+                state.nodeGone(gone.address().toString());
+                unconfirmed.remove(gone.address().toString());
+            }
+        }
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> onReachability(Reachability r) {
+        if (r.event() instanceof ClusterEvent.UnreachableMember u && u.member().hasRole(EvaluatorSharding.ROLE)) {
+            ctx.getLog().warn("job {}: evaluator {} is unreachable; its slices go elsewhere", spec.jobId(),
+                    u.member().address());
+            state.nodeGone(u.member().address().toString());
+            unconfirmed.remove(u.member().address().toString());
+        } else if (r.event() instanceof ClusterEvent.ReachableMember back && back.member().status() == MemberStatus.up()) {
+            up(back.member());
+        }
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> onTick() {
+        int expired = state.expire(System.nanoTime());
+        if (expired > 0) {
+            ctx.getLog().warn("job {}: {} slice(s) passed their deadline; sending them again", spec.jobId(), expired);
+        }
+        report(false);
+        askRegions();
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> onChunk(ChunkArrived arrived) {
+        SliceResultChunk c = arrived.chunk();
+        chunks++;
+        String key = c.getSliceId() + "/" + c.getAttempt() + "/" + c.getNodeAddress();
+        List<SliceResultChunk> list = partial.computeIfAbsent(key, k -> new ArrayList<>());
+        list.add(c);
+        if (!c.getLast()) {
+            return Behaviors.same();
+        }
+        partial.remove(key);
+        SliceResult r;
+        try {
+            r = SliceCodec.join(list);
+        } catch (IllegalArgumentException e) {
+            ctx.getLog().error("job {}: dropping a result of slice {}: {}", spec.jobId(), c.getSliceId(), e.getMessage());
+            return Behaviors.same();
+        }
+        JobState.Accepted a = state.onResult(r.getSliceId(), r.getResultHash().toByteArray(), r.getOutcomesCount(),
+                r.getEvalNanos(), r.getError(), r.getOutcomesList());
+        switch (a) {
+            case NONDETERMINISTIC -> ctx.getLog().error("job {}: NONDETERMINISM: slice {} evaluated again on {} "
+                    + "(attempt {}) hashes differently from its first result", spec.jobId(), r.getSliceId(),
+                    r.getNodeAddress(), r.getAttempt());
+            case DUPLICATE -> ctx.getLog().debug("job {}: slice {} came back again (attempt {}); same hash, counted once",
+                    spec.jobId(), r.getSliceId(), r.getAttempt());
+            case FAILED_ATTEMPT -> ctx.getLog().warn("job {}: slice {} failed on {}: {}", spec.jobId(), r.getSliceId(),
+                    r.getNodeAddress(), r.getError());
+            default -> {
+            }
+        }
+        if (a == JobState.Accepted.NEW) {
+            slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
+            for (JobState.Ready<List<GroupOutcome>> ready : state.mergeable()) {
+                long index = ready.start();
+                for (GroupOutcome o : ready.payload()) {
+                    totals.add(SliceCodec.decode(o), (int) (++index));
+                }
+            }
+            report(false);
+        }
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> pumpOrFinish() {
+        if (state.failure() != null) {
+            return fail(state.failure());
+        }
+        if (state.done()) {
+            return finish();
+        }
+        pump();
+        return Behaviors.same();
+    }
+
+    private void pump() {
+        for (JobState.Send s : state.dispatch(System.nanoTime())) {
+            SliceTask.Builder task = SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
+                    .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo)
+                    .setBudget(spec.budget()).setTargetNode(s.node());
+            if (spec.explicit() == null) {
+                task.addRanges(GroupRange.newBuilder().setStart(s.start()).setCount(s.count()));
+            } else {
+                for (long i = s.start(); i < s.start() + s.count(); i++) {
+                    int[] g = spec.explicit().get((int) i);
+                    task.addGroups(GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
+                }
+            }
+            String entity = EvaluatorSharding.entityId(s.node(), spec.jobId(), s.sliceId(), s.attempt());
+            shards.tell(new ShardingEnvelope<>(entity, task.build()));
+        }
+    }
+
+    private Behavior<Command> finish() {
+        Duration wall = Duration.ofNanos(System.nanoTime() - started);
+        Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
+        try {
+            long nondeterministic = state.nondeterministic();
+            Evaluation.write(outcome, spec.kernel(), spec.captureSha256(), spec.outDir(), report -> {
+                if (nondeterministic > 0) {
+                    report.put("nondeterministic_slices", nondeterministic);
+                }
+            });
+        } catch (Exception e) {
+            return fail("writing the outputs to " + spec.outDir() + ": " + e);
+        }
+        listener.stats(stats());
+        listener.outcome(outcome);
+        double seconds = wall.toNanos() / 1e9;
+        listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "finished", spec.totalGroups(),
+                spec.totalGroups(), spec.totalGroups() / Math.max(seconds, 1e-9), 0, outcome.faults().size(),
+                outcome.waveInstructions(), ""));
+        ctx.getLog().info("job {}: {} groups in {} slices, {} duplicate(s), {} re-sent, {} nondeterministic, {} s",
+                spec.jobId(), spec.totalGroups(), state.slicesPlanned(), state.duplicates(), state.resent(),
+                state.nondeterministic(), seconds);
+        return Behaviors.stopped();
+    }
+
+    private Behavior<Command> fail(String why) {
+        ctx.getLog().error("job {} failed: {}", spec.jobId(), why);
+        listener.stats(stats());
+        listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "failed", spec.totalGroups(),
+                state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), why));
+        return Behaviors.stopped();
+    }
+
+    private JobStats stats() {
+        return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks,
+                Map.copyOf(slicesByNode));
+    }
+
+    private void report(boolean force) {
+        long now = System.nanoTime();
+        if (!force && now - lastProgress < 100_000_000L) {
+            return;
+        }
+        lastProgress = now;
+        double seconds = (now - started) / 1e9;
+        long done = state.groupsFinished();
+        double rate = done / Math.max(seconds, 1e-9);
+        double eta = done == 0 ? -1 : (spec.totalGroups() - done) / Math.max(rate, 1e-9);
+        listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "running", spec.totalGroups(), done, rate,
+                eta, totals.faults(), totals.waveInstructions(), ""));
+    }
+}

@@ -1,0 +1,96 @@
+package org.replayfarm.coordinator.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import akka.cluster.MemberStatus;
+import akka.cluster.typed.Cluster;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.GroupSelection;
+
+/** A coordinator and evaluator nodes, each its own ActorSystem, in this JVM on loopback (port 0). */
+final class FarmCluster implements AutoCloseable {
+    final FarmNode coordinator;
+    final List<FarmNode> evaluators = new ArrayList<>();
+    private final Path dir;
+    private final Config config;
+
+    FarmCluster(Path dir, int evaluators, Config config) throws Exception {
+        this.dir = dir;
+        this.config = config.withFallback(ConfigFactory.parseString("""
+                akka.cluster.split-brain-resolver.stable-after = 3s
+                akka.coordinated-shutdown.exit-jvm = off
+                akka.loglevel = WARNING
+                """));
+        coordinator = FarmNode.start(FarmNode.Settings.of(Set.of("coordinator"), dir.resolve("coordinator"))
+                .withSerializeMessages(true).withConfig(this.config));
+        awaitUp(1);
+        for (int i = 0; i < evaluators; i++) {
+            addEvaluator();
+        }
+    }
+
+    FarmNode addEvaluator() throws Exception {
+        int n = evaluators.size();
+        FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval-" + n))
+                .withSeeds(List.of(coordinator.seed())).withEvalThreads(1).withSerializeMessages(true).withConfig(config));
+        evaluators.add(node);
+        awaitUp(1 + evaluators.size());
+        return node;
+    }
+
+    void awaitUp(int members) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < end) {
+            var state = Cluster.get(coordinator.system()).state();
+            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .filter(m -> m.status() == MemberStatus.up()).count();
+            if (up == members && state.getUnreachable().isEmpty()) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition, not synchronising
+        }
+        fail("the cluster did not reach " + members + " members up");
+    }
+
+    /** Runs a job on the cluster and waits for it to finish; returns its id. */
+    String run(Path capture, GroupSelection selection, Path out) throws Exception {
+        ClusterJobService jobs = coordinator.jobs();
+        String sha = jobs.storeCapture(capture);
+        String id = "job-" + System.nanoTime();
+        CompletableFuture<JobProgress> end = new CompletableFuture<>();
+        jobs.start(id, sha, selection, org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, out);
+        try (AutoCloseable sub = jobs.subscribe(id, p -> {
+            if (p.ended()) {
+                end.complete(p);
+            }
+        })) {
+            JobProgress p = end.get(60, TimeUnit.SECONDS);
+            assertEquals("finished", p.state(), p.error());
+            return id;
+        }
+    }
+
+    Job.JobStats stats(String jobId) {
+        return coordinator.jobs().stats(jobId).orElseThrow();
+    }
+
+    @Override
+    public void close() {
+        // one at a time, youngest first: the oldest evaluator hosts the sharding coordinator
+        for (int i = evaluators.size() - 1; i >= 0; i--) {
+            evaluators.get(i).close();
+        }
+        coordinator.close();
+    }
+}

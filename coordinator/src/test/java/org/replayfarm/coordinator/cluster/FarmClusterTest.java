@@ -1,0 +1,101 @@
+package org.replayfarm.coordinator.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.cluster.SliceCodec;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+
+/**
+ * Three ActorSystems in one JVM on loopback (a coordinator and two evaluators), every message
+ * serialized (akka.actor.serialize-messages = on): jobs give what replay eval gives.
+ */
+class FarmClusterTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void results_equal_replay_eval_on_several_captures_and_a_multi_megabyte_slice_crosses_in_chunks() throws Exception {
+        Path hist = TestCaptures.histogram(dir);
+        Path fill = TestCaptures.fill(dir, 1 << 20); // each group stores 4 MiB
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
+            farm.run(TestCaptures.saxpy(), GroupSelection.everyGroup(), dir.resolve("saxpy"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(TestCaptures.saxpy(), GroupSelection.everyGroup(),
+                    dir.resolve("saxpy-ref")), dir.resolve("saxpy"));
+
+            farm.run(hist, GroupSelection.everyGroup(), dir.resolve("hist"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(hist, GroupSelection.everyGroup(),
+                    dir.resolve("hist-ref")), dir.resolve("hist"));
+
+            GroupSelection some = GroupSelection.of(List.of("7,3", "0,0", "3,1", "3,2", "5"));
+            farm.run(hist, some, dir.resolve("hist-some"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(hist, some, dir.resolve("hist-some-ref")),
+                    dir.resolve("hist-some"));
+
+            String big = farm.run(fill, GroupSelection.everyGroup(), dir.resolve("fill"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(fill, GroupSelection.everyGroup(),
+                    dir.resolve("fill-ref")), dir.resolve("fill"));
+            long chunks = farm.stats(big).chunks();
+            assertTrue(chunks >= 2 * (4 << 20) / SliceCodec.CHUNK_BYTES, "4 MiB per slice arrives in chunks: " + chunks);
+
+            int fetches = farm.evaluators.stream().mapToInt(e -> e.evaluator().cache().fetches()).sum();
+            assertTrue(fetches <= 2 * 3, "each node fetches each capture at most once: " + fetches);
+        }
+    }
+
+    @Test
+    void a_slice_whose_evaluator_stops_mid_slice_is_run_elsewhere() throws Exception {
+        Path spin = TestCaptures.spin(dir, 6, 300_000);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
+            ClusterJobService jobs = farm.coordinator.jobs();
+            String sha = jobs.storeCapture(spin);
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            jobs.start("stop", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
+            jobs.subscribe("stop", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            });
+            FarmNode victim = farm.evaluators.get(1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (victim.evaluator().running() == 0 && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(5); // polling a condition
+            }
+            assertTrue(victim.evaluator().running() > 0, "the second evaluator got a slice");
+            victim.close();
+            JobProgress p = end.get(60, TimeUnit.SECONDS);
+            assertEquals("finished", p.state(), p.error());
+            assertTrue(farm.stats("stop").resent() >= 1, "the stopped node's slice was sent again: " + farm.stats("stop"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
+                    dir.resolve("out"));
+        }
+    }
+
+    @Test
+    void a_slice_evaluated_twice_is_counted_once_and_its_hashes_agree() throws Exception {
+        // every slice passes its deadline at once: each is sent again, and both results come back
+        var config = ConfigFactory.parseString("""
+                replay.coordinator.slice-timeout = 1ms
+                replay.coordinator.slice-timeout-min = 1ms
+                replay.coordinator.tick = 20ms
+                """);
+        Path spin = TestCaptures.spin(dir, 8, 20_000);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, config)) {
+            String id = farm.run(spin, GroupSelection.everyGroup(), dir.resolve("out"));
+            Job.JobStats stats = farm.stats(id);
+            assertTrue(stats.duplicates() >= 1, "some slice came back twice: " + stats);
+            assertEquals(0, stats.nondeterministic(), stats.toString());
+            TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
+                    dir.resolve("out"));
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package org.replayfarm.evalnode.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.capture.CaptureFormatException;
+import org.replayfarm.model.capture.Sha256;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's captures: each fetched once over HTTP into {@code dir/<sha256>.capture}, its SHA-256 checked
+ * before it is kept (a mismatch is refused and nothing is kept), validated, memory-mapped, and decoded
+ * into one {@link Kernel} that every slice of that capture on this node shares.
+ */
+public final class CaptureCache {
+    private static final Logger LOG = LoggerFactory.getLogger(CaptureCache.class);
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+
+    /** The capture fetched did not hash to the SHA-256 it was asked for. */
+    public static final class HashMismatchException extends IOException {
+        public HashMismatchException(String message) {
+            super(message);
+        }
+    }
+
+    private final Path dir;
+    private final HttpClient client;
+    private final Map<String, CompletableFuture<Kernel>> kernels = new ConcurrentHashMap<>();
+    private final AtomicInteger fetches = new AtomicInteger();
+
+    public CaptureCache(Path dir) throws IOException {
+        this.dir = Files.createDirectories(dir);
+        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    /** The capture's kernel, fetching it (on {@code executor}) the first time this node needs it. */
+    public CompletableFuture<Kernel> kernel(String sha256, String url, Executor executor) {
+        CompletableFuture<Kernel> k = kernels.computeIfAbsent(sha256, sha -> CompletableFuture.supplyAsync(() -> {
+            try {
+                return new Kernel(CaptureFile.open(fetch(sha, url)));
+            } catch (IOException | CaptureFormatException e) {
+                throw new CompletionException(e);
+            }
+        }, executor));
+        k.whenComplete((ok, failed) -> {
+            if (failed != null) {
+                kernels.remove(sha256, k); // a later slice tries again
+            }
+        });
+        return k;
+    }
+
+    /** The cached file of a capture, downloading it from {@code url} if it is not here yet. */
+    public Path fetch(String sha256, String url) throws IOException {
+        if (!SHA256.matcher(sha256).matches()) {
+            throw new IllegalArgumentException("'" + sha256 + "' is not a SHA-256 in hex");
+        }
+        Path target = dir.resolve(sha256 + ".capture");
+        if (Files.exists(target)) {
+            return target; // only ever moved here after its hash was checked
+        }
+        fetches.incrementAndGet();
+        Path tmp = Files.createTempFile(dir, "fetch", ".tmp");
+        try {
+            HttpResponse<InputStream> response;
+            try {
+                response = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while fetching " + url, e);
+            }
+            MessageDigest digest = SliceCodec.sha256();
+            try (InputStream in = new DigestInputStream(response.body(), digest)) {
+                if (response.statusCode() != 200) {
+                    throw new IOException("fetching capture " + sha256 + " from " + url + ": HTTP " + response.statusCode()
+                            + " " + new String(in.readNBytes(500), java.nio.charset.StandardCharsets.UTF_8).trim());
+                }
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            }
+            String got = Sha256.hex(digest.digest());
+            if (!got.equals(sha256)) {
+                throw new HashMismatchException("capture fetched from " + url + " hashes to " + got + ", not " + sha256
+                        + ": refused");
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            LOG.info("fetched capture {} from {} ({} bytes)", sha256, url, Files.size(target));
+            return target;
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** How many downloads this cache has made. */
+    public int fetches() {
+        return fetches.get();
+    }
+
+    public Path dir() {
+        return dir;
+    }
+}

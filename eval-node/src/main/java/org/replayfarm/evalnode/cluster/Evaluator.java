@@ -1,0 +1,68 @@
+package org.replayfarm.evalnode.cluster;
+
+import akka.actor.NoSerializationVerificationNeeded;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorRefResolver;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Behaviors;
+import java.util.concurrent.CompletionException;
+import org.replayfarm.proto.SliceResult;
+import org.replayfarm.proto.SliceResultChunk;
+import org.replayfarm.proto.SliceTask;
+
+/**
+ * The sharded evaluator entity: one per slice attempt. It evaluates the slice on its node's
+ * {@link EvaluatorNode} (the evaluator dispatcher, never Akka's default one), sends the result to the
+ * job in chunks of at most {@link SliceCodec#CHUNK_BYTES}, and stops.
+ */
+public final class Evaluator {
+    /** Messages the entity sends itself (never cross nodes). */
+    sealed interface Internal extends NoSerializationVerificationNeeded permits Evaluated {
+    }
+
+    record Evaluated(SliceTask task, SliceResult result) implements Internal {
+    }
+
+    private Evaluator() {
+    }
+
+    public static Behavior<Object> create(EvaluatorNode node) {
+        return Behaviors.setup(ctx -> Behaviors.receive(Object.class)
+                .onMessage(SliceTask.class, task -> {
+                    ctx.getLog().debug("slice {} attempt {} of job {}", task.getSliceId(), task.getAttempt(), task.getJobId());
+                    if (!task.getTargetNode().isEmpty() && !task.getTargetNode().equals(node.address())) {
+                        ctx.getLog().warn("slice {} of job {} was meant for {} but its shard lives here ({})",
+                                task.getSliceId(), task.getJobId(), task.getTargetNode(), node.address());
+                    }
+                    ctx.pipeToSelf(node.evaluate(task), (result, failure) -> new Evaluated(task, result != null ? result
+                            : SliceResult.newBuilder().setJobId(task.getJobId()).setSliceId(task.getSliceId())
+                                    .setAttempt(task.getAttempt()).setNodeAddress(node.address())
+                                    .setError(describe(failure)).build()));
+                    return evaluating(ctx, node);
+                })
+                .build());
+    }
+
+    private static Behavior<Object> evaluating(akka.actor.typed.javadsl.ActorContext<Object> ctx, EvaluatorNode node) {
+        return Behaviors.receive(Object.class)
+                .onMessage(Evaluated.class, done -> {
+                    ActorRef<SliceResultChunk> replyTo = ActorRefResolver.get(ctx.getSystem())
+                            .resolveActorRef(done.task().getReplyTo());
+                    if (!done.result().getError().isEmpty()) {
+                        ctx.getLog().error("slice {} of job {} failed: {}", done.task().getSliceId(),
+                                done.task().getJobId(), done.result().getError());
+                    }
+                    for (SliceResultChunk c : SliceCodec.chunks(done.result(), SliceCodec.CHUNK_BYTES)) {
+                        replyTo.tell(c);
+                    }
+                    return Behaviors.stopped();
+                })
+                .onMessage(SliceTask.class, again -> Behaviors.same()) // the same attempt delivered twice: one answer
+                .build();
+    }
+
+    static String describe(Throwable t) {
+        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        return c.getMessage() == null ? c.toString() : c.getClass().getSimpleName() + ": " + c.getMessage();
+    }
+}

@@ -1,0 +1,167 @@
+package org.replayfarm.evalnode.cluster;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.replayfarm.evalnode.hostmodel.AtomicContribution;
+import org.replayfarm.evalnode.hostmodel.FaultRecord;
+import org.replayfarm.evalnode.hostmodel.GroupResult;
+import org.replayfarm.evalnode.hostmodel.StoreRun;
+import org.replayfarm.proto.AtomicMessage;
+import org.replayfarm.proto.Dispatch;
+import org.replayfarm.proto.FaultMessage;
+import org.replayfarm.proto.GroupId;
+import org.replayfarm.proto.GroupOutcome;
+import org.replayfarm.proto.GroupRange;
+import org.replayfarm.proto.SliceResult;
+import org.replayfarm.proto.SliceResultChunk;
+import org.replayfarm.proto.SliceTask;
+import org.replayfarm.proto.StoreRunMessage;
+
+/**
+ * The wire forms of a slice: group results to and from {@link GroupOutcome}, the deterministic result
+ * hash, the groups a task names, and results cut into bounded chunks and put back together.
+ */
+public final class SliceCodec {
+    /** The most payload bytes one chunk carries (Artery's default frame is 256 KiB). */
+    public static final int CHUNK_BYTES = 128 * 1024;
+
+    private SliceCodec() {
+    }
+
+    public static GroupOutcome encode(GroupResult r) {
+        GroupOutcome.Builder b = GroupOutcome.newBuilder()
+                .setGroup(GroupId.newBuilder().setX(r.x()).setY(r.y()).setZ(r.z()))
+                .setWaveInstructions(r.waveInstructions()).setLaneInstructions(r.laneInstructions())
+                .setExact(r.exact()).setApproximate(r.approximate()).setUnsupported(r.unsupported());
+        for (StoreRun s : r.stores()) {
+            b.addStores(StoreRunMessage.newBuilder().setRange(s.range()).setOffset(s.offset())
+                    .setData(ByteString.copyFrom(s.data())));
+        }
+        for (AtomicContribution a : r.atomics()) {
+            b.addAtomics(AtomicMessage.newBuilder().setRange(a.range()).setOffset(a.offset()).setOp(a.op())
+                    .setBytes(a.bytes()).setOperand(a.operand()).setComparand(a.comparand()).setReturned(a.returned()));
+        }
+        r.fault().ifPresent(f -> b.setFault(FaultMessage.newBuilder().setGroupX(f.groupX()).setGroupY(f.groupY())
+                .setGroupZ(f.groupZ()).setWave(f.wave()).setLane(f.lane()).setPc(f.pc())
+                .setInstruction(f.instruction()).setMessage(f.message())));
+        return b.build();
+    }
+
+    public static GroupResult decode(GroupOutcome o) {
+        List<StoreRun> stores = new ArrayList<>(o.getStoresCount());
+        for (StoreRunMessage s : o.getStoresList()) {
+            stores.add(new StoreRun(s.getRange(), s.getOffset(), s.getData().toByteArray()));
+        }
+        List<AtomicContribution> atomics = new ArrayList<>(o.getAtomicsCount());
+        for (AtomicMessage a : o.getAtomicsList()) {
+            atomics.add(new AtomicContribution(a.getRange(), a.getOffset(), a.getOp(), a.getBytes(), a.getOperand(),
+                    a.getComparand(), a.getReturned()));
+        }
+        Optional<FaultRecord> fault = Optional.empty();
+        if (o.hasFault()) {
+            FaultMessage f = o.getFault();
+            fault = Optional.of(new FaultRecord(f.getGroupX(), f.getGroupY(), f.getGroupZ(), f.getWave(), f.getLane(),
+                    f.getPc(), f.getInstruction(), f.getMessage()));
+        }
+        GroupId g = o.getGroup();
+        return new GroupResult(g.getX(), g.getY(), g.getZ(), stores, atomics, fault, o.getWaveInstructions(),
+                o.getLaneInstructions(), o.getExact(), o.getApproximate(), o.getUnsupported());
+    }
+
+    /** SHA-256 over each outcome's deterministic serialization, in order. */
+    public static byte[] hash(List<GroupOutcome> outcomes) {
+        MessageDigest digest = sha256();
+        try {
+            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+            for (GroupOutcome o : outcomes) {
+                buffer.reset();
+                CodedOutputStream out = CodedOutputStream.newInstance(buffer);
+                out.useDeterministicSerialization();
+                out.writeUInt32NoTag(o.getSerializedSize());
+                o.writeTo(out);
+                out.flush();
+                digest.update(buffer.toByteArray());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return digest.digest();
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The groups a task names, in order, each checked against the dispatch. */
+    public static List<int[]> groups(SliceTask task, Dispatch d) {
+        List<int[]> groups = new ArrayList<>();
+        long gx = d.getGroupCountX();
+        long gy = d.getGroupCountY();
+        long total = gx * gy * d.getGroupCountZ();
+        for (GroupRange r : task.getRangesList()) {
+            if (r.getStart() < 0 || r.getStart() + r.getCount() > total) {
+                throw new IllegalArgumentException("slice " + task.getSliceId() + ": groups [" + r.getStart() + ", "
+                        + (r.getStart() + r.getCount()) + ") are outside the dispatch's " + total + " groups");
+            }
+            for (long i = r.getStart(); i < r.getStart() + r.getCount(); i++) {
+                groups.add(new int[] {(int) (i % gx), (int) (i / gx % gy), (int) (i / (gx * gy))});
+            }
+        }
+        for (GroupId g : task.getGroupsList()) {
+            if (Integer.compareUnsigned(g.getX(), d.getGroupCountX()) >= 0
+                    || Integer.compareUnsigned(g.getY(), d.getGroupCountY()) >= 0
+                    || Integer.compareUnsigned(g.getZ(), d.getGroupCountZ()) >= 0) {
+                throw new IllegalArgumentException("slice " + task.getSliceId() + ": group (" + g.getX() + ", "
+                        + g.getY() + ", " + g.getZ() + ") is outside the dispatch");
+            }
+            groups.add(new int[] {g.getX(), g.getY(), g.getZ()});
+        }
+        return groups;
+    }
+
+    /** The result cut into chunks of at most {@code maxBytes} payload bytes (at least one chunk). */
+    public static List<SliceResultChunk> chunks(SliceResult r, int maxBytes) {
+        ByteString all = r.toByteString();
+        List<SliceResultChunk> chunks = new ArrayList<>();
+        int seq = 0;
+        int at = 0;
+        do {
+            int end = Math.min(all.size(), at + maxBytes);
+            chunks.add(SliceResultChunk.newBuilder().setJobId(r.getJobId()).setSliceId(r.getSliceId())
+                    .setAttempt(r.getAttempt()).setNodeAddress(r.getNodeAddress()).setSequence(seq++)
+                    .setLast(end == all.size()).setPayload(all.substring(at, end)).build());
+            at = end;
+        } while (at < all.size());
+        return chunks;
+    }
+
+    /** Puts chunks (in sequence order, the last one last) back into the result. */
+    public static SliceResult join(List<SliceResultChunk> chunks) {
+        ByteString all = ByteString.EMPTY;
+        for (int i = 0; i < chunks.size(); i++) {
+            SliceResultChunk c = chunks.get(i);
+            if (c.getSequence() != i || c.getLast() != (i == chunks.size() - 1)) {
+                throw new IllegalArgumentException("chunk " + c.getSequence() + " of slice " + c.getSliceId()
+                        + " arrived out of sequence (expected " + i + ")");
+            }
+            all = all.concat(c.getPayload());
+        }
+        try {
+            return SliceResult.parseFrom(all);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException("slice result does not parse: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package org.replayfarm.evalnode.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.testing.Toolchain;
+
+/** A node fetches a capture once over real HTTP, checks its SHA-256 and refuses a mismatch. */
+class CaptureCacheTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void a_capture_is_fetched_once_and_a_hash_mismatch_is_refused() throws Exception {
+        Path example = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        byte[] bytes = Files.readAllBytes(example);
+        String sha = CaptureFile.open(example).identity();
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/captures/", exchange -> {
+            requests.incrementAndGet();
+            byte[] body = exchange.getRequestURI().getPath().endsWith(sha) ? bytes : new byte[] {1, 2, 3};
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        var pool = Executors.newFixedThreadPool(2);
+        try {
+            String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/captures/";
+            CaptureCache cache = new CaptureCache(dir.resolve("cache"));
+            Kernel a = cache.kernel(sha, base + sha, pool).get(20, TimeUnit.SECONDS);
+            Kernel b = cache.kernel(sha, base + sha, pool).get(20, TimeUnit.SECONDS);
+            assertTrue(a == b, "one kernel per capture on a node");
+            assertEquals(1, cache.fetches());
+            assertEquals(1, requests.get());
+            assertArrayEquals(bytes, Files.readAllBytes(dir.resolve("cache").resolve(sha + ".capture")));
+            // a new cache over the same directory finds the file: no download
+            CaptureCache again = new CaptureCache(dir.resolve("cache"));
+            again.fetch(sha, base + sha);
+            assertEquals(0, again.fetches());
+
+            String wrong = "ab".repeat(32);
+            CaptureCache.HashMismatchException e = assertThrows(CaptureCache.HashMismatchException.class,
+                    () -> cache.fetch(wrong, base + wrong));
+            assertTrue(e.getMessage().contains("not " + wrong), e.getMessage());
+            assertFalse(Files.exists(dir.resolve("cache").resolve(wrong + ".capture")), "nothing kept");
+            try (var files = Files.list(dir.resolve("cache"))) {
+                assertEquals(1, files.count(), "no temporary file left");
+            }
+        } finally {
+            server.stop(0);
+            pool.shutdownNow();
+        }
+    }
+}
