@@ -17,6 +17,8 @@ public final class Replay {
     public static final int EXIT_ERROR = 2;
 
     public static void main(String[] args) {
+        // initialise logging before any other thread logs (else SLF4J reports calls it had to replay)
+        org.slf4j.LoggerFactory.getILoggerFactory();
         System.exit(commandLine().execute(args));
     }
 
