@@ -250,9 +250,8 @@ public final class Job {
         if (a == JobState.Accepted.NEW) {
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
             for (JobState.Ready<List<GroupOutcome>> ready : state.mergeable()) {
-                long index = ready.start();
                 for (GroupOutcome o : ready.payload()) {
-                    totals.add(SliceCodec.decode(o), (int) (++index));
+                    totals.add(SliceCodec.decode(o));
                 }
             }
             report(false);

@@ -78,7 +78,7 @@ public final class Evaluation {
         }
         Totals totals = new Totals(kernel);
         for (int i = 0; i < results.length; i++) {
-            totals.add(results[i], i + 1);
+            totals.add(results[i]);
         }
         return totals.outcome(Duration.ofNanos(System.nanoTime() - start), Math.max(1, threads));
     }
@@ -98,12 +98,12 @@ public final class Evaluation {
         private final List<FaultRecord> faults = new ArrayList<>();
 
         public Totals(Kernel kernel) {
-            this.merge = new MemoryMerge(kernel.memory());
+            this.merge = new MemoryMerge(kernel.memory(), kernel.dispatch());
         }
 
-        /** Adds the result of the {@code groupNumber}-th group (from 1) of the selection. */
-        public void add(GroupResult r, int groupNumber) {
-            merge.add(r, groupNumber);
+        /** Adds a group's result; results must come in the order of the selection. */
+        public void add(GroupResult r) {
+            merge.add(r);
             groups++;
             wave += r.waveInstructions();
             lane += r.laneInstructions();

@@ -39,10 +39,19 @@ public final class MemoryMerge {
     private final int[][] storer;
     private final List<StoreConflict> conflicts = new ArrayList<>();
     private long conflictCount;
-    private final Map<Long, List<Object[]>> atomics = new LinkedHashMap<>();
+    /** Per location, the contributions in group order, each with its group's key. */
+    private final Map<Long, List<Contribution>> atomics = new LinkedHashMap<>();
+    private final int groupsX;
+    private final int groupsY;
 
-    public MemoryMerge(InitialMemory initial) {
+    private record Contribution(AtomicContribution atomic, int group) {
+    }
+
+    /** {@code dispatch} gives the group counts that turn a group's key back into its id in reports. */
+    public MemoryMerge(InitialMemory initial, org.replayfarm.proto.Dispatch dispatch) {
         this.initial = initial;
+        this.groupsX = Math.max(1, dispatch.getGroupCountX());
+        this.groupsY = Math.max(1, dispatch.getGroupCountY());
         List<InitialMemory.Range> ranges = initial.ranges();
         this.bytes = new byte[ranges.size()][];
         this.storer = new int[ranges.size()][];
@@ -54,58 +63,59 @@ public final class MemoryMerge {
         }
     }
 
-    /** Adds one group's result; {@code groupNumber} (from 1) identifies it in conflicts. */
-    public void add(GroupResult g, int groupNumber) {
+    /** Adds one group's result (groups must come in the order the output is defined by). */
+    public void add(GroupResult g) {
+        int key = key(g);
         for (StoreRun run : g.stores()) {
             byte[] target = bytes[run.range()];
             int[] who = storer[run.range()];
             for (int i = 0; i < run.data().length; i++) {
                 int at = (int) run.offset() + i;
-                if (who[at] != 0 && who[at] != groupNumber && target[at] != run.data()[i]) {
+                if (who[at] != 0 && who[at] != key && target[at] != run.data()[i]) {
                     conflictCount++;
                     if (conflicts.size() < 1000) {
-                        conflicts.add(new StoreConflict(run.range(), at, label(who[at]), name(g)));
+                        conflicts.add(new StoreConflict(run.range(), at, name(who[at]), name(key)));
                     }
                 }
                 target[at] = run.data()[i];
-                who[at] = groupNumber;
+                who[at] = key;
             }
         }
         for (AtomicContribution a : g.atomics()) {
-            long key = (long) a.range() << 40 | a.offset();
-            atomics.computeIfAbsent(key, k -> new ArrayList<>()).add(new Object[] {a, name(g)});
+            long location = (long) a.range() << 40 | a.offset();
+            atomics.computeIfAbsent(location, k -> new ArrayList<>()).add(new Contribution(a, key));
         }
-        labels.put(groupNumber, name(g));
     }
 
-    private final Map<Integer, String> labels = new HashMap<>();
-
-    private String label(int groupNumber) {
-        return labels.getOrDefault(groupNumber, "#" + groupNumber);
+    /** A group's key: its linear id plus one (0 means "no group"), so per-byte owners cost an int. */
+    private int key(GroupResult g) {
+        return (int) (g.x() + (long) groupsX * (g.y() + (long) groupsY * g.z())) + 1;
     }
 
-    static String name(GroupResult g) {
-        return "(" + g.x() + ", " + g.y() + ", " + g.z() + ")";
+    private String name(int key) {
+        long linear = key - 1L;
+        return "(" + linear % groupsX + ", " + linear / groupsX % groupsY + ", " + linear / ((long) groupsX * groupsY) + ")";
     }
 
     /** Applies the atomics and returns the locations whose final value depends on the groups' order. */
     public List<OrderDependent> applyAtomics() {
         List<OrderDependent> dependent = new ArrayList<>();
         for (var e : atomics.entrySet()) {
-            List<Object[]> list = e.getValue();
-            AtomicContribution first = (AtomicContribution) list.get(0)[0];
-            Set<String> groups = new TreeSet<>();
+            List<Contribution> list = e.getValue();
+            AtomicContribution first = list.get(0).atomic();
+            Set<Integer> groups = new TreeSet<>();
             boolean commutative = true;
-            for (Object[] o : list) {
-                groups.add((String) o[1]);
-                commutative &= COMMUTATIVE.contains(((AtomicContribution) o[0]).op());
+            for (Contribution c : list) {
+                groups.add(c.group());
+                commutative &= COMMUTATIVE.contains(c.atomic().op());
             }
             if (!commutative && groups.size() > 1) {
-                dependent.add(new OrderDependent(first.range(), first.offset(), first.op(), List.copyOf(groups)));
+                dependent.add(new OrderDependent(first.range(), first.offset(), first.op(),
+                        groups.stream().map(this::name).toList()));
             }
             long value = read(first.range(), first.offset(), first.bytes());
-            for (Object[] o : list) {
-                value = apply((AtomicContribution) o[0], value);
+            for (Contribution c : list) {
+                value = apply(c.atomic(), value);
             }
             write(first.range(), first.offset(), first.bytes(), value);
         }

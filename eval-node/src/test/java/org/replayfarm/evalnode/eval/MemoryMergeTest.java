@@ -26,23 +26,23 @@ class MemoryMergeTest {
 
     @Test
     void stores_land_over_the_initial_bytes_and_differing_stores_to_one_byte_are_conflicts() {
-        MemoryMerge m = new MemoryMerge(memory(16));
-        m.add(group(0, List.of(new StoreRun(0, 4, new byte[] {1, 2, 3})), List.of()), 1);
-        m.add(group(1, List.of(new StoreRun(0, 6, new byte[] {3, 9})), List.of()), 2);
-        m.add(group(2, List.of(new StoreRun(0, 7, new byte[] {9})), List.of()), 3);
+        MemoryMerge m = new MemoryMerge(memory(16), org.replayfarm.proto.Dispatch.newBuilder().setGroupCountX(8).setGroupCountY(1).setGroupCountZ(1).build());
+        m.add(group(0, List.of(new StoreRun(0, 4, new byte[] {1, 2, 3})), List.of()));
+        m.add(group(1, List.of(new StoreRun(0, 6, new byte[] {3, 9})), List.of()));
+        m.add(group(2, List.of(new StoreRun(0, 7, new byte[] {9})), List.of()));
         assertArrayEquals(new byte[] {100, 0, 0, 0, 1, 2, 3, 9, 0, 0, 0, 0, 0, 0, 0, 0}, m.range(0));
         assertEquals(0, m.conflictCount(), "equal values are no conflict; nothing stored 7 before group 1");
-        m.add(group(3, List.of(new StoreRun(0, 4, new byte[] {5})), List.of()), 4);
+        m.add(group(3, List.of(new StoreRun(0, 4, new byte[] {5})), List.of()));
         assertEquals(1, m.conflictCount());
         assertEquals(new MemoryMerge.StoreConflict(0, 4, "(0, 0, 0)", "(3, 0, 0)"), m.conflicts().get(0));
     }
 
     @Test
     void commutative_atomics_from_many_groups_combine_exactly_onto_the_initial_value() {
-        MemoryMerge m = new MemoryMerge(memory(16));
+        MemoryMerge m = new MemoryMerge(memory(16), org.replayfarm.proto.Dispatch.newBuilder().setGroupCountX(8).setGroupCountY(1).setGroupCountZ(1).build());
         for (int g = 0; g < 5; g++) {
             m.add(group(g, List.of(), List.of(new AtomicContribution(0, 0, "add", 4, g + 1, 0, 0),
-                    new AtomicContribution(0, 8, "umax", 4, 7 * g, 0, 0))), g + 1);
+                    new AtomicContribution(0, 8, "umax", 4, 7 * g, 0, 0))));
         }
         assertEquals(List.of(), m.applyAtomics());
         ByteBuffer r = ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN);
@@ -52,9 +52,9 @@ class MemoryMergeTest {
 
     @Test
     void a_swap_from_two_groups_on_one_location_is_reported_as_order_dependent() {
-        MemoryMerge m = new MemoryMerge(memory(16));
-        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 12, "swap", 4, 1, 0, 0))), 1);
-        m.add(group(1, List.of(), List.of(new AtomicContribution(0, 12, "swap", 4, 2, 0, 0))), 2);
+        MemoryMerge m = new MemoryMerge(memory(16), org.replayfarm.proto.Dispatch.newBuilder().setGroupCountX(8).setGroupCountY(1).setGroupCountZ(1).build());
+        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 12, "swap", 4, 1, 0, 0))));
+        m.add(group(1, List.of(), List.of(new AtomicContribution(0, 12, "swap", 4, 2, 0, 0))));
         var dependent = m.applyAtomics();
         assertEquals(1, dependent.size());
         assertEquals(List.of("(0, 0, 0)", "(1, 0, 0)"), dependent.get(0).groups());
