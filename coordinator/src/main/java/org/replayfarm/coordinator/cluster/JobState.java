@@ -145,12 +145,19 @@ public final class JobState<P> {
         return best;
     }
 
-    /** Groups for the next slice: one until a rate is measured, then about the target time's worth. */
+    /**
+     * Groups for the next slice: one until a rate is measured, then about the target time's worth, but
+     * never more than an even share of what is left over the in-flight window (guided scheduling: slices
+     * shrink toward the end of the job, so no evaluator sits idle while another finishes a long slice).
+     */
     long sliceSize() {
         if (nanosPerGroup <= 0) {
             return 1;
         }
-        return Math.max(1, Math.min(1 << 20, (long) (settings.targetSliceNanos() / nanosPerGroup)));
+        long byTime = (long) (settings.targetSliceNanos() / nanosPerGroup);
+        long window = Math.max(1, capacity.values().stream().mapToInt(Integer::intValue).sum());
+        long byShare = (total - nextStart + window - 1) / window;
+        return Math.max(1, Math.min(1 << 20, Math.min(byTime, byShare)));
     }
 
     private long deadline(int count) {
