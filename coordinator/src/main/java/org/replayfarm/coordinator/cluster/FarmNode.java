@@ -117,6 +117,9 @@ public final class FarmNode implements AutoCloseable {
                         ConfigValueFactory.fromAnyRef("akka.cluster.sbr.SplitBrainResolverProvider"))
                 .withValue("akka.cluster.jmx.multi-mbeans-in-same-jvm", ConfigValueFactory.fromAnyRef("on"))
                 .withValue("akka.actor.serialize-messages", ConfigValueFactory.fromAnyRef(s.serializeMessages() ? "on" : "off"))
+                // the farm is throughput-bound: Artery's threads must not spin waiting for messages, which
+                // takes cores from the evaluators (on 2 cores the default level cost the embedded run ~20%)
+                .withValue("akka.remote.artery.advanced.idle-cpu-level", ConfigValueFactory.fromAnyRef(1))
                 .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
         return s.config().withFallback(settings).withFallback(base).resolve();
     }
