@@ -2,11 +2,9 @@ package org.replayfarm.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.replayfarm.evalnode.eval.Evaluation;
-import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.model.capture.CaptureFile;
@@ -29,15 +27,8 @@ final class EvalCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CAPTURE")
     Path capture;
 
-    static final class Selection {
-        @Option(names = "--every-group", required = true, description = "Evaluate every group of the dispatch.")
-        boolean every;
-        @Option(names = "--group", required = true, paramLabel = "X,Y[,Z]", description = "A group to evaluate (repeatable).")
-        List<String> groups = new ArrayList<>();
-    }
-
     @ArgGroup(exclusive = true, multiplicity = "1")
-    Selection selection;
+    GroupOptions selection;
 
     @Option(names = "--threads", paramLabel = "N", description = "Threads (default: all cores).")
     Integer threads;
@@ -55,7 +46,7 @@ final class EvalCommand implements Callable<Integer> {
         Kernel kernel = new Kernel(file);
         List<int[]> groups;
         try {
-            groups = (selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups))
+            groups = selection.selection()
                     .resolve(kernel.dispatch());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

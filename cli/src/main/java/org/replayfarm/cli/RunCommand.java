@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -45,15 +43,8 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CAPTURE")
     Path capture;
 
-    static final class Selection {
-        @Option(names = "--every-group", required = true, description = "Evaluate every group of the dispatch.")
-        boolean every;
-        @Option(names = "--group", required = true, paramLabel = "X,Y[,Z]", description = "A group to evaluate (repeatable).")
-        List<String> groups = new ArrayList<>();
-    }
-
     @ArgGroup(exclusive = true, multiplicity = "1")
-    Selection selection;
+    GroupOptions selection;
 
     @Option(names = "--evaluators", paramLabel = "N", description = "Evaluator threads (default: all cores).")
     Integer evaluators;
@@ -73,7 +64,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
-        GroupSelection chosen = selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups);
+        GroupSelection chosen = selection.selection();
         long total;
         try {
             total = chosen.resolve(kernel.dispatch()).size();

@@ -30,14 +30,14 @@ final class SubmitCommand implements Callable<Integer> {
     CoordinatorOption coordinator;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
-    EvalCommand.Selection selection;
+    GroupOptions selection;
 
     @Override
     public Integer call() throws Exception {
         GroupSelection groups;
         CoordinatorClient client;
         try {
-            groups = selection.every ? GroupSelection.everyGroup() : GroupSelection.of(selection.groups);
+            groups = selection.selection();
             client = coordinator.client();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

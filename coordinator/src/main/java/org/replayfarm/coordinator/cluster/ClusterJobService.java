@@ -12,11 +12,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.coordinator.jobs.JobService;
+import org.replayfarm.coordinator.jobs.ProgressBoard;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -35,10 +35,9 @@ public final class ClusterJobService implements JobService {
     private final Path jobsDir;
     private final String captureBaseUrl;
     private final int reportThreads;
-    private final Map<String, JobProgress> progress = new ConcurrentHashMap<>();
+    private final ProgressBoard board = new ProgressBoard();
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
-    private final Map<String, List<Consumer<JobProgress>>> listeners = new ConcurrentHashMap<>();
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -115,25 +114,19 @@ public final class ClusterJobService implements JobService {
                 onOutcome.accept(o);
             }
         };
-        progress.put(id, new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        board.update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
         system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
                 DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
         return id;
     }
 
     private void update(JobProgress p) {
-        if (p.state().equals("running") && progress.getOrDefault(p.jobId(), p).ended()) {
-            return;
-        }
-        progress.put(p.jobId(), p);
-        for (Consumer<JobProgress> l : listeners.getOrDefault(p.jobId(), List.of())) {
-            l.accept(p);
-        }
+        board.update(p);
     }
 
     @Override
     public Optional<JobProgress> progress(String jobId) {
-        return Optional.ofNullable(progress.get(jobId));
+        return board.get(jobId);
     }
 
     /** A finished (or failed) job's figures: slices, duplicates counted once, re-sends, nondeterminism. */
@@ -143,19 +136,12 @@ public final class ClusterJobService implements JobService {
 
     @Override
     public AutoCloseable subscribe(String jobId, Consumer<JobProgress> listener) {
-        List<Consumer<JobProgress>> list = listeners.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>());
-        list.add(listener);
-        JobProgress now = progress.get(jobId);
-        if (now != null) {
-            listener.accept(now);
-        }
-        return () -> list.remove(listener);
+        return board.subscribe(jobId, listener);
     }
 
     @Override
     public Optional<Path> results(String jobId) {
-        JobProgress p = progress.get(jobId);
-        return p != null && p.state().equals("finished") ? Optional.ofNullable(outputs.get(jobId)) : Optional.empty();
+        return board.finished(jobId) ? Optional.ofNullable(outputs.get(jobId)) : Optional.empty();
     }
 
     @Override

@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
@@ -32,8 +29,7 @@ public final class LocalJobService implements JobService {
         t.setDaemon(true);
         return t;
     });
-    private final Map<String, JobProgress> progress = new ConcurrentHashMap<>();
-    private final Map<String, List<Consumer<JobProgress>>> listeners = new ConcurrentHashMap<>();
+    private final ProgressBoard board = new ProgressBoard();
 
     public LocalJobService(Path workDir, int threads) throws IOException {
         this.captures = new CaptureStore(workDir.resolve("captures"));
@@ -87,32 +83,22 @@ public final class LocalJobService implements JobService {
     }
 
     private void update(JobProgress p) {
-        progress.put(p.jobId(), p);
-        for (Consumer<JobProgress> l : listeners.getOrDefault(p.jobId(), List.of())) {
-            l.accept(p);
-        }
+        board.update(p);
     }
 
     @Override
     public Optional<JobProgress> progress(String jobId) {
-        return Optional.ofNullable(progress.get(jobId));
+        return board.get(jobId);
     }
 
     @Override
     public AutoCloseable subscribe(String jobId, Consumer<JobProgress> listener) {
-        List<Consumer<JobProgress>> list = listeners.computeIfAbsent(jobId, k -> new CopyOnWriteArrayList<>());
-        list.add(listener);
-        JobProgress now = progress.get(jobId);
-        if (now != null) {
-            listener.accept(now);
-        }
-        return () -> list.remove(listener);
+        return board.subscribe(jobId, listener);
     }
 
     @Override
     public Optional<Path> results(String jobId) {
-        JobProgress p = progress.get(jobId);
-        return p != null && p.state().equals("finished") ? Optional.of(jobsDir.resolve(jobId)) : Optional.empty();
+        return board.finished(jobId) ? Optional.of(jobsDir.resolve(jobId)) : Optional.empty();
     }
 
     @Override
