@@ -14,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.AtomicContribution;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
+import org.replayfarm.evalnode.hostmodel.TexelStore;
 import org.replayfarm.proto.AtomicMessage;
 import org.replayfarm.proto.Dispatch;
 import org.replayfarm.proto.FaultMessage;
@@ -24,6 +25,7 @@ import org.replayfarm.proto.SliceResult;
 import org.replayfarm.proto.SliceResultChunk;
 import org.replayfarm.proto.SliceTask;
 import org.replayfarm.proto.StoreRunMessage;
+import org.replayfarm.proto.TexelStoreMessage;
 
 /**
  * The wire forms of a slice: group results to and from {@link GroupOutcome}, the deterministic result
@@ -45,6 +47,10 @@ public final class SliceCodec {
             b.addStores(StoreRunMessage.newBuilder().setRange(s.range()).setOffset(s.offset())
                     .setData(ByteString.copyFrom(s.data())));
         }
+        for (TexelStore t : r.texels()) {
+            b.addTexels(TexelStoreMessage.newBuilder().setImage(t.image()).setTexel(t.texel())
+                    .setValue(ByteString.copyFrom(t.value())));
+        }
         for (AtomicContribution a : r.atomics()) {
             b.addAtomics(AtomicMessage.newBuilder().setRange(a.range()).setOffset(a.offset()).setOp(a.op())
                     .setBytes(a.bytes()).setOperand(a.operand()).setComparand(a.comparand()).setReturned(a.returned()));
@@ -60,6 +66,10 @@ public final class SliceCodec {
         for (StoreRunMessage s : o.getStoresList()) {
             stores.add(new StoreRun(s.getRange(), s.getOffset(), s.getData().toByteArray()));
         }
+        List<TexelStore> texels = new ArrayList<>(o.getTexelsCount());
+        for (TexelStoreMessage t : o.getTexelsList()) {
+            texels.add(new TexelStore(t.getImage(), t.getTexel(), t.getValue().toByteArray()));
+        }
         List<AtomicContribution> atomics = new ArrayList<>(o.getAtomicsCount());
         for (AtomicMessage a : o.getAtomicsList()) {
             atomics.add(new AtomicContribution(a.getRange(), a.getOffset(), a.getOp(), a.getBytes(), a.getOperand(),
@@ -72,7 +82,7 @@ public final class SliceCodec {
                     f.getPc(), f.getInstruction(), f.getMessage()));
         }
         GroupId g = o.getGroup();
-        return new GroupResult(g.getX(), g.getY(), g.getZ(), stores, atomics, fault, o.getWaveInstructions(),
+        return new GroupResult(g.getX(), g.getY(), g.getZ(), stores, texels, atomics, fault, o.getWaveInstructions(),
                 o.getLaneInstructions(), o.getExact(), o.getApproximate(), o.getUnsupported());
     }
 

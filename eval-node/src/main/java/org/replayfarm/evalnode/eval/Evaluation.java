@@ -21,6 +21,7 @@ import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 
 /**
@@ -31,7 +32,7 @@ import org.replayfarm.evalnode.hostmodel.InitialMemory;
 public final class Evaluation {
     /** Totals of one evaluation. */
     public record Outcome(int groups, long waveInstructions, long laneInstructions, long exact, long approximate,
-                          long unsupported, List<FaultRecord> faults, MemoryMerge memory,
+                          long unsupported, List<FaultRecord> faults, MemoryMerge memory, ImageMerge images,
                           List<MemoryMerge.OrderDependent> orderDependent, Duration wallTime, int threads) {
     }
 
@@ -89,6 +90,7 @@ public final class Evaluation {
      */
     public static final class Totals {
         private final MemoryMerge merge;
+        private final ImageMerge images;
         private int groups;
         private long wave;
         private long lane;
@@ -99,11 +101,13 @@ public final class Evaluation {
 
         public Totals(Kernel kernel) {
             this.merge = new MemoryMerge(kernel.memory(), kernel.dispatch());
+            this.images = new ImageMerge(kernel.images(), kernel.dispatch());
         }
 
         /** Adds a group's result; results must come in the order of the selection. */
         public void add(GroupResult r) {
             merge.add(r);
+            images.add(r);
             groups++;
             wave += r.waveInstructions();
             lane += r.laneInstructions();
@@ -128,12 +132,15 @@ public final class Evaluation {
         /** Applies the atomics (once, after every group was added) and returns the totals. */
         public Outcome outcome(Duration wallTime, int threads) {
             List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
-            return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, dependent,
+            return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, images, dependent,
                     wallTime, threads);
         }
     }
 
-    /** Writes {@code dir/host/guest-<n>.bin} for every range and {@code dir/report.json}. */
+    /**
+     * Writes {@code dir/host/guest-<n>.bin} for every range, {@code dir/host/image-<k>.raw} for every image
+     * (final texels in the capture's layout) and {@code dir/report.json}.
+     */
     public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir) throws IOException {
         write(o, kernel, captureSha256, dir, report -> { });
     }
@@ -149,6 +156,9 @@ public final class Evaluation {
         InitialMemory memory = o.memory().initial();
         for (InitialMemory.Range r : memory.ranges()) {
             Files.write(host.resolve("guest-" + r.index() + ".bin"), o.memory().range(r.index()));
+        }
+        for (int k = 0; k < o.images().imageCount(); k++) {
+            Files.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
         }
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode report = json.createObjectNode();
@@ -174,10 +184,16 @@ public final class Evaluation {
             n.put("instruction", f.instruction());
             n.put("message", f.message());
         }
-        report.put("store_conflicts", o.memory().conflictCount());
+        report.put("store_conflicts", o.memory().conflictCount() + o.images().conflictCount());
         ArrayNode conflicts = report.putArray("store_conflict_examples");
         for (MemoryMerge.StoreConflict c : o.memory().conflicts().subList(0, Math.min(20, o.memory().conflicts().size()))) {
             conflicts.addObject().put("range", c.range()).put("offset", c.offset()).put("first_group", c.firstGroup())
+                    .put("second_group", c.secondGroup());
+        }
+        ArrayNode texelConflicts = report.putArray("texel_conflict_examples");
+        for (ImageMerge.TexelConflict c : o.images().conflicts().subList(0, Math.min(20, o.images().conflicts().size()))) {
+            texelConflicts.addObject().put("image", c.image()).put("mip", c.at().mip()).put("layer", c.at().layer())
+                    .put("x", c.at().x()).put("y", c.at().y()).put("z", c.at().z()).put("first_group", c.firstGroup())
                     .put("second_group", c.secondGroup());
         }
         ArrayNode dependent = report.putArray("order_dependent_atomics");
@@ -191,6 +207,13 @@ public final class Evaluation {
             ranges.addObject().put("index", r.index()).put("name", r.name()).put("file", "host/guest-" + r.index() + ".bin")
                     .put("bytes", r.size());
         }
+        ArrayNode images = report.putArray("images");
+        for (InitialImages.Entry e : o.images().initial().images()) {
+            images.addObject().put("index", e.index()).put("name", e.image().getName())
+                    .put("file", "host/image-" + e.index() + ".raw").put("width", e.image().getWidth())
+                    .put("height", e.image().getHeight()).put("format", e.image().getDataFormat() + "_"
+                            + e.image().getNumericFormat());
+        }
         more.accept(report);
         report.put("wall_time_seconds", o.wallTime().toNanos() / 1e9);
         json.writeValue(dir.resolve("report.json").toFile(), report);
@@ -203,7 +226,7 @@ public final class Evaluation {
                 o.laneInstructions(), o.exact(), o.approximate(), o.unsupported());
         out.printf("faults          %d%n", o.faults().size());
         o.faults().stream().limit(10).forEach(f -> out.println("  " + f));
-        out.printf("store conflicts %d%n", o.memory().conflictCount());
+        out.printf("store conflicts %d%n", o.memory().conflictCount() + o.images().conflictCount());
         out.printf("order-dependent atomics %d%n", o.orderDependent().size());
         out.flush();
     }

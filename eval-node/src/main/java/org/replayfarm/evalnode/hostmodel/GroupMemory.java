@@ -15,6 +15,15 @@ import java.util.TreeMap;
  * access outside every range is a fault naming the address.
  */
 public final class GroupMemory {
+    private record TexelKey(int image, long texel) implements Comparable<TexelKey> {
+        @Override
+        public int compareTo(TexelKey o) {
+            return image != o.image ? Integer.compare(image, o.image) : Long.compare(texel, o.texel);
+        }
+    }
+
+    private final TreeMap<TexelKey, byte[]> texels = new TreeMap<>();
+
     private static final int PAGE = 4096;
 
     private final InitialMemory initial;
@@ -127,6 +136,26 @@ public final class GroupMemory {
             runs.add(new StoreRun(current.index(), runStart - current.address(), run.toByteArray()));
         }
         return runs;
+    }
+
+    /**
+     * Records a texel store: the texel's final value in this group is {@code value} (bytes per texel of
+     * image {@code image}'s format, storage order). A later store to the same texel replaces it.
+     */
+    public void storeTexel(int image, long texel, byte[] value) {
+        texels.put(new TexelKey(image, texel), value.clone());
+    }
+
+    /** This group's final value of a texel it stored, or null when it stored none there. */
+    public byte[] storedTexel(int image, long texel) {
+        return texels.get(new TexelKey(image, texel));
+    }
+
+    /** The texels stored, ordered by image then texel. */
+    public List<TexelStore> texelStores() {
+        List<TexelStore> list = new ArrayList<>(texels.size());
+        texels.forEach((k, v) -> list.add(new TexelStore(k.image(), k.texel(), v)));
+        return list;
     }
 
     public List<AtomicContribution> atomics() {

@@ -4,15 +4,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What evaluating one group produced: its stores and atomic contributions, the fault that stopped it (if
+ * What evaluating one group produced: its stores, texel stores (final value per texel, ordered by image
+ * then texel) and atomic contributions, the fault that stopped it (if
  * any), and what it executed: wave instructions, lane instructions (active lanes summed), and how many
  * of the wave instructions were exact, approximate or unsupported.
  */
-public record GroupResult(int x, int y, int z, List<StoreRun> stores, List<AtomicContribution> atomics,
+public record GroupResult(int x, int y, int z, List<StoreRun> stores, List<TexelStore> texels,
+                          List<AtomicContribution> atomics,
                           Optional<FaultRecord> fault, long waveInstructions, long laneInstructions, long exact,
                           long approximate, long unsupported) {
     public GroupResult {
         stores = List.copyOf(stores);
+        texels = List.copyOf(texels);
         atomics = List.copyOf(atomics);
     }
 }

@@ -65,7 +65,8 @@ public final class HostModel {
             waveInstructions += w.instructions();
             laneInstructions += w.laneInstructions();
         }
-        return new Run(new GroupResult(x, y, z, group.memory().stores(), group.memory().atomics(), fault,
+        return new Run(new GroupResult(x, y, z, group.memory().stores(), group.memory().texelStores(),
+                group.memory().atomics(), fault,
                 waveInstructions, laneInstructions, counts[0], counts[1], counts[2]), group);
     }
 

@@ -17,6 +17,7 @@ public final class Kernel {
     private final Capture capture;
     private final DecodedProgram program;
     private final InitialMemory memory;
+    private final InitialImages images;
     private final int mode;
 
     public Kernel(CaptureFile file) {
@@ -25,6 +26,7 @@ public final class Kernel {
         this.program = DecodedProgram.decode(Decoder.gfx1030(), file.blob(p.getCode()).order(ByteOrder.LITTLE_ENDIAN),
                 p.getCodeAddress());
         this.memory = InitialMemory.of(file);
+        this.images = InitialImages.of(file);
         this.mode = initialMode(p.getFloatMode());
     }
 
@@ -45,6 +47,11 @@ public final class Kernel {
 
     public DecodedProgram program() {
         return program;
+    }
+
+    /** The capture's images and their initial texels. */
+    public InitialImages images() {
+        return images;
     }
 
     public InitialMemory memory() {

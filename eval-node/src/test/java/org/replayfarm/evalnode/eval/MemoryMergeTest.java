@@ -21,7 +21,7 @@ class MemoryMergeTest {
     }
 
     private static GroupResult group(int x, List<StoreRun> stores, List<AtomicContribution> atomics) {
-        return new GroupResult(x, 0, 0, stores, atomics, Optional.empty(), 0, 0, 0, 0, 0);
+        return new GroupResult(x, 0, 0, stores, List.of(), atomics, Optional.empty(), 0, 0, 0, 0, 0);
     }
 
     @Test

@@ -47,4 +47,68 @@ public final class TexelLayout {
         }
         return total;
     }
+
+    /** Where one texel lies: mip level, array layer (cube face, array slice), x, y and z (3D slice). */
+    public record Texel(int mip, int layer, int x, int y, int z) {
+    }
+
+    /** Texels (not bytes) before mip level {@code level}, over every layer and slice. */
+    public static long mipStartTexel(Image image, int level) {
+        long start = 0;
+        for (int l = 0; l < level; l++) {
+            start += texelsAt(image, l);
+        }
+        return start;
+    }
+
+    private static long texelsAt(Image image, int level) {
+        long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), level);
+        long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), level);
+        long d = depthAt(image, level);
+        return w * h * d * Math.max(1, Integer.toUnsignedLong(image.getLayers()));
+    }
+
+    private static long depthAt(Image image, int level) {
+        return image.getType() == ImageType.IMAGE_3D ? mipExtent(Integer.toUnsignedLong(image.getDepth()), level) : 1;
+    }
+
+    /** Total texels over every level, layer and slice. */
+    public static long totalTexels(Image image) {
+        return mipStartTexel(image, image.getMipLevels());
+    }
+
+    /**
+     * A texel's linear index in the capture's texel layout (mip-major; in a level, layer-major, then slice,
+     * then row by row). The coordinates must lie inside the image.
+     */
+    public static long texelIndex(Image image, Texel t) {
+        long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), t.mip());
+        long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), t.mip());
+        long d = depthAt(image, t.mip());
+        return mipStartTexel(image, t.mip()) + ((t.layer() * d + t.z()) * h + t.y()) * w + t.x();
+    }
+
+    /** The inverse of {@link #texelIndex}. */
+    public static Texel texelAt(Image image, long index) {
+        if (index < 0) {
+            throw new IllegalArgumentException("texel index " + index + " is negative");
+        }
+        long rest = index;
+        for (int level = 0; level < image.getMipLevels(); level++) {
+            long n = texelsAt(image, level);
+            if (rest < n) {
+                long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), level);
+                long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), level);
+                long d = depthAt(image, level);
+                int x = (int) (rest % w);
+                int y = (int) (rest / w % h);
+                int z = (int) (rest / (w * h) % d);
+                int layer = (int) (rest / (w * h * d));
+                return new Texel(level, layer, x, y, z);
+            }
+            rest -= n;
+        }
+        throw new IllegalArgumentException("texel index " + index + " is past the image's " + totalTexels(image)
+                + " texels");
+    }
 }
