@@ -182,7 +182,13 @@ public final class Job {
         ClusterEvent.ClusterDomainEvent e = m.event();
         if (e instanceof ClusterEvent.MemberUp up) {
             up(up.member());
-        } else if (e instanceof ClusterEvent.MemberLeft || e instanceof ClusterEvent.MemberExited
+        } else if (e instanceof ClusterEvent.MemberLeft left && left.member().hasRole(EvaluatorSharding.ROLE)) {
+            // leaving gracefully: it finished its slices while handing its shards off (Evaluator.HAND_OFF);
+            // whatever it still holds goes elsewhere when it exits or at the slice's deadline
+            ctx.getLog().info("job {}: evaluator {} is leaving; it gets no new slices", spec.jobId(),
+                    left.member().address());
+            state.nodeLeaving(left.member().address().toString());
+        } else if (e instanceof ClusterEvent.MemberExited
                 || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
             Member gone = ((ClusterEvent.MemberEvent) e).member();
             if (gone.hasRole(EvaluatorSharding.ROLE)) {

@@ -59,6 +59,15 @@ public final class JobState<P> {
         }
     }
 
+    /**
+     * The most groups one slice holds, whatever the measured rate: a slice's results wait in the
+     * coordinator until merged, so this caps the bytes the in-flight window can hold (window x 4096 x one
+     * group's stores) for dispatches of many tiny groups. At 4096 groups the per-slice overhead (one
+     * message round trip, about a millisecond) stays under a few percent even for groups of a few
+     * microseconds.
+     */
+    static final long MAX_SLICE_GROUPS = 4096;
+
     private final long total;
     private final Settings settings;
     private final Map<String, Integer> capacity = new LinkedHashMap<>();
@@ -86,6 +95,14 @@ public final class JobState<P> {
     public void nodeUp(String node, int slots) {
         capacity.put(node, Math.max(1, slots));
         inFlight.putIfAbsent(node, 0);
+    }
+
+    /**
+     * A node is leaving gracefully: it gets no new slices, and the ones it holds stay its own (it finishes
+     * them before it exits) until {@link #nodeGone} or their deadline.
+     */
+    public void nodeLeaving(String node) {
+        capacity.remove(node);
     }
 
     /** A node left (or became unreachable): its slices go back to be sent elsewhere. */
@@ -157,7 +174,7 @@ public final class JobState<P> {
         long byTime = (long) (settings.targetSliceNanos() / nanosPerGroup);
         long window = Math.max(1, capacity.values().stream().mapToInt(Integer::intValue).sum());
         long byShare = (total - nextStart + window - 1) / window;
-        return Math.max(1, Math.min(1 << 20, Math.min(byTime, byShare)));
+        return Math.max(1, Math.min(MAX_SLICE_GROUPS, Math.min(byTime, byShare)));
     }
 
     private long deadline(int count) {

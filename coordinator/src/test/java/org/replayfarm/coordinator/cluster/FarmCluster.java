@@ -41,9 +41,15 @@ final class FarmCluster implements AutoCloseable {
     }
 
     FarmNode addEvaluator() throws Exception {
+        return addEvaluator(ConfigFactory.empty());
+    }
+
+    /** Adds an evaluator node with {@code extra} configuration over the cluster's. */
+    FarmNode addEvaluator(Config extra) throws Exception {
         int n = evaluators.size();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval-" + n))
-                .withSeeds(List.of(coordinator.seed())).withEvalThreads(1).withSerializeMessages(true).withConfig(config));
+                .withSeeds(List.of(coordinator.seed())).withEvalThreads(1).withSerializeMessages(true)
+                .withConfig(extra.withFallback(config)));
         evaluators.add(node);
         awaitUp(1 + evaluators.size());
         return node;

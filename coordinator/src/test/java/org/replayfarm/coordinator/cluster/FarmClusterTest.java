@@ -3,6 +3,7 @@ package org.replayfarm.coordinator.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,8 +55,23 @@ class FarmClusterTest {
 
     @Test
     void a_slice_whose_evaluator_stops_mid_slice_is_run_elsewhere() throws Exception {
+        // the victim stops without leaving (no coordinated shutdown): its slice is lost with it
+        Config abrupt = ConfigFactory.parseString("akka.coordinated-shutdown.run-by-actor-system-terminate = off");
+        Job.JobStats stats = stopOneMidSlice(abrupt);
+        assertTrue(stats.resent() >= 1, "the stopped node's slice was sent again: " + stats);
+    }
+
+    @Test
+    void an_evaluator_leaving_gracefully_finishes_its_slice_first() throws Exception {
+        Job.JobStats stats = stopOneMidSlice(ConfigFactory.empty());
+        assertEquals(0, stats.resent(), "the leaving node finished its slice, nothing was sent again: " + stats);
+    }
+
+    /** Runs a job of long groups on two evaluators and stops the second mid-slice; returns the job's stats. */
+    private Job.JobStats stopOneMidSlice(Config victimConfig) throws Exception {
         Path spin = TestCaptures.spin(dir, 6, 300_000);
-        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 1, ConfigFactory.empty())) {
+            FarmNode victim = farm.addEvaluator(victimConfig);
             ClusterJobService jobs = farm.coordinator.jobs();
             String sha = jobs.storeCapture(spin);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -65,7 +81,6 @@ class FarmClusterTest {
                     end.complete(p);
                 }
             });
-            FarmNode victim = farm.evaluators.get(1);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (victim.evaluator().running() == 0 && System.nanoTime() < deadline) {
                 TimeUnit.MILLISECONDS.sleep(5); // polling a condition
@@ -74,9 +89,9 @@ class FarmClusterTest {
             victim.close();
             JobProgress p = end.get(60, TimeUnit.SECONDS);
             assertEquals("finished", p.state(), p.error());
-            assertTrue(farm.stats("stop").resent() >= 1, "the stopped node's slice was sent again: " + farm.stats("stop"));
             TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     dir.resolve("out"));
+            return farm.stats("stop");
         }
     }
 

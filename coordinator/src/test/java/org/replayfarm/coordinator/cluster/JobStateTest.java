@@ -100,4 +100,31 @@ class JobStateTest {
         assertNotNull(s.failure());
         assertTrue(s.failure().contains("no capture"), s.failure());
     }
+
+    @Test
+    void tiny_groups_never_make_a_slice_larger_than_the_cap() {
+        JobState<String> s = new JobState<>(10_000_000, SETTINGS);
+        s.nodeUp("a", 1);
+        List<JobState.Send> first = s.dispatch(0);
+        // one group took 100 ns: a second of work would be ten million groups
+        s.onResult(first.get(0).sliceId(), H1, 1, 100, "", "g0");
+        s.mergeable();
+        List<JobState.Send> next = s.dispatch(0);
+        assertEquals(1, next.size());
+        assertEquals(JobState.MAX_SLICE_GROUPS, next.get(0).count());
+    }
+
+    @Test
+    void a_leaving_node_gets_no_new_slices_but_keeps_its_own_until_it_is_gone() {
+        JobState<String> s = new JobState<>(10, SETTINGS);
+        s.nodeUp("a", 1);
+        s.nodeUp("b", 1);
+        List<JobState.Send> sends = s.dispatch(0);
+        JobState.Send onB = sends.stream().filter(x -> x.node().equals("b")).findFirst().orElseThrow();
+        s.nodeLeaving("b");
+        assertTrue(s.dispatch(0).isEmpty(), "a's window is full and b takes nothing new");
+        assertEquals(JobState.Accepted.NEW, s.onResult(onB.sliceId(), H1, 1, 1000, "", "from b"));
+        s.nodeGone("b");
+        assertEquals(0, s.resent(), "the slice b finished is not sent again");
+    }
 }

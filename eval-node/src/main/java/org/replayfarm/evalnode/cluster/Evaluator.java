@@ -14,11 +14,23 @@ import org.replayfarm.proto.SliceTask;
  * The sharded evaluator entity: one per slice attempt. It evaluates the slice on its node's
  * {@link EvaluatorNode} (the evaluator dispatcher, never Akka's default one), sends the result to the
  * job in chunks of at most {@link SliceCodec#CHUNK_BYTES}, and stops.
+ *
+ * <p>A node leaving gracefully hands its shards off; sharding then sends each entity {@link #HAND_OFF}.
+ * An entity still evaluating finishes its slice and sends the result first (the region waits for it,
+ * within the coordinated-shutdown phase's timeout), so the job gets the work instead of sending the slice
+ * again; an idle one stops at once.
  */
 public final class Evaluator {
     /** Messages the entity sends itself (never cross nodes). */
-    sealed interface Internal extends NoSerializationVerificationNeeded permits Evaluated {
+    sealed interface Internal extends NoSerializationVerificationNeeded permits Evaluated, HandOff {
     }
+
+    /** Sharding's stop message for this entity (the node is leaving or the shard moves). */
+    public record HandOff() implements Internal {
+    }
+
+    /** The one stop message, given to sharding's entity definition. */
+    public static final HandOff HAND_OFF = new HandOff();
 
     record Evaluated(SliceTask task, SliceResult result) implements Internal {
     }
@@ -40,6 +52,7 @@ public final class Evaluator {
                                     .setError(describe(failure)).build()));
                     return evaluating(ctx, node);
                 })
+                .onMessage(HandOff.class, h -> Behaviors.stopped())
                 .build());
     }
 
@@ -58,6 +71,10 @@ public final class Evaluator {
                     return Behaviors.stopped();
                 })
                 .onMessage(SliceTask.class, again -> Behaviors.same()) // the same attempt delivered twice: one answer
+                .onMessage(HandOff.class, h -> {
+                    ctx.getLog().info("leaving: finishing the slice in progress before handing off");
+                    return Behaviors.same();
+                })
                 .build();
     }
 

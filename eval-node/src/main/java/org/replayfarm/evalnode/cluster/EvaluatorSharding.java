@@ -44,6 +44,7 @@ public final class EvaluatorSharding {
                     return Evaluator.create(node);
                 })
                 .withRole(ROLE)
+                .withStopMessage(Evaluator.HAND_OFF)
                 .withMessageExtractor(new Extractor())
                 .withAllocationStrategy(new ToChosenNode(self));
         return ClusterSharding.get(system).init(entity);
