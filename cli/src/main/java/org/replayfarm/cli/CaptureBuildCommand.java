@@ -53,7 +53,8 @@ final class CaptureBuildCommand implements Callable<Integer> {
     String groupSize;
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
-            description = "Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X or u64:N.")
+            description = "Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N, or "
+                    + "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address).")
     List<String> args = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
@@ -153,6 +154,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
             if (a instanceof KernelArg.Buffer b) {
                 p.addSources(SourceFile.newBuilder().setName(b.path().getFileName().toString())
                         .setSha256Hex(Sha256.hex(Sha256.of(b.contents()))));
+            } else if (a instanceof KernelArg.Bvh v) {
+                p.addSources(SourceFile.newBuilder().setName(v.path().getFileName().toString())
+                        .setSha256Hex(Sha256.hex(Sha256.of(v.nodes()))));
             }
         }
         p.addArguments(input.elf != null ? "--elf" : "--asm").addArguments(source.getFileName().toString());

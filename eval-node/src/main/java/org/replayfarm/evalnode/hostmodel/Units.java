@@ -13,5 +13,6 @@ final class Units {
         ValuIntegerUnits.register(b);
         ValuFloat.register(b);
         MemoryOps.register(b);
+        BvhUnit.register(b);
     }
 }

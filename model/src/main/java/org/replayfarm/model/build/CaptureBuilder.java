@@ -254,6 +254,15 @@ public final class CaptureBuilder {
             }
             n++;
         }
+        // BVH arguments' ranges (nodes, then the descriptor) come after every buffer:/zeros: range
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i) instanceof KernelArg.Bvh v) {
+                long nodes = addRange("arg" + i + " bvh " + v.path().getFileName(), v.nodes());
+                byte[] descriptor = org.replayfarm.model.bvh.BvhDescriptor.of(nodes, v.nodes().length,
+                        v.returnBarycentrics()).bytes();
+                argumentAddresses.set(i, addRange("arg" + i + " bvh descriptor", descriptor));
+            }
+        }
     }
 
     private long addRange(String name, byte[] contents) {

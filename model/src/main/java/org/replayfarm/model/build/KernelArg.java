@@ -26,6 +26,17 @@ public sealed interface KernelArg {
         }
     }
 
+    /**
+     * A BVH: a file of nodes in RDNA 2 layout, root at offset 0, placed in a range; its 128-bit descriptor
+     * ({@link org.replayfarm.model.bvh.BvhDescriptor}, boxes sorted, the triangle return mode given) goes in
+     * a range of its own, whose address is passed. Both ranges follow every buffer:/zeros: range.
+     */
+    record Bvh(Path path, byte[] nodes, boolean returnBarycentrics) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
     /** A 32-bit value: u32, i32 or f32 (its bits). */
     record Word(String kind, int bits) implements KernelArg {
         public int size() {
@@ -41,7 +52,7 @@ public sealed interface KernelArg {
     }
 
     default boolean createsRange() {
-        return this instanceof Buffer || this instanceof Zeros;
+        return this instanceof Buffer || this instanceof Zeros || this instanceof Bvh;
     }
 
     /** How the argument is written on a command line, with a file named by its name only. */
@@ -50,6 +61,8 @@ public sealed interface KernelArg {
             return "buffer:" + b.path().getFileName();
         } else if (this instanceof Zeros z) {
             return "zeros:" + z.bytes();
+        } else if (this instanceof Bvh v) {
+            return "bvh:" + v.path().getFileName() + (v.returnBarycentrics() ? "" : ",return=id");
         } else if (this instanceof Word w) {
             return w.kind() + ":" + switch (w.kind()) {
                 case "f32" -> Float.toString(Float.intBitsToFloat(w.bits()));
@@ -90,6 +103,7 @@ public sealed interface KernelArg {
                     }
                     yield new Zeros(bytes);
                 }
+                case "bvh" -> bvh(text, value);
                 case "u32" -> new Word("u32", (int) parseUnsigned(value, 32));
                 case "i32" -> {
                     long v = Long.decode(value);
@@ -101,12 +115,39 @@ public sealed interface KernelArg {
                 case "f32" -> new Word("f32", Float.floatToRawIntBits(Float.parseFloat(value)));
                 case "u64" -> new DoubleWord(parseUnsigned(value, 64));
                 default -> throw new IllegalArgumentException("argument '" + text + "': unknown kind '" + kind
-                        + "' (expected buffer, zeros, u32, i32, f32 or u64)");
+                        + "' (expected buffer, zeros, bvh, u32, i32, f32 or u64)");
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("argument '" + text + "': '" + value + "' is not a valid " + kind
                     + " value (" + e.getMessage() + ")");
         }
+    }
+
+    /** {@code bvh:PATH[,return=ij|id]}: the nodes file and the triangle return mode (default ij). */
+    private static Bvh bvh(String text, String value) {
+        boolean barycentrics = true;
+        String file = value;
+        int comma = value.lastIndexOf(",return=");
+        if (comma >= 0) {
+            String mode = value.substring(comma + ",return=".length());
+            if (!mode.equals("ij") && !mode.equals("id")) {
+                throw new IllegalArgumentException("argument '" + text + "': return=" + mode + " is not ij or id");
+            }
+            barycentrics = mode.equals("ij");
+            file = value.substring(0, comma);
+        }
+        Path path = Path.of(file);
+        byte[] nodes;
+        try {
+            nodes = Files.readAllBytes(path);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
+        }
+        if (nodes.length == 0 || nodes.length % 64 != 0) {
+            throw new IllegalArgumentException("argument '" + text + "': " + path + " holds " + nodes.length
+                    + " bytes; a BVH is a non-empty whole number of 64-byte node units");
+        }
+        return new Bvh(path, nodes, barycentrics);
     }
 
     private static long parseUnsigned(String value, int bits) {

@@ -1,0 +1,166 @@
+package org.replayfarm.model.bvh;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+/** The node test on hand-built nodes, against results derived by hand in the comments. */
+class NodeTestTest {
+    private static final int MISS = 0xFFFFFFFF;
+    private static final long BASE = 0x1_0000_0000L;
+
+    private static NodeMemory memory(byte[] nodes) {
+        ByteBuffer b = ByteBuffer.wrap(nodes).order(ByteOrder.LITTLE_ENDIAN);
+        return address -> b.getInt((int) (address - BASE));
+    }
+
+    private static int f(float v) {
+        return Float.floatToRawIntBits(v);
+    }
+
+    /** A box32 node at offset 0 with children 0x100|k and the given bounds (six floats each). */
+    private static byte[] box32(float[]... bounds) {
+        ByteBuffer b = ByteBuffer.allocate(128).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 4; i++) {
+            b.putInt(4 * i, i < bounds.length ? 0x100 + 8 * i | 5 : MISS);
+            for (int k = 0; k < 6 && i < bounds.length; k++) {
+                b.putFloat(16 + 24 * i + 4 * k, bounds[i][k]);
+            }
+        }
+        return b.array();
+    }
+
+    private static float[] cube(float x) {
+        return new float[] {x, -1, -1, x + 1, 1, 1};
+    }
+
+    @Test
+    void descriptor_fields_decode_from_the_bits_radv_writes() {
+        // radv_rt_common.c: {0, 1u<<31, (size-1) low, (size-1) high | 1u<<24 | 1u<<31}, size 2^42
+        BvhDescriptor d = BvhDescriptor.decode(0, 1 << 31, 0xFFFFFFFF, 0x3FF | 1 << 24 | 1 << 31);
+        assertTrue(d.boxSorting());
+        assertTrue(d.returnBarycentrics());
+        assertEquals(8, d.type());
+        assertEquals((1L << 42) - 1, d.sizeUnits());
+        assertEquals(0, d.baseAddress());
+        BvhDescriptor e = new BvhDescriptor(0x12_3456_7800L, 6, false, 999, false, 2, true, 8);
+        int[] w = e.encode();
+        assertEquals(0x1234_5678, w[0]); // base / 256
+        assertEquals(6 << 23, w[1]); // grow ULPs at [62:55]
+        assertEquals(e, BvhDescriptor.decode(w[0], w[1], w[2], w[3]));
+        assertEquals(BASE + 0x40 * 3, BvhDescriptor.of(BASE, 4096, true).nodeAddress(3 << 3 | 5));
+        assertThrows(IllegalArgumentException.class, () -> BvhDescriptor.of(BASE + 64, 64, true));
+    }
+
+    @Test
+    void box32_children_come_back_sorted_by_entry_distance_with_misses_last() {
+        // children at x = 9, 3, (off the ray) and 6; the ray runs along +x from the origin
+        byte[] node = box32(cube(9), cube(3), new float[] {2, 5, 5, 3, 6, 6}, cube(6));
+        Ray ray = Ray.of(100f, 0, 0, 0, 1, 0, 0);
+        int[] r = NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray, memory(node));
+        assertArrayEquals(new int[] {0x108 | 5, 0x118 | 5, 0x100 | 5, MISS}, r);
+        // unsorted: node order, the miss in place
+        BvhDescriptor unsorted = new BvhDescriptor(BASE, 0, false, 1, true, 0, false, 8);
+        assertArrayEquals(new int[] {0x100 | 5, 0x108 | 5, MISS, 0x118 | 5},
+                NodeTest.intersect(unsorted, 5, ray, memory(node)));
+        // the extent cuts off the box at 9 (entry 9 > 7.5) and the one at 6 still counts (entry 6)
+        assertArrayEquals(new int[] {0x108 | 5, 0x118 | 5, MISS, MISS},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(7.5f, 0, 0, 0, 1, 0, 0), memory(node)));
+        // a ray going the other way hits nothing ahead of it
+        assertArrayEquals(new int[] {MISS, MISS, MISS, MISS},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(100f, 0, 0, 0, -1, 0, 0), memory(node)));
+    }
+
+    @Test
+    void a_box_behind_whose_exit_is_short_by_less_than_the_grow_ulps_is_hit() {
+        // one box whose far x plane is just before the entry through y: entry = 1 (y), exit = 1 - 2^-24 (x)
+        float xMax = 1f - 0x1p-24f;
+        byte[] node = box32(new float[] {-1, 1, -1, xMax, 2, 1});
+        Ray ray = Ray.of(100f, 0, 0, 0, 1, 1, 0);
+        assertArrayEquals(new int[] {MISS, MISS, MISS, MISS},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray, memory(node)));
+        BvhDescriptor grown = new BvhDescriptor(BASE, 6, true, 1, true, 0, false, 8);
+        assertEquals(0x100 | 5, NodeTest.intersect(grown, 5, ray, memory(node))[0]);
+    }
+
+    @Test
+    void box16_bounds_read_as_packed_halves() {
+        ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0, 0x200 | 4).putInt(4, 0x208 | 5).putInt(8, MISS).putInt(12, MISS);
+        // child 0: [4, 5] x [-1, 1]^2, child 1: [2, 3] x [-1, 1]^2; half 1.0 = 0x3C00, -1.0 = 0xBC00, 2 = 0x4000,
+        // 3 = 0x4200, 4 = 0x4400, 5 = 0x4500
+        b.putInt(16, 0x4400 | 0xBC00 << 16).putInt(20, 0xBC00 | 0x4500 << 16).putInt(24, 0x3C00 | 0x3C00 << 16);
+        b.putInt(28, 0x4000 | 0xBC00 << 16).putInt(32, 0xBC00 | 0x4200 << 16).putInt(36, 0x3C00 | 0x3C00 << 16);
+        int[] r = NodeTest.intersect(BvhDescriptor.of(BASE, 64, true), 4, Ray.of(100f, 0, 0, 0, 1, 0, 0),
+                memory(b.array()));
+        assertArrayEquals(new int[] {0x208 | 5, 0x200 | 4, MISS, MISS}, r);
+    }
+
+    /** A triangle node: V0 (0,0,5), V1 (1,0,5), V2 (0,1,5), V3 (1,1,5), V4 (0.5,2,5) and an id word. */
+    private static byte[] triangles(int id) {
+        float[][] v = {{0, 0, 5}, {1, 0, 5}, {0, 1, 5}, {1, 1, 5}, {0.5f, 2, 5}};
+        ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        for (int k = 0; k < 5; k++) {
+            for (int c = 0; c < 3; c++) {
+                b.putFloat(12 * k + 4 * c, v[k][c]);
+            }
+        }
+        b.putInt(60, id);
+        return b.array();
+    }
+
+    @Test
+    void a_triangle_hit_returns_t_num_t_denom_and_the_barycentric_numerators() {
+        // e1 = (1,0,0), e2 = (0,1,0), e3 = (0.25,0.25,-5); s1 = d x e2 = (-1,0,0), s2 = e3 x e1 = (0,-5,-0.25);
+        // t_denom = s1.e1 = -1, t_num = e2.s2 = -5 (t = 5), u = e3.s1 = -0.25, v = d.s2 = -0.25
+        Ray ray = Ray.of(100f, 0.25f, 0.25f, 0, 0, 0, 1);
+        BvhDescriptor ij = BvhDescriptor.of(BASE, 64, true);
+        assertArrayEquals(new int[] {f(-5), f(-1), f(-0.25f), f(-0.25f)},
+                NodeTest.intersect(ij, 0, ray, memory(triangles(9))));
+        // id byte 0 = I_SRC 0, J_SRC 1: I is vertex 0's numerator (t_denom - u - v = -0.5), J vertex 1's
+        assertArrayEquals(new int[] {f(-5), f(-1), f(-0.5f), f(-0.25f)},
+                NodeTest.intersect(ij, 0, ray, memory(triangles(0 | 1 << 2))));
+        // return mode 0: the id word and hit status
+        BvhDescriptor id = BvhDescriptor.of(BASE, 64, false);
+        assertArrayEquals(new int[] {f(-5), f(-1), 0x0909_0909, 1},
+                NodeTest.intersect(id, 0, ray, memory(triangles(0x0909_0909))));
+        // a miss beside the triangle, and a hit beyond the extent
+        assertArrayEquals(new int[] {f(Float.POSITIVE_INFINITY), f(1f), 0, 0},
+                NodeTest.intersect(ij, 0, Ray.of(100f, 0.75f, 0.75f, 0, 0, 0, 1), memory(triangles(9))));
+        assertArrayEquals(new int[] {f(Float.POSITIVE_INFINITY), f(1f), 0x0909_0909, 0},
+                NodeTest.intersect(id, 0, Ray.of(4.9f, 0.25f, 0.25f, 0, 0, 0, 1), memory(triangles(0x0909_0909))));
+    }
+
+    @Test
+    void the_node_type_selects_which_triangle_of_the_node_is_tested() {
+        BvhDescriptor d = BvhDescriptor.of(BASE, 64, false);
+        byte[] node = triangles(0x0909_0909);
+        // (0.75, 0.75): only in type 1 (V1, V3, V2); (0.5, 1.5): only in type 2 (V2, V3, V4; type 3 spans
+        // x 0.25..0.375 there); (0.1, 0.5): in types 0 (V0, V1, V2) and 3 (V2, V4, V0: x 0..0.125 at y 0.5)
+        float[][] points = {{0.75f, 0.75f}, {0.5f, 1.5f}, {0.1f, 0.5f}};
+        int[][] expected = {{0, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 0, 1}};
+        for (int p = 0; p < 3; p++) {
+            for (int type = 0; type < 4; type++) {
+                Ray ray = Ray.of(100f, points[p][0], points[p][1], 0, 0, 0, 1);
+                assertEquals(expected[p][type], NodeTest.intersect(d, type, ray, memory(node))[3],
+                        "point " + p + " type " + type);
+            }
+        }
+    }
+
+    @Test
+    void instance_and_procedural_nodes_return_all_ones() {
+        for (int type : new int[] {6, 7}) {
+            assertArrayEquals(new int[] {MISS, MISS, MISS, MISS},
+                    NodeTest.intersect(BvhDescriptor.of(BASE, 64, true), type, Ray.of(1f, 0, 0, 0, 1, 0, 0),
+                            address -> { throw new AssertionError("an instance node is not read"); }));
+        }
+        assertFalse(NodeType.INSTANCE.triangle());
+    }
+}
