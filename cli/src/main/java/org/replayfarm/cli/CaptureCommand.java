@@ -3,6 +3,6 @@ package org.replayfarm.cli;
 import picocli.CommandLine.Command;
 
 @Command(name = "capture", description = "Build and modify capture files.",
-        mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class})
+        mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class, CaptureAddRunCommand.class, CaptureNativeRunCommand.class})
 final class CaptureCommand {
 }

@@ -15,6 +15,11 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.diff.Comparison;
+import org.replayfarm.coordinator.diff.DiffOptions;
+import org.replayfarm.coordinator.diff.RunReport;
+import org.replayfarm.gpunode.device.DeviceChoice;
+import org.replayfarm.gpunode.device.DeviceEvents;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.Evaluation;
 import org.replayfarm.evalnode.eval.GroupSelection;
@@ -33,9 +38,13 @@ import picocli.CommandLine.Spec;
         description = {"Evaluate groups of a capture on an embedded cluster in this process: one ActorSystem with "
                 + "the coordinator and eval roles, the capture served over loopback HTTP, groups sharded in slices "
                 + "over evaluator entities on a dedicated dispatcher.",
-                "Writes what replay eval writes (DIR/host/guest-<n>.bin, DIR/report.json), byte for byte the same "
-                        + "memory; a live progress bar (groups done, rate, ETA) goes to stderr. "
-                        + "Exit status 0, or 1 when a group faulted, 2 on error."})
+                "Then compares the host's merged memory and images with the device's (--device): every texel and "
+                        + "byte a host store wrote, and what the device changed that no host store wrote.",
+                "Writes DIR/report.json (replay-farm/run-report/1, docs/report-schema.md), DIR/summary.txt, "
+                        + "DIR/junit.xml, DIR/host/ and DIR/device/ (guest-<n>.bin, image-<k>.raw and .png) and "
+                        + "DIR/diff/image-<k>.png; a live progress bar (groups done, rate, ETA) goes to stderr.",
+                "Exit status 0 when equal (or host only without faults), 1 when different (or a group faulted, "
+                        + "groups conflicted, or slices were nondeterministic), 2 on error."})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -60,6 +69,19 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
+            description = "The device side: auto (a GPU when this node has one, else the capture's first recorded run, "
+                    + "else none), recorded (the first recorded run), recorded:LABEL, or none (default ${DEFAULT-VALUE}).")
+    String device;
+
+    @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
+            description = "Accept float channels of images within N units in the last place (default exact).")
+    int ulp;
+
+    @Option(names = "--approximate",
+            description = "Accept differences stored by groups that executed at least one instruction classified approximate.")
+    boolean approximate;
+
     @Override
     public Integer call() throws Exception {
         CaptureFile file = CaptureFile.open(capture);
@@ -78,10 +100,20 @@ final class RunCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--evaluators must be at least 1");
         }
+        DeviceChoice choice;
+        DiffOptions options;
+        try {
+            choice = DeviceChoice.parse(device);
+            choice.resolve(file); // refuse a missing recorded run before evaluating
+            options = new DiffOptions(chosen.every(), ulp, approximate);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         boolean bar = progress != null ? progress : System.console() != null;
         Path work = Files.createTempDirectory("replay-run");
         AtomicReference<Evaluation.Outcome> outcome = new AtomicReference<>();
         JobProgress end;
+        long nondeterministic;
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
                 .withEvalThreads(n))) {
             String sha = node.jobs().storeCapture(capture);
@@ -101,6 +133,7 @@ final class RunCommand implements Callable<Integer> {
                 })) {
                     end = ended.get();
                 }
+                nondeterministic = node.jobs().stats("run").map(s -> s.nondeterministic()).orElse(0L);
             } finally {
                 if (pb != null) {
                     pb.close();
@@ -113,11 +146,15 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalStateException("the job failed: " + end.error());
         }
         Evaluation.Outcome o = outcome.get();
+        String selection = chosen.every() ? "every group" : chosen.groups().stream()
+                .map(g -> "(" + g[0] + ", " + g[1] + ", " + g[2] + ")").collect(java.util.stream.Collectors.joining(" "));
+        Comparison.Result result = Comparison.finish(out, o, kernel, file, new RunReport.Identity(file.identity(),
+                capture.getFileName().toString(), "run", selection), choice, options, nondeterministic, DeviceEvents.ignore());
         PrintWriter w = spec.commandLine().getOut();
-        w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());
-        Evaluation.summarize(o, w);
-        w.printf("output          %s%n", out.resolve("host"));
-        return o.faults().isEmpty() ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+        w.print(result.summary());
+        w.printf("output          %s%n", out);
+        w.flush();
+        return result.verdict().exitStatus();
     }
 
     static void deleteTree(Path dir) {

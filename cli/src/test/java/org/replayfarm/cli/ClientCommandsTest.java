@@ -201,8 +201,10 @@ class ClientCommandsTest {
         Files.write(truncated, Arrays.copyOf(whole, whole.length - 100));
         CliRun bad = CliRun.of("submit", truncated.toString(), "--every-group", "--coordinator", url);
         assertEquals(2, bad.exitCode());
-        assertTrue(bad.err().contains("answered 400 uploading " + truncated + ": the capture is refused: program.code: "),
+        // the last blob is the recorded native run's y (range 1): the validator names that field
+        assertTrue(bad.err().contains("answered 400 uploading " + truncated + ": the capture is refused: runs[0].ranges[1].data: "),
                 bad.err());
+        assertTrue(bad.err().contains("runs past the end of the file"), bad.err());
 
         CliRun outside = CliRun.of("submit", saxpy.toString(), "--group", "16", "--coordinator", url);
         assertEquals(2, outside.exitCode());

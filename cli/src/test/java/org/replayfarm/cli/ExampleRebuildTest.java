@@ -14,15 +14,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
- * Every example is rebuilt from source with the commands in its BUILD file (clang-19, then replay
- * capture build) and must come out byte-identical to the committed code object and capture.
+ * Every example is rebuilt from source with the commands in its BUILD file (clang-19, replay capture
+ * build, then the native x86-64 run attached with replay capture native-run and add-run) and must come
+ * out byte-identical to the committed code object and capture, recorded run included.
  */
 class ExampleRebuildTest {
     @TempDir
     Path dir;
 
     @Test
-    void saxpy_code_object_and_capture_rebuild_byte_identical_from_source() throws Exception {
+    void saxpy_code_object_and_capture_with_its_native_run_rebuild_byte_identical_from_source() throws Exception {
         rebuild("saxpy", "saxpy.o", "saxpy.capture");
     }
 
@@ -30,35 +31,67 @@ class ExampleRebuildTest {
         Path source = Toolchain.root().resolve("examples").resolve(example);
         List<String> lines = Files.readAllLines(source.resolve("BUILD")).stream()
                 .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
-        assertEquals(2, lines.size(), "BUILD holds the compile command and the capture build command");
+        assertTrue(lines.size() >= 2, "BUILD holds the compile command, then replay commands");
         try (var files = Files.list(source)) {
             for (Path f : files.toList()) {
-                if (!f.getFileName().toString().equals(object) && !f.getFileName().toString().equals(capture)) {
+                if (Files.isRegularFile(f) && !f.getFileName().toString().equals(object)
+                        && !f.getFileName().toString().equals(capture)) {
                     Files.copy(f, dir.resolve(f.getFileName()));
                 }
             }
         }
-        List<String> compile = Arrays.asList(lines.get(0).split(" +"));
+        List<String> compile = words(lines.get(0));
         assertEquals("clang-19", compile.get(0));
         Toolchain.run(dir, compile);
         assertArrayEquals(Files.readAllBytes(source.resolve(object)), Files.readAllBytes(dir.resolve(object)),
                 object + " rebuilt by clang-19 differs from the committed one");
 
-        List<String> build = new ArrayList<>(Arrays.asList(lines.get(1).split(" +")));
-        assertEquals("replay", build.remove(0));
-        // the command names files relative to the example: resolve them in the scratch copy
-        for (int i = 0; i < build.size(); i++) {
-            String a = build.get(i);
-            if (i > 0 && List.of("--elf", "--asm", "-o", "--out").contains(build.get(i - 1))) {
-                build.set(i, dir.resolve(a).toString());
-            } else if (a.startsWith("buffer:")) {
-                build.set(i, "buffer:" + dir.resolve(a.substring(7)));
+        for (String line : lines.subList(1, lines.size())) {
+            List<String> command = new ArrayList<>(words(line));
+            assertEquals("replay", command.remove(0), line);
+            // the commands name files relative to the example: resolve them in the scratch copy
+            for (int i = 0; i < command.size(); i++) {
+                String a = command.get(i);
+                String previous = i > 0 ? command.get(i - 1) : "";
+                if (List.of("--elf", "--asm", "-o", "--out", "--from").contains(previous)
+                        || (!a.startsWith("-") && Files.exists(dir.resolve(a)) && !previous.equals("--label"))) {
+                    command.set(i, dir.resolve(a).toString());
+                } else if (a.startsWith("buffer:")) {
+                    command.set(i, "buffer:" + dir.resolve(a.substring(7)));
+                }
+            }
+            CliRun run = CliRun.of(command.toArray(String[]::new));
+            assertEquals(0, run.exitCode(), line + "\n" + run.out() + run.err());
+        }
+        assertArrayEquals(Files.readAllBytes(source.resolve(capture)), Files.readAllBytes(dir.resolve(capture)),
+                capture + " rebuilt (with its recorded runs) differs from the committed one");
+    }
+
+    /** A BUILD line split into words; double quotes keep spaces inside one word. */
+    static List<String> words(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder w = new StringBuilder();
+        boolean quoted = false;
+        boolean any = false;
+        for (char c : line.toCharArray()) {
+            if (c == '"') {
+                quoted = !quoted;
+                any = true;
+            } else if (c == ' ' && !quoted) {
+                if (any) {
+                    words.add(w.toString());
+                }
+                w.setLength(0);
+                any = false;
+            } else {
+                w.append(c);
+                any = true;
             }
         }
-        CliRun run = CliRun.of(build.toArray(String[]::new));
-        assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("sha256"), run.out());
-        assertArrayEquals(Files.readAllBytes(source.resolve(capture)), Files.readAllBytes(dir.resolve(capture)),
-                capture + " rebuilt differs from the committed one");
+        if (any) {
+            words.add(w.toString());
+        }
+        assertTrue(!quoted, "unbalanced quote in: " + line);
+        return words;
     }
 }

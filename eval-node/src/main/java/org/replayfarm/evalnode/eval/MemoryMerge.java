@@ -43,6 +43,8 @@ public final class MemoryMerge {
     private final Map<Long, List<Contribution>> atomics = new LinkedHashMap<>();
     private final int groupsX;
     private final int groupsY;
+    /** Approximate instructions executed, per group key, for the groups that executed any (diffs trace to them). */
+    private final Map<Integer, Long> approximateByGroup = new HashMap<>();
 
     private record Contribution(AtomicContribution atomic, int group) {
     }
@@ -66,6 +68,9 @@ public final class MemoryMerge {
     /** Adds one group's result (groups must come in the order the output is defined by). */
     public void add(GroupResult g) {
         int key = key(g);
+        if (g.approximate() > 0) {
+            approximateByGroup.merge(key, g.approximate(), Long::sum);
+        }
         for (StoreRun run : g.stores()) {
             byte[] target = bytes[run.range()];
             int[] who = storer[run.range()];
@@ -90,6 +95,25 @@ public final class MemoryMerge {
     /** A group's key: its linear id plus one (0 means "no group"), so per-byte owners cost an int. */
     private int key(GroupResult g) {
         return (int) (g.x() + (long) groupsX * (g.y() + (long) groupsY * g.z())) + 1;
+    }
+
+    /** A group's name, "(x, y, z)", from its key (linear id plus one). */
+    public String groupName(int key) {
+        return name(key);
+    }
+
+    /** Approximate instructions the group with this key executed (0 for a group that executed none or was not added). */
+    public long approximateExecuted(int key) {
+        return approximateByGroup.getOrDefault(key, 0L);
+    }
+
+    /**
+     * Which group last wrote each byte of range {@code n}: its key (linear id plus one), 0 where no group
+     * stored. After {@link #applyAtomics} an atomic's bytes name the last group (in group order) that
+     * contributed to it, so merged atomics count as stored bytes (the array is the merge's own; do not change it).
+     */
+    public int[] storers(int n) {
+        return storer[n];
     }
 
     private String name(int key) {
@@ -118,6 +142,10 @@ public final class MemoryMerge {
                 value = apply(c.atomic(), value);
             }
             write(first.range(), first.offset(), first.bytes(), value);
+            int last = list.get(list.size() - 1).group();
+            for (int i = 0; i < first.bytes(); i++) {
+                storer[first.range()][(int) first.offset() + i] = last;
+            }
         }
         return dependent;
     }

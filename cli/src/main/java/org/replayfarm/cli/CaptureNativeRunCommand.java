@@ -1,0 +1,99 @@
+package org.replayfarm.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.replayfarm.model.build.DispatchShape;
+import org.replayfarm.model.build.KernelArg;
+import org.replayfarm.model.build.Llvm;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "native-run", mixinStandardHelpOptions = true,
+        description = {"Run an OpenCL C kernel natively: clang-19 builds it for x86-64 with the native harness "
+                + "(-O2 -ffp-contract=off, one thread per work-item, a group's work-items together so barriers work, "
+                + "groups one after another) and runs it on the inputs replay capture build takes.",
+                "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n): the outputs "
+                        + "replay capture add-run attaches as a recorded run."})
+final class CaptureNativeRunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "KERNEL.cl")
+    Path source;
+
+    @Option(names = "--kernel", required = true, paramLabel = "NAME", description = "Kernel function to run.")
+    String kernel;
+
+    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
+    String groups;
+
+    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
+    String groupSize;
+
+    @Option(names = "--arg", paramLabel = "KIND:VALUE",
+            description = "Kernel argument, in order, as replay capture build takes them.")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where guest-<n>.bin go.")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        DispatchShape shape;
+        List<KernelArg> kernelArgs = new ArrayList<>();
+        try {
+            shape = DispatchShape.parse(groups, groupSize);
+            for (String a : args) {
+                kernelArgs.add(KernelArg.parse(a));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        Path work = Files.createTempDirectory("replay-native");
+        try {
+            Files.copy(source, work.resolve("kernel.cl"));
+            Files.createDirectories(out);
+            List<String> call = new ArrayList<>();
+            List<String> run = new ArrayList<>(List.of(work.resolve("native").toString()));
+            int n = 0;
+            for (KernelArg a : kernelArgs) {
+                if (a instanceof KernelArg.Buffer || a instanceof KernelArg.Zeros) {
+                    Path in = work.resolve("in-" + n + ".bin");
+                    Files.write(in, a instanceof KernelArg.Buffer b ? b.contents() : new byte[Math.toIntExact(((KernelArg.Zeros) a).bytes())]);
+                    call.add("(void *) __replay_buf[" + n + "]");
+                    run.add(in.toString());
+                    run.add(out.resolve("guest-" + n + ".bin").toAbsolutePath().toString());
+                    n++;
+                } else if (a instanceof KernelArg.Word w) {
+                    call.add(switch (w.kind()) {
+                        case "f32" -> String.format(Locale.ROOT, "__replay_f32(0x%08xu)", w.bits());
+                        case "i32" -> "(int) " + w.bits();
+                        default -> "(uint) " + Integer.toUnsignedString(w.bits()) + "u";
+                    });
+                } else {
+                    call.add("(ulong) " + Long.toUnsignedString(((KernelArg.DoubleWord) a).bits()) + "ul");
+                }
+            }
+            Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
+            Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
+                    new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
+                    new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n, String.join(", ", call), true));
+            Llvm.run(List.of("clang-19", "-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu11", "-w", "-include",
+                    work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(), "-I", work.toString(),
+                    "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
+            Llvm.run(run);
+            spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
+        } finally {
+            RunCommand.deleteTree(work);
+        }
+        return Replay.EXIT_OK;
+    }
+}

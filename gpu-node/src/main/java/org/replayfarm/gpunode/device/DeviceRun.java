@@ -1,0 +1,47 @@
+package org.replayfarm.gpunode.device;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * A device run's outputs: the final bytes of each range it recorded (by range index n, as in
+ * guest-<n>.bin) and the final texels of each image (by image index, in the capture's texel layout), and
+ * the executions it made. A range or image absent from the maps was not recorded by this run and cannot be
+ * compared. Buffers are read-only views.
+ */
+public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+    public DeviceRun {
+        ranges = readOnly(ranges);
+        images = readOnly(images);
+        executions = List.copyOf(executions);
+    }
+
+    private static SortedMap<Integer, ByteBuffer> readOnly(Map<Integer, ByteBuffer> in) {
+        SortedMap<Integer, ByteBuffer> out = new TreeMap<>();
+        in.forEach((k, v) -> out.put(k, v.asReadOnlyBuffer()));
+        return java.util.Collections.unmodifiableSortedMap(out);
+    }
+
+    /** Range {@code n}'s final bytes as a new array, or null when the run did not record it. */
+    public byte[] rangeBytes(int n) {
+        return copy(ranges.get(n));
+    }
+
+    /** Image {@code k}'s final texels as a new array, or null when the run did not record it. */
+    public byte[] imageTexels(int k) {
+        return copy(images.get(k));
+    }
+
+    private static byte[] copy(ByteBuffer b) {
+        if (b == null) {
+            return null;
+        }
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+}
