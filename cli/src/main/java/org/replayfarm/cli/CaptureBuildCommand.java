@@ -28,7 +28,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "build", mixinStandardHelpOptions = true,
         description = {"Build a capture from an HSA code object (clang-19, gfx1030) or from gfx1030 assembly.",
                 "Each buffer:/zeros: argument becomes a memory range (0, 1, 2... in order) and passes its "
-                        + "guest address; the kernarg segment, dispatch packet and loaded code object follow."})
+                        + "guest address; image:/sampler: arguments add a descriptor range each (T#, S#) after them, "
+                        + "images numbered 0, 1, 2... in order; the kernarg segment, dispatch packet and loaded "
+                        + "code object follow."})
 final class CaptureBuildCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -53,8 +55,12 @@ final class CaptureBuildCommand implements Callable<Integer> {
     String groupSize;
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
-            description = "Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N, or "
-                    + "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address).")
+            description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
+                    "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH,format=FMT[,order=..][,mips=N],",
+                    "sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=transparent_black|opaque_black|opaque_white]",
+                    "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",
+                    "(FILTER point|bilinear; ADDRESS_MODE wrap|mirror|clamp|mirror_once|clamp_half_border|"
+                            + "mirror_once_half_border|border|mirror_once_border)."})
     List<String> args = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
@@ -157,6 +163,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
             } else if (a instanceof KernelArg.Bvh v) {
                 p.addSources(SourceFile.newBuilder().setName(v.path().getFileName().toString())
                         .setSha256Hex(Sha256.hex(Sha256.of(v.nodes()))));
+            } else if (a instanceof KernelArg.ImageArg i) {
+                p.addSources(SourceFile.newBuilder().setName(i.path().getFileName().toString())
+                        .setSha256Hex(Sha256.hex(Sha256.of(i.texels()))));
             }
         }
         p.addArguments(input.elf != null ? "--elf" : "--asm").addArguments(source.getFileName().toString());

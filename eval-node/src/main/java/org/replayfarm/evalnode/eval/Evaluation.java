@@ -139,7 +139,8 @@ public final class Evaluation {
 
     /**
      * Writes {@code dir/host/guest-<n>.bin} for every range, {@code dir/host/image-<k>.raw} for every image
-     * (final texels in the capture's layout) and {@code dir/report.json}.
+     * (final texels in the capture's layout) with {@code image-<k>.png} beside it (level 0, see
+     * {@link org.replayfarm.model.image.ImagePng}) and {@code dir/report.json}.
      */
     public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir) throws IOException {
         write(o, kernel, captureSha256, dir, report -> { });
@@ -159,6 +160,8 @@ public final class Evaluation {
         }
         for (int k = 0; k < o.images().imageCount(); k++) {
             Files.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
+            Files.write(host.resolve("image-" + k + ".png"), org.replayfarm.model.image.ImagePng.encode(
+                    o.images().initial().get(k).image(), o.images().texels(k)));
         }
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode report = json.createObjectNode();

@@ -20,6 +20,7 @@ public final class MemoryOps {
         Lds.register(b);
         VectorMemory.register(b);
         BufferMemory.register(b);
+        ImageUnit.register(b);
     }
 
     /**

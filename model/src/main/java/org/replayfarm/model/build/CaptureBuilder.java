@@ -58,6 +58,7 @@ public final class CaptureBuilder {
     private final GuestLayout layout = new GuestLayout();
     private final List<MemoryRange> ranges = new ArrayList<>();
     private final List<Long> argumentAddresses = new ArrayList<>();
+    private final List<org.replayfarm.proto.Image> images = new ArrayList<>();
 
     private CaptureBuilder() {
     }
@@ -230,39 +231,84 @@ public final class CaptureBuilder {
                 .setGroupCountX(shape.groupsX()).setGroupCountY(shape.groupsY()).setGroupCountZ(shape.groupsZ())
                 .setGroupSizeX(shape.sizeX()).setGroupSizeY(shape.sizeY()).setGroupSizeZ(shape.sizeZ()).build();
         Capture capture = Capture.newBuilder().setProgram(program).setRegisters(registers).setDispatch(dispatch)
-                .addAllRanges(ranges).setProvenance(provenance).build();
+                .addAllRanges(ranges).addAllImages(images).setProvenance(provenance).build();
         // validate now, so a bad dispatch or layout is reported by the builder rather than by the writer
         org.replayfarm.model.capture.CaptureValidator.validate(capture, writer);
         return new Built(capture, writer);
     }
 
     private void addArgumentRanges(List<KernelArg> args) throws CodeObjectException {
+        Long[] addresses = new Long[args.size()];
         int n = 0;
         for (KernelArg arg : args) {
             if (arg instanceof KernelArg.Buffer b) {
                 if (b.contents().length == 0) {
                     throw new CodeObjectException("argument buffer:" + b.path() + ": the file is empty; a range needs at least one byte");
                 }
-                argumentAddresses.add(addRange("arg" + n + " " + b.path().getFileName(), b.contents()));
+                addresses[n] = addRange("arg" + n + " " + b.path().getFileName(), b.contents());
             } else if (arg instanceof KernelArg.Zeros z) {
                 if (z.bytes() > Integer.MAX_VALUE - 8) {
                     throw new CodeObjectException("argument zeros:" + z.bytes() + ": ranges are limited to 2 GiB");
                 }
-                argumentAddresses.add(addRange("arg" + n + " zeros", new byte[(int) z.bytes()]));
-            } else {
-                argumentAddresses.add(0L);
+                addresses[n] = addRange("arg" + n + " zeros", new byte[(int) z.bytes()]);
+            } else if (!arg.passesAddress()) {
+                addresses[n] = 0L;
             }
             n++;
         }
-        // BVH arguments' ranges (nodes, then the descriptor) come after every buffer:/zeros: range
-        for (int i = 0; i < args.size(); i++) {
-            if (args.get(i) instanceof KernelArg.Bvh v) {
-                long nodes = addRange("arg" + i + " bvh " + v.path().getFileName(), v.nodes());
+        // images, samplers and BVHs come after the buffer ranges, in argument order: their descriptor ranges
+        // (and a BVH's nodes before its descriptor), numbered on from them
+        n = 0;
+        for (KernelArg arg : args) {
+            if (arg instanceof KernelArg.ImageArg i) {
+                addresses[n] = addImage(n, i);
+            } else if (arg instanceof KernelArg.SamplerArg s) {
+                addresses[n] = addRange("arg" + n + " sampler S#", words(s.sampler().encode()));
+            } else if (arg instanceof KernelArg.Bvh v) {
+                long nodes = addRange("arg" + n + " bvh " + v.path().getFileName(), v.nodes());
                 byte[] descriptor = org.replayfarm.model.bvh.BvhDescriptor.of(nodes, v.nodes().length,
                         v.returnBarycentrics()).bytes();
-                argumentAddresses.set(i, addRange("arg" + i + " bvh descriptor", descriptor));
+                addresses[n] = addRange("arg" + n + " bvh descriptor", descriptor);
             }
+            n++;
         }
+        argumentAddresses.addAll(java.util.Arrays.asList(addresses));
+    }
+
+    /**
+     * Lays out an image: guest address space for its texels (not a memory range: only image instructions
+     * reach it, through the T#), the captured image numbered in argument order, and a range holding its
+     * 256-bit T#. Returns the T#'s address.
+     */
+    private long addImage(int argument, KernelArg.ImageArg arg) throws CodeObjectException {
+        org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
+                .setGuestAddress(layout.allocate(arg.texels().length))
+                .setType(org.replayfarm.proto.ImageType.IMAGE_2D).setDataFormat(arg.format().data())
+                .setNumericFormat(arg.format().numeric()).setWidth(arg.width()).setHeight(arg.height()).setDepth(1)
+                .setLayers(1).setMipLevels(arg.mips()).addAllChannelOrder(java.util.Arrays.asList(arg.order()))
+                .setName("arg" + argument + " " + arg.path().getFileName());
+        long want;
+        try {
+            want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());
+        } catch (ArithmeticException e) {
+            want = -1;
+        }
+        if (want != arg.texels().length) {
+            throw new CodeObjectException("argument " + arg.describe() + ": " + arg.texels().length + " bytes of texels, "
+                    + "the image needs " + want);
+        }
+        org.replayfarm.proto.Image image = im.setTexels(writer.add(arg.texels())).build();
+        images.add(image);
+        return addRange("arg" + argument + " image" + image.getIndex() + " T#",
+                words(org.replayfarm.model.image.ImageDescriptor.of(image).encode()));
+    }
+
+    private static byte[] words(int[] w) {
+        ByteBuffer b = ByteBuffer.allocate(4 * w.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (int x : w) {
+            b.putInt(x);
+        }
+        return b.array();
     }
 
     private long addRange(String name, byte[] contents) {

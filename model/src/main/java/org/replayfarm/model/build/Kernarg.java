@@ -33,15 +33,15 @@ record Kernarg(byte[] bytes) {
             KernelMetadata.Arg slot = explicit.get(i);
             KernelArg given = args.get(i);
             String what = "argument " + i + " (" + CaptureBuilder.describe(List.of(slot)) + ")";
-            if (given.createsRange() && !slot.valueKind().equals("global_buffer")) {
+            if (given.passesAddress() && !slot.valueKind().equals("global_buffer")) {
                 throw new CodeObjectException(what + " is a " + slot.valueKind() + ", not a global buffer; '"
                         + given.describe() + "' does not fit it");
             }
-            if (!given.createsRange() && slot.valueKind().equals("global_buffer") && given.size() != 8) {
+            if (!given.passesAddress() && slot.valueKind().equals("global_buffer") && given.size() != 8) {
                 throw new CodeObjectException(what + " is a global buffer; give buffer:PATH, zeros:BYTES or u64:ADDRESS, not '"
                         + given.describe() + "'");
             }
-            if (!given.createsRange() && !slot.valueKind().equals("global_buffer") && !slot.valueKind().equals("by_value")) {
+            if (!given.passesAddress() && !slot.valueKind().equals("global_buffer") && !slot.valueKind().equals("by_value")) {
                 throw new CodeObjectException(what + " is a " + slot.valueKind() + " argument, which --arg cannot supply");
             }
             if (given.size() != slot.size()) {
@@ -75,7 +75,7 @@ record Kernarg(byte[] bytes) {
     }
 
     private static void put(ByteBuffer out, int offset, KernelArg arg, long address) {
-        if (arg.createsRange()) {
+        if (arg.passesAddress()) {
             out.putLong(offset, address);
         } else if (arg instanceof KernelArg.Word w) {
             out.putInt(offset, w.bits());

@@ -51,8 +51,31 @@ public sealed interface KernelArg {
         }
     }
 
+    /**
+     * An image: its texels (every level, mip-major, in the format's layout), a captured image numbered in
+     * argument order among the images; its 256-bit T# goes into a descriptor range whose address is passed.
+     */
+    record ImageArg(Path path, String kind, org.replayfarm.model.image.ImageFormat format, int width, int height,
+                    int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
+    /** A sampler: its 128-bit S# goes into a descriptor range whose address is passed. */
+    record SamplerArg(String text, org.replayfarm.model.image.SamplerDescriptor sampler) implements KernelArg {
+        public int size() {
+            return 8;
+        }
+    }
+
     default boolean createsRange() {
         return this instanceof Buffer || this instanceof Zeros || this instanceof Bvh;
+    }
+
+    /** Whether the argument passes the guest address of something the builder lays out (a range or a descriptor). */
+    default boolean passesAddress() {
+        return createsRange() || this instanceof ImageArg || this instanceof SamplerArg;
     }
 
     /** How the argument is written on a command line, with a file named by its name only. */
@@ -63,6 +86,15 @@ public sealed interface KernelArg {
             return "zeros:" + z.bytes();
         } else if (this instanceof Bvh v) {
             return "bvh:" + v.path().getFileName() + (v.returnBarycentrics() ? "" : ",return=id");
+        } else if (this instanceof ImageArg i) {
+            StringBuilder o = new StringBuilder();
+            for (org.replayfarm.proto.ChannelSelect c : i.order()) {
+                o.append(c.name().substring(4));
+            }
+            return "image:" + (i.kind().equals("raw") ? "raw:" + i.path().getFileName() + "," + i.width() + "x" + i.height()
+                    : String.valueOf(i.path().getFileName())) + ",format=" + i.format() + ",order=" + o + ",mips=" + i.mips();
+        } else if (this instanceof SamplerArg s) {
+            return "sampler:" + s.text();
         } else if (this instanceof Word w) {
             return w.kind() + ":" + switch (w.kind()) {
                 case "f32" -> Float.toString(Float.intBitsToFloat(w.bits()));
@@ -75,8 +107,9 @@ public sealed interface KernelArg {
     }
 
     /**
-     * Parses {@code buffer:PATH}, {@code zeros:BYTES}, {@code u32:N}, {@code i32:N}, {@code f32:X} or
-     * {@code u64:N}; integers may be decimal or 0x-prefixed hex.
+     * Parses {@code buffer:PATH}, {@code zeros:BYTES}, {@code u32:N}, {@code i32:N}, {@code f32:X},
+     * {@code u64:N}, {@code image:...} or {@code sampler:...} (see {@link ImageArgs}); integers may be
+     * decimal or 0x-prefixed hex.
      */
     static KernelArg parse(String text) {
         int colon = text.indexOf(':');
@@ -104,6 +137,8 @@ public sealed interface KernelArg {
                     yield new Zeros(bytes);
                 }
                 case "bvh" -> bvh(text, value);
+                case "image" -> ImageArgs.parseImage(text, value);
+                case "sampler" -> ImageArgs.parseSampler(text, value);
                 case "u32" -> new Word("u32", (int) parseUnsigned(value, 32));
                 case "i32" -> {
                     long v = Long.decode(value);
@@ -115,7 +150,7 @@ public sealed interface KernelArg {
                 case "f32" -> new Word("f32", Float.floatToRawIntBits(Float.parseFloat(value)));
                 case "u64" -> new DoubleWord(parseUnsigned(value, 64));
                 default -> throw new IllegalArgumentException("argument '" + text + "': unknown kind '" + kind
-                        + "' (expected buffer, zeros, bvh, u32, i32, f32 or u64)");
+                        + "' (expected buffer, zeros, image, sampler, bvh, u32, i32, f32 or u64)");
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("argument '" + text + "': '" + value + "' is not a valid " + kind

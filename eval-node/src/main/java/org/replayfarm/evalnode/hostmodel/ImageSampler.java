@@ -1,0 +1,267 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import org.replayfarm.model.image.SamplerDescriptor;
+import org.replayfarm.model.image.SamplerDescriptor.AddressMode;
+import org.replayfarm.model.isa.Encoding;
+import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.Instruction;
+
+/**
+ * image_sample, image_sample_lz and image_sample_l on 1D, 2D, 1D array and 2D array images (3D, cube and
+ * MSAA sampling fault as not modelled).
+ *
+ * <p>Level: _lz samples level 0 of the view; _l the address's LOD; image_sample derives the LOD from the
+ * coordinates' differences across the lane's quad (lanes 4k..4k+3 as a 2x2 block: lane ^ 1 is the
+ * horizontal neighbour, lane ^ 2 the vertical one), {@code log2(max(|d/dx|, |d/dy|))} in texels, plus the
+ * S#'s LOD_BIAS. The LOD is clamped to the S#'s [MIN_LOD, MAX_LOD] and to the view's levels; MIP_FILTER
+ * none takes level 0, point the nearest level, linear blends the two nearest. The XY_MAG_FILTER applies
+ * at LOD <= 0, XY_MIN_FILTER above. Integer formats are always point sampled.
+ *
+ * <p>Filtering, per level: normalised coordinates are scaled by the level's extent (the instruction's
+ * UNORM bit or the S#'s FORCE_UNNORMALIZED take them as texels). Point: texel floor(u). Bilinear: u - 0.5
+ * split into texel floor and a fraction rounded to eight bits (1/256), the four taps weighted (1 - f) and
+ * f per axis. Each tap's index is brought back by the axis's address mode: wrap (mod n), mirror (period
+ * 2n), clamp to the last texel, mirror once then clamp, half border (the coordinate clamped to
+ * [-0.5, n + 0.5] first, taps outside read the border colour), border (taps outside read the border
+ * colour), and the mirror-once forms of both. An array slice is floor(slice + 0.5) clamped to the layers.
+ *
+ * <p>Fidelity: approximate. Bound: the blend is computed in double from f32 taps and rounded once to f32;
+ * the hardware's blend arithmetic is not published, and its eight-bit fraction may round where this one
+ * does (to nearest), or truncate. Per channel the host result is within (max - min of the taps) * 2^-8 +
+ * 1 ulp of the device's; point sampling of exactly-representable coordinates is exact.
+ */
+final class ImageSampler {
+    private ImageSampler() {
+    }
+
+    private enum Lod { ZERO, EXPLICIT, DERIVED }
+
+    static void register(SemanticsTable.Builder b) {
+        b.approximate(Encoding.MIMG, "image_sample", (w, i) -> sample(w, i, Lod.DERIVED));
+        b.approximate(Encoding.MIMG, "image_sample_lz", (w, i) -> sample(w, i, Lod.ZERO));
+        b.approximate(Encoding.MIMG, "image_sample_l", (w, i) -> sample(w, i, Lod.EXPLICIT));
+    }
+
+    private static void sample(Wave w, Instruction insn, Lod lodKind) {
+        Fields.Mimg m = (Fields.Mimg) insn.fields();
+        if (m.dim() != 0 && m.dim() != 1 && m.dim() != 4 && m.dim() != 5) {
+            throw new GuestFault(insn.mnemonic() + " with DIM " + m.dim() + ": the host model samples 1D, 2D and their "
+                    + "arrays only (3D, cube and MSAA sampling are not modelled)");
+        }
+        ImageView v = ImageView.of(w, m.srsrc(), m.r128());
+        int[] words = {w.sgpr(m.ssamp()), w.sgpr(m.ssamp() + 1), w.sgpr(m.ssamp() + 2), w.sgpr(m.ssamp() + 3)};
+        SamplerDescriptor s = SamplerDescriptor.decode(words);
+        boolean unnormalized = m.unorm() || s.forceUnnormalized();
+        int n = ImageUnit.coordinates(m);
+        boolean twoD = m.dim() == 1 || m.dim() == 5;
+        boolean array = m.dim() >= 4;
+        int size = w.waveSize();
+        float[] us = new float[size];
+        float[] vs = new float[size];
+        float[] slices = new float[size];
+        float[] lods = new float[size];
+        for (int lane = 0; lane < size; lane++) {
+            us[lane] = ImageUnit.floatAddress(w, m, 0, lane);
+            vs[lane] = twoD ? ImageUnit.floatAddress(w, m, 1, lane) : 0.5f;
+            slices[lane] = array ? ImageUnit.floatAddress(w, m, n - 1, lane) : 0;
+            lods[lane] = lodKind == Lod.EXPLICIT ? ImageUnit.floatAddress(w, m, n, lane) : 0;
+        }
+        float[] border = null;
+        for (int lane = 0; lane < size; lane++) {
+            if (!w.active(lane)) {
+                continue;
+            }
+            double lod = switch (lodKind) {
+                case ZERO -> 0;
+                case EXPLICIT -> lods[lane];
+                case DERIVED -> derivedLod(v, unnormalized, twoD, us, vs, lane) + s.lodBias() / 256.0;
+            };
+            if (border == null) {
+                border = borderColour(s, v);
+            }
+            int[] channels = new int[4];
+            if (v.format.integer()) {
+                channels = integerPoint(v, s, unnormalized, twoD, us[lane], vs[lane], slices[lane], lod, border);
+            } else {
+                float[] texel = filter(v, s, unnormalized, twoD, us[lane], vs[lane], slices[lane], lod, border);
+                for (int c = 0; c < 4; c++) {
+                    channels[c] = Float.floatToRawIntBits(texel[c]);
+                }
+            }
+            ImageUnit.writeData(w, m, lane, v.select(channels), v.format.integer());
+        }
+    }
+
+    private static float[] borderColour(SamplerDescriptor s, ImageView v) {
+        try {
+            return s.borderRgba();
+        } catch (IllegalArgumentException e) {
+            boolean used = false;
+            for (AddressMode a : new AddressMode[] {s.clampX(), s.clampY()}) {
+                used |= a.ordinal() >= AddressMode.CLAMP_HALF_BORDER.ordinal();
+            }
+            if (used) {
+                throw new GuestFault(e.getMessage());
+            }
+            return new float[4];
+        }
+    }
+
+    /** log2 of the larger of the quad's horizontal and vertical coordinate differences, in texels of level 0. */
+    private static double derivedLod(ImageView v, boolean unnormalized, boolean twoD, float[] us, float[] vs, int lane) {
+        int level = v.level(0);
+        double sw = unnormalized ? 1 : v.width(Math.max(level, 0));
+        double sh = unnormalized ? 1 : v.height(Math.max(level, 0));
+        int h = lane ^ 1;
+        int vert = lane ^ 2;
+        if (vert >= us.length) {
+            return 0;
+        }
+        double dxu = (us[h] - us[lane]) * sw;
+        double dxv = twoD ? (vs[h] - vs[lane]) * sh : 0;
+        double dyu = (us[vert] - us[lane]) * sw;
+        double dyv = twoD ? (vs[vert] - vs[lane]) * sh : 0;
+        double rho = Math.max(Math.hypot(dxu, dxv), Math.hypot(dyu, dyv));
+        return rho > 0 ? Math.log(rho) / Math.log(2) : -128;
+    }
+
+    /** The filtered texel (storage-order channels; integer formats hold their integer values) at a LOD. */
+    static float[] filter(ImageView v, SamplerDescriptor s, boolean unnormalized, boolean twoD, float u, float t,
+                          float slice, double lod, float[] border) {
+        int levels = Math.max(1, Math.min(v.descriptor.levels(), v.image.getMipLevels() - v.descriptor.baseLevel()));
+        double clamped = Math.max(s.minLodLevel(), Math.min(s.maxLodLevel(), Double.isNaN(lod) ? 0 : lod));
+        clamped = Math.max(0, Math.min(levels - 1, clamped));
+        boolean integer = v.format.integer();
+        SamplerDescriptor.Filter f = lod <= 0 ? s.magFilter() : s.minFilter();
+        boolean bilinear = !integer && (f == SamplerDescriptor.Filter.BILINEAR || f == SamplerDescriptor.Filter.ANISO_BILINEAR);
+        int layer = (int) Math.max(0, Math.min(v.layers() - 1, Math.floor(slice + 0.5)));
+        int mipFilter = integer && s.mipFilter() == 2 ? 1 : s.mipFilter();
+        if (mipFilter == 0) {
+            return level(v, s, unnormalized, twoD, bilinear, u, t, layer, 0, border);
+        }
+        if (mipFilter == 1) {
+            return level(v, s, unnormalized, twoD, bilinear, u, t, layer, (int) Math.floor(clamped + 0.5), border);
+        }
+        int lo = (int) Math.floor(clamped);
+        double frac = quantize(clamped - lo);
+        float[] a = level(v, s, unnormalized, twoD, bilinear, u, t, layer, lo, border);
+        if (frac == 0 || lo + 1 >= levels) {
+            return a;
+        }
+        float[] b = level(v, s, unnormalized, twoD, bilinear, u, t, layer, lo + 1, border);
+        float[] out = new float[4];
+        for (int c = 0; c < 4; c++) {
+            out[c] = (float) (a[c] * (1 - frac) + b[c] * frac);
+        }
+        return out;
+    }
+
+    /**
+     * An integer format's sample: always point, at the nearest level, the texel's integer channels as they
+     * lie (a border tap gives the border colour's 0 or 1 per channel).
+     */
+    private static int[] integerPoint(ImageView v, SamplerDescriptor s, boolean unnormalized, boolean twoD, float u,
+                                      float t, float slice, double lod, float[] border) {
+        int levels = Math.max(1, Math.min(v.descriptor.levels(), v.image.getMipLevels() - v.descriptor.baseLevel()));
+        double clamped = Math.max(s.minLodLevel(), Math.min(s.maxLodLevel(), Double.isNaN(lod) ? 0 : lod));
+        int viewLevel = s.mipFilter() == 0 ? 0 : (int) Math.floor(Math.max(0, Math.min(levels - 1, clamped)) + 0.5);
+        int level = v.level(viewLevel);
+        int w = v.width(level);
+        int h = twoD ? v.height(level) : 1;
+        double x = halfBorder(s.clampX(), unnormalized ? u : (double) u * w, w);
+        double y = twoD ? halfBorder(s.clampY(), unnormalized ? t : (double) t * h, h) : 0.5;
+        long xi = address(s.clampX(), (long) Math.floor(x), w);
+        long yi = address(s.clampY(), (long) Math.floor(y), h);
+        int[] out = new int[4];
+        if (xi < 0 || yi < 0) {
+            for (int c = 0; c < 4; c++) {
+                out[c] = (int) border[c];
+            }
+            return out;
+        }
+        int layer = (int) Math.max(0, Math.min(v.layers() - 1, Math.floor(slice + 0.5)));
+        long texel = v.texel(level, layer, (int) xi, (int) yi, 0);
+        return texel < 0 ? out : v.channels(texel);
+    }
+
+    /** A fraction rounded to eight bits. */
+    static double quantize(double f) {
+        return Math.rint(f * 256) / 256;
+    }
+
+    private static float[] level(ImageView v, SamplerDescriptor s, boolean unnormalized, boolean twoD, boolean bilinear,
+                                 float u, float t, int layer, int viewLevel, float[] border) {
+        int level = v.level(viewLevel);
+        int w = v.width(level);
+        int h = twoD ? v.height(level) : 1;
+        double x = unnormalized ? u : (double) u * w;
+        double y = twoD ? (unnormalized ? t : (double) t * h) : 0.5;
+        x = halfBorder(s.clampX(), x, w);
+        y = twoD ? halfBorder(s.clampY(), y, h) : y;
+        if (!bilinear) {
+            return tap(v, s, level, layer, (long) Math.floor(x), (long) Math.floor(y), w, h, border);
+        }
+        double bx = x - 0.5;
+        double by = twoD ? y - 0.5 : 0;
+        long i0 = (long) Math.floor(bx);
+        long j0 = (long) Math.floor(by);
+        double fx = quantize(bx - i0);
+        double fy = twoD ? quantize(by - j0) : 0;
+        float[] t00 = tap(v, s, level, layer, i0, j0, w, h, border);
+        float[] t10 = tap(v, s, level, layer, i0 + 1, j0, w, h, border);
+        float[] t01 = twoD ? tap(v, s, level, layer, i0, j0 + 1, w, h, border) : t00;
+        float[] t11 = twoD ? tap(v, s, level, layer, i0 + 1, j0 + 1, w, h, border) : t10;
+        float[] out = new float[4];
+        for (int c = 0; c < 4; c++) {
+            out[c] = (float) ((1 - fx) * (1 - fy) * t00[c] + fx * (1 - fy) * t10[c] + (1 - fx) * fy * t01[c]
+                    + fx * fy * t11[c]);
+        }
+        return out;
+    }
+
+    /** The half-border modes clamp the (mirrored-once) coordinate to [-0.5, n + 0.5] texels. */
+    private static double halfBorder(AddressMode mode, double x, int n) {
+        return switch (mode) {
+            case CLAMP_HALF_BORDER -> Math.max(-0.5, Math.min(n + 0.5, x));
+            case MIRROR_ONCE_HALF_BORDER -> Math.min(n + 0.5, Math.abs(x));
+            default -> x;
+        };
+    }
+
+    /** A tap's texel index brought back into [0, n) by the address mode, or -1 for the border. */
+    static long address(AddressMode mode, long i, int n) {
+        return switch (mode) {
+            case WRAP -> Math.floorMod(i, n);
+            case MIRROR -> {
+                long k = Math.floorMod(i, 2L * n);
+                yield k < n ? k : 2L * n - 1 - k;
+            }
+            case CLAMP_LAST_TEXEL -> Math.max(0, Math.min(n - 1, i));
+            case MIRROR_ONCE_LAST_TEXEL -> Math.min(n - 1, i < 0 ? -1 - i : i);
+            case CLAMP_HALF_BORDER, CLAMP_BORDER -> i >= 0 && i < n ? i : -1;
+            case MIRROR_ONCE_HALF_BORDER, MIRROR_ONCE_BORDER -> {
+                long k = i < 0 ? -1 - i : i;
+                yield k < n ? k : -1;
+            }
+        };
+    }
+
+    private static float[] tap(ImageView v, SamplerDescriptor s, int level, int layer, long i, long j, int w, int h,
+                               float[] border) {
+        long x = address(s.clampX(), i, w);
+        long y = address(s.clampY(), j, h);
+        if (x < 0 || y < 0) {
+            return border.clone();
+        }
+        long texel = v.texel(level, layer, (int) x, (int) y, 0);
+        float[] out = new float[4];
+        if (texel < 0) {
+            return out;
+        }
+        int[] regs = v.channels(texel);
+        for (int c = 0; c < 4; c++) {
+            out[c] = v.format.integer() ? regs[c] : Float.intBitsToFloat(regs[c]);
+        }
+        return out;
+    }
+}

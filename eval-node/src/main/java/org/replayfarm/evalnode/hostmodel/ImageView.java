@@ -1,0 +1,135 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.replayfarm.model.capture.TexelLayout;
+import org.replayfarm.model.image.ImageDescriptor;
+import org.replayfarm.model.image.ImageFormat;
+import org.replayfarm.model.image.ImageResolver;
+import org.replayfarm.model.image.TexelCodec;
+import org.replayfarm.proto.Image;
+import org.replayfarm.proto.ImageType;
+
+/**
+ * One captured image as one group sees it through one T#: the texels the group stored itself (through
+ * {@link GroupMemory#storeTexel}), otherwise the capture's initial texels. The T# gives the view (format,
+ * levels from BASE_LEVEL, channel order); the captured image gives the texel layout. A texel the view
+ * names outside the image (a coordinate at or past the level's extent, a level past LAST_LEVEL or past
+ * the captured levels) reads as absent: loads return 0 and stores are dropped, as the hardware does for
+ * out-of-range image accesses (RDNA 2 ISA, "Image memory": out-of-range reads return zero, writes are
+ * discarded).
+ */
+final class ImageView {
+    final int index;
+    final Image image;
+    final ImageDescriptor descriptor;
+    final ImageFormat format;
+    private final InitialImages.Entry entry;
+    private final GroupMemory memory;
+
+    private ImageView(int index, Image image, ImageDescriptor descriptor, ImageFormat format, InitialImages.Entry entry,
+                      GroupMemory memory) {
+        this.index = index;
+        this.image = image;
+        this.descriptor = descriptor;
+        this.format = format;
+        this.entry = entry;
+        this.memory = memory;
+    }
+
+    /** The view a wave's T# (8 SGPRs from {@code srsrc}, or 4 with r128) gives, or a fault saying why none. */
+    static ImageView of(Wave w, int srsrc, boolean r128) {
+        int[] words = new int[r128 ? 4 : 8];
+        for (int i = 0; i < words.length; i++) {
+            words[i] = w.sgpr(srsrc + i);
+        }
+        ImageDescriptor d = ImageDescriptor.decode(words);
+        InitialImages images = w.group().kernel().images();
+        List<Image> list = new ArrayList<>(images.size());
+        for (InitialImages.Entry e : images.images()) {
+            list.add(e.image());
+        }
+        int index;
+        ImageFormat format;
+        try {
+            index = new ImageResolver(list).resolve(d);
+            format = d.imageFormat();
+        } catch (IllegalArgumentException e) {
+            throw new GuestFault("image descriptor s[" + srsrc + ":" + (srsrc + words.length - 1) + "] " + d + ": "
+                    + e.getMessage());
+        }
+        InitialImages.Entry entry = images.get(index);
+        if (format.bytesPerTexel() != entry.bytesPerTexel()) {
+            throw new GuestFault("image descriptor " + d + " views captured image " + index + " (" + entry.image()
+                    .getDataFormat() + ", " + entry.bytesPerTexel() + " bytes a texel) as " + format + " ("
+                    + format.bytesPerTexel() + " bytes): texel sizes differ");
+        }
+        return new ImageView(index, entry.image(), d, format, entry, w.group().memory());
+    }
+
+    /** The captured level a view level names, or -1 when it lies past LAST_LEVEL or the captured levels. */
+    int level(int viewLevel) {
+        int level = descriptor.baseLevel() + viewLevel;
+        if (viewLevel < 0 || level > descriptor.lastLevel() || level >= image.getMipLevels()) {
+            return -1;
+        }
+        return level;
+    }
+
+    int width(int level) {
+        return (int) TexelLayout.mipExtent(image.getWidth(), level);
+    }
+
+    int height(int level) {
+        return (int) TexelLayout.mipExtent(Math.max(1, image.getHeight()), level);
+    }
+
+    int depth(int level) {
+        return image.getType() == ImageType.IMAGE_3D ? (int) TexelLayout.mipExtent(image.getDepth(), level) : 1;
+    }
+
+    int layers() {
+        return Math.max(1, image.getLayers());
+    }
+
+    /** The texel index, or -1 when the coordinates lie outside the level (or the level outside the image). */
+    long texel(int level, int layer, int x, int y, int z) {
+        if (level < 0 || x < 0 || y < 0 || z < 0 || layer < 0 || x >= width(level) || y >= height(level)
+                || z >= depth(level) || layer >= layers()) {
+            return -1;
+        }
+        return TexelLayout.texelIndex(image, new TexelLayout.Texel(level, layer, x, y, z));
+    }
+
+    /** The texel's bytes as this group sees them. */
+    byte[] read(long texel) {
+        byte[] own = memory.storedTexel(index, texel);
+        if (own != null) {
+            return own;
+        }
+        int bpt = entry.bytesPerTexel();
+        byte[] out = new byte[bpt];
+        entry.texels().get(Math.toIntExact(texel * bpt), out);
+        return out;
+    }
+
+    void write(long texel, byte[] value) {
+        memory.storeTexel(index, texel, value);
+    }
+
+    /** The four channel register values of a texel, in storage order (no DST_SEL applied). */
+    int[] channels(long texel) {
+        return TexelCodec.decode(format, read(texel), 0);
+    }
+
+    /** Applies the T#'s DST_SEL to storage-order channels: result c is the channel select c names (or 0 / 1). */
+    int[] select(int[] channels) {
+        int[] out = new int[4];
+        int one = format.integer() ? 1 : Float.floatToRawIntBits(1.0f);
+        for (int c = 0; c < 4; c++) {
+            int sel = descriptor.dstSel()[c];
+            out[c] = sel >= 4 ? channels[sel - 4] : sel == 1 ? one : 0;
+        }
+        return out;
+    }
+}

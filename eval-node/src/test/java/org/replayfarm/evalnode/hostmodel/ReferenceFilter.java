@@ -1,0 +1,69 @@
+package org.replayfarm.evalnode.hostmodel;
+
+/**
+ * A plain texture filter for one-channel 2D float images, written from the filtering rules (D3D11
+ * functional spec §7.18 and the RDNA 2 sampler's documented eight sub-texel bits) without the image
+ * unit's code: the test oracle for image_sample.
+ */
+final class ReferenceFilter {
+    private ReferenceFilter() {
+    }
+
+    /** {@code image[y][x]}; mode names as --arg sampler takes them; the border is transparent black. */
+    static float sample(float[][] image, boolean bilinear, String mode, float u, float v) {
+        int h = image.length;
+        int w = image[0].length;
+        double x = u * (double) w;
+        double y = v * (double) h;
+        if (mode.equals("clamp_half_border")) {
+            x = Math.min(Math.max(x, -0.5), w + 0.5);
+            y = Math.min(Math.max(y, -0.5), h + 0.5);
+        }
+        if (!bilinear) {
+            return fetch(image, mode, (int) Math.floor(x), (int) Math.floor(y));
+        }
+        double sx = x - 0.5;
+        double sy = y - 0.5;
+        int x0 = (int) Math.floor(sx);
+        int y0 = (int) Math.floor(sy);
+        double a = Math.round((sx - x0) * 256) / 256.0; // eight sub-texel bits
+        double b = Math.round((sy - y0) * 256) / 256.0;
+        double r = fetch(image, mode, x0, y0) * (1 - a) * (1 - b) + fetch(image, mode, x0 + 1, y0) * a * (1 - b)
+                + fetch(image, mode, x0, y0 + 1) * (1 - a) * b + fetch(image, mode, x0 + 1, y0 + 1) * a * b;
+        return (float) r;
+    }
+
+    private static float fetch(float[][] image, String mode, int i, int j) {
+        int h = image.length;
+        int w = image[0].length;
+        int x = fold(mode, i, w);
+        int y = fold(mode, j, h);
+        return x < 0 || y < 0 ? 0f : image[y][x];
+    }
+
+    /** A texel index in [0, n), or -1 for the border. */
+    private static int fold(String mode, int i, int n) {
+        switch (mode) {
+            case "wrap":
+                return ((i % n) + n) % n;
+            case "mirror": {
+                int k = i;
+                while (k < 0 || k >= n) {
+                    k = k < 0 ? -k - 1 : 2 * n - 1 - k; // reflect about the nearer edge until inside
+                }
+                return k;
+            }
+            case "clamp":
+                return i < 0 ? 0 : i >= n ? n - 1 : i;
+            case "mirror_once": {
+                int k = i < 0 ? -i - 1 : i;
+                return k >= n ? n - 1 : k;
+            }
+            case "border":
+            case "clamp_half_border":
+                return i >= 0 && i < n ? i : -1;
+            default:
+                throw new IllegalArgumentException(mode);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package org.replayfarm.model.image;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import javax.imageio.ImageIO;
+import org.replayfarm.model.capture.TexelLayout;
+import org.replayfarm.proto.Image;
+import org.replayfarm.proto.NumericFormat;
+
+/**
+ * An image's level 0 as a PNG with 8-bit channels, for people to look at (the .raw beside it is what
+ * comparisons use). Layers and 3D slices are stacked top to bottom. Channels are in storage order (x red,
+ * y green, z blue, w alpha; no DST_SEL applied, like the raw file): one channel gives a grey PNG, two an
+ * RGB one with blue 0, three RGB, four RGBA. Mapping to 8 bits: 8-bit UNORM and sRGB channels are
+ * copied; other UNORM and FLOAT channels are clamped to [0, 1] and scaled by 255 (rounded to nearest);
+ * SNORM and SSCALED values v map to (v + 1) / 2 clamped, then scaled; UINT, SINT and USCALED values are
+ * clamped to 0..255.
+ */
+public final class ImagePng {
+    private ImagePng() {
+    }
+
+    public static byte[] encode(Image image, byte[] texels) {
+        ImageFormat f = new ImageFormat(image.getDataFormat(), image.getNumericFormat());
+        int w = image.getWidth();
+        int h = Math.max(1, image.getHeight());
+        int slices = Math.max(1, image.getLayers()) * Math.max(1, image.getType() == org.replayfarm.proto.ImageType.IMAGE_3D
+                ? image.getDepth() : 1);
+        int channels = f.channels();
+        int type = channels == 1 ? BufferedImage.TYPE_BYTE_GRAY : channels == 4 ? BufferedImage.TYPE_4BYTE_ABGR
+                : BufferedImage.TYPE_3BYTE_BGR;
+        BufferedImage png = new BufferedImage(w, h * slices, type);
+        var raster = png.getRaster();
+        int bpt = f.bytesPerTexel();
+        boolean copy = f.channelBits()[0] == 8
+                && (f.numeric() == NumericFormat.NUM_UNORM || f.numeric() == NumericFormat.NUM_SRGB);
+        for (int s = 0; s < slices; s++) {
+            for (int y = 0; y < h; y++) {
+                for (int x = 0; x < w; x++) {
+                    int at = Math.toIntExact(((long) (s * h + y) * w + x) * bpt);
+                    long[] raw = TexelCodec.unpack(f, texels, at);
+                    int[] regs = TexelCodec.decode(f, texels, at);
+                    for (int c = 0; c < Math.min(channels == 2 ? 3 : channels, 4); c++) {
+                        int v = c >= channels ? 0 : copy ? (int) raw[c] : eight(f, regs[c]);
+                        raster.setSample(x, s * h + y, c, v);
+                    }
+                }
+            }
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            ImageIO.write(png, "png", out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    private static int eight(ImageFormat f, int register) {
+        return switch (f.numeric()) {
+            case NUM_UINT, NUM_USCALED -> (int) Math.min(255, f.numeric() == NumericFormat.NUM_UINT
+                    ? Integer.toUnsignedLong(register) : Math.max(0, Float.intBitsToFloat(register)));
+            case NUM_SINT -> Math.max(0, Math.min(255, register));
+            case NUM_SNORM, NUM_SSCALED -> scale((Float.intBitsToFloat(register) + 1) / 2);
+            default -> scale(Float.intBitsToFloat(register));
+        };
+    }
+
+    private static int scale(float v) {
+        return (int) Math.rint(Float.isNaN(v) ? 0 : Math.max(0, Math.min(1, v)) * 255);
+    }
+
+    /** Bytes of level 0 (every layer and slice), for checks. */
+    public static long levelZeroBytes(Image image) {
+        return TexelLayout.mipStartTexel(image, 1) * TexelLayout.bytesPerTexel(image.getDataFormat());
+    }
+}
