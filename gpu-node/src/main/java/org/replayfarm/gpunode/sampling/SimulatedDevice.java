@@ -16,6 +16,7 @@ public final class SimulatedDevice implements PcSampler {
     private final List<String> stallReasons;
     private final List<PcRecord> pcs = new ArrayList<>();
     private final List<KernelRecord> kernels = new ArrayList<>();
+    private final java.util.Set<Integer> ranSerialized = new java.util.HashSet<>();
     private double pairsPerMs = 4;
     private int pcsPerKernel = 8;
     private double serializedSlowdown = 1.25;
@@ -79,6 +80,9 @@ public final class SimulatedDevice implements PcSampler {
         long start = clock.nanos();
         boolean serialized = active && mode == SamplingMode.SERIALIZED;
         long ran = serialized ? Math.round(durationNs * serializedSlowdown) : durationNs;
+        if (serialized) {
+            ranSerialized.add(corr);
+        }
         clock.advance(ran);
         kernels.add(new KernelRecord(kernel, start, clock.nanos(), corr, graphId));
         if (active) {
@@ -152,6 +156,11 @@ public final class SimulatedDevice implements PcSampler {
 
     public boolean active() {
         return active;
+    }
+
+    /** The ground truth the disclosure is checked against: correlation ids of launches that ran serialized. */
+    public java.util.Set<Integer> ranSerialized() {
+        return java.util.Set.copyOf(ranSerialized);
     }
 
     public long starts() {
