@@ -20,17 +20,28 @@ import org.replayfarm.proto.SamplingMode;
  */
 public final class Disclosure {
     private final SamplingMode configured;
-    private final List<WindowStore.Window> windows;   // by sequence = by start
+    private final WindowStore.Window[] byStart;
+    private final long[] starts;
+    private final long[] maxEndUpTo;                   // the latest end among byStart[0..i] (open: +inf)
     private final long asOfNs;
     private final List<long[]> blind = new ArrayList<>(); // [from, to): the history cannot tell
 
     public Disclosure(SamplingMode configured, List<WindowStore.Window> history, long burstsStarted, long asOfNs) {
         this.configured = configured;
-        this.windows = List.copyOf(history);
         this.asOfNs = asOfNs;
+        byStart = history.stream().sorted(java.util.Comparator.comparingLong(WindowStore.Window::startNs))
+                .toArray(WindowStore.Window[]::new);
+        starts = new long[byStart.length];
+        maxEndUpTo = new long[byStart.length];
+        long maxEnd = Long.MIN_VALUE;
+        for (int i = 0; i < byStart.length; i++) {
+            starts[i] = byStart[i].startNs();
+            maxEnd = Math.max(maxEnd, byStart[i].open() ? Long.MAX_VALUE : byStart[i].endNs());
+            maxEndUpTo[i] = maxEnd;
+        }
         long previousEnd = 0;  // a burst missing before the first known one may have run from the start
         long expected = 1;
-        for (WindowStore.Window w : windows) {
+        for (WindowStore.Window w : history) {      // by sequence
             if (w.sequence() > expected) {
                 blind.add(new long[] {previousEnd, w.startNs()});
             }
@@ -54,10 +65,12 @@ public final class Disclosure {
     }
 
     private Serialized tierA(long start, long end) {
-        for (WindowStore.Window w : windows) {
+        // windows that began before the execution ended, latest first, while any of them can still reach it
+        int i = lastStartBefore(end);
+        for (int j = i; j >= 0 && maxEndUpTo[j] > start; j--) {
+            WindowStore.Window w = byStart[j];
             // a window is [start, end): a kernel that ended as a burst began, or began as it ended, ran outside it
-            boolean intersects = w.open() ? w.startNs() >= start && w.startNs() < end
-                    : w.startNs() < end && start < w.endNs();
+            boolean intersects = w.open() ? w.startNs() >= start : start < w.endNs();
             if (intersects) {
                 return Serialized.TRUE;
             }
@@ -71,5 +84,20 @@ public final class Disclosure {
             }
         }
         return Serialized.FALSE;
+    }
+
+    /** The index of the last window whose start is before {@code t}; -1 when none. */
+    private int lastStartBefore(long t) {
+        int lo = 0;
+        int hi = starts.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (starts[mid] < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo - 1;
     }
 }

@@ -70,7 +70,7 @@ public final class SamplingReport {
             busy += nodeBusy;
             span += nodeSpan;
         }
-        s.put("mode", modes.size() == 1 ? modes.first() : modes.isEmpty() ? "off" : String.join("+", modes));
+        s.put("mode", modes.size() == 1 ? modes.first() : modes.isEmpty() ? "none" : String.join("+", modes));
         s.put("bursts", bursts);
         s.put("duty_achieved", span == 0 ? 0.0 : (double) busy / span);
         s.put("pairs", pairs);

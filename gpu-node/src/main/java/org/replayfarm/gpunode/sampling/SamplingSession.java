@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * a launch exit; the window goes out twice — open (end_ns = 0) the instant start succeeded, closed (same
  * start) after the stop and the drain that must follow every stop. CUDA graph launches make Tier A refuse
  * to start, loudly and counted: the interval between the first graph launch and the refusal is kept.
- * Tier B starts once and stays on. With sampling off (or refused) the session never touches the sampler.
+ * Tier B starts once and stays on. With sampling off (or refused) the session never configures, starts or
+ * stops sampling; it only drains kernel activity for its execution reports.
  */
 public final class SamplingSession {
     private static final Logger LOG = LoggerFactory.getLogger(SamplingSession.class);

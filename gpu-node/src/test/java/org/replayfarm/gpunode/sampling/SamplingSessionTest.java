@@ -44,7 +44,7 @@ class SamplingSessionTest {
     }
 
     @Test
-    void with_sampling_off_the_sampler_is_never_touched_and_executions_are_still_reported() {
+    void with_sampling_off_sampling_never_starts_and_executions_are_still_reported() {
         SamplingSession s = session(SamplingMode.OFF);
         run(s, 3_000);
         GpuExecutionReport r = s.report();
