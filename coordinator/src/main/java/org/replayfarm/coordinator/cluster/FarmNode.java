@@ -84,6 +84,7 @@ public final class FarmNode implements AutoCloseable {
     private final ServerBinding binding;
     private final int evalThreads;
     private final String url;
+    private ActorRef<Object> samplingStore;
 
     private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
                      int evalThreads, String url) {
@@ -161,7 +162,11 @@ public final class FarmNode implements AutoCloseable {
                         s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0);
                 holder.delegate = jobs;
             }
-            return new FarmNode(system, evaluator, jobs, binding, threads, url);
+            FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url);
+            if (s.roles().contains(COORDINATOR)) {
+                node.samplingStore = org.replayfarm.coordinator.sampling.SamplingStore.start(system); // GPU nodes' windows
+            }
+            return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
             system.terminate();
             throw e;
@@ -192,6 +197,14 @@ public final class FarmNode implements AutoCloseable {
             throw new IllegalStateException("this node has no coordinator role");
         }
         return jobs;
+    }
+
+    /** The store of GPU nodes' sampling windows and executions (coordinator nodes only). */
+    public ActorRef<Object> samplingStore() {
+        if (samplingStore == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return samplingStore;
     }
 
     /** The evaluator (eval nodes only; null otherwise). */

@@ -1,0 +1,44 @@
+package org.replayfarm.gpunode.sampling;
+
+import java.util.List;
+
+/**
+ * The device side of PC sampling: CUPTI through the JNI shim ({@link CuptiShim}) on a GPU, the
+ * {@link SimulatedDevice} elsewhere. Every call is made on the launching thread, by {@link SamplingSession}.
+ */
+public interface PcSampler {
+    /** Enables collection in {@code mode} with start/stop control (off until {@link #start}); reads the stall reasons. */
+    void configure(SamplingMode mode) throws SamplingException;
+
+    void start() throws SamplingException;
+
+    void stop() throws SamplingException;
+
+    /** PC records collected since the last drain and kernel activity records completed since then. */
+    Drained drain() throws SamplingException;
+
+    /** Stall-reason names by the index PC records carry; read at run time (indices differ per device and driver). */
+    List<String> stallReasons();
+
+    /** The device clock kernel activity records use (ns). */
+    long timestampNs();
+
+    /** One (PC, stall reason) pair of a burst. */
+    record PcRecord(String function, long pcOffset, int stallReasonIndex, int samples, int correlationId) {
+    }
+
+    /** One kernel execution (CUPTI's kernel activity record). graphId != 0: launched from a CUDA graph. */
+    record KernelRecord(String name, long startNs, long endNs, int correlationId, int graphId) {
+    }
+
+    record Drained(List<PcRecord> pcs, List<KernelRecord> kernels) {
+        public static final Drained EMPTY = new Drained(List.of(), List.of());
+    }
+
+    /** A sampling call failed; says which and why (a CUPTI result code on a GPU). */
+    final class SamplingException extends Exception {
+        public SamplingException(String message) {
+            super(message);
+        }
+    }
+}
