@@ -259,6 +259,13 @@ public final class FarmMetrics {
             }
         }
 
+        /** Makes a counter of this job exist (at 0 until it advances), so a dashboard sees it from the start. */
+        public void touch(Metric m) {
+            if (tags != null) {
+                m.counter(tags);
+            }
+        }
+
         /** Drops every series of this job (the job tag's value leaves the registry). */
         public void remove() {
             if (tags != null) {
