@@ -60,6 +60,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
+    @picocli.CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Override
     public Integer call() throws Exception {
         CaptureFile file = CaptureFile.open(capture);
@@ -82,8 +85,10 @@ final class RunCommand implements Callable<Integer> {
         Path work = Files.createTempDirectory("replay-run");
         AtomicReference<Evaluation.Outcome> outcome = new AtomicReference<>();
         JobProgress end;
+        // a taken metrics port only warns: the run's outputs do not depend on it
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
-                .withEvalThreads(n))) {
+                .withEvalThreads(n).withConfig(overlay))) {
             String sha = node.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
