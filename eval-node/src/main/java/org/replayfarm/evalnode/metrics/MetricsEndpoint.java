@@ -53,6 +53,7 @@ public final class MetricsEndpoint implements AutoCloseable {
 
     private final HttpServer server;
     private final String url;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private MetricsEndpoint(HttpServer server, String url) {
         this.server = server;
@@ -102,18 +103,10 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
         server.createContext(s.path(), exchange -> {
             try (exchange) {
-                byte[] body = source.scrape().getBytes(StandardCharsets.UTF_8);
-                exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-                if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
-                    exchange.sendResponseHeaders(405, -1);
-                    return;
-                }
-                exchange.sendResponseHeaders(200, exchange.getRequestMethod().equals("HEAD") ? -1 : body.length);
-                if (exchange.getRequestMethod().equals("GET")) {
-                    try (OutputStream out = exchange.getResponseBody()) {
-                        out.write(body);
-                    }
-                }
+                serve(exchange, source);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("serving {} failed: {}", s.path(), e.toString(), e);
+                throw e;
             }
         });
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
@@ -124,6 +117,23 @@ public final class MetricsEndpoint implements AutoCloseable {
         server.start();
         String host = s.host().equals("0.0.0.0") ? advertisedHost : s.host();
         return new MetricsEndpoint(server, "http://" + host + ":" + server.getAddress().getPort() + s.path());
+    }
+
+    private static void serve(com.sun.net.httpserver.HttpExchange exchange, ScrapeReporter source) throws IOException {
+        byte[] body = source.scrape().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+        // one scrape per connection: a scraper never finds a kept-alive connection the server dropped
+        exchange.getResponseHeaders().set("Connection", "close");
+        if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+            exchange.sendResponseHeaders(405, -1);
+            return;
+        }
+        exchange.sendResponseHeaders(200, exchange.getRequestMethod().equals("HEAD") ? -1 : body.length);
+        if (exchange.getRequestMethod().equals("GET")) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
     }
 
     private static ScrapeReporter acquireKamon(Settings s, String host) {
@@ -186,8 +196,12 @@ public final class MetricsEndpoint implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    /** Stops the endpoint (and Kamon, when it was the JVM's last); closing again does nothing. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return; // counted once: a node closed twice must not stop Kamon under the others
+        }
         server.stop(0);
         ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
         releaseKamon();

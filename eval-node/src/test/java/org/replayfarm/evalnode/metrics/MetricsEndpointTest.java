@@ -116,6 +116,10 @@ class MetricsEndpointTest {
         try (MetricsEndpoint a = MetricsEndpoint.start(settings(0, true), "127.0.0.1");
              MetricsEndpoint b = MetricsEndpoint.start(settings(0, true), "127.0.0.1")) {
             assertNotEquals(a.port(), b.port());
+            MetricsEndpoint c = MetricsEndpoint.start(settings(0, true), "127.0.0.1");
+            c.close();
+            c.close(); // twice: counted once, so Kamon keeps running for a and b
+            scrapeUntil(a, t -> t.contains("replay_") || t.contains("no metrics yet"));
             IOException taken = assertThrows(IOException.class, () -> MetricsEndpoint.start(settings(a.port(), true), "x"));
             assertTrue(taken.getMessage().contains("cannot listen on 127.0.0.1:" + a.port()), taken.getMessage());
             assertNull(MetricsEndpoint.start(settings(a.port(), false), "x"), "warn: the node goes on without it");
