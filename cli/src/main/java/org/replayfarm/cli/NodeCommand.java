@@ -22,7 +22,10 @@ import picocli.CommandLine.Spec;
                 "Roles: coordinator (jobs, the capture store and the HTTP server), eval (evaluator entities on a "
                         + "dedicated dispatcher of --threads threads), gpu (joins with the gpu role). A node may take "
                         + "several roles (--role coordinator --role eval, or REPLAY_ROLE=coordinator,eval).",
-                "Prints one line when it is up: 'node ADDRESS roles [...]' (and 'http URL' on a coordinator).",
+                "Prints one line when it is up: 'node ADDRESS roles [...]' (and 'http URL' on a coordinator, then "
+                        + "'metrics URL' when metrics are on).",
+                "Metrics (Kamon, Prometheus text) are served at http://METRICS_HOST:METRICS_PORT/metrics; "
+                        + "a taken port is an error.",
                 "",
                 "Every option can also come from the environment (a flag wins over its variable):",
                 "  REPLAY_ROLE          --role (comma-separated)",
@@ -35,9 +38,13 @@ import picocli.CommandLine.Spec;
                 "  REPLAY_CONFIG        --config",
                 "  REPLAY_WORK_DIR      --work-dir",
                 "  REPLAY_CACHE_DIR     where an eval node caches captures (default WORK_DIR/cache)",
+                "  REPLAY_METRICS_HOST  --metrics-host",
+                "  REPLAY_METRICS_PORT  --metrics-port",
+                "  REPLAY_METRICS       on/off (--metrics, --no-metrics)",
                 "  REPLAY_LOG_LEVEL     logback's root level (default WARN)",
                 "The --config file (HOCON) is laid over everything else: any akka.* or replay.* setting "
-                        + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after)."})
+                        + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after, "
+                        + "replay.metrics.port, replay.metrics.tick)."})
 final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -78,6 +85,9 @@ final class NodeCommand implements Callable<Integer> {
             description = "Where the node keeps captures and job outputs (default: a new temporary directory).")
     Path workDir;
 
+    @picocli.CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Override
     public Integer call() throws Exception {
         Set<String> chosen = new LinkedHashSet<>();
@@ -104,14 +114,16 @@ final class NodeCommand implements Callable<Integer> {
             }
             extra = ConfigFactory.parseFile(config.toFile());
         }
+        extra = metrics.overlay(extra, "fail", spec);
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
                 .withHttp(httpHost, httpPort).withEvalThreads(threads).withConfig(extra)
                 .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults()))));
         var out = spec.commandLine().getOut();
-        out.printf("node %s roles %s%s%n", node.address(), chosen,
-                chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "");
+        out.printf("node %s roles %s%s%s%n", node.address(), chosen,
+                chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "",
+                node.metricsUrl().map(u -> " metrics " + u).orElse(""));
         out.flush();
         node.system().getWhenTerminated().toCompletableFuture().join();
         return Replay.EXIT_OK;

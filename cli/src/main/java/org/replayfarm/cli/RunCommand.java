@@ -81,6 +81,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--approximate",
             description = "Accept differences stored by groups that executed at least one instruction classified approximate.")
     boolean approximate;
+    @picocli.CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -114,8 +116,10 @@ final class RunCommand implements Callable<Integer> {
         AtomicReference<Evaluation.Outcome> outcome = new AtomicReference<>();
         JobProgress end;
         long nondeterministic;
+        // a taken metrics port only warns: the run's outputs do not depend on it
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
-                .withEvalThreads(n))) {
+                .withEvalThreads(n).withConfig(overlay))) {
             String sha = node.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)

@@ -60,7 +60,7 @@ class ClusterProcessesTest {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay", "node",
-                "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1",
+                "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1", "--metrics-port", "0",
                 "--config", config.toString(), "--work-dir", dir.resolve("eval-" + n).toString());
         pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
         Process p = pb.start();

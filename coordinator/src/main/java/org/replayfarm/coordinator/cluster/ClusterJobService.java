@@ -17,6 +17,7 @@ import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.coordinator.jobs.JobService;
 import org.replayfarm.coordinator.jobs.ProgressBoard;
+import org.replayfarm.coordinator.jobs.ProgressMetrics;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -35,7 +36,8 @@ public final class ClusterJobService implements JobService {
     private final Path jobsDir;
     private final String captureBaseUrl;
     private final int reportThreads;
-    private final ProgressBoard board = new ProgressBoard();
+    private final ProgressMetrics metrics;
+    private final ProgressBoard board;
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
 
@@ -45,6 +47,15 @@ public final class ClusterJobService implements JobService {
      */
     public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
                              Path jobsDir, String captureBaseUrl, int reportThreads) throws IOException {
+        this(system, shards, captures, jobsDir, captureBaseUrl, reportThreads, ProgressMetrics.off());
+    }
+
+    /** As above; every job's progress also becomes its metrics through {@code metrics}. */
+    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
+                             Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics)
+            throws IOException {
+        this.metrics = metrics;
+        this.board = new ProgressBoard(metrics);
         this.system = system;
         this.shards = shards;
         this.captures = captures;
@@ -147,5 +158,6 @@ public final class ClusterJobService implements JobService {
     @Override
     public void close() {
         // the job actors live and die with the node's actor system, which FarmNode owns
+        metrics.close();
     }
 }

@@ -17,15 +17,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.replayfarm.coordinator.http.CoordinatorHttp;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobService;
+import org.replayfarm.coordinator.jobs.ProgressMetrics;
 import org.replayfarm.evalnode.cluster.CaptureCache;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
+import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.evalnode.metrics.MetricsEndpoint;
 
 /**
  * One node of the farm: an ActorSystem named {@value #SYSTEM} with the given roles (coordinator, eval,
@@ -85,10 +89,14 @@ public final class FarmNode implements AutoCloseable {
     private final int evalThreads;
     private final String url;
     private ActorRef<Object> samplingStore;
+    private final MetricsEndpoint metricsEndpoint;
+    private final FarmMetrics metrics;
 
     private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
-                     int evalThreads, String url) {
+                     int evalThreads, String url, MetricsEndpoint metricsEndpoint, FarmMetrics metrics) {
         this.url = url;
+        this.metricsEndpoint = metricsEndpoint;
+        this.metrics = metrics;
         this.system = system;
         this.evaluator = evaluator;
         this.jobs = jobs;
@@ -131,18 +139,39 @@ public final class FarmNode implements AutoCloseable {
                 : base.getInt("replay.eval.threads") > 0 ? base.getInt("replay.eval.threads")
                 : Runtime.getRuntime().availableProcessors();
         Config config = config(s, threads);
-        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM, config);
+        String advertised = s.host().equals("0.0.0.0") ? "127.0.0.1" : s.host();
+        // Kamon starts beside the actor system (it takes a few hundred milliseconds of its own)
+        MetricsEndpoint.Settings metricsSettings = MetricsEndpoint.Settings.from(config);
+        CompletableFuture<MetricsEndpoint> metricsStart = MetricsEndpoint.startAsync(metricsSettings, advertised);
+        ActorSystem<Void> system;
+        try {
+            system = ActorSystem.create(Behaviors.empty(), SYSTEM, config);
+        } catch (RuntimeException e) {
+            metricsStart.thenAccept(m -> {
+                if (m != null) {
+                    m.close();
+                }
+            });
+            throw e;
+        }
+        MetricsEndpoint metricsEndpoint = null;
         try {
             Cluster cluster = Cluster.get(system);
             if (s.seeds().isEmpty()) {
                 cluster.manager().tell(akka.cluster.typed.Join.create(cluster.selfMember().address()));
             }
+            metricsEndpoint = MetricsEndpoint.await(metricsStart);
+            var self = cluster.selfMember().address();
+            FarmMetrics metrics = FarmMetrics.forNode(self.getHost().get() + ":" + self.getPort().get(),
+                    metricsEndpoint != null);
             EvaluatorNode evaluator = null;
             if (s.roles().contains(EvaluatorSharding.ROLE)) {
                 String dir = config.getString("replay.eval.cache-dir");
                 Path cacheDir = dir.isEmpty() ? s.workDir().resolve("cache") : Path.of(dir);
                 Executor executor = system.dispatchers().lookup(DispatcherSelector.fromConfig("replay.eval.dispatcher"));
-                evaluator = new EvaluatorNode(new CaptureCache(cacheDir), executor, cluster.selfMember().address().toString());
+                FarmMetrics.EvalSeries evalMetrics = metrics.eval();
+                evaluator = new EvaluatorNode(new CaptureCache(cacheDir, evalMetrics), executor,
+                        cluster.selfMember().address().toString(), evalMetrics);
             }
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
             ClusterJobService jobs = null;
@@ -150,7 +179,6 @@ public final class FarmNode implements AutoCloseable {
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
                 CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
-                String advertised = s.host().equals("0.0.0.0") ? "127.0.0.1" : s.host();
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got
                 List<Route> routes = new ArrayList<>();
                 JobServiceHolder holder = new JobServiceHolder();
@@ -159,19 +187,22 @@ public final class FarmNode implements AutoCloseable {
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
                 jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
-                        s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0);
+                        s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0,
+                        new ProgressMetrics(metrics, metricsSettings.jobRetention()));
                 holder.delegate = jobs;
             }
-            FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url);
+            FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
             if (s.roles().contains(COORDINATOR)) {
                 node.samplingStore = org.replayfarm.coordinator.sampling.SamplingStore.start(system); // GPU nodes' windows
             }
             return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
             system.terminate();
+            closeQuietly(metricsEndpoint);
             throw e;
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             system.terminate();
+            closeQuietly(metricsEndpoint);
             throw new IOException("the coordinator's HTTP server did not start: " + e.getMessage(), e);
         }
     }
@@ -226,7 +257,17 @@ public final class FarmNode implements AutoCloseable {
         return evalThreads;
     }
 
-    /** Leaves the cluster and stops the node (coordinated shutdown). */
+    /** This node's metrics (recording nothing when they are off): the GPU role records through {@link FarmMetrics#gpu()}. */
+    public FarmMetrics metrics() {
+        return metrics;
+    }
+
+    /** Where Prometheus scrapes this node ({@code http://HOST:PORT/metrics}); empty when metrics are off. */
+    public java.util.Optional<String> metricsUrl() {
+        return java.util.Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::url);
+    }
+
+    /** Leaves the cluster and stops the node (coordinated shutdown), then its metrics. */
     @Override
     public void close() {
         system.terminate();
@@ -234,6 +275,19 @@ public final class FarmNode implements AutoCloseable {
             system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             // it is going down anyway
+        }
+        if (jobs != null) {
+            jobs.close();
+        }
+        if (evaluator != null) {
+            metrics.eval().remove();
+        }
+        closeQuietly(metricsEndpoint);
+    }
+
+    private static void closeQuietly(MetricsEndpoint m) {
+        if (m != null) {
+            m.close();
         }
     }
 

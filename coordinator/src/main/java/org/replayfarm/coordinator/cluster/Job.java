@@ -310,9 +310,13 @@ public final class Job {
         listener.stats(stats());
         listener.outcome(outcome);
         double seconds = wall.toNanos() / 1e9;
+        JobProgress.Figures figures = new JobProgress.Figures(outcome.laneInstructions(),
+                outcome.waveInstructions() / Math.max(seconds, 1e-9), outcome.laneInstructions() / Math.max(seconds, 1e-9),
+                0, state.resent(), outcome.memory().conflictCount() + outcome.images().conflictCount(),
+                state.nondeterministic(), 0, 0, 0, 0);
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "finished", spec.totalGroups(),
                 spec.totalGroups(), spec.totalGroups() / Math.max(seconds, 1e-9), 0, outcome.faults().size(),
-                outcome.waveInstructions(), ""));
+                outcome.waveInstructions(), "", figures));
         ctx.getLog().info("job {}: {} groups in {} slices, {} duplicate(s), {} re-sent, {} nondeterministic, {} s",
                 spec.jobId(), spec.totalGroups(), state.slicesPlanned(), state.duplicates(), state.resent(),
                 state.nondeterministic(), seconds);
@@ -323,7 +327,8 @@ public final class Job {
         ctx.getLog().error("job {} failed: {}", spec.jobId(), why);
         listener.stats(stats());
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "failed", spec.totalGroups(),
-                state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), why));
+                state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), why,
+                figures((System.nanoTime() - started) / 1e9)));
         return Behaviors.stopped();
     }
 
@@ -343,6 +348,14 @@ public final class Job {
         double rate = done / Math.max(seconds, 1e-9);
         double eta = done == 0 ? -1 : (spec.totalGroups() - done) / Math.max(rate, 1e-9);
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "running", spec.totalGroups(), done, rate,
-                eta, totals.faults(), totals.waveInstructions(), ""));
+                eta, totals.faults(), totals.waveInstructions(), "", figures(seconds)));
+    }
+
+    /** The figures of the groups merged so far (instructions and conflicts count merged groups only). */
+    private JobProgress.Figures figures(double seconds) {
+        double s = Math.max(seconds, 1e-9);
+        return new JobProgress.Figures(totals.laneInstructions(), totals.waveInstructions() / s,
+                totals.laneInstructions() / s, state.inFlight(), state.resent(), totals.storeConflicts(),
+                state.nondeterministic(), 0, 0, 0, 0);
     }
 }

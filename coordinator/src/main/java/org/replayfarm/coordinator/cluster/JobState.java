@@ -311,6 +311,11 @@ public final class JobState<P> {
         return capacity.values().stream().mapToInt(Integer::intValue).sum();
     }
 
+    /** Slices sent and not back yet, over every node. */
+    public int inFlight() {
+        return inFlight.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     public int inFlight(String node) {
         return inFlight.getOrDefault(node, 0);
     }

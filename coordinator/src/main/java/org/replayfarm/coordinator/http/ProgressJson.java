@@ -12,9 +12,13 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  *
  * <pre>{"job": "...", "capture_sha256": "...", "state": "running|finished|failed", "groups_total": 16,
  *  "groups_done": 3, "groups_per_second": 812.5, "eta_seconds": 0.016, "faults": 0,
- *  "wave_instructions": 0, "error": ""}</pre>
+ *  "wave_instructions": 0, "lane_instructions": 0, "wave_instructions_per_second": 0.0,
+ *  "lane_instructions_per_second": 0.0, "slices_in_flight": 2, "slices_resent": 0, "store_conflicts": 0,
+ *  "nondeterministic_slices": 0, "texels_compared": 0, "texels_differing": 0, "bytes_compared": 0,
+ *  "bytes_differing": 0, "error": ""}</pre>
  *
- * A rate or ETA that is not known (or not finite) is written as -1.
+ * A rate or ETA that is not known (or not finite) is written as -1. The figures are those of the job's
+ * metrics ({@code replay_job_*} on {@code /metrics}), taken from the same {@link JobProgress}.
  */
 public final class ProgressJson {
     static final ObjectMapper MAPPER = new ObjectMapper();
@@ -33,6 +37,18 @@ public final class ProgressJson {
         n.put("eta_seconds", finite(p.etaSeconds()));
         n.put("faults", p.faults());
         n.put("wave_instructions", p.waveInstructions());
+        JobProgress.Figures f = p.figures();
+        n.put("lane_instructions", f.laneInstructions());
+        n.put("wave_instructions_per_second", finite(f.waveInstructionsPerSecond()));
+        n.put("lane_instructions_per_second", finite(f.laneInstructionsPerSecond()));
+        n.put("slices_in_flight", f.slicesInFlight());
+        n.put("slices_resent", f.slicesResent());
+        n.put("store_conflicts", f.storeConflicts());
+        n.put("nondeterministic_slices", f.nondeterministicSlices());
+        n.put("texels_compared", f.texelsCompared());
+        n.put("texels_differing", f.texelsDiffering());
+        n.put("bytes_compared", f.bytesCompared());
+        n.put("bytes_differing", f.bytesDiffering());
         n.put("error", p.error() == null ? "" : p.error());
         return n;
     }
@@ -59,7 +75,11 @@ public final class ProgressJson {
         }
         return new JobProgress(text(n, "job"), text(n, "capture_sha256"), text(n, "state"), integer(n, "groups_total"),
                 integer(n, "groups_done"), number(n, "groups_per_second"), number(n, "eta_seconds"), integer(n, "faults"),
-                integer(n, "wave_instructions"), text(n, "error"));
+                integer(n, "wave_instructions"), text(n, "error"), new JobProgress.Figures(integer(n, "lane_instructions"),
+                number(n, "wave_instructions_per_second"), number(n, "lane_instructions_per_second"),
+                integer(n, "slices_in_flight"), integer(n, "slices_resent"), integer(n, "store_conflicts"),
+                integer(n, "nondeterministic_slices"), integer(n, "texels_compared"), integer(n, "texels_differing"),
+                integer(n, "bytes_compared"), integer(n, "bytes_differing")));
     }
 
     private static double finite(double v) {

@@ -15,13 +15,24 @@ import java.util.function.Consumer;
 public final class ProgressBoard {
     private final Map<String, JobProgress> progress = new ConcurrentHashMap<>();
     private final Map<String, List<Consumer<JobProgress>>> listeners = new ConcurrentHashMap<>();
+    private final ProgressMetrics metrics;
 
-    /** Records a job's progress and tells its listeners. */
+    public ProgressBoard() {
+        this(ProgressMetrics.off());
+    }
+
+    /** A board whose every accepted progress also becomes the job's metrics (one source for both). */
+    public ProgressBoard(ProgressMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    /** Records a job's progress, its metrics, and tells its listeners. */
     public void update(JobProgress p) {
         if (p.state().equals("running") && progress.getOrDefault(p.jobId(), p).ended()) {
             return;
         }
         progress.put(p.jobId(), p);
+        metrics.record(p);
         for (Consumer<JobProgress> l : listeners.getOrDefault(p.jobId(), List.of())) {
             l.accept(p);
         }

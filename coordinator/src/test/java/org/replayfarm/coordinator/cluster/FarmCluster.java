@@ -26,6 +26,13 @@ final class FarmCluster implements AutoCloseable {
     private final Config config;
 
     FarmCluster(Path dir, int evaluators, Config config) throws Exception {
+        this(dir, evaluators, config, jobs -> List.of());
+    }
+
+    /** As above, the coordinator's HTTP server also serving {@code routes} (e.g. the job API). */
+    FarmCluster(Path dir, int evaluators, Config config,
+                java.util.function.Function<org.replayfarm.coordinator.jobs.JobService, List<akka.http.javadsl.server.Route>> routes)
+            throws Exception {
         this.dir = dir;
         this.config = config.withFallback(ConfigFactory.parseString("""
                 akka.cluster.split-brain-resolver.stable-after = 3s
@@ -33,7 +40,7 @@ final class FarmCluster implements AutoCloseable {
                 akka.loglevel = WARNING
                 """));
         coordinator = FarmNode.start(FarmNode.Settings.of(Set.of("coordinator"), dir.resolve("coordinator"))
-                .withSerializeMessages(true).withConfig(this.config));
+                .withSerializeMessages(true).withConfig(this.config).withRoutes(routes));
         awaitUp(1);
         for (int i = 0; i < evaluators; i++) {
             addEvaluator();

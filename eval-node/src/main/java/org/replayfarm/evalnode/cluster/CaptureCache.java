@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.metrics.FarmMetrics;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.capture.CaptureFormatException;
 import org.replayfarm.model.capture.Sha256;
@@ -47,13 +48,26 @@ public final class CaptureCache {
     private final Map<String, CompletableFuture<Kernel>> kernels = new ConcurrentHashMap<>();
     private final AtomicInteger fetches = new AtomicInteger();
 
+    private final FarmMetrics.EvalSeries metrics;
+
     public CaptureCache(Path dir) throws IOException {
+        this(dir, FarmMetrics.off().eval());
+    }
+
+    /** As above, counting hits, downloads and the bytes fetched in {@code metrics}. */
+    public CaptureCache(Path dir, FarmMetrics.EvalSeries metrics) throws IOException {
         this.dir = Files.createDirectories(dir);
         this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        this.metrics = metrics;
     }
 
     /** The capture's kernel, fetching it (on {@code executor}) the first time this node needs it. */
     public CompletableFuture<Kernel> kernel(String sha256, String url, Executor executor) {
+        CompletableFuture<Kernel> known = kernels.get(sha256);
+        if (known != null) {
+            metrics.cacheHit();
+            return known;
+        }
         CompletableFuture<Kernel> k = kernels.computeIfAbsent(sha256, sha -> CompletableFuture.supplyAsync(() -> {
             try {
                 return new Kernel(CaptureFile.open(fetch(sha, url)));
@@ -76,6 +90,7 @@ public final class CaptureCache {
         }
         Path target = dir.resolve(sha256 + ".capture");
         if (Files.exists(target)) {
+            metrics.cacheHit();
             return target; // only ever moved here after its hash was checked
         }
         fetches.incrementAndGet();
@@ -103,7 +118,9 @@ public final class CaptureCache {
                         + ": refused");
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            LOG.info("fetched capture {} from {} ({} bytes)", sha256, url, Files.size(target));
+            long bytes = Files.size(target);
+            metrics.cacheMiss(bytes);
+            LOG.info("fetched capture {} from {} ({} bytes)", sha256, url, bytes);
             return target;
         } finally {
             Files.deleteIfExists(tmp);

@@ -9,6 +9,7 @@ import java.util.concurrent.Executor;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.metrics.FarmMetrics;
 import org.replayfarm.proto.GroupOutcome;
 import org.replayfarm.proto.SliceResult;
 import org.replayfarm.proto.SliceTask;
@@ -25,16 +26,24 @@ public final class EvaluatorNode {
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong slices = new java.util.concurrent.atomic.AtomicLong();
 
+    private final FarmMetrics.EvalSeries metrics;
+
     public EvaluatorNode(CaptureCache cache, Executor executor, String address) {
+        this(cache, executor, address, FarmMetrics.off().eval());
+    }
+
+    /** As above, recording each slice (latency, groups, instructions, faults) and the queue depth in {@code metrics}. */
+    public EvaluatorNode(CaptureCache cache, Executor executor, String address, FarmMetrics.EvalSeries metrics) {
         this.cache = cache;
         this.executor = executor;
         this.address = address;
+        this.metrics = metrics;
     }
 
     /** Evaluates a slice's groups in parallel on the executor; the result lists them in the task's order. */
     public CompletableFuture<SliceResult> evaluate(SliceTask task) {
         long start = System.nanoTime();
-        running.incrementAndGet();
+        metrics.queueDepth(running.incrementAndGet());
         slices.incrementAndGet();
         CompletableFuture<SliceResult> result = cache.kernel(task.getCaptureSha256(), task.getCaptureUrl(), executor).thenCompose(kernel -> {
             long budget = task.getBudget() > 0 ? task.getBudget() : HostModel.DEFAULT_BUDGET;
@@ -56,7 +65,20 @@ public final class EvaluatorNode {
                         .addAllOutcomes(outcomes).setEvalNanos(System.nanoTime() - start).build();
             });
         });
-        result.whenComplete((r, e) -> running.decrementAndGet());
+        result.whenComplete((r, e) -> {
+            metrics.queueDepth(running.decrementAndGet());
+            long wave = 0;
+            long lane = 0;
+            long faults = 0;
+            if (r != null) {
+                for (GroupOutcome o : r.getOutcomesList()) {
+                    wave += o.getWaveInstructions();
+                    lane += o.getLaneInstructions();
+                    faults += o.hasFault() ? 1 : 0;
+                }
+            }
+            metrics.slice(System.nanoTime() - start, r == null ? 0 : r.getOutcomesCount(), wave, lane, faults);
+        });
         return result;
     }
 

@@ -125,8 +125,17 @@ public final class Evaluation {
             return wave;
         }
 
+        public long laneInstructions() {
+            return lane;
+        }
+
         public int faults() {
             return faults.size();
+        }
+
+        /** Bytes and texels two groups stored differently, so far. */
+        public long storeConflicts() {
+            return merge.conflictCount() + images.conflictCount();
         }
 
         /** Applies the atomics (once, after every group was added) and returns the totals. */
