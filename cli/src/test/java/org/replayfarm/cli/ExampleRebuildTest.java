@@ -64,7 +64,7 @@ class ExampleRebuildTest {
                 } else {
                     for (String kind : List.of("buffer:", "bvh:", "image:raw:", "image:")) {
                         if (a.startsWith(kind)) {
-                            // KIND:PATH[,options]: the path is up to the first comma
+                            // KIND:PATH[,options]: the path resolved, the options after it kept as they are
                             command.set(i, kind + dir.resolve(a.substring(kind.length())));
                             break;
                         }
