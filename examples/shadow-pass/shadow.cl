@@ -6,7 +6,8 @@
 //
 // Traversal: a short stack per lane in LDS (STACK entries); box nodes push their hit children, farthest
 // first, so the nearest is visited next; any triangle hit with 0 < t < distance to the light ends the ray.
-// A stack overflow drops the farthest entries (counted in stats[0]), which can only turn a shadow into light.
+// The wave runs the loop until its last lane is done. A child that does not fit on a full stack is dropped
+// and counted in stats[0] (which can only turn a shadow into light); the example's scenes never overflow.
 
 #define STACK 48
 
@@ -84,10 +85,10 @@ kernel void shadow(constant uint8 *depth_desc, constant uint8 *normal_desc, cons
                 }
             } else {
                 // push hits farthest first; r.x is the nearest
-                if (r.w != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.w; else atomic_inc(stats); }
-                if (r.z != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.z; else atomic_inc(stats); }
-                if (r.y != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.y; else atomic_inc(stats); }
-                if (r.x != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.x; else atomic_inc(stats); }
+                if (r.w != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.w; else __atomic_fetch_add(stats, 1u, __ATOMIC_RELAXED); }
+                if (r.z != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.z; else __atomic_fetch_add(stats, 1u, __ATOMIC_RELAXED); }
+                if (r.y != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.y; else __atomic_fetch_add(stats, 1u, __ATOMIC_RELAXED); }
+                if (r.x != 0xFFFFFFFFu) { if (top < STACK) stack[base + top++] = r.x; else __atomic_fetch_add(stats, 1u, __ATOMIC_RELAXED); }
             }
             if (top == 0) {
                 break;

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
- * Every example is rebuilt from source with the commands in its BUILD file (clang-19, replay capture
- * build, then the native x86-64 run attached with replay capture native-run and add-run) and must come
- * out byte-identical to the committed code object and capture, recorded run included.
+ * Every example is rebuilt from source with the commands in its BUILD file (clang-19, then replay
+ * commands: generating inputs, capture build, the recorded run attached with native-run and add-run) and
+ * must come out byte-identical to the committed code object and capture, recorded run included.
  */
 class ExampleRebuildTest {
     @TempDir
@@ -25,6 +25,11 @@ class ExampleRebuildTest {
     @Test
     void saxpy_code_object_and_capture_with_its_native_run_rebuild_byte_identical_from_source() throws Exception {
         rebuild("saxpy", "saxpy.o", "saxpy.capture");
+    }
+
+    @Test
+    void shadow_pass_code_object_and_capture_with_its_reference_run_rebuild_byte_identical_from_source() throws Exception {
+        rebuild("shadow-pass", "shadow.o", "shadow.capture");
     }
 
     private void rebuild(String example, String object, String capture) throws Exception {
@@ -56,8 +61,14 @@ class ExampleRebuildTest {
                 if (List.of("--elf", "--asm", "-o", "--out", "--from").contains(previous)
                         || (!a.startsWith("-") && Files.exists(dir.resolve(a)) && !previous.equals("--label"))) {
                     command.set(i, dir.resolve(a).toString());
-                } else if (a.startsWith("buffer:")) {
-                    command.set(i, "buffer:" + dir.resolve(a.substring(7)));
+                } else {
+                    for (String kind : List.of("buffer:", "bvh:", "image:raw:", "image:")) {
+                        if (a.startsWith(kind)) {
+                            // KIND:PATH[,options]: the path resolved, the options after it kept as they are
+                            command.set(i, kind + dir.resolve(a.substring(kind.length())));
+                            break;
+                        }
+                    }
                 }
             }
             CliRun run = CliRun.of(command.toArray(String[]::new));

@@ -13,6 +13,11 @@ import java.util.List;
  * come from the reference tracer. The mask is half the frame's size in each direction.
  */
 public final class ShadowPass {
+    /** The mask's texels before the pass: neither 0 nor 255, so a texel the kernel does not store shows. */
+    public static final int UNWRITTEN = 0x80;
+    /** The mask's image number in the example's capture (depth 0, normals 1, mask 2, in argument order). */
+    public static final int MASK_IMAGE = 2;
+
     private ShadowPass() {
     }
 
