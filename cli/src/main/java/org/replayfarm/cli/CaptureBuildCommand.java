@@ -56,7 +56,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
             description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
-                    "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH,format=FMT[,order=..][,mips=N],",
+                    "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH[xD],format=FMT[,order=..][,mips=N] (WxHxD: 3D),",
                     "sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=transparent_black|opaque_black|opaque_white]",
                     "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",
                     "(FILTER point|bilinear; ADDRESS_MODE wrap|mirror|clamp|mirror_once|clamp_half_border|"

@@ -18,8 +18,11 @@ import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.model.capture.TexelLayout;
+import org.replayfarm.model.image.ImageFormat;
+import org.replayfarm.model.image.TexelCodec;
 import org.replayfarm.proto.Image;
 import org.replayfarm.proto.ImageType;
+import org.replayfarm.proto.NumericFormat;
 
 /**
  * Compares the host's merged outputs with a device run (seed 001: stored images texel by texel, guest
@@ -82,7 +85,7 @@ public final class Diff {
         byte[] initial = new byte[e.texels().remaining()];
         e.texels().duplicate().get(initial);
         int bpt = e.bytesPerTexel();
-        TexelChannels channels = TexelChannels.of(image.getDataFormat(), image.getNumericFormat());
+        ImageFormat format = new ImageFormat(image.getDataFormat(), image.getNumericFormat());
         Footprint footprint = options.everyGroup() ? null : Footprint.of(image, storer);
         BitSet differing = new BitSet();
         BitSet deviceOnly = new BitSet();
@@ -97,7 +100,7 @@ public final class Diff {
                 if (same) {
                     continue;
                 }
-                if (options.ulp() > 0 && withinUlps(channels, host, device, at)) {
+                if (options.ulp() > 0 && withinUlps(format, host, device, at)) {
                     ulpOk++;
                 } else if (options.approximate() && memory.approximateExecuted(storer[t]) > 0) {
                     approxOk++;
@@ -116,15 +119,35 @@ public final class Diff {
                 regionCount, regions, differing, deviceOnly);
     }
 
-    private boolean withinUlps(TexelChannels channels, byte[] host, byte[] device, int at) {
-        for (int c = 0; c < channels.count(); c++) {
-            long a = channels.bits(host, at, c);
-            long b = channels.bits(device, at, c);
-            if (a != b && !(channels.isFloat(c) && channels.ulps(c, a, b) <= options.ulp())) {
+    private boolean withinUlps(ImageFormat format, byte[] host, byte[] device, int at) {
+        long[] a = TexelCodec.unpack(format, host, at);
+        long[] b = TexelCodec.unpack(format, device, at);
+        int[] bits = format.channelBits();
+        boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
+        for (int c = 0; c < a.length; c++) {
+            if (a[c] != b[c] && !(floats && ulps(bits[c], a[c], b[c]) <= options.ulp())) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Distance in units in the last place between two float channel values of {@code width} bits: their
+     * positions in the ordered sequence of representable values (16- and 32-bit floats are sign-magnitude;
+     * 10- and 11-bit floats have no sign). Values equal as numbers (+0 and -0) are 0 apart.
+     */
+    static long ulps(int width, long a, long b) {
+        return Math.abs(ordered(width, a) - ordered(width, b));
+    }
+
+    private static long ordered(int width, long bits) {
+        if (width == 10 || width == 11) {
+            return bits;
+        }
+        long sign = 1L << (width - 1);
+        long magnitude = bits & (sign - 1);
+        return (bits & sign) != 0 ? -magnitude : magnitude;
     }
 
     /** Finds the 4-connected regions of differing or device-only texels, plane by plane; returns how many. */

@@ -16,10 +16,10 @@ import org.replayfarm.coordinator.diff.DiffResult.ImageDiff;
 import org.replayfarm.coordinator.diff.DiffResult.RangeDiff;
 import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.evalnode.eval.Evaluation;
-import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
+import org.replayfarm.model.image.ImagePng;
 
 /**
  * The outputs of a compared run in DIR (docs/report-schema.md): {@code report.json}
@@ -171,10 +171,7 @@ public final class RunReport {
     }
 
     private static void pictures(Path dir, Evaluation.Outcome o, DeviceRun run, DiffResult diff) throws IOException {
-        Path host = Files.createDirectories(dir.resolve("host"));
-        for (InitialImages.Entry e : o.images().initial().images()) {
-            ImagePng.write(ImagePng.render(e.image(), o.images().texels(e.index())), host.resolve("image-" + e.index() + ".png"));
-        }
+        // host/ (guest-<n>.bin, image-<k>.raw and .png) is Evaluation.write's
         if (run == null) {
             return;
         }
@@ -185,7 +182,7 @@ public final class RunReport {
         for (var k : run.images().keySet()) {
             byte[] texels = run.imageTexels(k);
             Files.write(device.resolve("image-" + k + ".raw"), texels);
-            ImagePng.write(ImagePng.render(o.images().initial().get(k).image(), texels), device.resolve("image-" + k + ".png"));
+            Files.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
         }
         if (diff == null) {
             return;
@@ -193,8 +190,9 @@ public final class RunReport {
         Path pictures = Files.createDirectories(dir.resolve("diff"));
         for (ImageDiff d : diff.images()) {
             if (d.recorded()) {
-                ImagePng.write(ImagePng.diff(o.images().initial().get(d.index()).image(), o.images().texels(d.index()),
-                        d.differingTexels(), d.deviceOnlyTexels()), pictures.resolve("image-" + d.index() + ".png"));
+                Files.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
+                        o.images().initial().get(d.index()).image(), o.images().texels(d.index()),
+                        d.differingTexels(), d.deviceOnlyTexels()));
             }
         }
     }

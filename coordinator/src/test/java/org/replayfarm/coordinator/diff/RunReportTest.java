@@ -97,7 +97,7 @@ class RunReportTest {
         BufferedImage pic = ImageIO.read(out.resolve("diff/image-0.png").toFile());
         for (int y = 0; y < 4; y++) {
             for (int x = 0; x < W; x++) {
-                int expected = x == 5 && y == 1 ? ImagePng.DIFFERING : 0x555555;
+                int expected = x == 5 && y == 1 ? DiffPicture.DIFFERING : 0x555555;
                 assertEquals(expected, pic.getRGB(x, y) & 0xFFFFFF, "diff picture at (" + x + ", " + y + ")");
             }
         }

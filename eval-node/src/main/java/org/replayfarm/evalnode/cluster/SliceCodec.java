@@ -14,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.AtomicContribution;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
+import org.replayfarm.evalnode.hostmodel.TexelAtomic;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
 import org.replayfarm.proto.AtomicMessage;
 import org.replayfarm.proto.Dispatch;
@@ -25,6 +26,7 @@ import org.replayfarm.proto.SliceResult;
 import org.replayfarm.proto.SliceResultChunk;
 import org.replayfarm.proto.SliceTask;
 import org.replayfarm.proto.StoreRunMessage;
+import org.replayfarm.proto.TexelAtomicMessage;
 import org.replayfarm.proto.TexelStoreMessage;
 
 /**
@@ -55,6 +57,10 @@ public final class SliceCodec {
             b.addAtomics(AtomicMessage.newBuilder().setRange(a.range()).setOffset(a.offset()).setOp(a.op())
                     .setBytes(a.bytes()).setOperand(a.operand()).setComparand(a.comparand()).setReturned(a.returned()));
         }
+        for (TexelAtomic a : r.texelAtomics()) {
+            b.addTexelAtomics(TexelAtomicMessage.newBuilder().setImage(a.image()).setTexel(a.texel()).setOp(a.op())
+                    .setBytes(a.bytes()).setOperand(a.operand()).setComparand(a.comparand()).setReturned(a.returned()));
+        }
         r.fault().ifPresent(f -> b.setFault(FaultMessage.newBuilder().setGroupX(f.groupX()).setGroupY(f.groupY())
                 .setGroupZ(f.groupZ()).setWave(f.wave()).setLane(f.lane()).setPc(f.pc())
                 .setInstruction(f.instruction()).setMessage(f.message())));
@@ -75,6 +81,11 @@ public final class SliceCodec {
             atomics.add(new AtomicContribution(a.getRange(), a.getOffset(), a.getOp(), a.getBytes(), a.getOperand(),
                     a.getComparand(), a.getReturned()));
         }
+        List<TexelAtomic> texelAtomics = new ArrayList<>(o.getTexelAtomicsCount());
+        for (TexelAtomicMessage a : o.getTexelAtomicsList()) {
+            texelAtomics.add(new TexelAtomic(a.getImage(), a.getTexel(), a.getOp(), a.getBytes(), a.getOperand(),
+                    a.getComparand(), a.getReturned()));
+        }
         Optional<FaultRecord> fault = Optional.empty();
         if (o.hasFault()) {
             FaultMessage f = o.getFault();
@@ -82,7 +93,7 @@ public final class SliceCodec {
                     f.getPc(), f.getInstruction(), f.getMessage()));
         }
         GroupId g = o.getGroup();
-        return new GroupResult(g.getX(), g.getY(), g.getZ(), stores, texels, atomics, fault, o.getWaveInstructions(),
+        return new GroupResult(g.getX(), g.getY(), g.getZ(), stores, texels, atomics, texelAtomics, fault, o.getWaveInstructions(),
                 o.getLaneInstructions(), o.getExact(), o.getApproximate(), o.getUnsupported());
     }
 

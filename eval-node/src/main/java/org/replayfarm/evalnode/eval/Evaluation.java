@@ -138,9 +138,13 @@ public final class Evaluation {
             return merge.conflictCount() + images.conflictCount();
         }
 
-        /** Applies the atomics (once, after every group was added) and returns the totals. */
+        /**
+         * Applies the memory and image atomics (once, after every group was added) and returns the totals
+         * (the image merge keeps its order-dependent texels, {@link ImageMerge#orderDependent}).
+         */
         public Outcome outcome(Duration wallTime, int threads) {
             List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
+            images.applyAtomics();
             return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, images, dependent,
                     wallTime, threads);
         }
@@ -214,6 +218,13 @@ public final class Evaluation {
             ArrayNode groups = n.putArray("groups");
             d.groups().forEach(groups::add);
         }
+        for (ImageMerge.OrderDependent d : o.images().orderDependent()) {
+            ObjectNode n = dependent.addObject().put("image", d.image()).put("mip", d.at().mip())
+                    .put("layer", d.at().layer()).put("x", d.at().x()).put("y", d.at().y()).put("z", d.at().z())
+                    .put("op", d.op()).put("after_store", d.afterStore());
+            ArrayNode groups = n.putArray("groups");
+            d.groups().forEach(groups::add);
+        }
         ArrayNode ranges = report.putArray("ranges");
         for (InitialMemory.Range r : memory.ranges()) {
             ranges.addObject().put("index", r.index()).put("name", r.name()).put("file", "host/guest-" + r.index() + ".bin")
@@ -239,7 +250,7 @@ public final class Evaluation {
         out.printf("faults          %d%n", o.faults().size());
         o.faults().stream().limit(10).forEach(f -> out.println("  " + f));
         out.printf("store conflicts %d%n", o.memory().conflictCount() + o.images().conflictCount());
-        out.printf("order-dependent atomics %d%n", o.orderDependent().size());
+        out.printf("order-dependent atomics %d%n", o.orderDependent().size() + o.images().orderDependent().size());
         out.flush();
     }
 }

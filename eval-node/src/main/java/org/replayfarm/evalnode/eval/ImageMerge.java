@@ -1,24 +1,49 @@
 package org.replayfarm.evalnode.eval;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialImages;
+import org.replayfarm.evalnode.hostmodel.MemoryOps;
+import org.replayfarm.evalnode.hostmodel.TexelAtomic;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
 import org.replayfarm.model.capture.TexelLayout;
 
 /**
  * Merges the groups' texel stores into final images: every image's initial texels, then every group's
- * stores in group order. Two groups storing different values to one texel is a store conflict, reported,
- * never resolved silently (the later group's value stays). Each texel remembers which group stored it
- * last, so differences can be traced back to groups.
+ * stores in group order, then the image atomics ({@link #applyAtomics}). Two groups storing different
+ * values to one texel is a store conflict, reported, never resolved silently (the later group's value
+ * stays). Commutative atomics (add, sub, and, or, xor, min, max, as for memory) of any number of groups on
+ * a texel combine exactly in any order; a texel that non-commutative atomics (swap, compare-swap, wrapping
+ * inc/dec) of more than one group touch, or that one group's atomics and another group's store both
+ * touch, has a value that depends on the groups' order: applied in group order and reported. Each texel
+ * remembers which group stored it last (for atomics, the last contributing group in group order), so
+ * differences can be traced back to groups.
  */
 public final class ImageMerge {
     /** Two groups stored different values to one texel. */
     public record TexelConflict(int image, long texel, TexelLayout.Texel at, String firstGroup, String secondGroup) {
     }
 
+    /**
+     * A texel whose final value depends on the order of the groups that touched it: {@code op} is the
+     * non-commutative atomic, or the atomic a store of another group meets ({@code afterStore}).
+     */
+    public record OrderDependent(int image, long texel, TexelLayout.Texel at, String op, boolean afterStore,
+                                 List<String> groups) {
+    }
+
+    private record Contribution(TexelAtomic atomic, int group) {
+    }
+
     private final InitialImages initial;
+    /** Per texel (image in the high bits), its atomic contributions in group order. */
+    private final Map<Long, List<Contribution>> atomics = new LinkedHashMap<>();
+    private List<OrderDependent> orderDependent;
     private final byte[][] texels;
     private final int[][] storer;
     private final List<TexelConflict> conflicts = new ArrayList<>();
@@ -60,6 +85,61 @@ public final class ImageMerge {
             System.arraycopy(t.value(), 0, target, at, bpt);
             who[(int) t.texel()] = key;
         }
+        for (TexelAtomic a : g.texelAtomics()) {
+            atomics.computeIfAbsent((long) a.image() << 40 | a.texel(), k -> new ArrayList<>()).add(new Contribution(a, key));
+        }
+    }
+
+    /**
+     * Applies the image atomics over the stored texels (once, after every group was added) and returns
+     * the texels whose final value depends on the groups' order.
+     */
+    public List<OrderDependent> applyAtomics() {
+        if (orderDependent != null) {
+            throw new IllegalStateException("image atomics were already applied");
+        }
+        List<OrderDependent> dependent = new ArrayList<>();
+        for (List<Contribution> list : atomics.values()) {
+            TexelAtomic first = list.get(0).atomic();
+            int[] who = storer[first.image()];
+            int texel = Math.toIntExact(first.texel());
+            Set<Integer> groups = new TreeSet<>();
+            String nonCommutative = null;
+            for (Contribution c : list) {
+                groups.add(c.group());
+                if (nonCommutative == null && !MemoryMerge.commutative(c.atomic().op())) {
+                    nonCommutative = c.atomic().op();
+                }
+            }
+            int storedBy = who[texel];
+            boolean afterStore = storedBy != 0 && (groups.size() > 1 || !groups.contains(storedBy));
+            if (nonCommutative != null && groups.size() > 1 || afterStore) {
+                Set<Integer> named = new TreeSet<>(groups);
+                if (afterStore) {
+                    named.add(storedBy);
+                }
+                dependent.add(new OrderDependent(first.image(), first.texel(),
+                        TexelLayout.texelAt(initial.get(first.image()).image(), first.texel()),
+                        nonCommutative != null ? nonCommutative : first.op(), afterStore,
+                        named.stream().map(this::name).toList()));
+            }
+            byte[] target = texels[first.image()];
+            int at = texel * first.bytes();
+            long value = MemoryOps.littleEndian(target, at, first.bytes());
+            for (Contribution c : list) {
+                TexelAtomic a = c.atomic();
+                value = MemoryOps.atomic(a.op(), value, a.operand(), a.comparand(), a.bytes());
+            }
+            MemoryOps.putLittleEndian(target, at, value, first.bytes());
+            who[texel] = list.get(list.size() - 1).group();
+        }
+        orderDependent = List.copyOf(dependent);
+        return orderDependent;
+    }
+
+    /** The texels {@link #applyAtomics} found order-dependent (empty before it ran). */
+    public List<OrderDependent> orderDependent() {
+        return orderDependent == null ? List.of() : orderDependent;
     }
 
     /** A group's name from its key (linear id plus one). */

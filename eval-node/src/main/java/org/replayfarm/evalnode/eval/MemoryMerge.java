@@ -49,6 +49,11 @@ public final class MemoryMerge {
     private record Contribution(AtomicContribution atomic, int group) {
     }
 
+    /** Whether contributions of {@code op} combine to the same value in any order (image atomics too). */
+    static boolean commutative(String op) {
+        return COMMUTATIVE.contains(op);
+    }
+
     /** {@code dispatch} gives the group counts that turn a group's key back into its id in reports. */
     public MemoryMerge(InitialMemory initial, org.replayfarm.proto.Dispatch dispatch) {
         this.initial = initial;

@@ -1,5 +1,6 @@
 package org.replayfarm.evalnode.hostmodel;
 
+import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
@@ -232,7 +233,7 @@ final class BufferMemory {
 
     /**
      * buffer_load/store_format_* and tbuffer_*: components of the format (the V#'s FORMAT for MUBUF, the
-     * instruction's for MTBUF) converted by {@link BufferFormats}. Loads: components the format lacks
+     * instruction's for MTBUF) converted by {@link BufferFormats} (the model's texel conversions). Loads: components the format lacks
      * take their defaults (0, 0, 0, 1), then the V#'s DST_SEL picks each result; D16 forms pack two 16-bit
      * results per VGPR (d16_hi_x: the high half, the low half kept). Stores write the components both
      * the instruction and the format have.
@@ -240,36 +241,32 @@ final class BufferMemory {
     static void format(Wave w, Instruction insn) {
         Access a = access(insn);
         Resource r = resource(w, a);
-        BufferFormats.Format fmt = BufferFormats.of(a.format() >= 0 ? a.format() : r.format());
+        ImageFormat fmt = BufferFormats.of(a.format() >= 0 ? a.format() : r.format());
         String m = insn.mnemonic();
         boolean load = m.contains("_load_");
         boolean d16 = m.contains("_d16");
         boolean hi = m.contains("_d16_hi");
         String comps = m.substring(m.lastIndexOf('_') + 1);
         int count = comps.length();
-        int compBytes = fmt.bits() / 8;
+        int bytes = fmt.bytesPerTexel();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
             }
             Lane l = lane(w, insn, a, r, lane);
-            boolean in = l.inRange(0, fmt.bytes());
+            boolean in = l.inRange(0, bytes);
             if (load) {
                 int[] element = new int[4];
                 if (in) {
-                    byte[] raw = new byte[fmt.bytes()];
-                    read(w.group(), l, 0, fmt.bytes(), raw, 0, lane);
-                    for (int c = 0; c < 4; c++) {
-                        element[c] = c < fmt.components()
-                                ? BufferFormats.toRegister(fmt, MemoryOps.littleEndian(raw, c * compBytes, compBytes))
-                                : BufferFormats.missing(fmt, c);
-                    }
+                    byte[] raw = new byte[bytes];
+                    read(w.group(), l, 0, bytes, raw, 0, lane);
+                    element = BufferFormats.load(fmt, raw);
                 }
                 int[] result = new int[count];
                 for (int c = 0; c < count; c++) {
                     int sel = r.dstSel() >>> (3 * c) & 7;
-                    int v = sel >= 4 ? element[sel - 4] : sel == 1 ? (fmt.floatResult()
-                            ? Float.floatToRawIntBits(1.0f) : 1) : 0;
+                    int v = sel >= 4 ? element[sel - 4] : sel == 1 ? (fmt.integer() ? 1
+                            : Float.floatToRawIntBits(1.0f)) : 0;
                     result[c] = in ? v : 0;
                 }
                 writeFormatResult(w, a.vdata(), lane, fmt, result, d16, hi);
@@ -277,25 +274,23 @@ final class BufferMemory {
                     w.setVgpr(a.vdata() + (d16 ? (count + 1) / 2 : count), lane, 0);
                 }
             } else if (in) {
-                int n = Math.min(count, fmt.components());
-                byte[] raw = new byte[n * compBytes];
-                for (int c = 0; c < n; c++) {
-                    int v;
+                int[] registers = new int[4];
+                for (int c = 0; c < Math.min(count, fmt.channels()); c++) {
                     if (d16) {
                         int reg = w.vgpr(a.vdata() + c / 2, lane);
                         int half = (hi ? reg >>> 16 : reg >>> (16 * (c % 2))) & 0xFFFF;
-                        v = BufferFormats.fromD16(fmt, half);
+                        registers[c] = BufferFormats.fromD16(fmt, half);
                     } else {
-                        v = w.vgpr(a.vdata() + c, lane);
+                        registers[c] = w.vgpr(a.vdata() + c, lane);
                     }
-                    MemoryOps.putLittleEndian(raw, c * compBytes, BufferFormats.fromRegister(fmt, v), compBytes);
                 }
+                byte[] raw = BufferFormats.store(fmt, registers, count, m);
                 write(w.group(), l, 0, raw, 0, raw.length, lane);
             }
         }
     }
 
-    private static void writeFormatResult(Wave w, int vdata, int lane, BufferFormats.Format fmt, int[] result,
+    private static void writeFormatResult(Wave w, int vdata, int lane, ImageFormat fmt, int[] result,
                                           boolean d16, boolean hi) {
         if (!d16) {
             for (int c = 0; c < result.length; c++) {

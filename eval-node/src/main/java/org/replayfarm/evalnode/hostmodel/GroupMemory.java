@@ -22,7 +22,12 @@ public final class GroupMemory {
         }
     }
 
+    /** Texels the group stored: their final stored value. */
     private final TreeMap<TexelKey, byte[]> texels = new TreeMap<>();
+    /** Texels the group stored or changed atomically: the value the group sees now. */
+    private final Map<TexelKey, byte[]> ownTexels = new HashMap<>();
+    /** Image atomics per texel, in program order. */
+    private final TreeMap<TexelKey, List<TexelAtomic>> texelAtomics = new TreeMap<>();
 
     private static final int PAGE = 4096;
 
@@ -140,21 +145,45 @@ public final class GroupMemory {
 
     /**
      * Records a texel store: the texel's final value in this group is {@code value} (bytes per texel of
-     * image {@code image}'s format, storage order). A later store to the same texel replaces it.
+     * image {@code image}'s format, storage order). A later store to the same texel replaces it, and
+     * replaces the group's earlier atomics on the texel (the store comes after them in the group).
      */
     public void storeTexel(int image, long texel, byte[] value) {
-        texels.put(new TexelKey(image, texel), value.clone());
+        TexelKey key = new TexelKey(image, texel);
+        texels.put(key, value.clone());
+        ownTexels.put(key, value.clone());
+        texelAtomics.remove(key);
     }
 
-    /** This group's final value of a texel it stored, or null when it stored none there. */
-    public byte[] storedTexel(int image, long texel) {
-        return texels.get(new TexelKey(image, texel));
+    /**
+     * Performs the write of an image atomic (the group sees {@code newValue}) and records its contribution;
+     * the texel counts as changed atomically, not as stored (a store the group made before stays a store,
+     * and the merge applies the atomics after every store).
+     */
+    public void atomicTexel(int image, long texel, byte[] newValue, String op, long operand, long comparand,
+                            long returned) {
+        TexelKey key = new TexelKey(image, texel);
+        ownTexels.put(key, newValue.clone());
+        texelAtomics.computeIfAbsent(key, k -> new ArrayList<>())
+                .add(new TexelAtomic(image, texel, op, newValue.length, operand, comparand, returned));
+    }
+
+    /** This group's own value of a texel it stored or changed atomically, or null when it did neither. */
+    public byte[] ownTexel(int image, long texel) {
+        return ownTexels.get(new TexelKey(image, texel));
     }
 
     /** The texels stored, ordered by image then texel. */
     public List<TexelStore> texelStores() {
         List<TexelStore> list = new ArrayList<>(texels.size());
         texels.forEach((k, v) -> list.add(new TexelStore(k.image(), k.texel(), v)));
+        return list;
+    }
+
+    /** The image atomics, ordered by image then texel, each texel's in program order. */
+    public List<TexelAtomic> texelAtomics() {
+        List<TexelAtomic> list = new ArrayList<>();
+        texelAtomics.values().forEach(list::addAll);
         return list;
     }
 

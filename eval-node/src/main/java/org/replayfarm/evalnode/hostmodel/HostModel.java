@@ -66,7 +66,7 @@ public final class HostModel {
             laneInstructions += w.laneInstructions();
         }
         return new Run(new GroupResult(x, y, z, group.memory().stores(), group.memory().texelStores(),
-                group.memory().atomics(), fault,
+                group.memory().atomics(), group.memory().texelAtomics(), fault,
                 waveInstructions, laneInstructions, counts[0], counts[1], counts[2]), group);
     }
 

@@ -24,10 +24,10 @@ import org.replayfarm.model.isa.Instruction;
  * order (DST_SEL is a read swizzle); a channel DMASK leaves out is written as 0.
  *
  * <p>Atomics operate on a 32-bit (DMASK 0x1; cmpswap 0x3) or 64-bit (0x3; cmpswap 0xf) texel of a
- * 32/32_32 format, on the group's view of the image; GLC returns the value before the atomic. The result
- * is recorded as the texel's final value in the group, like a store: a texel two groups both touch is
- * reported by the merge as a store conflict, even for commutative operations (the merge has no
- * per-texel atomic contributions yet). That is a simplification stated here and in the report's count.
+ * 32/32_32 format, on the group's view of the image; GLC returns the value before the atomic. Each is
+ * recorded as a per-texel atomic contribution ({@link TexelAtomic}), not a store: the merge applies them
+ * after every group's stores, so commutative atomics of several groups on one texel combine exactly, and
+ * non-commutative ones on a texel several groups touch are reported as order-dependent.
  */
 final class ImageUnit {
     private static final int[] COORDS = {1, 2, 3, 3, 2, 3, 3, 4};
@@ -260,7 +260,7 @@ final class ImageUnit {
                 long next = MemoryOps.atomic(op, old, data, cmp, bytes);
                 byte[] value = new byte[bytes];
                 MemoryOps.putLittleEndian(value, 0, next, bytes);
-                v.write(texel, value);
+                v.writeAtomic(texel, value, op, data, cmp, old);
             }
             if (m.glc()) {
                 MemoryOps.setVgprData(w, m.vdata(), lane, bytes, old);

@@ -11,8 +11,8 @@ import org.replayfarm.proto.Image;
 import org.replayfarm.proto.ImageType;
 
 /**
- * One captured image as one group sees it through one T#: the texels the group stored itself (through
- * {@link GroupMemory#storeTexel}), otherwise the capture's initial texels. The T# gives the view (format,
+ * One captured image as one group sees it through one T#: the texels the group stored or changed
+ * atomically itself (through {@link GroupMemory#storeTexel} and {@link GroupMemory#atomicTexel}), otherwise the capture's initial texels. The T# gives the view (format,
  * levels from BASE_LEVEL, channel order); the captured image gives the texel layout. A texel the view
  * names outside the image (a coordinate at or past the level's extent, a level past LAST_LEVEL or past
  * the captured levels) reads as absent: loads return 0 and stores are dropped, as the hardware does for
@@ -103,7 +103,7 @@ final class ImageView {
 
     /** The texel's bytes as this group sees them. */
     byte[] read(long texel) {
-        byte[] own = memory.storedTexel(index, texel);
+        byte[] own = memory.ownTexel(index, texel);
         if (own != null) {
             return own;
         }
@@ -115,6 +115,11 @@ final class ImageView {
 
     void write(long texel, byte[] value) {
         memory.storeTexel(index, texel, value);
+    }
+
+    /** The write of an image atomic: {@code value} is the texel's new bytes, the rest its contribution. */
+    void writeAtomic(long texel, byte[] value, String op, long operand, long comparand, long returned) {
+        memory.atomicTexel(index, texel, value, op, operand, comparand, returned);
     }
 
     /** The four channel register values of a texel, in storage order (no DST_SEL applied). */

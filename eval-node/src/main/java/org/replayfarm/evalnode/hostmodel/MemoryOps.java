@@ -107,7 +107,7 @@ public final class MemoryOps {
         }
     }
 
-    static long littleEndian(byte[] b, int at, int bytes) {
+    public static long littleEndian(byte[] b, int at, int bytes) {
         long v = 0;
         for (int i = 0; i < bytes; i++) {
             v |= (long) (b[at + i] & 0xFF) << (8 * i);
@@ -115,7 +115,7 @@ public final class MemoryOps {
         return v;
     }
 
-    static void putLittleEndian(byte[] b, int at, long v, int bytes) {
+    public static void putLittleEndian(byte[] b, int at, long v, int bytes) {
         for (int i = 0; i < bytes; i++) {
             b[at + i] = (byte) (v >>> (8 * i));
         }

@@ -61,4 +61,39 @@ class ImageMergeTest {
         assertEquals(77, back.texels().get(0).texel());
         assertArrayEquals(new byte[] {9, 8, 7, 6}, back.texels().get(0).value());
     }
+
+    @Test
+    void image_atomics_apply_after_stores_and_another_groups_store_makes_them_order_dependent() {
+        Image meta = Image.newBuilder().setIndex(0).setType(ImageType.IMAGE_2D).setDataFormat(DataFormat.FMT_32)
+                .setWidth(4).setHeight(1).setDepth(1).setLayers(1).setMipLevels(1).build();
+        ByteBuffer initial = ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 4; i++) {
+            initial.putInt(100 * (i + 1));
+        }
+        InitialImages images = new InitialImages(List.of(new InitialImages.Entry(0, meta, ByteBuffer.wrap(initial.array()))));
+        ImageMerge merge = new ImageMerge(images, Dispatch.newBuilder().setGroupCountX(3).setGroupCountY(1)
+                .setGroupCountZ(1).build());
+        // group 0 stores 10 into texel 1; group 1 adds 5 there; groups 1 and 2 umax texel 3 with 7 and 900
+        merge.add(group(0, new TexelStore(0, 1, new byte[] {10, 0, 0, 0})));
+        merge.add(new GroupResult(1, 0, 0, List.of(), List.of(), List.of(), List.of(
+                new org.replayfarm.evalnode.hostmodel.TexelAtomic(0, 1, "add", 4, 5, 0, 10),
+                new org.replayfarm.evalnode.hostmodel.TexelAtomic(0, 3, "umax", 4, 7, 0, 400)),
+                Optional.empty(), 0, 0, 0, 0, 0));
+        merge.add(new GroupResult(2, 0, 0, List.of(), List.of(), List.of(), List.of(
+                new org.replayfarm.evalnode.hostmodel.TexelAtomic(0, 3, "umax", 4, 900, 0, 400)),
+                Optional.empty(), 0, 0, 0, 0, 0));
+        List<ImageMerge.OrderDependent> dependent = merge.applyAtomics();
+        ByteBuffer out = ByteBuffer.wrap(merge.texels(0)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertEquals(100, out.getInt(0));
+        assertEquals(15, out.getInt(4));
+        assertEquals(300, out.getInt(8));
+        assertEquals(900, out.getInt(12));
+        assertEquals(0, merge.conflictCount());
+        assertEquals(1, dependent.size(), dependent.toString());
+        assertEquals(1, dependent.get(0).texel());
+        assertEquals(true, dependent.get(0).afterStore());
+        assertEquals(List.of("(0, 0, 0)", "(1, 0, 0)"), dependent.get(0).groups());
+        assertEquals(2, merge.storers(0)[1]);
+        assertEquals(3, merge.storers(0)[3]);
+    }
 }

@@ -171,9 +171,16 @@ class ImageUnitTest {
         for (int i = 0; i < 32; i++) {
             assertEquals(1000 + i % 16 + (i >= 16 ? 5 : 0), b.getInt(16 * i), "lane " + i);
         }
-        assertEquals(16, out.result().texels().size());
-        for (TexelStore s : out.result().texels()) {
-            assertEquals(1000 + s.texel() + 10, ByteBuffer.wrap(s.value()).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt());
+        // recorded as 32 atomic contributions (no stores); the group itself sees each texel + 10
+        assertEquals(0, out.result().texels().size());
+        assertEquals(32, out.result().texelAtomics().size());
+        for (TexelAtomic a : out.result().texelAtomics()) {
+            assertEquals("add", a.op());
+            assertEquals(5, a.operand());
+        }
+        for (int texel = 0; texel < 16; texel++) {
+            byte[] own = out.run().group().memory().ownTexel(0, texel);
+            assertEquals(1000 + texel + 10, ByteBuffer.wrap(own).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt());
         }
     }
 

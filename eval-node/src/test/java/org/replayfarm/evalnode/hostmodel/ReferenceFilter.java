@@ -33,6 +33,30 @@ final class ReferenceFilter {
         return (float) r;
     }
 
+    /**
+     * A 3D image {@code image[z][y][x]}: the r axis filtered like u and v (its own fold, eight sub-texel
+     * bits), as a blend of this filter's 2D samples of the two nearest slices (a border slice reads 0).
+     */
+    static float sample3d(float[][][] image, boolean bilinear, String mode, float u, float v, float r) {
+        int d = image.length;
+        double z = r * (double) d;
+        if (mode.equals("clamp_half_border")) {
+            z = Math.min(Math.max(z, -0.5), d + 0.5);
+        }
+        if (!bilinear) {
+            int k = fold(mode, (int) Math.floor(z), d);
+            return k < 0 ? 0f : sample(image[k], false, mode, u, v);
+        }
+        double sz = z - 0.5;
+        int z0 = (int) Math.floor(sz);
+        double c = Math.round((sz - z0) * 256) / 256.0;
+        int k0 = fold(mode, z0, d);
+        int k1 = fold(mode, z0 + 1, d);
+        double lower = k0 < 0 ? 0 : sample(image[k0], true, mode, u, v);
+        double upper = k1 < 0 ? 0 : sample(image[k1], true, mode, u, v);
+        return (float) (lower * (1 - c) + upper * c);
+    }
+
     private static float fetch(float[][] image, String mode, int i, int j) {
         int h = image.length;
         int w = image[0].length;

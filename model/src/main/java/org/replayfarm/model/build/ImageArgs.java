@@ -22,8 +22,9 @@ import org.replayfarm.proto.ChannelSelect;
  * are; UINT/SINT formats take the integer samples; the others take each sample as value / max, converted
  * by the format's write rule. {@code mips=N} adds N - 1 levels, each a 2x2 box average of the one above
  * (in channel values, then converted).</li>
- * <li>{@code image:raw:PATH,WxH[,format=FMT][,order=..][,mips=N]}: texels exactly as the file holds them,
- * in the format's layout, every level mip-major; the file must be exactly that long. The format is
+ * <li>{@code image:raw:PATH,WxH[xD][,format=FMT][,order=..][,mips=N]}: texels exactly as the file holds them,
+ * in the format's layout, every level mip-major (a 3D image, WxHxD, slice by slice in each level); the
+ * file must be exactly that long. The format is
  * required (there is no default for raw texels).</li>
  * <li>{@code order=XYZW}: the T#'s DST_SEL, one letter per result channel from X, Y, Z, W, 0, 1: the
  * texels stay as the file gives them (as the binding hands them to the device) and the reader applies
@@ -47,11 +48,14 @@ final class ImageArgs {
         int mips = 1;
         int width = 0;
         int height = 0;
+        int depth = 1;
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].trim();
-            if (raw && i == 1 && p.matches("\\d+x\\d+")) {
-                width = Integer.parseInt(p.substring(0, p.indexOf('x')));
-                height = Integer.parseInt(p.substring(p.indexOf('x') + 1));
+            if (raw && i == 1 && p.matches("\\d+x\\d+(x\\d+)?")) {
+                String[] size = p.split("x");
+                width = Integer.parseInt(size[0]);
+                height = Integer.parseInt(size[1]);
+                depth = size.length > 2 ? Integer.parseInt(size[2]) : 1;
             } else if (p.startsWith("format=")) {
                 format = ImageFormat.parse(p.substring(7));
             } else if (p.startsWith("order=")) {
@@ -85,7 +89,7 @@ final class ImageArgs {
             throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
         }
         if (raw) {
-            if (width <= 0 || height <= 0) {
+            if (width <= 0 || height <= 0 || depth <= 0) {
                 throw new IllegalArgumentException("argument '" + text + "': a raw image needs its size as WxH after the path");
             }
             if (format == null) {
@@ -93,13 +97,14 @@ final class ImageArgs {
             }
             long want = 0;
             for (int l = 0; l < mips; l++) {
-                want += (long) Math.max(1, width >> l) * Math.max(1, height >> l) * format.bytesPerTexel();
+                want += (long) Math.max(1, width >> l) * Math.max(1, height >> l) * Math.max(1, depth >> l)
+                        * format.bytesPerTexel();
             }
             if (bytes.length != want) {
                 throw new IllegalArgumentException("argument '" + text + "': " + path + " holds " + bytes.length
-                        + " bytes; " + width + "x" + height + " " + format + " with " + mips + " level(s) takes " + want);
+                        + " bytes; " + width + "x" + height + (depth > 1 ? "x" + depth : "") + " " + format + " with " + mips + " level(s) takes " + want);
             }
-            return new KernelArg.ImageArg(path, "raw", format, width, height, mips, selects, bytes);
+            return new KernelArg.ImageArg(path, "raw", format, width, height, depth, mips, selects, bytes);
         }
         BufferedImage png;
         try {
@@ -111,7 +116,7 @@ final class ImageArgs {
             throw new IllegalArgumentException("argument '" + text + "': " + path + " is not an image javax.imageio reads (PNG)");
         }
         ImageFormat f = format != null ? format : ImageFormat.parse("8_8_8_8_UNORM");
-        return new KernelArg.ImageArg(path, "png", f, png.getWidth(), png.getHeight(), mips, selects,
+        return new KernelArg.ImageArg(path, "png", f, png.getWidth(), png.getHeight(), 1, mips, selects,
                 texelsFromPng(png, f, mips));
     }
 

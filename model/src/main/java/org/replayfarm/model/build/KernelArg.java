@@ -55,8 +55,9 @@ public sealed interface KernelArg {
      * An image: its texels (every level, mip-major, in the format's layout), a captured image numbered in
      * argument order among the images; its 256-bit T# goes into a descriptor range whose address is passed.
      */
+    /** An image argument; {@code depth} above 1 makes it a 3D image. */
     record ImageArg(Path path, String kind, org.replayfarm.model.image.ImageFormat format, int width, int height,
-                    int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
+                    int depth, int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
         public int size() {
             return 8;
         }

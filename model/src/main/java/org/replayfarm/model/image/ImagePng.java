@@ -17,12 +17,21 @@ import org.replayfarm.proto.NumericFormat;
  * copied; other UNORM and FLOAT channels are clamped to [0, 1] and scaled by 255 (rounded to nearest);
  * SNORM and SSCALED values v map to (v + 1) / 2 clamped, then scaled; UINT, SINT and USCALED values are
  * clamped to 0..255.
+ *
+ * <p>This is the project's one PNG writer: {@code replay eval}'s host images and {@code replay run}'s host,
+ * device and diff pictures all go through {@link #picture} and {@link #png}.
  */
 public final class ImagePng {
     private ImagePng() {
     }
 
+    /** Level 0 of the image (every layer and slice) as a PNG file's bytes. */
     public static byte[] encode(Image image, byte[] texels) {
+        return png(picture(image, texels));
+    }
+
+    /** Level 0 of the image as a picture: grey, RGB or RGBA by the format's channel count. */
+    public static BufferedImage picture(Image image, byte[] texels) {
         ImageFormat f = new ImageFormat(image.getDataFormat(), image.getNumericFormat());
         int w = image.getWidth();
         int h = Math.max(1, image.getHeight());
@@ -49,9 +58,17 @@ public final class ImagePng {
                 }
             }
         }
+        return png;
+    }
+
+    /** A picture as a PNG file's bytes (through the JDK's ImageIO encoder). */
+    public static byte[] png(BufferedImage picture) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
-            ImageIO.write(png, "png", out);
+            if (!ImageIO.write(picture, "png", out)) {
+                throw new IllegalStateException("this JVM's ImageIO has no PNG writer for a picture of type "
+                        + picture.getType());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
