@@ -13,6 +13,14 @@ import java.util.TreeMap;
  * atomics over them (another group's writes are never seen: groups are independent). Plain stores are
  * recorded as stores; bytes an atomic changed are recorded as the atomic's contribution instead. An
  * access outside every range is a fault naming the address.
+ *
+ * <p>The merge applies every group's atomic contributions after every group's stores, so a group that
+ * mixes the two on the same bytes would be merged wrongly (store X then add 1 would merge as initial + 1;
+ * add 1 then store X as X + 1). Where they meet in one group, the atomics become stores of the value the
+ * group sees: an atomic on bytes the group stored is a store of its result, and a store over bytes an
+ * earlier atomic of the group changed first turns those atomics into stores. Mixing stores and atomics
+ * on one location across groups is a race; it shows as a store conflict or as the later atomics applied
+ * over the stored value.
  */
 public final class GroupMemory {
     private record TexelKey(int image, long texel) implements Comparable<TexelKey> {
@@ -72,6 +80,9 @@ public final class GroupMemory {
     /** Writes {@code bytes} (1..8) little-endian bytes as a plain store. */
     public void store(long address, long value, int bytes, int lane) {
         range(address, bytes, lane);
+        if (!atomics.isEmpty() && touchedByAtomic(address, bytes)) {
+            materializeAtomics(address, bytes);
+        }
         for (int i = 0; i < bytes; i++) {
             put(address + i, (byte) (value >>> (8 * i)), true);
         }
@@ -84,10 +95,64 @@ public final class GroupMemory {
     public void atomic(long address, long newValue, int bytes, int lane, String op, long operand, long comparand,
                        long returned) {
         InitialMemory.Range r = range(address, bytes, lane);
+        boolean overStore = storedAny(address, bytes);
         for (int i = 0; i < bytes; i++) {
-            put(address + i, (byte) (newValue >>> (8 * i)), false);
+            put(address + i, (byte) (newValue >>> (8 * i)), overStore);
         }
-        atomics.add(new AtomicContribution(r.index(), address - r.address(), op, bytes, operand, comparand, returned));
+        if (!overStore) {
+            atomics.add(new AtomicContribution(r.index(), address - r.address(), op, bytes, operand, comparand, returned));
+        }
+    }
+
+    private boolean storedAny(long address, int bytes) {
+        for (int i = 0; i < bytes; i++) {
+            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            if (p != null && p.stored.get((int) Long.remainderUnsigned(address + i, PAGE))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether an atomic of this group changed any of the bytes (present but not stored). */
+    private boolean touchedByAtomic(long address, int bytes) {
+        for (int i = 0; i < bytes; i++) {
+            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            int at = (int) Long.remainderUnsigned(address + i, PAGE);
+            if (p != null && p.present.get(at) && !p.stored.get(at)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Turns this group's atomics that overlap [address, address + bytes) into stores of what the group
+     * sees, and then any other of its atomics that overlap bytes so turned (an 8-byte atomic over a
+     * 4-byte one), until none overlaps a stored byte.
+     */
+    private void materializeAtomics(long address, int bytes) {
+        boolean changed = true;
+        boolean first = true;
+        while (changed) {
+            changed = false;
+            for (var it = atomics.iterator(); it.hasNext(); ) {
+                AtomicContribution a = it.next();
+                long at = initial.ranges().get(a.range()).address() + a.offset();
+                boolean overlaps = first
+                        ? Long.compareUnsigned(at, address + bytes) < 0 && Long.compareUnsigned(address, at + a.bytes()) < 0
+                        : storedAny(at, a.bytes());
+                if (overlaps) {
+                    it.remove();
+                    changed = true;
+                    for (int i = 0; i < a.bytes(); i++) {
+                        Page p = pages.get(Long.divideUnsigned(at + i, PAGE));
+                        p.stored.set((int) Long.remainderUnsigned(at + i, PAGE));
+                    }
+                }
+            }
+            first = false;
+        }
     }
 
     private byte byteAt(InitialMemory.Range r, long address) {
