@@ -130,7 +130,9 @@ public final class FarmNode implements AutoCloseable {
                 // takes cores from the evaluators (on 2 cores the default level cost the embedded run ~20%)
                 .withValue("akka.remote.artery.advanced.idle-cpu-level", ConfigValueFactory.fromAnyRef(1))
                 .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
-        return s.config().withFallback(settings).withFallback(base).resolve();
+        // replay.cluster (discovery, management, drain) stands for akka.* settings the node's own config may override
+        Config bootstrap = Bootstrap.akkaSettings(s.config().withFallback(base), s.host());
+        return s.config().withFallback(settings).withFallback(bootstrap).withFallback(base).resolve();
     }
 
     public static FarmNode start(Settings s) throws IOException, InterruptedException {
@@ -157,7 +159,13 @@ public final class FarmNode implements AutoCloseable {
         MetricsEndpoint metricsEndpoint = null;
         try {
             Cluster cluster = Cluster.get(system);
-            if (s.seeds().isEmpty()) {
+            Bootstrap bootstrap = Bootstrap.of(config);
+            if (!bootstrap.usesSeeds() && !s.seeds().isEmpty()) {
+                throw new IllegalArgumentException("seed nodes are for discovery seeds; discovery "
+                        + bootstrap.discovery().name + " finds the cluster through Cluster Bootstrap");
+            }
+            bootstrap.start(system); // Akka Management (health checks) and Cluster Bootstrap, when configured
+            if (s.seeds().isEmpty() && bootstrap.usesSeeds()) {
                 cluster.manager().tell(akka.cluster.typed.Join.create(cluster.selfMember().address()));
             }
             metricsEndpoint = MetricsEndpoint.await(metricsStart);
