@@ -42,6 +42,11 @@ import picocli.CommandLine.Spec;
                 "  REPLAY_METRICS_PORT  --metrics-port",
                 "  REPLAY_METRICS       on/off (--metrics, --no-metrics)",
                 "  REPLAY_LOG_LEVEL     logback's root level (default WARN)",
+                "  REPLAY_DISCOVERY, REPLAY_MANAGEMENT, REPLAY_MANAGEMENT_HOST, REPLAY_MANAGEMENT_PORT,",
+                "  REPLAY_SERVICE_NAME, REPLAY_POD_LABEL_SELECTOR, REPLAY_REQUIRED_CONTACT_POINTS,",
+                "  REPLAY_CONTACT_POINTS  the cluster discovery options below (replay.cluster.* in --config)",
+                "With --discovery config or kubernetes-api, Akka Management Cluster Bootstrap forms or joins the "
+                        + "cluster (no --seed); /ready and /alive on the management port are the health checks.",
                 "The --config file (HOCON) is laid over everything else: any akka.* or replay.* setting "
                         + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after, "
                         + "replay.metrics.port, replay.metrics.tick)."})
@@ -88,6 +93,9 @@ final class NodeCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
+    @picocli.CommandLine.Mixin
+    DiscoveryOptions discovery = new DiscoveryOptions();
+
     @Override
     public Integer call() throws Exception {
         Set<String> chosen = new LinkedHashSet<>();
@@ -115,6 +123,7 @@ final class NodeCommand implements Callable<Integer> {
             extra = ConfigFactory.parseFile(config.toFile());
         }
         extra = metrics.overlay(extra, "fail", spec);
+        extra = discovery.overlay(extra, spec);
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)

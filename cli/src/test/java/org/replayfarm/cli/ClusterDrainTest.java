@@ -1,0 +1,152 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import akka.cluster.MemberStatus;
+import akka.cluster.typed.Cluster;
+import com.typesafe.config.ConfigFactory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.cluster.Job;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * Scale-in as Kubernetes does it: an evaluator JVM ({@code replay node --role eval}) gets SIGTERM mid-job.
+ * Its coordinated shutdown leaves the cluster gracefully and finishes the slices it holds, so the job
+ * completes with replay eval's outputs, every group counted once.
+ */
+class ClusterDrainTest {
+    @TempDir
+    Path dir;
+
+    private final List<Process> processes = new ArrayList<>();
+
+    @AfterEach
+    void stopProcesses() {
+        processes.forEach(Process::destroyForcibly);
+    }
+
+    private String evaluator(String seed, Path config, int n) throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay", "node",
+                "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1", "--no-metrics",
+                "--config", config.toString(), "--work-dir", dir.resolve("eval-" + n).toString());
+        pb.environment().put("REPLAY_LOG_LEVEL", "INFO"); // the test watches for the capture fetch of its first slice
+        pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
+        Process p = pb.start();
+        processes.add(p);
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            } catch (Exception e) {
+                return null;
+            }
+        });
+        String first = line.get(60, TimeUnit.SECONDS);
+        if (first == null || !first.startsWith("node akka://farm@")) {
+            fail("evaluator " + n + " did not start: " + first + "\n" + Files.readString(dir.resolve("eval-" + n + ".err")));
+        }
+        return first.split(" ")[1];
+    }
+
+    private static void awaitUp(FarmNode node, int members) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            var state = Cluster.get(node.system()).state();
+            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .filter(m -> m.status() == MemberStatus.up()).count();
+            if (up == members && state.getUnreachable().isEmpty()) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        fail("the cluster did not reach " + members + " members up");
+    }
+
+    @Test
+    void an_evaluator_given_sigterm_mid_job_finishes_the_slices_it_holds_and_the_job_keeps_replay_evals_outputs() throws Exception {
+        Path object = Toolchain.compileOpenCl(dir, "spin", ClusterProcessesTest.SPIN, "-O2");
+        Path capture = dir.resolve("spin.capture");
+        int groups = 24;
+        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
+                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "u32:600000",
+                "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path config = dir.resolve("node.conf");
+        Files.writeString(config, """
+                akka.cluster.split-brain-resolver.stable-after = 2s
+                replay.coordinator.slice-target = 1s
+                """);
+        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
+                .withConfig(ConfigFactory.parseFile(config.toFile())))) {
+            awaitUp(coordinator, 1);
+            String stays = evaluator(coordinator.seed(), config, 1);
+            awaitUp(coordinator, 2);
+            String victim = evaluator(coordinator.seed(), config, 2);
+            awaitUp(coordinator, 3);
+
+            String sha = coordinator.jobs().storeCapture(capture);
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            long started = System.nanoTime();
+            coordinator.jobs().start("drain", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
+            coordinator.jobs().subscribe("drain", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            });
+            // an evaluator fetches the capture when its first slice arrives, then evaluates that slice
+            Path victimLog = dir.resolve("eval-2.err");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.readString(victimLog).contains("fetched capture") && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(10); // polling a condition
+            }
+            assertTrue(Files.readString(victimLog).contains("fetched capture"), "the victim got a slice");
+            long doneBefore = coordinator.jobs().progress("drain").orElseThrow().groupsDone();
+            Process p = processes.get(1);
+            p.destroy(); // SIGTERM, as the kubelet sends on scale-in
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
+            assertEquals(143, p.exitValue(), "exited through the JVM's SIGTERM shutdown");
+
+            JobProgress done = end.get(60, TimeUnit.SECONDS);
+            assertEquals("finished", done.state(), done.error());
+            assertTrue(doneBefore < groups, "the SIGTERM came mid-job: " + doneBefore);
+            assertEquals(groups, done.groupsDone());
+            Job.JobStats stats = coordinator.jobs().stats("drain").orElseThrow();
+            // Known gap (see deploy/k8s/README.md): the job still gives the draining node slices between SIGTERM
+            // and its Leaving (sharding hands off before the node leaves); those are sent again when it exits.
+            // What it held, it finished: every re-sent slice also came back from it (a duplicate, same hash).
+            assertEquals(stats.resent(), stats.duplicates(), "every re-sent slice was also finished by the victim: " + stats);
+            assertEquals(0, stats.nondeterministic(), stats.toString());
+            assertTrue(stats.slicesByNode().getOrDefault(victim, 0L) > 0,
+                    "the victim returned the slice it held when SIGTERM came: " + stats + "\n" + Files.readString(victimLog));
+            assertTrue(stats.slicesByNode().getOrDefault(stays, 0L) > 0, stats.toString());
+            String err = Files.readString(dir.resolve("eval-2.err"));
+            assertFalse(err.contains(" ERROR "), "the drained node logged no error:\n" + err);
+            System.out.printf("drain test: job %.1f s, SIGTERM after %d of %d groups, victim %s%n",
+                    (System.nanoTime() - started) / 1e9, doneBefore, groups, stats.slicesByNode());
+        }
+        CliRun eval = CliRun.of("eval", capture.toString(), "--every-group", "--out", dir.resolve("ref").toString());
+        assertEquals(0, eval.exitCode(), eval.err());
+        RunCommandTest.assertSameFiles(dir.resolve("ref"), dir.resolve("out"), true);
+    }
+}
