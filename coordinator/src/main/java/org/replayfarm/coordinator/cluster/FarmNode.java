@@ -25,6 +25,7 @@ import org.replayfarm.coordinator.http.CoordinatorHttp;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobService;
 import org.replayfarm.coordinator.jobs.ProgressMetrics;
+import org.replayfarm.coordinator.sampling.SamplingStore;
 import org.replayfarm.evalnode.cluster.CaptureCache;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
@@ -40,6 +41,8 @@ import org.replayfarm.evalnode.metrics.MetricsEndpoint;
 public final class FarmNode implements AutoCloseable {
     public static final String SYSTEM = "farm";
     public static final String COORDINATOR = "coordinator";
+    /** How long a job waits for the sampling store's answer (a local ask) before reporting sampling as none. */
+    private static final java.time.Duration SNAPSHOT_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     /**
      * How to start a node. {@code seeds} are HOST:PORT of nodes to join (empty: join itself);
@@ -175,6 +178,7 @@ public final class FarmNode implements AutoCloseable {
             }
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
             ClusterJobService jobs = null;
+            ActorRef<Object> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
@@ -186,15 +190,16 @@ public final class FarmNode implements AutoCloseable {
                 binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes)
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
+                samplingStore = SamplingStore.start(system); // GPU nodes' windows
+                ActorRef<Object> sampling = samplingStore;
                 jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
                         s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0,
-                        new ProgressMetrics(metrics, metricsSettings.jobRetention()));
+                        new ProgressMetrics(metrics, metricsSettings.jobRetention()),
+                        () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT));
                 holder.delegate = jobs;
             }
             FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
-            if (s.roles().contains(COORDINATOR)) {
-                node.samplingStore = org.replayfarm.coordinator.sampling.SamplingStore.start(system); // GPU nodes' windows
-            }
+            node.samplingStore = samplingStore;
             return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
             system.terminate();
@@ -313,8 +318,9 @@ public final class FarmNode implements AutoCloseable {
         }
 
         @Override
-        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups) {
-            return d().start(captureSha256, groups);
+        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups,
+                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName) {
+            return d().start(captureSha256, groups, compare, captureName);
         }
 
         @Override
