@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "watch", mixinStandardHelpOptions = true,
         description = {"Follow a job's progress (the coordinator's server-sent events) with a live progress bar on "
                 + "standard error: groups done, rate, ETA. Ends with a one-line summary on standard output.",
-                "Exit status 0 when the job finished, 1 when it finished with faulted groups, 2 when it failed."})
+                "Exit status 0 when the job finished equal, 1 when it finished with differences from the device, "
+                        + "faulted groups, store conflicts or nondeterministic slices (as replay run), 2 when it failed."})
 final class WatchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -72,16 +73,27 @@ final class WatchCommand implements Callable<Integer> {
         out.println(summary(last));
         out.flush();
         if (last.state().equals("finished")) {
-            return last.faults() == 0 ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+            return clean(last) ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
         }
         return Replay.EXIT_ERROR;
     }
 
+    /** Nothing a run report's verdict would call different or incomplete. */
+    static boolean clean(JobProgress p) {
+        JobProgress.Figures f = p.figures();
+        return p.faults() == 0 && f.texelsDiffering() == 0 && f.bytesDiffering() == 0 && f.storeConflicts() == 0
+                && f.nondeterministicSlices() == 0;
+    }
+
     static String summary(JobProgress p) {
         if (p.state().equals("finished")) {
-            return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s", p.jobId(),
+            JobProgress.Figures f = p.figures();
+            String compared = f.texelsCompared() + f.bytesCompared() == 0 ? ", nothing compared with a device"
+                    : String.format(", %d of %d texels and %d of %d bytes differ from the device", f.texelsDiffering(),
+                    f.texelsCompared(), f.bytesDiffering(), f.bytesCompared());
+            return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s%s", p.jobId(),
                     p.groupsDone(), p.groupsDone() == 1 ? "" : "s", p.faults(), p.faults() == 1 ? "" : "s",
-                    p.waveInstructions(), rate(p));
+                    p.waveInstructions(), rate(p), compared);
         }
         return String.format("job %s %s after %d of %d groups: %s", p.jobId(), p.state(), p.groupsDone(), p.groupsTotal(),
                 p.error().isEmpty() ? "(no reason given)" : p.error());
