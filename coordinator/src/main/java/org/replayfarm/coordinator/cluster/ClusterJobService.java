@@ -48,6 +48,7 @@ public final class ClusterJobService implements JobService {
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
+    private final Supplier<JobProgress.Sampling> liveSampling;
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -63,14 +64,19 @@ public final class ClusterJobService implements JobService {
                              Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics)
             throws IOException {
         this(system, shards, captures, jobsDir, captureBaseUrl, reportThreads, metrics,
-                () -> CompletableFuture.completedFuture(SamplingSnapshot.EMPTY));
+                () -> CompletableFuture.completedFuture(SamplingSnapshot.EMPTY), () -> JobProgress.Sampling.NONE);
     }
 
-    /** As above; {@code sampling} answers what GPU nodes reported, for each job's report (the store's snapshot). */
+    /**
+     * As above; {@code sampling} answers what GPU nodes reported, for each job's report (the store's
+     * snapshot), and {@code liveSampling} their figures now, which every progress of every job carries.
+     */
     public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
                              Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics,
-                             Supplier<CompletionStage<SamplingSnapshot>> sampling) throws IOException {
+                             Supplier<CompletionStage<SamplingSnapshot>> sampling,
+                             Supplier<JobProgress.Sampling> liveSampling) throws IOException {
         this.sampling = sampling;
+        this.liveSampling = liveSampling;
         this.metrics = metrics;
         this.board = new ProgressBoard(metrics);
         this.system = system;
@@ -152,14 +158,14 @@ public final class ClusterJobService implements JobService {
                 onCompared.accept(r);
             }
         };
-        board.update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
         system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
                 DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
         return id;
     }
 
     private void update(JobProgress p) {
-        board.update(p);
+        board.update(p.withFigures(p.figures().withSampling(liveSampling.get())));
     }
 
     @Override
