@@ -19,11 +19,12 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "node", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run one node of a farm cluster until it is stopped (SIGTERM leaves the cluster gracefully).",
-                "Roles: coordinator (jobs, the capture store and the HTTP server), eval (evaluator entities on a "
-                        + "dedicated dispatcher of --threads threads), gpu (joins with the gpu role). A node may take "
+                "Roles: coordinator (jobs, the capture store, the HTTP server and the GPU nodes' sampling store), eval "
+                        + "(evaluator entities on a dedicated dispatcher of --threads threads), gpu (PC sampling as "
+                        + "replay.gpu.sampling.mode says, off by default, reported to the coordinator). A node may take "
                         + "several roles (--role coordinator --role eval, or REPLAY_ROLE=coordinator,eval).",
                 "Prints one line when it is up: 'node ADDRESS roles [...]' (and 'http URL' on a coordinator, then "
-                        + "'metrics URL' when metrics are on).",
+                        + "'metrics URL' when metrics are on, then 'sampling MODE' on a GPU node).",
                 "Metrics (Kamon, Prometheus text) are served at http://METRICS_HOST:METRICS_PORT/metrics; "
                         + "a taken port is an error.",
                 "",
@@ -49,7 +50,8 @@ import picocli.CommandLine.Spec;
                         + "cluster (no --seed); /ready and /alive on the management port are the health checks.",
                 "The --config file (HOCON) is laid over everything else: any akka.* or replay.* setting "
                         + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after, "
-                        + "replay.metrics.port, replay.metrics.tick)."})
+                        + "replay.metrics.port, replay.metrics.tick, replay.gpu.sampling.mode; REPLAY_GPU_PC_SAMPLING sets the "
+                + "latter too)."})
 final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -130,9 +132,11 @@ final class NodeCommand implements Callable<Integer> {
                 .withHttp(httpHost, httpPort).withEvalThreads(threads).withConfig(extra)
                 .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults()))));
         var out = spec.commandLine().getOut();
-        out.printf("node %s roles %s%s%s%n", node.address(), chosen,
+        out.printf("node %s roles %s%s%s%s%n", node.address(), chosen,
                 chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "",
-                node.metricsUrl().map(u -> " metrics " + u).orElse(""));
+                node.metricsUrl().map(u -> " metrics " + u).orElse(""),
+                chosen.contains("gpu") ? " sampling " + node.gpu().settings().mode().configName()
+                        + node.gpu().settings().refused().map(r -> " (refused: " + r + ")").orElse("") : "");
         out.flush();
         node.system().getWhenTerminated().toCompletableFuture().join();
         return Replay.EXIT_OK;

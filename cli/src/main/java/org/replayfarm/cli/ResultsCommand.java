@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.replayfarm.coordinator.jobs.JobProgress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,9 +14,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "results", mixinStandardHelpOptions = true,
-        description = {"Download a finished job's outputs into DIR, in the layout replay eval writes: "
-                + "DIR/host/guest-<n>.bin and DIR/report.json.",
-                "Exit status 0, or 1 when a group of the job faulted (as replay eval)."})
+        description = {"Download a finished job's outputs into DIR, in the layout replay run writes: DIR/report.json "
+                + "(replay-farm/run-report/1, docs/report-schema.md), DIR/summary.txt, DIR/junit.xml, DIR/host/, "
+                + "DIR/device/ and DIR/diff/; prints the summary.",
+                "Exit status as replay run's: 0 when equal (or host only without faults), 1 when different (or a "
+                        + "group faulted, groups conflicted, or slices were nondeterministic), 2 on error."})
 final class ResultsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -58,11 +59,26 @@ final class ResultsCommand implements Callable<Integer> {
             }
             bytes += size;
         }
-        JobProgress p = client.progress(job);
         PrintWriter w = spec.commandLine().getOut();
+        Path summary = dir.resolve("summary.txt");
+        if (Files.isRegularFile(summary)) {
+            w.print(Files.readString(summary));
+        }
         w.printf("job %s: %d file(s), %d bytes, in %s%n", job, files.size(), bytes, out);
-        w.printf("faults          %d%n", p.faults());
         w.flush();
-        return p.faults() == 0 ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+        return exitStatus(dir.resolve("report.json"), job);
+    }
+
+    /** The run report's {@code result.exit_status} (0 equal, 1 different); a report without one is an error. */
+    static int exitStatus(Path report, String job) throws java.io.IOException {
+        if (!Files.isRegularFile(report)) {
+            throw new IllegalStateException("job " + job + " has no report.json among its results");
+        }
+        com.fasterxml.jackson.databind.JsonNode status = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(report.toFile()).path("result").path("exit_status");
+        if (!status.isInt() || (status.asInt() != Replay.EXIT_OK && status.asInt() != Replay.EXIT_DIFFERENCES)) {
+            throw new IllegalStateException("report.json of job " + job + " has no result.exit_status of 0 or 1: " + status);
+        }
+        return status.asInt();
     }
 }

@@ -15,13 +15,9 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.coordinator.diff.Comparison;
-import org.replayfarm.coordinator.diff.DiffOptions;
-import org.replayfarm.coordinator.diff.RunReport;
-import org.replayfarm.gpunode.device.DeviceChoice;
-import org.replayfarm.gpunode.device.DeviceEvents;
 import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.evalnode.eval.Evaluation;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -102,20 +98,17 @@ final class RunCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--evaluators must be at least 1");
         }
-        DeviceChoice choice;
-        DiffOptions options;
+        CompareWith compare;
         try {
-            choice = DeviceChoice.parse(device);
-            choice.resolve(file); // refuse a missing recorded run before evaluating
-            options = new DiffOptions(chosen.every(), ulp, approximate);
+            compare = CompareWith.parse(device, ulp, approximate);
+            compare.device().resolve(file); // refuse a missing recorded run before evaluating
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         boolean bar = progress != null ? progress : System.console() != null;
         Path work = Files.createTempDirectory("replay-run");
-        AtomicReference<Evaluation.Outcome> outcome = new AtomicReference<>();
+        AtomicReference<Comparison.Result> result = new AtomicReference<>();
         JobProgress end;
-        long nondeterministic;
         // a taken metrics port only warns: the run's outputs do not depend on it
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
@@ -126,7 +119,9 @@ final class RunCommand implements Callable<Integer> {
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
                     .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(System.err)).build() : null;
             try {
-                node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), outcome::set);
+                // the job compares and writes the report as the coordinator's jobs do (one path)
+                node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), compare,
+                        capture.getFileName().toString(), result::set);
                 try (AutoCloseable sub = node.jobs().subscribe("run", p -> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
@@ -137,7 +132,6 @@ final class RunCommand implements Callable<Integer> {
                 })) {
                     end = ended.get();
                 }
-                nondeterministic = node.jobs().stats("run").map(s -> s.nondeterministic()).orElse(0L);
             } finally {
                 if (pb != null) {
                     pb.close();
@@ -149,16 +143,11 @@ final class RunCommand implements Callable<Integer> {
         if (!end.state().equals("finished")) {
             throw new IllegalStateException("the job failed: " + end.error());
         }
-        Evaluation.Outcome o = outcome.get();
-        String selection = chosen.every() ? "every group" : chosen.groups().stream()
-                .map(g -> "(" + g[0] + ", " + g[1] + ", " + g[2] + ")").collect(java.util.stream.Collectors.joining(" "));
-        Comparison.Result result = Comparison.finish(out, o, kernel, file, new RunReport.Identity(file.identity(),
-                capture.getFileName().toString(), "run", selection), choice, options, nondeterministic, DeviceEvents.ignore());
         PrintWriter w = spec.commandLine().getOut();
-        w.print(result.summary());
+        w.print(result.get().summary());
         w.printf("output          %s%n", out);
         w.flush();
-        return result.verdict().exitStatus();
+        return result.get().verdict().exitStatus();
     }
 
     static void deleteTree(Path dir) {

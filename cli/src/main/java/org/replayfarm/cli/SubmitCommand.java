@@ -5,12 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.coordinator.http.JobRequest;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -18,6 +20,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "submit", mixinStandardHelpOptions = true,
         description = {"Start a job on a coordinator: uploads the capture unless the coordinator already has it "
                 + "(by SHA-256), starts evaluating the selected groups and prints the job id.",
+                "When every group is done the coordinator compares the results with the device (--device, --ulp, "
+                        + "--approximate, as replay run does) and writes the run report (docs/report-schema.md).",
                 "Follow it with 'replay watch JOB', fetch its outputs with 'replay results JOB'."})
 final class SubmitCommand implements Callable<Integer> {
     @Spec
@@ -32,12 +36,28 @@ final class SubmitCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     GroupOptions selection;
 
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
+            description = "The device side: auto (a GPU when the coordinator's farm has one, else the capture's first "
+                    + "recorded run, else none), recorded (the first recorded run), recorded:LABEL, or none "
+                    + "(default ${DEFAULT-VALUE}).")
+    String device;
+
+    @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
+            description = "Accept float channels of images within N units in the last place (default exact).")
+    int ulp;
+
+    @Option(names = "--approximate",
+            description = "Accept differences stored by groups that executed at least one instruction classified approximate.")
+    boolean approximate;
+
     @Override
     public Integer call() throws Exception {
         GroupSelection groups;
         CoordinatorClient client;
+        CompareWith compare;
         try {
             groups = selection.selection();
+            compare = CompareWith.parse(device, ulp, approximate);
             client = coordinator.client();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -58,7 +78,7 @@ final class SubmitCommand implements Callable<Integer> {
                         + ", but its SHA-256 is " + sha + " (did the file change while uploading?)");
             }
         }
-        String job = client.start(new JobRequest(sha, groups));
+        String job = client.start(new JobRequest(sha, groups, compare, capture.getFileName().toString()));
         err.flush();
         PrintWriter out = spec.commandLine().getOut();
         out.println(job);

@@ -19,8 +19,10 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "watch", mixinStandardHelpOptions = true,
         description = {"Follow a job's progress (the coordinator's server-sent events) with a live progress bar on "
-                + "standard error: groups done, rate, ETA. Ends with a one-line summary on standard output.",
-                "Exit status 0 when the job finished, 1 when it finished with faulted groups, 2 when it failed."})
+                + "standard error: groups done, rate, ETA, and the GPU nodes' PC-sampling bursts and duty when one "
+                + "reported. Ends with a one-line summary on standard output.",
+                "Exit status 0 when the job finished equal, 1 when it finished with differences from the device, "
+                        + "faulted groups, store conflicts or nondeterministic slices (as replay run), 2 when it failed."})
 final class WatchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -53,7 +55,7 @@ final class WatchCommand implements Callable<Integer> {
                 bar[0].maxHint(p.groupsTotal());
                 // Events may overtake each other on the coordinator: the bar only moves forward.
                 bar[0].stepTo(Math.max(bar[0].getCurrent(), p.groupsDone()));
-                bar[0].setExtraMessage(rate(p));
+                bar[0].setExtraMessage(rate(p) + sampling(p));
             });
         } finally {
             if (bar[0] != null) {
@@ -72,19 +74,40 @@ final class WatchCommand implements Callable<Integer> {
         out.println(summary(last));
         out.flush();
         if (last.state().equals("finished")) {
-            return last.faults() == 0 ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
+            return clean(last) ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
         }
         return Replay.EXIT_ERROR;
     }
 
+    /** Nothing a run report's verdict would call different or incomplete. */
+    static boolean clean(JobProgress p) {
+        JobProgress.Figures f = p.figures();
+        return p.faults() == 0 && f.texelsDiffering() == 0 && f.bytesDiffering() == 0 && f.storeConflicts() == 0
+                && f.nondeterministicSlices() == 0;
+    }
+
     static String summary(JobProgress p) {
         if (p.state().equals("finished")) {
-            return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s", p.jobId(),
+            JobProgress.Figures f = p.figures();
+            String compared = f.texelsCompared() + f.bytesCompared() == 0 ? ", nothing compared with a device"
+                    : String.format(", %d of %d texels and %d of %d bytes differ from the device", f.texelsDiffering(),
+                    f.texelsCompared(), f.bytesDiffering(), f.bytesCompared());
+            return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s%s%s", p.jobId(),
                     p.groupsDone(), p.groupsDone() == 1 ? "" : "s", p.faults(), p.faults() == 1 ? "" : "s",
-                    p.waveInstructions(), rate(p));
+                    p.waveInstructions(), rate(p), compared, sampling(p));
         }
         return String.format("job %s %s after %d of %d groups: %s", p.jobId(), p.state(), p.groupsDone(), p.groupsTotal(),
                 p.error().isEmpty() ? "(no reason given)" : p.error());
+    }
+
+    /** The GPU nodes' PC sampling, when one reported: mode, bursts, duty achieved, executions serialized. */
+    static String sampling(JobProgress p) {
+        JobProgress.Sampling s = p.figures().sampling();
+        if (!s.reported()) {
+            return "";
+        }
+        return String.format("; sampling %s: %d burst%s, duty %.2f%%, executions serialized %d/%d (%d unknown)", s.mode(),
+                s.bursts(), s.bursts() == 1 ? "" : "s", 100 * s.duty(), s.serialized(), s.executions(), s.unknown());
     }
 
     private static String rate(JobProgress p) {

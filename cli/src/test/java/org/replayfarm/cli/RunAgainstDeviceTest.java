@@ -40,7 +40,7 @@ class RunAgainstDeviceTest {
 
     @Test
     void a_corrupted_copy_of_the_native_run_is_caught_at_exactly_the_corrupted_places() throws Exception {
-        Path capture = corrupted();
+        Path capture = corrupted(dir);
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "recorded:corrupted", "--evaluators", "2",
                 "--out", dir.resolve("out").toString());
         assertEquals(1, run.exitCode(), run.out() + run.err());
@@ -101,7 +101,7 @@ class RunAgainstDeviceTest {
      * saxpy with a second run labelled "corrupted": the native run's outputs with x's byte 12 changed
      * (x is only read, so that is a device-only change), y[100]'s four bytes flipped and y's last byte changed.
      */
-    private Path corrupted() throws Exception {
+    static Path corrupted(Path dir) throws Exception {
         Path capture = dir.resolve("saxpy.capture");
         Files.copy(Toolchain.root().resolve("examples/saxpy/saxpy.capture"), capture);
         CliRun exported = CliRun.of("run", capture.toString(), "--group", "0", "--evaluators", "1", "--out",

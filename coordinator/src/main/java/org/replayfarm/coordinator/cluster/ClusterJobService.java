@@ -13,11 +13,18 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.diff.Comparison;
+import org.replayfarm.coordinator.diff.RunReport;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.coordinator.jobs.JobService;
 import org.replayfarm.coordinator.jobs.ProgressBoard;
 import org.replayfarm.coordinator.jobs.ProgressMetrics;
+import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -40,6 +47,8 @@ public final class ClusterJobService implements JobService {
     private final ProgressBoard board;
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
+    private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
+    private final Supplier<JobProgress.Sampling> liveSampling;
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -54,6 +63,20 @@ public final class ClusterJobService implements JobService {
     public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
                              Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics)
             throws IOException {
+        this(system, shards, captures, jobsDir, captureBaseUrl, reportThreads, metrics,
+                () -> CompletableFuture.completedFuture(SamplingSnapshot.EMPTY), () -> JobProgress.Sampling.NONE);
+    }
+
+    /**
+     * As above; {@code sampling} answers what GPU nodes reported, for each job's report (the store's
+     * snapshot), and {@code liveSampling} their figures now, which every progress of every job carries.
+     */
+    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
+                             Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics,
+                             Supplier<CompletionStage<SamplingSnapshot>> sampling,
+                             Supplier<JobProgress.Sampling> liveSampling) throws IOException {
+        this.sampling = sampling;
+        this.liveSampling = liveSampling;
         this.metrics = metrics;
         this.board = new ProgressBoard(metrics);
         this.system = system;
@@ -75,28 +98,37 @@ public final class ClusterJobService implements JobService {
     }
 
     @Override
-    public String start(String sha, GroupSelection selection) {
+    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName) {
         String id = UUID.randomUUID().toString();
-        return start(id, sha, selection, HostModel.DEFAULT_BUDGET, jobsDir.resolve(id));
+        return start(id, sha, selection, HostModel.DEFAULT_BUDGET, jobsDir.resolve(id), compare, captureName, r -> { });
     }
 
-    /** Starts a job with this id whose outputs go to {@code out}. */
+    /** Starts a job with this id whose outputs go to {@code out}, compared with {@code --device auto}. */
     public String start(String id, String sha, GroupSelection selection, long budget, Path out) {
-        return start(id, sha, selection, budget, out, o -> { });
+        return start(id, sha, selection, budget, out, CompareWith.auto(), sha + ".capture", r -> { });
     }
 
-    /** As {@link #start(String, String, GroupSelection, long, Path)}; {@code onOutcome} gets the totals at the end. */
-    public String start(String id, String sha, GroupSelection selection, long budget, Path out,
-                        Consumer<org.replayfarm.evalnode.eval.Evaluation.Outcome> onOutcome) {
+    /**
+     * Starts a job with this id whose outputs (replay run's) go to {@code out}; {@code onCompared} gets the
+     * verdict and summary once the report is written, before the final progress.
+     *
+     * @throws IllegalArgumentException when the capture is not stored, a group is outside the dispatch or
+     *         the device asked for is not in the capture
+     */
+    public String start(String id, String sha, GroupSelection selection, long budget, Path out, CompareWith compare,
+                        String captureName, Consumer<Comparison.Result> onCompared) {
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
         Kernel kernel;
+        CaptureFile file;
         try {
-            kernel = new Kernel(CaptureFile.open(captures.path(sha)));
+            file = CaptureFile.open(captures.path(sha));
+            kernel = new Kernel(file);
         } catch (IOException | CaptureFormatException e) {
             throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
         }
+        compare.device().resolve(file); // a recorded run the capture lacks is refused now, not after evaluating
         List<int[]> explicit = null;
         long total;
         var d = kernel.dispatch();
@@ -108,7 +140,8 @@ public final class ClusterJobService implements JobService {
         }
         outputs.put(id, out);
         JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, out,
-                reportThreads);
+                reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
+                compare.device(), compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {
             @Override
             public void progress(JobProgress p) {
@@ -121,18 +154,18 @@ public final class ClusterJobService implements JobService {
             }
 
             @Override
-            public void outcome(org.replayfarm.evalnode.eval.Evaluation.Outcome o) {
-                onOutcome.accept(o);
+            public void compared(Comparison.Result r) {
+                onCompared.accept(r);
             }
         };
-        board.update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
         system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
                 DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
         return id;
     }
 
     private void update(JobProgress p) {
-        board.update(p);
+        board.update(p.withFigures(p.figures().withSampling(liveSampling.get())));
     }
 
     @Override

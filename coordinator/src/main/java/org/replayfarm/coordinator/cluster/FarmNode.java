@@ -25,6 +25,11 @@ import org.replayfarm.coordinator.http.CoordinatorHttp;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobService;
 import org.replayfarm.coordinator.jobs.ProgressMetrics;
+import org.replayfarm.coordinator.sampling.SamplingMetrics;
+import org.replayfarm.coordinator.sampling.SamplingStore;
+import org.replayfarm.gpunode.node.GpuNode;
+import org.replayfarm.gpunode.sampling.NoDeviceSampler;
+import org.replayfarm.gpunode.sampling.PcSampler;
 import org.replayfarm.evalnode.cluster.CaptureCache;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
@@ -34,12 +39,15 @@ import org.replayfarm.evalnode.metrics.MetricsEndpoint;
 /**
  * One node of the farm: an ActorSystem named {@value #SYSTEM} with the given roles (coordinator, eval,
  * gpu), Artery on a canonical host and port, seed nodes (none: the node joins itself), the split-brain
- * resolver, evaluator sharding (a region on eval nodes, a proxy elsewhere) and, on the coordinator, the
- * capture store, the cluster job service and the HTTP server.
+ * resolver, evaluator sharding (a region on eval nodes, a proxy elsewhere), on the coordinator the
+ * capture store, the cluster job service, the HTTP server and the GPU nodes' sampling store, and on GPU
+ * nodes their {@link GpuNode} sampling with the node's {@code replay.gpu.sampling} settings.
  */
 public final class FarmNode implements AutoCloseable {
     public static final String SYSTEM = "farm";
     public static final String COORDINATOR = "coordinator";
+    /** How long a job waits for the sampling store's answer (a local ask) before reporting sampling as none. */
+    private static final java.time.Duration SNAPSHOT_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     /**
      * How to start a node. {@code seeds} are HOST:PORT of nodes to join (empty: join itself);
@@ -47,38 +55,54 @@ public final class FarmNode implements AutoCloseable {
      */
     public record Settings(Set<String> roles, String host, int port, List<String> seeds, String httpHost, int httpPort,
                            int evalThreads, Path workDir, boolean serializeMessages, Config config,
-                           Function<JobService, List<Route>> routes) {
+                           Function<JobService, List<Route>> routes, PcSampler sampler) {
         public static Settings of(Set<String> roles, Path workDir) {
             return new Settings(roles, "127.0.0.1", 0, List.of(), "127.0.0.1", 0, 0, workDir, false,
-                    ConfigFactory.empty(), service -> List.of());
+                    ConfigFactory.empty(), service -> List.of(), null);
+        }
+
+        public Settings(Set<String> roles, String host, int port, List<String> seeds, String httpHost, int httpPort,
+                        int evalThreads, Path workDir, boolean serializeMessages, Config config,
+                        Function<JobService, List<Route>> routes) {
+            this(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes, null);
+        }
+
+        /**
+         * The PC sampler of a node with role {@value GpuNode#ROLE} (tests: a SimulatedDevice). Without one
+         * the node has no device to sample: the device runner that brings the CUDA context CUPTI needs
+         * comes later, so sampling that is on says so when it would configure.
+         */
+        public Settings withSampler(PcSampler p) {
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config,
+                    routes, p);
         }
 
         public Settings withSeeds(List<String> s) {
-            return new Settings(roles, host, port, s, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes);
+            return new Settings(roles, host, port, s, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes, sampler);
         }
 
         public Settings withEvalThreads(int n) {
-            return new Settings(roles, host, port, seeds, httpHost, httpPort, n, workDir, serializeMessages, config, routes);
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, n, workDir, serializeMessages, config, routes, sampler);
         }
 
         public Settings withSerializeMessages(boolean on) {
-            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, on, config, routes);
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, on, config, routes, sampler);
         }
 
         public Settings withConfig(Config c) {
-            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, c, routes);
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, c, routes, sampler);
         }
 
         public Settings withAddress(String h, int p) {
-            return new Settings(roles, h, p, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes);
+            return new Settings(roles, h, p, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, routes, sampler);
         }
 
         public Settings withHttp(String h, int p) {
-            return new Settings(roles, host, port, seeds, h, p, evalThreads, workDir, serializeMessages, config, routes);
+            return new Settings(roles, host, port, seeds, h, p, evalThreads, workDir, serializeMessages, config, routes, sampler);
         }
 
         public Settings withRoutes(Function<JobService, List<Route>> r) {
-            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, r);
+            return new Settings(roles, host, port, seeds, httpHost, httpPort, evalThreads, workDir, serializeMessages, config, r, sampler);
         }
     }
 
@@ -89,6 +113,7 @@ public final class FarmNode implements AutoCloseable {
     private final int evalThreads;
     private final String url;
     private ActorRef<Object> samplingStore;
+    private GpuNode gpu;
     private final MetricsEndpoint metricsEndpoint;
     private final FarmMetrics metrics;
 
@@ -183,6 +208,7 @@ public final class FarmNode implements AutoCloseable {
             }
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
             ClusterJobService jobs = null;
+            ActorRef<Object> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
@@ -194,14 +220,21 @@ public final class FarmNode implements AutoCloseable {
                 binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes)
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
+                SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
+                samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
+                ActorRef<Object> sampling = samplingStore;
                 jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
                         s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0,
-                        new ProgressMetrics(metrics, metricsSettings.jobRetention()));
+                        new ProgressMetrics(metrics, metricsSettings.jobRetention()),
+                        () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
                 holder.delegate = jobs;
             }
             FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
-            if (s.roles().contains(COORDINATOR)) {
-                node.samplingStore = org.replayfarm.coordinator.sampling.SamplingStore.start(system); // GPU nodes' windows
+            node.samplingStore = samplingStore;
+            if (s.roles().contains(GpuNode.ROLE)) {
+                // sampling as this node's replay.gpu.sampling says; its records go to the coordinators' stores
+                PcSampler sampler = s.sampler() != null ? s.sampler() : new NoDeviceSampler();
+                node.gpu = GpuNode.start(system, sampler, System.currentTimeMillis());
             }
             return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
@@ -244,6 +277,14 @@ public final class FarmNode implements AutoCloseable {
             throw new IllegalStateException("this node has no coordinator role");
         }
         return samplingStore;
+    }
+
+    /** The GPU node's sampling (nodes with role {@value GpuNode#ROLE} only). */
+    public GpuNode gpu() {
+        if (gpu == null) {
+            throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
+        }
+        return gpu;
     }
 
     /** The evaluator (eval nodes only; null otherwise). */
@@ -321,8 +362,9 @@ public final class FarmNode implements AutoCloseable {
         }
 
         @Override
-        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups) {
-            return d().start(captureSha256, groups);
+        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups,
+                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName) {
+            return d().start(captureSha256, groups, compare, captureName);
         }
 
         @Override

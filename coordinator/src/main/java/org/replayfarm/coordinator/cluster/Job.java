@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.replayfarm.coordinator.diff.Comparison;
 import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.sampling.SamplingSnapshot;
+import org.replayfarm.gpunode.device.DeviceEvents;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
 import org.replayfarm.evalnode.cluster.SliceCodec;
 import org.replayfarm.evalnode.eval.Evaluation;
@@ -33,8 +36,8 @@ import org.replayfarm.proto.SliceTask;
 /**
  * One job on the coordinator: sends slices to evaluator entities (a bounded window per node), follows
  * cluster membership to re-send the slices of nodes that left, reassembles chunked results, and merges
- * them in group order; when every group is merged it writes the outputs as {@code replay eval} does and
- * stops. The decisions are {@link JobState}'s; this actor routes.
+ * them in group order; when every group is merged it compares them with the device and writes the run
+ * report as {@code replay run} does, then stops. The decisions are {@link JobState}'s; this actor routes.
  */
 public final class Job {
     public sealed interface Command extends NoSerializationVerificationNeeded {
@@ -54,6 +57,10 @@ public final class Job {
     record Regions(akka.cluster.sharding.ShardRegion.CurrentRegions current) implements Command {
     }
 
+    /** The comparison at the end is done (or failed: {@code error}). */
+    record Compared(Evaluation.Outcome outcome, double seconds, Comparison.Result result, Throwable error) implements Command {
+    }
+
     /** What the job tells its owner: progress, and its statistics at the end. */
     public interface Listener {
         void progress(JobProgress p);
@@ -61,8 +68,12 @@ public final class Job {
         default void stats(JobStats s) {
         }
 
-        /** The job's totals and merged memory, once written (before the final progress). */
+        /** The job's totals and merged memory, once merged (before the comparison and the final progress). */
         default void outcome(Evaluation.Outcome o) {
+        }
+
+        /** The comparison's verdict and summary, once the run report is written (before the final progress). */
+        default void compared(Comparison.Result r) {
         }
     }
 
@@ -294,32 +305,59 @@ public final class Job {
         }
     }
 
+    /**
+     * Every group is merged: the comparison with the device and the run report (Comparison.finish, the
+     * same as replay run's) run on the blocking dispatcher, the sampling section from the coordinator's
+     * store; this actor waits for them and then reports the job finished with the diff's figures.
+     */
     private Behavior<Command> finish() {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
         Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
-        try {
-            long nondeterministic = state.nondeterministic();
-            Evaluation.write(outcome, spec.kernel(), spec.captureSha256(), spec.outDir(), report -> {
-                if (nondeterministic > 0) {
-                    report.put("nondeterministic_slices", nondeterministic);
-                }
-            });
-        } catch (Exception e) {
-            return fail("writing the outputs to " + spec.outDir() + ": " + e);
-        }
         listener.stats(stats());
         listener.outcome(outcome);
         double seconds = wall.toNanos() / 1e9;
-        JobProgress.Figures figures = new JobProgress.Figures(outcome.laneInstructions(),
+        java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
+        long nondeterministic = state.nondeterministic();
+        java.util.concurrent.CompletionStage<Comparison.Result> compared = spec.sampling().get()
+                .exceptionally(e -> {
+                    ctx.getLog().warn("job {}: the sampling store did not answer ({}); the report's sampling section "
+                            + "says none", spec.jobId(), e.toString());
+                    return SamplingSnapshot.EMPTY;
+                })
+                .thenApplyAsync(sampling -> {
+                    try {
+                        return Comparison.finish(spec.outDir(), outcome, spec.kernel(), spec.capture(), spec.identity(),
+                                spec.device(), spec.options(), nondeterministic, DeviceEvents.ignore(), sampling);
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                }, blocking);
+        ctx.pipeToSelf(compared, (r, e) -> new Compared(outcome, seconds, r, e));
+        return Behaviors.receive(Command.class)
+                .onMessage(Compared.class, this::onCompared)
+                .onAnyMessage(m -> Behaviors.same()) // late chunks, ticks and membership no longer matter
+                .build();
+    }
+
+    private Behavior<Command> onCompared(Compared c) {
+        if (c.error() != null) {
+            Throwable e = c.error() instanceof java.util.concurrent.CompletionException && c.error().getCause() != null
+                    ? c.error().getCause() : c.error();
+            return fail("comparing with the device and writing the report to " + spec.outDir() + ": " + e);
+        }
+        Evaluation.Outcome outcome = c.outcome();
+        double seconds = c.seconds();
+        listener.compared(c.result());
+        JobProgress.Figures figures = c.result().withComparison(new JobProgress.Figures(outcome.laneInstructions(),
                 outcome.waveInstructions() / Math.max(seconds, 1e-9), outcome.laneInstructions() / Math.max(seconds, 1e-9),
                 0, state.resent(), outcome.memory().conflictCount() + outcome.images().conflictCount(),
-                state.nondeterministic(), 0, 0, 0, 0);
+                state.nondeterministic(), 0, 0, 0, 0));
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "finished", spec.totalGroups(),
                 spec.totalGroups(), spec.totalGroups() / Math.max(seconds, 1e-9), 0, outcome.faults().size(),
                 outcome.waveInstructions(), "", figures));
-        ctx.getLog().info("job {}: {} groups in {} slices, {} duplicate(s), {} re-sent, {} nondeterministic, {} s",
+        ctx.getLog().info("job {}: {} groups in {} slices, {} duplicate(s), {} re-sent, {} nondeterministic, {} s; {}",
                 spec.jobId(), spec.totalGroups(), state.slicesPlanned(), state.duplicates(), state.resent(),
-                state.nondeterministic(), seconds);
+                state.nondeterministic(), seconds, c.result().verdict().status());
         return Behaviors.stopped();
     }
 

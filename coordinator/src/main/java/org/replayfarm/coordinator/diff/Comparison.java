@@ -2,6 +2,8 @@ package org.replayfarm.coordinator.diff;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.Evaluation;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceChoice;
@@ -16,8 +18,23 @@ import org.replayfarm.model.capture.CaptureFile;
  * merge and write the run report. One path for {@code replay run} and the coordinator's jobs.
  */
 public final class Comparison {
-    /** The verdict and the one-screen summary that was written to summary.txt. */
-    public record Result(RunReport.Verdict verdict, String summary) {
+    /**
+     * The verdict, the one-screen summary that was written to summary.txt, and the diff (null when there
+     * was no device).
+     */
+    public record Result(RunReport.Verdict verdict, String summary, DiffResult diff) {
+        /**
+         * {@code figures} with the diff's counts, as report.json's comparison has them: texels and guest
+         * bytes compared (a host store wrote them), and differing, device-only changes included (each is a
+         * difference). All 0 when nothing was compared.
+         */
+        public JobProgress.Figures withComparison(JobProgress.Figures figures) {
+            if (diff == null) {
+                return figures.withComparison(0, 0, 0, 0);
+            }
+            return figures.withComparison(diff.comparedTexels(), diff.differingTexels() + diff.deviceOnlyTexels(),
+                    diff.comparedBytes(), diff.differingBytes() + diff.deviceOnlyBytes());
+        }
     }
 
     private Comparison() {
@@ -26,6 +43,13 @@ public final class Comparison {
     public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
                                 RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
                                 DeviceEvents events) throws IOException, DeviceException {
+        return finish(dir, o, kernel, capture, id, choice, options, nondeterministic, events, SamplingSnapshot.EMPTY);
+    }
+
+    /** As above; {@code sampling} (what GPU nodes reported) becomes report.json's sampling section. */
+    public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
+                                RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
+                                DeviceEvents events, SamplingSnapshot sampling) throws IOException, DeviceException {
         DeviceChoice.Resolved resolved = choice.resolve(capture);
         DeviceRun run = null;
         long start = System.nanoTime();
@@ -37,7 +61,8 @@ public final class Comparison {
         DiffResult diff = run == null ? null : Diff.compare(o.memory(), o.images(), run, options);
         double diffSeconds = (System.nanoTime() - diffStart) / 1e9;
         RunReport.Device device = new RunReport.Device(choice.spelling(), resolved.reason(), run, deviceSeconds);
-        RunReport.Verdict verdict = RunReport.write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds);
-        return new Result(verdict, RunReport.summary(o, id, device, diff, options, verdict));
+        RunReport.Verdict verdict = RunReport.write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds,
+                sampling);
+        return new Result(verdict, RunReport.summary(o, id, device, diff, options, verdict), diff);
     }
 }

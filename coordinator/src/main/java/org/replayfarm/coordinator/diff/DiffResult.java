@@ -48,6 +48,16 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
         }
     }
 
+    /** Texels a host store wrote, compared with the device's. */
+    public long comparedTexels() {
+        return images.stream().mapToLong(ImageDiff::compared).sum();
+    }
+
+    /** Guest bytes a host store (or merged atomic) wrote, compared with the device's. */
+    public long comparedBytes() {
+        return ranges.stream().mapToLong(RangeDiff::compared).sum();
+    }
+
     public long differingTexels() {
         return images.stream().mapToLong(ImageDiff::differing).sum();
     }

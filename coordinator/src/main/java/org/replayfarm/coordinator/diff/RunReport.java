@@ -15,6 +15,8 @@ import org.replayfarm.coordinator.diff.DiffResult.GroupTrace;
 import org.replayfarm.coordinator.diff.DiffResult.ImageDiff;
 import org.replayfarm.coordinator.diff.DiffResult.RangeDiff;
 import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
+import org.replayfarm.coordinator.sampling.SamplingReport;
+import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.Evaluation;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
@@ -88,6 +90,13 @@ public final class RunReport {
     /** Writes every output into {@code dir} and returns the verdict. */
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds) throws IOException {
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, SamplingSnapshot.EMPTY);
+    }
+
+    /** As above, with the sampling section from what GPU nodes reported ({@link SamplingReport}). */
+    public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
+                                DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
+            throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
@@ -102,6 +111,7 @@ public final class RunReport {
             verdict.reasons().forEach(result.putArray("reasons")::add);
             report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
                     .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
+            SamplingReport.toJson(report, sampling);
         });
         pictures(dir, o, device.run(), diff);
         Files.writeString(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff), StandardCharsets.UTF_8);

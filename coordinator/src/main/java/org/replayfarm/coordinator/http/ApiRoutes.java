@@ -51,8 +51,10 @@ import org.slf4j.LoggerFactory;
  * <li>{@code POST /captures} (body: the capture file) validates and stores it: 201 {@code {"sha256": ...}};
  *     400 naming the field when the capture is bad; 413 over {@link Limits#maxCaptureBytes}.</li>
  * <li>{@code HEAD /captures/<sha256>}: 200 when stored, else 404 (so a client uploads only what is missing).</li>
- * <li>{@code POST /jobs} ({@code {"capture": sha256, "groups": "every" | [[x,y,z],...]}}): 201 {@code {"job": id}};
- *     400 for a malformed body, an unknown capture or groups outside the dispatch.</li>
+ * <li>{@code POST /jobs} ({@code {"capture": sha256, "groups": "every" | [[x,y,z],...]}}, optionally
+ *     {@code "device"}, {@code "ulp"}, {@code "approximate"}, {@code "capture_name"}: {@link JobRequest}):
+ *     201 {@code {"job": id}}; 400 for a malformed body or device spelling, an unknown capture, groups
+ *     outside the dispatch, or a recorded run the capture does not hold.</li>
  * <li>{@code GET /jobs/<id>}: the job's progress ({@link ProgressJson}); 404 for an unknown job.</li>
  * <li>{@code GET /jobs/<id>/events}: server-sent events, one {@code progress} event per change, the last
  *     one carrying the final state; then the stream ends.</li>
@@ -213,7 +215,7 @@ public final class ApiRoutes extends AllDirectives {
         }
         String id;
         try {
-            id = jobs.start(request.captureSha256(), request.groups());
+            id = jobs.start(request.captureSha256(), request.groups(), request.compare(), request.reportName());
         } catch (IllegalArgumentException e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
         } catch (RuntimeException e) {

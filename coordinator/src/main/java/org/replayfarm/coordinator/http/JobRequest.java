@@ -8,15 +8,32 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.evalnode.eval.GroupSelection;
 
 /**
  * The body of {@code POST /jobs}: {@code {"capture": "<sha256>", "groups": "every"}} or
  * {@code {"capture": "<sha256>", "groups": [[x, y, z], [x, y], [x], ...]}} (y and z default to 0, as on
- * the command line). {@link #parse} says what is wrong, naming the field, for anything else.
+ * the command line), and optionally what the host results are compared with, as {@code replay run}
+ * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "none"} (default auto),
+ * {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false), and
+ * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
+ * {@link #parse} says what is wrong, naming the field, for anything else.
  */
-public record JobRequest(String captureSha256, GroupSelection groups) {
+public record JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+    private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "approximate",
+            "capture_name");
+
+    /** Compared with {@code --device auto}, exactly; the capture named by its hash. */
+    public JobRequest(String captureSha256, GroupSelection groups) {
+        this(captureSha256, groups, CompareWith.auto(), "");
+    }
+
+    /** The capture's name in the report: the one given, else its hash. */
+    public String reportName() {
+        return captureName.isEmpty() ? captureSha256 + ".capture" : captureName;
+    }
 
     /** Why a request body is refused (the message names the field). */
     public static final class Invalid extends Exception {
@@ -39,8 +56,9 @@ public record JobRequest(String captureSha256, GroupSelection groups) {
         }
         for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!name.equals("capture") && !name.equals("groups")) {
-                throw new Invalid("unknown field '" + name + "' (a job takes \"capture\" and \"groups\")");
+            if (!FIELDS.contains(name)) {
+                throw new Invalid("unknown field '" + name + "' (a job takes \"capture\", \"groups\", \"device\", "
+                        + "\"ulp\", \"approximate\" and \"capture_name\")");
             }
         }
         JsonNode capture = root.get("capture");
@@ -51,6 +69,16 @@ public record JobRequest(String captureSha256, GroupSelection groups) {
         if (!SHA256.matcher(sha).matches()) {
             throw new Invalid("'capture': '" + sha + "' is not a SHA-256 in lowercase hex");
         }
+        CompareWith compare = compare(root);
+        String name = "";
+        JsonNode n = root.get("capture_name");
+        if (n != null) {
+            if (!n.isTextual() || n.asText().isEmpty() || n.asText().length() > 255 || n.asText().contains("/")
+                    || n.asText().chars().anyMatch(Character::isISOControl)) {
+                throw new Invalid("'capture_name' must be a file name (1 to 255 characters, no '/'), not " + n);
+            }
+            name = n.asText();
+        }
         JsonNode groups = root.get("groups");
         if (groups == null) {
             throw new Invalid("'groups' is missing: \"every\" or a list of [x, y, z] group ids");
@@ -59,7 +87,7 @@ public record JobRequest(String captureSha256, GroupSelection groups) {
             if (!groups.asText().equals("every")) {
                 throw new Invalid("'groups': the only word allowed is \"every\", not \"" + groups.asText() + "\"");
             }
-            return new JobRequest(sha, GroupSelection.everyGroup());
+            return new JobRequest(sha, GroupSelection.everyGroup(), compare, name);
         }
         if (!groups.isArray()) {
             throw new Invalid("'groups' must be \"every\" or a list of [x, y, z] group ids");
@@ -84,7 +112,28 @@ public record JobRequest(String captureSha256, GroupSelection groups) {
             }
             ids.add(id);
         }
-        return new JobRequest(sha, new GroupSelection(false, List.copyOf(ids)));
+        return new JobRequest(sha, new GroupSelection(false, List.copyOf(ids)), compare, name);
+    }
+
+    private static CompareWith compare(JsonNode root) throws Invalid {
+        JsonNode device = root.get("device");
+        if (device != null && !device.isTextual()) {
+            throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL or none, not " + device);
+        }
+        JsonNode ulp = root.get("ulp");
+        if (ulp != null && (!ulp.isIntegralNumber() || !ulp.canConvertToInt() || ulp.asInt() < 0)) {
+            throw new Invalid("'ulp' must be a non-negative 32-bit integer, not " + ulp);
+        }
+        JsonNode approximate = root.get("approximate");
+        if (approximate != null && !approximate.isBoolean()) {
+            throw new Invalid("'approximate' must be true or false, not " + approximate);
+        }
+        try {
+            return CompareWith.parse(device == null ? "auto" : device.asText(), ulp == null ? 0 : ulp.asInt(),
+                    approximate != null && approximate.asBoolean());
+        } catch (IllegalArgumentException e) {
+            throw new Invalid("'device': " + e.getMessage());
+        }
     }
 
     /** The JSON body for this request (what {@code replay submit} sends). */
@@ -98,6 +147,12 @@ public record JobRequest(String captureSha256, GroupSelection groups) {
             for (int[] g : groups.groups()) {
                 list.addArray().add(g[0]).add(g[1]).add(g[2]);
             }
+        }
+        n.put("device", compare.device().spelling());
+        n.put("ulp", compare.ulp());
+        n.put("approximate", compare.approximate());
+        if (!captureName.isEmpty()) {
+            n.put("capture_name", captureName);
         }
         return n;
     }

@@ -15,7 +15,8 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  *  "wave_instructions": 0, "lane_instructions": 0, "wave_instructions_per_second": 0.0,
  *  "lane_instructions_per_second": 0.0, "slices_in_flight": 2, "slices_resent": 0, "store_conflicts": 0,
  *  "nondeterministic_slices": 0, "texels_compared": 0, "texels_differing": 0, "bytes_compared": 0,
- *  "bytes_differing": 0, "error": ""}</pre>
+ *  "bytes_differing": 0, "sampling": {"mode": "none", "bursts": 0, "duty_achieved": 0.0, "pairs": 0,
+ *  "executions": {"total": 0, "true": 0, "false": 0, "unknown": 0}}, "error": ""}</pre>
  *
  * A rate or ETA that is not known (or not finite) is written as -1. The figures are those of the job's
  * metrics ({@code replay_job_*} on {@code /metrics}), taken from the same {@link JobProgress}.
@@ -49,6 +50,14 @@ public final class ProgressJson {
         n.put("texels_differing", f.texelsDiffering());
         n.put("bytes_compared", f.bytesCompared());
         n.put("bytes_differing", f.bytesDiffering());
+        JobProgress.Sampling s = f.sampling();
+        ObjectNode sampling = n.putObject("sampling");
+        sampling.put("mode", s.mode());
+        sampling.put("bursts", s.bursts());
+        sampling.put("duty_achieved", s.duty());
+        sampling.put("pairs", s.pairs());
+        sampling.putObject("executions").put("total", s.executions()).put("true", s.serialized())
+                .put("false", s.notSerialized()).put("unknown", s.unknown());
         n.put("error", p.error() == null ? "" : p.error());
         return n;
     }
@@ -79,7 +88,16 @@ public final class ProgressJson {
                 number(n, "wave_instructions_per_second"), number(n, "lane_instructions_per_second"),
                 integer(n, "slices_in_flight"), integer(n, "slices_resent"), integer(n, "store_conflicts"),
                 integer(n, "nondeterministic_slices"), integer(n, "texels_compared"), integer(n, "texels_differing"),
-                integer(n, "bytes_compared"), integer(n, "bytes_differing")));
+                integer(n, "bytes_compared"), integer(n, "bytes_differing"), sampling(field(n, "sampling"))));
+    }
+
+    private static JobProgress.Sampling sampling(JsonNode s) {
+        if (!s.isObject()) {
+            throw new IllegalArgumentException("job progress 'sampling' is not an object");
+        }
+        JsonNode e = field(s, "executions");
+        return new JobProgress.Sampling(text(s, "mode"), integer(s, "bursts"), number(s, "duty_achieved"),
+                integer(s, "pairs"), integer(e, "total"), integer(e, "true"), integer(e, "false"), integer(e, "unknown"));
     }
 
     private static double finite(double v) {

@@ -12,18 +12,62 @@ public record JobProgress(String jobId, String captureSha256, String state, long
     /**
      * What the slices, the merge and the diff counted so far: lane instructions, instruction rates, slices
      * in flight and sent again, store conflicts, nondeterministic slices, texels and guest bytes compared
-     * host against device and how many differ.
+     * host against device and how many differ (device-only changes included: each is a difference), and
+     * where the GPU nodes' PC sampling stands ({@link Sampling}).
      */
     public record Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
                           long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
-                          long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering) {
+                          long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering,
+                          Sampling sampling) {
         public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+        public Figures {
+            if (sampling == null) {
+                throw new IllegalArgumentException("figures need their sampling part (Sampling.NONE when no GPU node reported)");
+            }
+        }
+
+        /** Figures without sampling (no GPU node reported). */
+        public Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
+                       long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
+                       long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering) {
+            this(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight, slicesResent,
+                    storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared, bytesDiffering,
+                    Sampling.NONE);
+        }
 
         /** These figures with the diff's counts. */
         public Figures withComparison(long texels, long texelsDiffer, long bytes, long bytesDiffer) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
-                    slicesResent, storeConflicts, nondeterministicSlices, texels, texelsDiffer, bytes, bytesDiffer);
+                    slicesResent, storeConflicts, nondeterministicSlices, texels, texelsDiffer, bytes, bytesDiffer, sampling);
         }
+
+        /** These figures with the GPU nodes' sampling as the coordinator's store knows it now. */
+        public Figures withSampling(Sampling s) {
+            return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
+                    slicesResent, storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared,
+                    bytesDiffering, s);
+        }
+    }
+
+    /**
+     * The GPU nodes' PC sampling, as report.json's sampling section counts it (SamplingReport): the mode
+     * ({@code none} when no GPU node reported), bursts received, the duty achieved, (PC, stall) pairs, and
+     * device executions by {@code serialized} (true + false + unknown == executions).
+     */
+    public record Sampling(String mode, long bursts, double duty, long pairs, long executions, long serialized,
+                           long notSerialized, long unknown) {
+        public static final Sampling NONE = new Sampling("none", 0, 0, 0, 0, 0, 0, 0);
+
+        public boolean reported() {
+            return !mode.equals("none");
+        }
+    }
+
+    /** This progress with other figures. */
+    public JobProgress withFigures(Figures f) {
+        return new JobProgress(jobId, captureSha256, state, groupsTotal, groupsDone, groupsPerSecond, etaSeconds, faults,
+                waveInstructions, error, f);
     }
 
     public JobProgress {

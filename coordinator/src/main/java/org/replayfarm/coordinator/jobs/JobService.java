@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.capture.CaptureFormatException;
 
 /**
  * What a coordinator offers its clients (the HTTP API, {@code replay run}): captures stored by their
  * SHA-256, jobs that evaluate groups of a capture, their progress, and their outputs in the layout
- * {@code replay eval} writes ({@code host/guest-<n>.bin}, {@code report.json}).
+ * {@code replay run} writes ({@code report.json} run-report/1, {@code summary.txt}, {@code junit.xml},
+ * {@code host/}, {@code device/}, {@code diff/}).
  */
 public interface JobService extends AutoCloseable {
     /** Validates a capture file and stores it under its SHA-256, which it returns. */
@@ -19,8 +21,20 @@ public interface JobService extends AutoCloseable {
     /** Whether a capture with this SHA-256 is stored. */
     boolean hasCapture(String sha256);
 
-    /** Starts evaluating the selected groups of a stored capture; returns the job id. */
-    String start(String captureSha256, GroupSelection groups);
+    /** Starts evaluating the selected groups of a stored capture, compared with {@code --device auto}; returns the job id. */
+    default String start(String captureSha256, GroupSelection groups) {
+        return start(captureSha256, groups, CompareWith.auto(), captureSha256 + ".capture");
+    }
+
+    /**
+     * Starts evaluating the selected groups of a stored capture; at the end the host's results are compared
+     * with the device {@code compare} names and the run report is written ({@code replay run}'s outputs,
+     * docs/report-schema.md); {@code captureName} names the capture there. Returns the job id.
+     *
+     * @throws IllegalArgumentException when the capture is not stored, a group is outside its dispatch, or
+     *         the device asked for is not in the capture (a recorded run it lacks)
+     */
+    String start(String captureSha256, GroupSelection groups, CompareWith compare, String captureName);
 
     Optional<JobProgress> progress(String jobId);
 

@@ -9,7 +9,11 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.diff.Comparison;
+import org.replayfarm.coordinator.diff.RunReport;
 import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.gpunode.device.DeviceEvents;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -17,8 +21,9 @@ import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.capture.CaptureFormatException;
 
 /**
- * Jobs evaluated in this process with {@link Evaluation} (no cluster): the reference the clustered
- * service must agree with, and what a coordinator without evaluator nodes offers.
+ * Jobs evaluated in this process with {@link Evaluation} (no cluster), compared with the device and
+ * reported as the clustered service does ({@link Comparison}): the reference the clustered service must
+ * agree with, and what a coordinator without evaluator nodes offers.
  */
 public final class LocalJobService implements JobService {
     private final CaptureStore captures;
@@ -48,18 +53,21 @@ public final class LocalJobService implements JobService {
     }
 
     @Override
-    public String start(String sha, GroupSelection selection) {
+    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName) {
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
         Kernel kernel;
+        CaptureFile file;
         List<int[]> groups;
         try {
-            kernel = new Kernel(CaptureFile.open(captures.path(sha)));
+            file = CaptureFile.open(captures.path(sha));
+            kernel = new Kernel(file);
             groups = selection.resolve(kernel.dispatch());
         } catch (IOException | CaptureFormatException e) {
             throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
         }
+        compare.device().resolve(file); // a recorded run the capture lacks is refused now
         String id = UUID.randomUUID().toString();
         long start = System.nanoTime();
         update(new JobProgress(id, sha, "running", groups.size(), 0, 0, -1, 0, 0, ""));
@@ -71,10 +79,12 @@ public final class LocalJobService implements JobService {
                     update(new JobProgress(id, sha, "running", groups.size(), done, rate,
                             (groups.size() - done) / Math.max(rate, 1e-9), 0, 0, ""));
                 });
-                Evaluation.write(o, kernel, sha, jobsDir.resolve(id));
+                Comparison.Result r = Comparison.finish(jobsDir.resolve(id), o, kernel, file,
+                        new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)), compare.device(),
+                        compare.options(selection), 0, DeviceEvents.ignore());
                 double seconds = o.wallTime().toNanos() / 1e9;
                 update(new JobProgress(id, sha, "finished", groups.size(), groups.size(), groups.size() / seconds, 0,
-                        o.faults().size(), o.waveInstructions(), ""));
+                        o.faults().size(), o.waveInstructions(), "", r.withComparison(JobProgress.Figures.NONE)));
             } catch (Exception | Error e) {
                 update(new JobProgress(id, sha, "failed", groups.size(), 0, 0, -1, 0, 0, String.valueOf(e)));
             }

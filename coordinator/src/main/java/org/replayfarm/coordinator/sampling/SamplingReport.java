@@ -24,56 +24,106 @@ public final class SamplingReport {
     private SamplingReport() {
     }
 
+    /**
+     * One GPU node incarnation's figures: its configured mode, bursts started (its own count), received and
+     * still open here, time inside closed windows over the time it has sampled, (PC, stall) pairs of closed
+     * windows, Tier A's graph refusals, and its executions by {@code serialized}.
+     */
+    public record NodeFigures(String node, long incarnation, String mode, String configRefused, long burstsStarted,
+                              long burstsReceived, long burstsOpen, long busyNs, long spanNs, long pairs,
+                              long graphRefusals, long graphRefusalDelayNs, long serialized, long notSerialized,
+                              long unknown) {
+        public long burstsClosed() {
+            return burstsReceived - burstsOpen;
+        }
+
+        public double duty() {
+            return spanNs == 0 ? 0.0 : (double) busyNs / spanNs;
+        }
+    }
+
+    /**
+     * The figures of a snapshot, node by node and over all: {@code mode} is the one mode, {@code a+b} when
+     * nodes differ, {@code none} when no GPU node reported. The report's section, the GPU metrics and
+     * the progress events all take them from here.
+     */
+    public record Summary(List<NodeFigures> nodes, String mode, long bursts, long burstsOpen, double duty, long pairs,
+                          ExecutionViews views) {
+        public static Summary of(SamplingSnapshot snapshot) {
+            ExecutionViews views = ExecutionViews.of(snapshot);
+            Map<WindowStore.NodeKey, long[]> byNode = new HashMap<>();
+            for (ExecutionViews.ExecutionView v : views.views()) {
+                long[] c = byNode.computeIfAbsent(new WindowStore.NodeKey(v.node(), v.incarnation()), k -> new long[3]);
+                c[v.serialized().ordinal()]++;
+            }
+            TreeSet<String> modes = new TreeSet<>();
+            List<NodeFigures> nodes = new java.util.ArrayList<>();
+            long bursts = 0;
+            long open = 0;
+            long pairs = 0;
+            long busy = 0;
+            long span = 0;
+            for (SamplingSnapshot.NodeSampling n : snapshot.nodes()) {
+                String mode = modeName(n.configuredMode());
+                modes.add(mode);
+                long nodeBusy = 0;
+                long nodePairs = 0;
+                long nodeOpen = 0;
+                for (WindowStore.Window w : n.windows()) {
+                    if (w.open()) {
+                        nodeOpen++;
+                    } else {
+                        nodeBusy += w.endNs() - w.startNs();
+                        nodePairs += w.pairs();
+                    }
+                }
+                var st = n.status();
+                long nodeSpan = st == null ? 0 : Math.max(0, st.getAsOfNs() - st.getSamplingStartedNs());
+                long[] c = byNode.getOrDefault(n.key(), new long[3]);
+                nodes.add(new NodeFigures(n.key().node(), n.key().incarnation(), mode,
+                        st == null ? "" : st.getConfigRefused(), st == null ? 0 : st.getBurstsStarted(),
+                        n.windows().size(), nodeOpen, nodeBusy, nodeSpan, nodePairs, st == null ? 0 : st.getGraphRefusals(),
+                        st == null || st.getGraphRefusalNs() == 0 ? -1 : st.getGraphRefusalNs() - st.getFirstGraphLaunchNs(),
+                        c[Serialized.TRUE.ordinal()], c[Serialized.FALSE.ordinal()], c[Serialized.UNKNOWN.ordinal()]));
+                bursts += n.windows().size();
+                open += nodeOpen;
+                pairs += nodePairs;
+                busy += nodeBusy;
+                span += nodeSpan;
+            }
+            String mode = modes.size() == 1 ? modes.first() : modes.isEmpty() ? "none" : String.join("+", modes);
+            return new Summary(List.copyOf(nodes), mode, bursts, open, span == 0 ? 0.0 : (double) busy / span, pairs, views);
+        }
+    }
+
     /** Adds {@code "sampling": {...}} to {@code report}. */
     public static ObjectNode toJson(ObjectNode report, SamplingSnapshot snapshot) {
-        ExecutionViews views = ExecutionViews.of(snapshot);
+        Summary sum = Summary.of(snapshot);
+        ExecutionViews views = sum.views();
         ObjectNode s = report.putObject("sampling");
-        TreeSet<String> modes = new TreeSet<>();
-        long bursts = 0;
-        long pairs = 0;
-        long busy = 0;
-        long span = 0;
         ArrayNode nodes = s.putArray("nodes");
-        for (SamplingSnapshot.NodeSampling n : snapshot.nodes()) {
-            String mode = modeName(n.configuredMode());
-            modes.add(mode);
-            long nodeBusy = 0;
-            long nodePairs = 0;
-            long open = 0;
-            for (WindowStore.Window w : n.windows()) {
-                if (w.open()) {
-                    open++;
-                } else {
-                    nodeBusy += w.endNs() - w.startNs();
-                    nodePairs += w.pairs();
-                }
-            }
-            long nodeSpan = n.status() == null ? 0 : Math.max(0, n.status().getAsOfNs() - n.status().getSamplingStartedNs());
+        for (NodeFigures n : sum.nodes()) {
             ObjectNode j = nodes.addObject();
-            j.put("node", n.key().node());
-            j.put("incarnation", n.key().incarnation());
-            j.put("mode", mode);
-            if (n.status() != null && !n.status().getConfigRefused().isEmpty()) {
-                j.put("config_refused", n.status().getConfigRefused());
+            j.put("node", n.node());
+            j.put("incarnation", n.incarnation());
+            j.put("mode", n.mode());
+            if (!n.configRefused().isEmpty()) {
+                j.put("config_refused", n.configRefused());
             }
-            j.put("bursts_started", n.status() == null ? 0 : n.status().getBurstsStarted());
-            j.put("bursts_received", n.windows().size());
-            j.put("bursts_open", open);
-            j.put("duty_achieved", nodeSpan == 0 ? 0.0 : (double) nodeBusy / nodeSpan);
-            j.put("pairs", nodePairs);
-            j.put("graph_refusals", n.status() == null ? 0 : n.status().getGraphRefusals());
-            if (n.status() != null && n.status().getGraphRefusalNs() != 0) {
-                j.put("graph_refusal_delay_ns", n.status().getGraphRefusalNs() - n.status().getFirstGraphLaunchNs());
+            j.put("bursts_started", n.burstsStarted());
+            j.put("bursts_received", n.burstsReceived());
+            j.put("bursts_open", n.burstsOpen());
+            j.put("duty_achieved", n.duty());
+            j.put("pairs", n.pairs());
+            j.put("graph_refusals", n.graphRefusals());
+            if (n.graphRefusalDelayNs() >= 0) {
+                j.put("graph_refusal_delay_ns", n.graphRefusalDelayNs());
             }
-            bursts += n.windows().size();
-            pairs += nodePairs;
-            busy += nodeBusy;
-            span += nodeSpan;
         }
-        s.put("mode", modes.size() == 1 ? modes.first() : modes.isEmpty() ? "none" : String.join("+", modes));
-        s.put("bursts", bursts);
-        s.put("duty_achieved", span == 0 ? 0.0 : (double) busy / span);
-        s.put("pairs", pairs);
+        s.put("mode", sum.mode());
+        s.put("bursts", sum.bursts());
+        s.put("duty_achieved", sum.duty());
+        s.put("pairs", sum.pairs());
         ObjectNode by = s.putObject("executions");
         by.put("total", views.views().size());
         by.put(Serialized.TRUE.json(), views.serialized());

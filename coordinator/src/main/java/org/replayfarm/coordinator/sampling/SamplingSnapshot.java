@@ -8,6 +8,8 @@ import org.replayfarm.proto.PcSample;
 /** What the coordinator knew about sampling at one moment; immutable. {@code duplicates}: PC batches and executions that arrived twice. */
 public record SamplingSnapshot(List<NodeSampling> nodes, long windowConflicts, long duplicates)
         implements akka.actor.NoSerializationVerificationNeeded {
+    /** Nothing heard from any GPU node (the report's sampling mode reads "none"). */
+    public static final SamplingSnapshot EMPTY = new SamplingSnapshot(List.of(), 0, 0);
 
     /**
      * One GPU node incarnation. {@code status} is its latest execution report without the executions

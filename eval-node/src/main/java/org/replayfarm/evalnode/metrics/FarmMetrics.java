@@ -233,6 +233,14 @@ public final class FarmMetrics {
         return new GpuSeries(on ? tags("gpu") : null);
     }
 
+    /**
+     * The GPU series of the GPU node at {@code gpuNode} (HOST:PORT), recorded by the coordinator, which
+     * alone can disclose {@code serialized} (it holds the window history the GPU node sent).
+     */
+    public GpuSeries gpuOf(String gpuNode) {
+        return new GpuSeries(on ? TagSet.builder().add(NODE, gpuNode).add(ROLE, "gpu").build() : null);
+    }
+
     /** A job's figures; the values are totals so far, the counters advance by what is new. */
     public static final class JobSeries {
         private final TagSet tags;
@@ -377,10 +385,25 @@ public final class FarmMetrics {
             }
         }
 
+        /** {@code n} more device executions read {@code serialized}. */
+        public void executions(String serialized, long n) {
+            if (!SERIALIZED_VALUES.contains(serialized)) {
+                throw new IllegalArgumentException("serialized is true, false or unknown, not '" + serialized + "'");
+            }
+            if (tags != null && n > 0) {
+                Metric.GPU_EXECUTIONS.counter(tags.withTag(SERIALIZED, serialized)).increment(n);
+            }
+        }
+
         /** A burst closed. */
         public void burst() {
-            if (tags != null) {
-                Metric.GPU_SAMPLING_BURSTS.counter(tags).increment();
+            bursts(1);
+        }
+
+        /** {@code n} more bursts closed. */
+        public void bursts(long n) {
+            if (tags != null && n > 0) {
+                Metric.GPU_SAMPLING_BURSTS.counter(tags).increment(n);
             }
         }
 

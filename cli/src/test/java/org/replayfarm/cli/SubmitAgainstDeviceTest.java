@@ -1,0 +1,162 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.http.ApiRoutes;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * Issue 7 through the coordinator: {@code replay submit --device ...} over real HTTP to a loopback cluster
+ * node, then {@code watch} and {@code results}: saxpy against its recorded native run ends equal; a
+ * corrupted recorded run ends different with the counts {@code replay run} reports for the same capture,
+ * and the job's metrics (scraped over HTTP) and its final progress carry report.json's comparison counts
+ * (issue 8). Device spellings the coordinator cannot take are refused with a 400 naming them.
+ */
+class SubmitAgainstDeviceTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void submitted_jobs_compare_with_the_device_and_report_as_replay_run_does() throws Exception {
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        Path corrupted = RunAgainstDeviceTest.corrupted(dir);
+        var config = ConfigFactory.parseString("replay.metrics { host = 127.0.0.1, tick = 100ms, job-retention = 120s }");
+        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), dir.resolve("node"))
+                .withEvalThreads(2).withConfig(config)
+                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), dir))))) {
+            String url = node.httpUrl();
+
+            // equal: the native run is the capture's first, so auto takes it
+            String clean = submit(url, saxpy.toString(), "--every-group");
+            CliRun watch = CliRun.of("watch", clean, "--coordinator", url);
+            assertEquals(0, watch.exitCode(), watch.out() + watch.err());
+            assertTrue(watch.out().contains("0 of 0 texels and 0 of "), watch.out());
+            Path cleanOut = dir.resolve("clean");
+            CliRun results = CliRun.of("results", clean, "--coordinator", url, "--out", cleanOut.toString());
+            assertEquals(0, results.exitCode(), results.out() + results.err());
+            assertTrue(results.out().contains("result          equal (exit status 0)"), results.out());
+            for (String f : List.of("report.json", "summary.txt", "junit.xml", "host/guest-1.bin", "device/guest-1.bin")) {
+                assertTrue(Files.isRegularFile(cleanOut.resolve(f)), f + " fetched");
+            }
+            JsonNode report = JSON.readTree(cleanOut.resolve("report.json").toFile());
+            assertEquals("replay-farm/run-report/1", report.get("schema").asText());
+            assertEquals(clean, report.get("job").asText());
+            assertEquals("saxpy.capture", report.get("capture_file").asText());
+            assertEquals("recorded", report.get("device").get("kind").asText());
+            assertEquals("none", report.get("sampling").get("mode").asText(), "no GPU node reported");
+            assertEquals(4000, report.get("comparison").get("ranges").get(1).get("compared").asInt());
+
+            // different: the same counts as replay run on the same capture and device
+            String bad = submit(url, corrupted.toString(), "--every-group", "--device", "recorded:corrupted");
+            CliRun watchBad = CliRun.of("watch", bad, "--coordinator", url);
+            assertEquals(1, watchBad.exitCode(), watchBad.out() + watchBad.err());
+            Path badOut = dir.resolve("bad-results");
+            CliRun fetched = CliRun.of("results", bad, "--coordinator", url, "--out", badOut.toString());
+            assertEquals(1, fetched.exitCode(), fetched.out() + fetched.err());
+            assertTrue(fetched.out().contains("result          different (exit status 1)"), fetched.out());
+            CliRun run = CliRun.of("run", corrupted.toString(), "--every-group", "--device", "recorded:corrupted",
+                    "--evaluators", "2", "--out", dir.resolve("bad-run").toString());
+            assertEquals(1, run.exitCode(), run.out() + run.err());
+            JsonNode farm = JSON.readTree(badOut.resolve("report.json").toFile());
+            JsonNode local = JSON.readTree(dir.resolve("bad-run/report.json").toFile());
+            assertEquals(local.get("comparison"), farm.get("comparison"), "every count, region and group as replay run's");
+            assertEquals(local.get("result"), farm.get("result"));
+            JsonNode y = farm.get("comparison").get("ranges").get(1);
+            assertEquals(List.of(4000, 5, 0), List.of(y.get("compared").asInt(), y.get("differing").asInt(),
+                    y.get("device_only").asInt()));
+            assertEquals(Files.readString(dir.resolve("bad-run/junit.xml")).replace("\"run\"", "\"" + bad + "\"")
+                    .replaceAll("time=\"[^\"]*\"", ""), Files.readString(badOut.resolve("junit.xml"))
+                    .replaceAll("time=\"[^\"]*\"", ""), "junit.xml as replay run's");
+
+            // the metrics and the final progress carry report.json's comparison counts
+            long[] counts = comparisonCounts(farm);
+            assertEquals(List.of(0L, 0L, 4000L, 6L), List.of(counts[0], counts[1], counts[2], counts[3]),
+                    "x and y compared (x was never stored, so 0 of it), 5 bytes of y differ and 1 of x is device-only");
+            String metrics = node.metricsUrl().orElseThrow();
+            String scraped = http.send(HttpRequest.newBuilder(URI.create(metrics)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertEquals(counts[0], sample(scraped, "replay_job_texels_compared_total", bad));
+            assertEquals(counts[1], sample(scraped, "replay_job_texels_differing_total", bad));
+            assertEquals(counts[2], sample(scraped, "replay_job_guest_bytes_compared_total", bad));
+            assertEquals(counts[3], sample(scraped, "replay_job_guest_bytes_differing_total", bad));
+            assertTrue(watchBad.out().contains(String.format("%d of %d bytes differ", counts[3], counts[2])), watchBad.out());
+
+            // refusals: a malformed spelling, a label the capture lacks, a negative ulp
+            String sha = CoordinatorClient.sha256(saxpy);
+            HttpResponse<String> cuda = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"cuda\"}");
+            assertEquals(400, cuda.statusCode(), cuda.body());
+            assertTrue(cuda.body().contains("'device': --device 'cuda': expected auto, recorded, recorded:LABEL or none"),
+                    cuda.body());
+            HttpResponse<String> ulp = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"ulp\": -1}");
+            assertEquals(400, ulp.statusCode(), ulp.body());
+            assertTrue(ulp.body().contains("'ulp' must be a non-negative 32-bit integer, not -1"), ulp.body());
+            CliRun label = CliRun.of("submit", saxpy.toString(), "--every-group", "--device", "recorded:gpu",
+                    "--coordinator", url);
+            assertEquals(2, label.exitCode());
+            assertTrue(label.err().contains("answered 400 starting a job: --device recorded:gpu: the capture has no "
+                    + "recorded run labelled 'gpu'; it has ['native x86-64 (clang-19)']"), label.err());
+            CliRun local400 = CliRun.of("submit", saxpy.toString(), "--every-group", "--device", "gpu", "--coordinator", url);
+            assertEquals(2, local400.exitCode());
+            assertTrue(local400.err().contains("expected auto, recorded, recorded:LABEL or none"), local400.err());
+        }
+        assertTrue(!Files.readString(dir.resolve("bad-run/summary.txt")).isEmpty());
+    }
+
+    private static String submit(String url, String... args) {
+        String[] all = new String[args.length + 3];
+        all[0] = "submit";
+        System.arraycopy(args, 0, all, 1, args.length);
+        all[args.length + 1] = "--coordinator";
+        all[args.length + 2] = url;
+        CliRun run = CliRun.of(all);
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        return run.out().trim();
+    }
+
+    private HttpResponse<String> post(String url, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url + "/jobs")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Texels compared, texels differing, bytes compared, bytes differing (device-only included), from report.json. */
+    static long[] comparisonCounts(JsonNode report) {
+        long[] c = new long[4];
+        for (JsonNode i : report.get("comparison").get("images")) {
+            c[0] += i.get("compared").asLong();
+            c[1] += i.get("differing").asLong() + i.get("device_only").asLong();
+        }
+        for (JsonNode r : report.get("comparison").get("ranges")) {
+            c[2] += r.get("compared").asLong();
+            c[3] += r.get("differing").asLong() + r.get("device_only").asLong();
+        }
+        return c;
+    }
+
+    /** The value of the one sample of {@code name} tagged with this job (Prometheus text format). */
+    static long sample(String scraped, String name, String job) {
+        for (String line : scraped.split("\n")) {
+            if (line.startsWith(name + "{") && line.contains("job=\"" + job + "\"")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError("no " + name + " of job " + job + " on /metrics:\n" + scraped);
+    }
+}

@@ -1,0 +1,40 @@
+package org.replayfarm.coordinator.diff;
+
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.gpunode.device.DeviceChoice;
+
+/**
+ * What a job compares its host results with, as {@code replay run} and {@code replay submit} spell it:
+ * the device ({@code --device}) and the tolerances ({@code --ulp}, {@code --approximate}). Whether whole
+ * images are compared follows from the group selection ({@link #options}).
+ */
+public record CompareWith(DeviceChoice device, int ulp, boolean approximate) {
+    public CompareWith {
+        if (device == null) {
+            throw new IllegalArgumentException("a comparison needs a device choice (auto, recorded[:LABEL] or none)");
+        }
+        if (ulp < 0) {
+            throw new IllegalArgumentException("--ulp must be 0 or more, not " + ulp);
+        }
+    }
+
+    /** {@code --device auto}, exact: what a job compares with when it is not told otherwise. */
+    public static CompareWith auto() {
+        return new CompareWith(DeviceChoice.parse("auto"), 0, false);
+    }
+
+    /** Parses the spellings; a malformed device or a negative ulp is an {@link IllegalArgumentException} naming it. */
+    public static CompareWith parse(String device, int ulp, boolean approximate) {
+        return new CompareWith(DeviceChoice.parse(device), ulp, approximate);
+    }
+
+    public DiffOptions options(GroupSelection selection) {
+        return new DiffOptions(selection.every(), ulp, approximate);
+    }
+
+    /** How a report names a selection: {@code every group} or {@code (x, y, z) ...}. */
+    public static String describe(GroupSelection selection) {
+        return selection.every() ? "every group" : selection.groups().stream()
+                .map(g -> "(" + g[0] + ", " + g[1] + ", " + g[2] + ")").collect(java.util.stream.Collectors.joining(" "));
+    }
+}

@@ -1,0 +1,205 @@
+package org.replayfarm.coordinator.sampling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import akka.cluster.MemberStatus;
+import akka.cluster.typed.Cluster;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.gpunode.node.GpuNode;
+import org.replayfarm.gpunode.sampling.ManualClock;
+import org.replayfarm.gpunode.sampling.SamplingMode;
+import org.replayfarm.gpunode.sampling.SimulatedDevice;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * Issue 9's wiring on a loopback cluster: a node started with role {@code gpu} and
+ * {@code replay.gpu.sampling.mode = serialized} runs its GpuNode (FarmNode starts it), driven here by a
+ * simulated device on a fake clock; its windows and executions reach the coordinator's store, and a job
+ * on the coordinator then reports them three ways that must agree: report.json's sampling section, the
+ * job's progress (what replay watch shows) and the GPU metrics on {@code /metrics} (scraped over HTTP).
+ * The shared invariant check runs on what the store holds.
+ */
+class GpuNodeWiringTest {
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final Config QUIET = ConfigFactory.parseString("""
+            akka.cluster.split-brain-resolver.stable-after = 3s
+            akka.coordinated-shutdown.exit-jvm = off
+            akka.loglevel = WARNING
+            replay.metrics { host = 127.0.0.1, tick = 100ms, job-retention = 120s }
+            replay.coordinator.tick = 100ms
+            """);
+
+    @TempDir
+    Path dir;
+
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void a_gpu_node_s_sampling_reaches_the_report_the_progress_and_the_metrics_alike() throws Exception {
+        ManualClock clock = new ManualClock(1_000 * MS);
+        SimulatedDevice device = new SimulatedDevice(clock, SimulatedDevice.typicalStallReasons());
+        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"),
+                dir.resolve("c")).withEvalThreads(1).withSerializeMessages(true).withConfig(QUIET));
+             FarmNode gpuNode = FarmNode.start(FarmNode.Settings.of(Set.of(GpuNode.ROLE), dir.resolve("g"))
+                     .withSeeds(List.of(coordinator.seed())).withSerializeMessages(true).withSampler(device)
+                     .withConfig(ConfigFactory.parseString("replay.gpu.sampling.mode = serialized").withFallback(QUIET)))) {
+            awaitUp(coordinator, 2);
+            GpuNode gpu = gpuNode.gpu();
+            assertEquals(SamplingMode.SERIALIZED, gpu.settings().mode(), "the mode comes from the node's configuration");
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (gpu.storesKnown() == 0 && System.nanoTime() < end) {
+                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the receptionist's listing
+            }
+            assertEquals(1, gpu.storesKnown(), "the GPU node found the coordinator's store");
+
+            // this test thread is the GPU node's launching thread; the last burst is closed before reporting
+            long stop = clock.nanos() + 12_000 * MS;
+            while (clock.nanos() < stop || device.active()) {
+                device.launch(gpu.session(), "k_saxpy", 10 * MS, MS);
+            }
+            gpu.session().report();
+            long executions = gpu.session().stats().executions();
+            long closed = gpu.session().stats().burstsClosed();
+            assertTrue(closed >= 2 && !device.ranSerialized().isEmpty(), "bursts ran: " + gpu.session().stats());
+            String address = gpuNode.address();
+            SamplingSnapshot arrived = awaitSnapshot(coordinator, s -> s.nodes().stream()
+                    .filter(n -> n.key().node().equals(address)).mapToLong(n -> n.executions().size()).sum() == executions
+                    && s.nodes().stream().mapToLong(n -> n.windows().stream().filter(w -> !w.open()).count()).sum() == closed);
+            ExecutionViews views = SamplingConformance.assertInvariants(arrived, false, device.ranSerialized());
+            assertEquals(device.ranSerialized().size(), views.serialized());
+
+            String sha = coordinator.jobs().storeCapture(Toolchain.root().resolve("examples/saxpy/saxpy.capture"));
+            String job = coordinator.jobs().start(sha, GroupSelection.everyGroup());
+            JobProgress last = awaitEnd(coordinator, job);
+            assertEquals("finished", last.state(), last.error());
+            JsonNode report = new ObjectMapper().readTree(coordinator.jobs().results(job).orElseThrow()
+                    .resolve("report.json").toFile());
+            assertEquals("equal", report.get("result").get("status").asText(), "the comparison still runs beside sampling");
+            JsonNode sec = report.get("sampling");
+            assertEquals("serialized", sec.get("mode").asText());
+            assertEquals(executions, sec.get("executions").get("total").asLong());
+            assertEquals(views.serialized(), sec.get("executions").get("true").asLong());
+            assertEquals(views.notSerialized(), sec.get("executions").get("false").asLong());
+            assertEquals(0, sec.get("executions").get("unknown").asLong());
+            assertEquals(closed, sec.get("bursts").asLong());
+            JsonNode node = sec.get("nodes").get(0);
+            assertEquals(address, node.get("node").asText());
+            assertEquals(0, node.get("bursts_open").asLong());
+            assertTrue(node.get("duty_achieved").asDouble() > 0 && node.get("duty_achieved").asDouble() <= 0.05 + 1e-9,
+                    "duty within the default ceiling: " + node);
+
+            // the progress replay watch shows carries the same figures
+            JobProgress.Sampling p = last.figures().sampling();
+            assertEquals(new JobProgress.Sampling("serialized", closed, sec.get("duty_achieved").asDouble(),
+                    sec.get("pairs").asLong(), executions, views.serialized(), views.notSerialized(), 0), p);
+
+            // and so does /metrics, tagged with the GPU node (HOST:PORT, role gpu)
+            String metrics = coordinator.metricsUrl().orElseThrow();
+            String tag = "node=\"" + gpuNode.seed() + "\"";
+            String scraped = scrapeUntil(metrics, s -> value(s, "replay_gpu_sampling_bursts_total", tag) == closed);
+            assertEquals(views.serialized(), value(scraped, "replay_gpu_executions_total", tag, "serialized=\"true\""));
+            assertEquals(views.notSerialized(), value(scraped, "replay_gpu_executions_total", tag, "serialized=\"false\""));
+            assertEquals(0, value(scraped, "replay_gpu_executions_total", tag, "serialized=\"unknown\""));
+            assertEquals(node.get("duty_achieved").asDouble(), value(scraped, "replay_gpu_sampling_duty", tag), 1e-9);
+            assertFalse(scraped.contains("replay_gpu_executions_total{") && value(scraped, "replay_gpu_executions_total",
+                    "role=\"gpu\"", "serialized=\"true\"") != views.serialized(), "no other GPU series counted these");
+        }
+    }
+
+    private String scrapeUntil(String url, Predicate<String> until) throws Exception {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String last = "";
+        while (System.nanoTime() < end) {
+            last = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            if (until.test(last)) {
+                return last;
+            }
+            TimeUnit.MILLISECONDS.sleep(50); // polling a condition: Kamon's tick
+        }
+        fail("the scrape never showed what was expected:\n" + last);
+        return last;
+    }
+
+    /** The sum of the samples of {@code name} whose labels contain every one of {@code labels}; -1 when none. */
+    private static double value(String scraped, String name, String... labels) {
+        double sum = 0;
+        boolean any = false;
+        for (String line : scraped.split("\n")) {
+            if (!line.startsWith(name + "{")) {
+                continue;
+            }
+            String l = line.substring(0, line.lastIndexOf('}'));
+            boolean all = true;
+            for (String label : labels) {
+                all &= l.contains(label);
+            }
+            if (all) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                any = true;
+            }
+        }
+        return any ? sum : -1;
+    }
+
+    private static JobProgress awaitEnd(FarmNode coordinator, String job) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < end) {
+            JobProgress p = coordinator.jobs().progress(job).orElseThrow();
+            if (p.ended()) {
+                return p;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        throw new AssertionError("job " + job + " did not end");
+    }
+
+    private static void awaitUp(FarmNode coordinator, int members) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < end) {
+            var state = Cluster.get(coordinator.system()).state();
+            if (StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .filter(m -> m.status() == MemberStatus.up()).count() == members) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        fail("the cluster did not reach " + members + " members up");
+    }
+
+    private static SamplingSnapshot awaitSnapshot(FarmNode coordinator, Predicate<SamplingSnapshot> until) throws Exception {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        SamplingSnapshot s = null;
+        while (System.nanoTime() < end) {
+            s = SamplingStore.snapshot(coordinator.system(), coordinator.samplingStore(), Duration.ofSeconds(5))
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            if (until.test(s)) {
+                return s;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        fail("the store never reached the expected state: " + s);
+        return s;
+    }
+}
