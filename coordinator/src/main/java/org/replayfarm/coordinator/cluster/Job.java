@@ -49,6 +49,10 @@ public final class Job {
     record Membership(ClusterEvent.ClusterDomainEvent event) implements Command {
     }
 
+    /** An evaluator announced that it is draining (DrainingTopic). */
+    record Draining(org.replayfarm.proto.NodeDraining notice) implements Command {
+    }
+
     record Reachability(ClusterEvent.ReachabilityEvent event) implements Command {
     }
 
@@ -89,6 +93,8 @@ public final class Job {
     private final JobState<List<GroupOutcome>> state;
     private final Evaluation.Totals totals;
     private final String replyTo;
+    private final ActorRef<org.replayfarm.proto.NodeDraining> drainingRef;
+    private final String drainTo;
     private final int defaultSlots;
     private final Map<String, List<SliceResultChunk>> partial = new HashMap<>();
     /** Evaluator members up whose shard region the sharding coordinator has not confirmed yet: slots. */
@@ -113,6 +119,8 @@ public final class Job {
         this.totals = new Evaluation.Totals(spec.kernel());
         ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
         this.replyTo = ActorRefResolver.get(ctx.getSystem()).toSerializationFormat(chunkRef);
+        this.drainingRef = ctx.messageAdapter(org.replayfarm.proto.NodeDraining.class, Draining::new);
+        this.drainTo = ActorRefResolver.get(ctx.getSystem()).toSerializationFormat(drainingRef);
         this.regionsRef = akka.actor.typed.javadsl.Adapter.toClassic(
                 ctx.messageAdapter(akka.cluster.sharding.ShardRegion.CurrentRegions.class, Regions::new));
     }
@@ -132,6 +140,8 @@ public final class Job {
         }
         cluster.subscriptions().tell(Subscribe.create(ctx.messageAdapter(ClusterEvent.MemberEvent.class, Membership::new),
                 ClusterEvent.MemberEvent.class));
+        // drain notices come on the topic, and straight from every node this job sent a slice to (drain_to)
+        org.replayfarm.evalnode.cluster.DrainingTopic.get(ctx.getSystem()).subscribe(drainingRef);
         cluster.subscriptions().tell(Subscribe.create(ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class,
                 Reachability::new), ClusterEvent.ReachabilityEvent.class));
         timers.startTimerWithFixedDelay(Tick.INSTANCE, tick);
@@ -144,6 +154,7 @@ public final class Job {
                 .onMessage(ChunkArrived.class, this::onChunk)
                 .onMessage(Membership.class, this::onMembership)
                 .onMessage(Reachability.class, this::onReachability)
+                .onMessage(Draining.class, this::onDraining)
                 .onMessageEquals(Tick.INSTANCE, this::onTick)
                 .onMessage(Regions.class, this::onRegions)
                 .build();
@@ -209,6 +220,15 @@ public final class Job {
                 unconfirmed.remove(gone.address().toString());
             }
         }
+        return pumpOrFinish();
+    }
+
+    private Behavior<Command> onDraining(Draining d) {
+        String node = d.notice().getNodeAddress();
+        ctx.getLog().info("job {}: evaluator {} is draining; it gets no new slices and finishes the ones it holds",
+                spec.jobId(), node);
+        state.nodeLeaving(node);
+        unconfirmed.remove(node);
         return pumpOrFinish();
     }
 
@@ -290,7 +310,7 @@ public final class Job {
     private void pump() {
         for (JobState.Send s : state.dispatch(System.nanoTime())) {
             SliceTask.Builder task = SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
-                    .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo)
+                    .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo).setDrainTo(drainTo)
                     .setBudget(spec.budget()).setTargetNode(s.node());
             if (spec.explicit() == null) {
                 task.addRanges(GroupRange.newBuilder().setStart(s.start()).setCount(s.count()));

@@ -42,6 +42,7 @@ public final class Evaluator {
         return Behaviors.setup(ctx -> Behaviors.receive(Object.class)
                 .onMessage(SliceTask.class, task -> {
                     ctx.getLog().debug("slice {} attempt {} of job {}", task.getSliceId(), task.getAttempt(), task.getJobId());
+                    DrainingTopic.get(ctx.getSystem()).remember(task.getDrainTo());
                     if (!task.getTargetNode().isEmpty() && !task.getTargetNode().equals(node.address())) {
                         ctx.getLog().warn("slice {} of job {} was meant for {} but its shard lives here ({})",
                                 task.getSliceId(), task.getJobId(), task.getTargetNode(), node.address());

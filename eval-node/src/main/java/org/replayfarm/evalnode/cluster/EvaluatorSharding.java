@@ -37,6 +37,10 @@ public final class EvaluatorSharding {
      */
     public static ActorRef<ShardingEnvelope<Object>> init(ActorSystem<?> system, EvaluatorNode node) {
         Address self = Cluster.get(system).selfMember().address();
+        DrainingTopic.get(system); // every node joins the topic now, long before anyone drains
+        if (node != null) {
+            DrainingTopic.announceOnShutdown(system);
+        }
         Entity<Object, ShardingEnvelope<Object>> entity = Entity.of(TYPE_KEY, ctx -> {
                     if (node == null) {
                         throw new IllegalStateException("no evaluator runs on a node without the eval role");
