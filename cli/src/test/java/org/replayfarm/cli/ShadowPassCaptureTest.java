@@ -58,7 +58,11 @@ class ShadowPassCaptureTest {
     }
 
     private static Path buildCapture(String normalOrder, Path out) {
-        CliRun built = CliRun.of("capture", "build", "--elf", dir.resolve("shadow.o").toString(), "--kernel", "shadow",
+        return buildCapture(dir.resolve("shadow.o"), normalOrder, out);
+    }
+
+    private static Path buildCapture(Path elf, String normalOrder, Path out) {
+        CliRun built = CliRun.of("capture", "build", "--elf", elf.toString(), "--kernel", "shadow",
                 "--groups", "8,5", "--group-size", "64",
                 "--arg", "image:raw:" + inputs.resolve("depth.raw") + "," + W + "x" + H + ",format=32_FLOAT",
                 "--arg", "image:raw:" + inputs.resolve("normals.raw") + "," + W + "x" + H + ",format=8_8_8_8_UNORM,order=" + normalOrder,
@@ -122,6 +126,40 @@ class ShadowPassCaptureTest {
                 Files.readAllBytes(inputs.resolve("reference-mask.raw")));
         // the normal only offsets the shadow ray's origin (by the camera's bias), so few texels change: 18 here
         assertTrue(differ.size() >= 10, "normals read as (z, y, x) move the shadow rays' origins: " + differ.size() + " differ");
+    }
+
+    @Test
+    void a_short_stack_overflows_counted_once_a_drop_and_drops_only_turn_shadow_into_light() throws Exception {
+        // BUILD's compile with the wave's stack cut to 2 entries (the scene needs up to 15)
+        Path example = Toolchain.root().resolve("examples/shadow-pass");
+        List<String> compile = new ArrayList<>(ExampleRebuildTest.words(Files.readAllLines(example.resolve("BUILD")).stream()
+                .filter(l -> l.startsWith("clang-19 ")).findFirst().orElseThrow()));
+        compile.add(1, "-DSTACK=2");
+        compile.set(compile.indexOf("shadow.o"), "shadow-stack2.o");
+        Toolchain.run(dir, compile);
+        Path shortStack = buildCapture(dir.resolve("shadow-stack2.o"), "ZYXW", dir.resolve("stack2.capture"));
+        Path out = dir.resolve("stack2");
+        CliRun eval = CliRun.of("eval", shortStack.toString(), "--every-group", "--out", out.toString());
+        assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
+        assertEquals(0, report.get("faults").size(), "every wave ends although children were dropped");
+        long dropped = java.nio.ByteBuffer.wrap(Files.readAllBytes(out.resolve("host/guest-1.bin")))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0) & 0xFFFFFFFFL;
+        byte[] host = Files.readAllBytes(out.resolve("host/image-2.raw"));
+        byte[] reference = Files.readAllBytes(inputs.resolve("reference-mask.raw"));
+        int lighter = 0;
+        for (int i = 0; i < host.length; i++) {
+            int v = host[i] & 0xFF;
+            assertTrue(v == 0 || v == 255, "every texel stored, 0 or 255; found " + v);
+            if (v != (reference[i] & 0xFF)) {
+                assertEquals(0, reference[i], "a drop can only lose an occluder: texel " + i % MW + "," + i / MW);
+                lighter++;
+            }
+        }
+        System.out.println("shadow pass " + W + "x" + H + " with a 2-entry stack: " + dropped + " children dropped, "
+                + lighter + " texels lit that the reference shadows");
+        assertTrue(dropped > 0, "the 2-entry stack overflows and the counter says so");
+        assertTrue(lighter > 0, "the dropped children held occluders: shadows are lost");
     }
 
     @Test
