@@ -257,6 +257,23 @@ public final class FarmNode implements AutoCloseable {
         return Cluster.get(system).selfMember().address().toString();
     }
 
+    /**
+     * How many evaluator shard regions the sharding coordinator knows now (a job sends slices only to
+     * nodes whose region it knows; a node that has just joined may not be known for a moment). -1 when
+     * the coordinator did not answer within {@code timeout}.
+     */
+    public int evaluatorRegions(java.time.Duration timeout) {
+        akka.actor.ActorRef region = akka.cluster.sharding.ClusterSharding.get(
+                akka.actor.typed.javadsl.Adapter.toClassic(system)).shardRegion(EvaluatorSharding.TYPE_KEY.name());
+        try {
+            Object answer = akka.pattern.Patterns.ask(region, akka.cluster.sharding.ShardRegion.getCurrentRegionsInstance(),
+                    timeout).toCompletableFuture().get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+            return ((akka.cluster.sharding.ShardRegion.CurrentRegions) answer).getRegions().size();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     /** HOST:PORT to give other nodes as their seed. */
     public String seed() {
         var a = Cluster.get(system).selfMember().address();

@@ -110,6 +110,9 @@ class BootstrapClusterTest {
                 assertTrue(nodes.get(i).address().contains("@" + hosts[i] + ":"), nodes.get(i).address());
             }
 
+            while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 2 && System.nanoTime() < end) {
+                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: both evaluators' shard regions known
+            }
             String sha = coordinator.jobs().storeCapture(TestCaptures.spin(dir, 12, 20_000));
             var done = new java.util.concurrent.CompletableFuture<org.replayfarm.coordinator.jobs.JobProgress>();
             coordinator.jobs().start("boot", sha, GroupSelection.everyGroup(),

@@ -68,8 +68,9 @@ final class FarmCluster implements AutoCloseable {
             var state = Cluster.get(coordinator.system()).state();
             long up = StreamSupport.stream(state.getMembers().spliterator(), false)
                     .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members && state.getUnreachable().isEmpty()) {
-                return;
+            if (up == members && state.getUnreachable().isEmpty()
+                    && (evaluators.isEmpty() || coordinator.evaluatorRegions(Duration.ofSeconds(1)) == evaluators.size())) {
+                return; // and a job would send slices to every evaluator at once
             }
             TimeUnit.MILLISECONDS.sleep(20); // polling a condition, not synchronising
         }
