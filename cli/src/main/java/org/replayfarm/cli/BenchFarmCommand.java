@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -37,8 +38,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench-farm", mixinStandardHelpOptions = true,
         description = {"Time one ALU-bound capture (built with clang-19) four ways: replay eval on one thread, replay "
                 + "eval on all cores, the embedded cluster of replay run, and a cluster of two evaluator JVMs "
-                + "(replay node --role eval, half the cores each) with this process as coordinator; then the "
-                + "coordinator's peak heap for a job of few and of many tiny groups. Prints figures; asserts nothing."})
+                + "(replay node --role eval, half the cores each) with this process as coordinator; then, on that "
+                + "cluster, the coordinator's peak live heap for jobs of few and of many tiny groups. Prints figures; "
+                + "asserts nothing."})
 final class BenchFarmCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -51,6 +53,11 @@ final class BenchFarmCommand implements Callable<Integer> {
 
     @Option(names = "--threads", description = "Threads for the all-cores rows (default: all cores).")
     Integer threads;
+
+    @Option(names = "--repeat", defaultValue = "3",
+            description = "Alternating runs of eval on all cores and run (embedded); each row is their median "
+                    + "(default ${DEFAULT-VALUE}).")
+    int repeat;
 
     @Option(names = "--memory-groups", split = ",", defaultValue = "1000,100000",
             description = "Group counts of the coordinator memory runs (default ${DEFAULT-VALUE}).")
@@ -70,6 +77,9 @@ final class BenchFarmCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (repeat < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--repeat must be at least 1, not " + repeat);
+        }
         Path dir = Files.createTempDirectory("replay-bench-farm");
         try {
             Files.writeString(dir.resolve("spin.cl"), SPIN);
@@ -83,26 +93,34 @@ final class BenchFarmCommand implements Callable<Integer> {
             List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
             Evaluation.run(kernel, all.subList(0, Math.min(4, all.size())), cores, HostModel.DEFAULT_BUDGET, d -> { });
             row(out, "eval, 1 thread", Evaluation.run(kernel, all, 1, HostModel.DEFAULT_BUDGET, d -> { }).wallTime().toNanos());
-            long allCores = Evaluation.run(kernel, all, cores, HostModel.DEFAULT_BUDGET, d -> { }).wallTime().toNanos();
-            row(out, "eval, " + cores + " threads", allCores);
-            long embedded;
+            // the two rows the 5% target compares alternate, repeat times each; each row is the median
+            long[] allCoresRuns = new long[repeat];
+            long[] embeddedRuns = new long[repeat];
             try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), dir.resolve("embedded"))
                     .withEvalThreads(cores))) {
                 String sha = node.jobs().storeCapture(capture);
                 job(node, sha, dir.resolve("warm"), null); // fetch, decode, JIT
-                embedded = job(node, sha, dir.resolve("embedded-out"), null);
+                for (int r = 0; r < repeat; r++) {
+                    allCoresRuns[r] = Evaluation.run(kernel, all, cores, HostModel.DEFAULT_BUDGET, d -> { }).wallTime().toNanos();
+                    embeddedRuns[r] = job(node, sha, dir.resolve("embedded-out-" + r), null);
+                }
             }
+            long allCores = median(allCoresRuns);
+            long embedded = median(embeddedRuns);
+            row(out, "eval, " + cores + " threads", allCores);
             row(out, "run (embedded), " + cores + " threads", embedded);
-            out.printf(Locale.ROOT, "%-28s %+9.1f%%%n", "  embedded vs eval", 100.0 * (embedded - allCores) / allCores);
+            out.printf(Locale.ROOT, "%-28s %+9.1f%%   (medians of %d alternating runs; each pair: %s)%n", "  embedded vs eval",
+                    100.0 * (embedded - allCores) / allCores, repeat, pairs(allCoresRuns, embeddedRuns));
             out.flush();
-            row(out, "cluster, 2 eval JVMs", twoJvms(dir, capture, Math.max(1, cores / 2)));
-            for (int n : memoryGroups) {
-                Path small = capture(dir, n, 1);
-                try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"),
-                        dir.resolve("memory-" + n)).withEvalThreads(cores))) {
-                    String sha = node.jobs().storeCapture(small);
+            twoJvms(dir, Math.max(1, cores / 2), coordinator -> {
+                String sha = coordinator.jobs().storeCapture(capture);
+                job(coordinator, sha, dir.resolve("two-warm"), null);
+                row(out, "cluster, 2 eval JVMs", job(coordinator, sha, dir.resolve("two-out"), null));
+                // the coordinator's memory: this JVM holds only the coordinator here (the evaluators are the
+                // two child JVMs), sampled as live heap after a collection while a job of tiny groups runs
+                for (int n : memoryGroups) {
+                    String small = coordinator.jobs().storeCapture(capture(dir, n, 1));
                     AtomicLong peak = new AtomicLong();
-                    // live heap: a sampler collects garbage, then reads what is still in use
                     Thread sampler = new Thread(() -> {
                         var memory = java.lang.management.ManagementFactory.getMemoryMXBean();
                         while (!Thread.currentThread().isInterrupted()) {
@@ -119,16 +137,16 @@ final class BenchFarmCommand implements Callable<Integer> {
                     sampler.start();
                     long t;
                     try {
-                        t = job(node, sha, dir.resolve("memory-out-" + n), null);
+                        t = job(coordinator, small, dir.resolve("memory-out-" + n), null);
                     } finally {
                         sampler.interrupt();
                         sampler.join();
                     }
-                    out.printf(Locale.ROOT, "coordinator, %7d groups: %.2f s, peak live heap %.1f MiB (after GC, sampled "
-                            + "every 100 ms; the embedded evaluator's included)%n", n, t / 1e9, peak.get() / 1048576.0);
+                    out.printf(Locale.ROOT, "coordinator, %7d groups: %.2f s, peak live heap %.1f MiB (its own JVM; after "
+                            + "GC, sampled every 100 ms)%n", n, t / 1e9, peak.get() / 1048576.0);
                     out.flush();
                 }
-            }
+            });
         } finally {
             RunCommand.deleteTree(dir);
         }
@@ -142,6 +160,20 @@ final class BenchFarmCommand implements Callable<Integer> {
         Path capture = dir.resolve("spin-" + n + "-" + trips + ".capture");
         built.write(capture);
         return capture;
+    }
+
+    private static long median(long[] runs) {
+        long[] sorted = runs.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    private static String pairs(long[] eval, long[] embedded) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < eval.length; i++) {
+            b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%+.1f%%", 100.0 * (embedded[i] - eval[i]) / eval[i]));
+        }
+        return b.toString();
     }
 
     private void row(PrintWriter out, String what, long nanos) {
@@ -172,14 +204,20 @@ final class BenchFarmCommand implements Callable<Integer> {
         return System.nanoTime() - start;
     }
 
-    private static long twoJvms(Path dir, Path capture, int threads) throws Exception {
+    /** What to do with the coordinator of the two-JVM cluster. */
+    interface WithCoordinator {
+        void accept(FarmNode coordinator) throws Exception;
+    }
+
+    /** Starts this process as coordinator and two evaluator JVMs, then hands the coordinator to {@code then}. */
+    private static void twoJvms(Path dir, int threads, WithCoordinator then) throws Exception {
         List<Process> children = new ArrayList<>();
         try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("two")))) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             for (int i = 0; i < 2; i++) {
                 ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                         Replay.class.getName(), "node", "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed",
-                        coordinator.seed(), "--threads", String.valueOf(threads), "--work-dir",
+                        coordinator.seed(), "--threads", String.valueOf(threads), "--metrics-port", "0", "--work-dir",
                         dir.resolve("two-eval-" + i).toString());
                 pb.redirectError(ProcessBuilder.Redirect.DISCARD);
                 Process p = pb.start();
@@ -196,9 +234,13 @@ final class BenchFarmCommand implements Callable<Integer> {
                 }
                 TimeUnit.MILLISECONDS.sleep(20);
             }
-            String sha = coordinator.jobs().storeCapture(capture);
-            job(coordinator, sha, dir.resolve("two-warm"), null);
-            return job(coordinator, sha, dir.resolve("two-out"), null);
+            while (coordinator.evaluatorRegions(Duration.ofSeconds(1)) < 2) {
+                if (System.nanoTime() > until) {
+                    throw new IllegalStateException("the evaluator JVMs' shard regions are not known");
+                }
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+            then.accept(coordinator);
         } finally {
             for (Process p : children) {
                 p.destroy();
