@@ -2,7 +2,6 @@ package org.replayfarm.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,20 +47,8 @@ final class CaptureBuildCommand implements Callable<Integer> {
     @Option(names = "--kernel", paramLabel = "NAME", description = "Kernel to launch (its descriptor NAME.kd).")
     String kernel;
 
-    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
-    String groups;
-
-    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
-    String groupSize;
-
-    @Option(names = "--arg", paramLabel = "KIND:VALUE",
-            description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
-                    "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH[xD],format=FMT[,order=..][,mips=N] (WxHxD: 3D),",
-                    "sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=transparent_black|opaque_black|opaque_white]",
-                    "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",
-                    "(FILTER point|bilinear; ADDRESS_MODE wrap|mirror|clamp|mirror_once|clamp_half_border|"
-                            + "mirror_once_half_border|border|mirror_once_border)."})
-    List<String> args = new ArrayList<>();
+    @picocli.CommandLine.Mixin
+    DispatchOptions dispatch = new DispatchOptions();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
     Path out;
@@ -95,16 +82,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DispatchShape shape;
-        List<KernelArg> kernelArgs = new ArrayList<>();
-        try {
-            shape = DispatchShape.parse(groups, groupSize);
-            for (String a : args) {
-                kernelArgs.add(KernelArg.parse(a));
-            }
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        DispatchOptions.Parsed parsed = dispatch.parse(spec);
+        DispatchShape shape = parsed.shape();
+        List<KernelArg> kernelArgs = parsed.args();
         Path source = input.elf != null ? input.elf : input.asm;
         byte[] sourceBytes = Files.readAllBytes(source);
         byte[] object = input.elf != null ? sourceBytes : Llvm.assemble(input.asm, wave64);
@@ -172,7 +152,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
         if (kernel != null) {
             p.addArguments("--kernel").addArguments(kernel);
         }
-        p.addArguments("--groups").addArguments(groups).addArguments("--group-size").addArguments(groupSize);
+        p.addArguments("--groups").addArguments(dispatch.groups).addArguments("--group-size").addArguments(dispatch.groupSize);
         for (KernelArg a : kernelArgs) {
             p.addArguments("--arg").addArguments(a.describe());
         }

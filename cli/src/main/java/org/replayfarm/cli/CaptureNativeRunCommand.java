@@ -12,7 +12,6 @@ import org.replayfarm.model.build.Llvm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -32,31 +31,17 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
     @Option(names = "--kernel", required = true, paramLabel = "NAME", description = "Kernel function to run.")
     String kernel;
 
-    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
-    String groups;
-
-    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
-    String groupSize;
-
-    @Option(names = "--arg", paramLabel = "KIND:VALUE",
-            description = "Kernel argument, in order, as replay capture build takes them.")
-    List<String> args = new ArrayList<>();
+    @picocli.CommandLine.Mixin
+    DispatchOptions dispatch = new DispatchOptions();
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where guest-<n>.bin go.")
     Path out;
 
     @Override
     public Integer call() throws Exception {
-        DispatchShape shape;
-        List<KernelArg> kernelArgs = new ArrayList<>();
-        try {
-            shape = DispatchShape.parse(groups, groupSize);
-            for (String a : args) {
-                kernelArgs.add(KernelArg.parse(a));
-            }
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        DispatchOptions.Parsed parsed = dispatch.parse(spec);
+        DispatchShape shape = parsed.shape();
+        List<KernelArg> kernelArgs = parsed.args();
         Path work = Files.createTempDirectory("replay-native");
         try {
             Files.copy(source, work.resolve("kernel.cl"));

@@ -1,0 +1,44 @@
+package org.replayfarm.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.replayfarm.model.build.DispatchShape;
+import org.replayfarm.model.build.KernelArg;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** The dispatch and its kernel arguments, as {@code replay capture build} and {@code native-run} take them. */
+final class DispatchOptions {
+    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
+    String groups;
+
+    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
+    String groupSize;
+
+    @Option(names = "--arg", paramLabel = "KIND:VALUE",
+            description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
+                    "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH[xD],format=FMT[,order=..][,mips=N] (WxHxD: 3D),",
+                    "sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=transparent_black|opaque_black|opaque_white]",
+                    "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",
+                    "(FILTER point|bilinear; ADDRESS_MODE wrap|mirror|clamp|mirror_once|clamp_half_border|"
+                            + "mirror_once_half_border|border|mirror_once_border)."})
+    List<String> args = new ArrayList<>();
+
+    /** The parsed dispatch and arguments. */
+    record Parsed(DispatchShape shape, List<KernelArg> args) {
+    }
+
+    /** Parses them; a bad value is a usage error naming it. */
+    Parsed parse(CommandSpec spec) {
+        try {
+            List<KernelArg> kernelArgs = new ArrayList<>();
+            for (String a : args) {
+                kernelArgs.add(KernelArg.parse(a));
+            }
+            return new Parsed(DispatchShape.parse(groups, groupSize), List.copyOf(kernelArgs));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+}
