@@ -2,9 +2,11 @@ package org.replayfarm.coordinator.diff;
 
 /**
  * How host and device are compared. Exact by default: every channel bit for bit. {@code ulp} &gt; 0
- * accepts a float channel within that many units in the last place; {@code approximate} accepts a
- * difference in a texel or byte whose storing group executed at least one instruction classified
- * approximate (the only instructions whose results host and device may round differently).
+ * accepts a float channel within that many units in the last place (an infinity or NaN only equal to
+ * itself); {@code approximate} accepts a texel whose storing group executed at least one instruction
+ * classified approximate (the only instructions whose results host and device may round differently)
+ * when every channel is at most one unit in its last place off (or {@code ulp} for float channels, if
+ * larger). Memory bytes carry no type, so {@code approximate} never accepts a differing byte.
  * {@code everyGroup}: the host ran every group, so whole images and ranges are compared; otherwise
  * device-only changes count only inside the selected groups' footprint ({@link Diff}).
  */
@@ -26,6 +28,7 @@ public record DiffOptions(boolean everyGroup, int ulp, boolean approximate) {
         }
         return (ulp > 0 ? "float channels within " + ulp + " ulp" : "")
                 + (ulp > 0 && approximate ? "; " : "")
-                + (approximate ? "differences stored by groups that executed approximate instructions accepted" : "");
+                + (approximate ? "texels one unit in the last place off, stored by groups that executed approximate "
+                        + "instructions, accepted" : "");
     }
 }

@@ -192,9 +192,27 @@ class DiffTest {
         assertEquals(2, ulp4.toleratedUlp());
 
         ImageDiff approx = Diff.compare(o.memory(), o.images(), dev, new DiffOptions(true, 0, true)).images().get(1);
-        assertEquals(1, approx.differing(), "group (0, 0) executed no approximate instruction");
-        assertTrue(approx.differingTexels().get(0));
-        assertEquals(1, approx.toleratedApproximate());
+        assertEquals(2, approx.differing(), "group (0, 0) executed no approximate instruction, and 4 ulp is more "
+                + "than group (1, 0)'s approximate instructions explain");
+        assertEquals(0, approx.toleratedApproximate());
+
+        // one ulp off in both texels: only the group that executed approximate instructions is excused
+        byte[] oneUlp = copy(o.images().texels(1));
+        System.arraycopy(f32(Math.nextUp(1.0f)), 0, oneUlp, 0, 4);
+        System.arraycopy(f32(Math.nextUp(2.0f)), 0, oneUlp, 4, 4);
+        var dev1 = device(copy(o.memory().range(0)), copy(o.memory().range(1)), copy(o.images().texels(0)), oneUlp);
+        ImageDiff approx1 = Diff.compare(o.memory(), o.images(), dev1, new DiffOptions(true, 0, true)).images().get(1);
+        assertEquals(1, approx1.differing());
+        assertTrue(approx1.differingTexels().get(0), "group (0, 0) executed no approximate instruction");
+        assertEquals(1, approx1.toleratedApproximate());
+
+        // an overflow to infinity, or a NaN, is never a few ulps off
+        assertEquals(1, Diff.ulps(32, 0x7F7F_FFFEL, 0x7F7F_FFFFL));
+        assertEquals(Long.MAX_VALUE, Diff.ulps(32, 0x7F7F_FFFFL, 0x7F80_0000L));
+        assertEquals(Long.MAX_VALUE, Diff.ulps(32, 0x7F80_0000L, 0x7FC0_0000L));
+        assertEquals(Long.MAX_VALUE, Diff.ulps(16, 0x7BFFL, 0x7C00L));
+        assertEquals(Long.MAX_VALUE, Diff.ulps(11, 0x7BFL, 0x7C0L));
+        assertEquals(0, Diff.ulps(32, 0x7F80_0000L, 0x7F80_0000L));
 
         // ulps never apply to UNORM channels
         byte[] image0 = copy(o.images().texels(0));
