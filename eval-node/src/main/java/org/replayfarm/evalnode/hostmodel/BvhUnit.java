@@ -36,10 +36,15 @@ final class BvhUnit {
         int count = (wide ? 12 : 11) - (m.a16() ? 3 : 0);
         int[] address = new int[count];
         for (int i = 0; i < count; i++) {
-            address[i] = m.nsaDwords() == 0 ? m.vaddr() + i : i == 0 ? m.vaddr() : m.nsaAddresses().get(i - 1);
+            address[i] = ImageUnit.addressVgpr(m, i);
         }
         int s = m.srsrc(); // the decoder hands the first register (the field times 4)
         BvhDescriptor descriptor = BvhDescriptor.decode(w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3));
+        if (descriptor.type() != BvhDescriptor.TYPE_BVH) {
+            throw new GuestFault(String.format("s[%d:%d] is not a BVH resource: its TYPE field [127:124] is %d, not %d "
+                    + "(words 0x%08x 0x%08x 0x%08x 0x%08x)", s, s + 3, descriptor.type(), BvhDescriptor.TYPE_BVH,
+                    w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3)));
+        }
         GroupMemory memory = w.group().memory();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {

@@ -240,10 +240,17 @@ final class ImageUnit {
         boolean compare = op.endsWith("cmpswap");
         int dataRegs = Integer.bitCount(m.dmask());
         int bytes = (compare ? dataRegs / 2 : dataRegs) * 4;
-        if (bytes != 4 && bytes != 8 || v.format.bytesPerTexel() != bytes) {
+        boolean floatOp = op.startsWith("f");
+        org.replayfarm.proto.DataFormat want = bytes == 8 ? org.replayfarm.proto.DataFormat.FMT_32_32
+                : org.replayfarm.proto.DataFormat.FMT_32;
+        org.replayfarm.proto.NumericFormat numeric = v.format.numeric();
+        boolean numericOk = floatOp ? numeric == org.replayfarm.proto.NumericFormat.NUM_FLOAT
+                : numeric == org.replayfarm.proto.NumericFormat.NUM_UINT || numeric == org.replayfarm.proto.NumericFormat.NUM_SINT
+                        || numeric == org.replayfarm.proto.NumericFormat.NUM_FLOAT && (op.equals("swap") || op.equals("cmpswap"));
+        if (bytes != 4 && bytes != 8 || v.format.data() != want || !numericOk) {
             throw new GuestFault(insn.mnemonic() + " with DMASK 0x" + Integer.toHexString(m.dmask()) + " on a "
                     + v.format + " image: atomics need a 32-bit (DMASK 0x1, cmpswap 0x3) or 64-bit (0x3, cmpswap 0xf)"
-                    + " texel of a 32 or 32_32 format");
+                    + " texel of a 32 or 32_32 format, UINT or SINT (FLOAT for the float atomics and swaps)");
         }
         int n = coordinates(m);
         for (int lane = 0; lane < w.waveSize(); lane++) {

@@ -360,4 +360,19 @@ class BvhUnitTest {
         assertTrue(out.fault().getMessage().contains("lane 5") || out.fault().getMessage().contains("0x"),
                 out.fault().getMessage());
     }
+
+    @Test
+    void a_resource_that_is_not_a_bvh_faults_naming_its_registers_and_type() throws Exception {
+        var out = new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+            int[] words = BvhDescriptor.of(w.sgpr64(0), BVH.nodes().length, true).encode();
+            words[3] = words[3] & 0x0FFF_FFFF | 0x9 << 28; // TYPE 9: an image resource, not a BVH
+            for (int k = 0; k < 4; k++) {
+                w.setSgpr(4 + k, words[k]);
+            }
+            w.setExec(1);
+        }).run("image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]");
+        assertNotNull(out.fault());
+        assertTrue(out.fault().getMessage().contains("s[4:7] is not a BVH resource")
+                && out.fault().getMessage().contains("is 9"), out.fault().getMessage());
+    }
 }

@@ -151,6 +151,22 @@ class ImageUnitTest {
     }
 
     @Test
+    void an_integer_atomic_on_a_normalised_image_faults_instead_of_adding_to_its_bits() throws Exception {
+        ImageRunner runner = new ImageRunner(dir).lanes(32);
+        Path raw = runner.file("rgba.raw", new byte[16 * 4]);
+        var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x4,format=8_8_8_8_UNORM").arg("u64:0")
+                .run(PROLOGUE + """
+                        v_and_b32 v2, 3, v2
+                        v_mov_b32 v4, 5
+                        image_atomic_add v4, v[1:2], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm glc
+                        s_waitcnt vmcnt(0)
+                        """);
+        var fault = out.run().result().fault();
+        assertTrue(fault.isPresent(), "an 8_8_8_8 UNORM texel is not a 32-bit integer");
+        assertTrue(fault.get().message().contains("32 or 32_32 format, UINT or SINT"), fault.get().message());
+    }
+
+    @Test
     void image_atomics_return_the_old_value_and_leave_the_new_one() throws Exception {
         ByteBuffer t = ByteBuffer.allocate(16 * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 16; i++) {
