@@ -193,16 +193,13 @@ public final class Diff {
         bad.or(deviceOnly);
         Image image = e.image();
         long regions = 0;
-        int[] queue = new int[0];
+        int[] queue = new int[1024]; // grows with the largest region, never to the plane's size up front
         for (int t = bad.nextSetBit(0); t >= 0; t = bad.nextSetBit(t + 1)) {
             TexelLayout.Texel first = TexelLayout.texelAt(image, t);
             int w = (int) TexelLayout.mipExtent(Integer.toUnsignedLong(image.getWidth()), first.mip());
             int h = (int) TexelLayout.mipExtent(Integer.toUnsignedLong(image.getHeight()), first.mip());
             int planeStart = t - (first.y() * w + first.x());
             // flood fill inside this plane; visited texels leave "bad"
-            if (queue.length < w * h) {
-                queue = new int[w * h];
-            }
             int head = 0;
             int tail = 0;
             queue[tail++] = t - planeStart;
@@ -233,14 +230,15 @@ public final class Diff {
                 x1 = Math.max(x1, x);
                 y0 = Math.min(y0, y);
                 y1 = Math.max(y1, y);
-                int[][] next = {{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}};
-                for (int[] n : next) {
-                    if (n[0] >= 0 && n[0] < w && n[1] >= 0 && n[1] < h) {
-                        int q = planeStart + n[1] * w + n[0];
-                        if (bad.get(q)) {
-                            bad.clear(q);
-                            queue[tail++] = n[1] * w + n[0];
+                for (int k = 0; k < 4; k++) {
+                    int nx = x + (k == 0 ? -1 : k == 1 ? 1 : 0);
+                    int ny = y + (k == 2 ? -1 : k == 3 ? 1 : 0);
+                    if (nx >= 0 && nx < w && ny >= 0 && ny < h && bad.get(planeStart + ny * w + nx)) {
+                        bad.clear(planeStart + ny * w + nx);
+                        if (tail == queue.length) {
+                            queue = Arrays.copyOf(queue, queue.length * 2);
                         }
+                        queue[tail++] = ny * w + nx;
                     }
                 }
             }
