@@ -65,18 +65,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
-            description = "The device side: auto (a GPU when this node has one, else the capture's first recorded run, "
-                    + "else none), recorded (the first recorded run), recorded:LABEL, or none (default ${DEFAULT-VALUE}).")
-    String device;
+    @picocli.CommandLine.Mixin
+    CompareOptions comparison = new CompareOptions();
 
-    @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
-            description = "Accept float channels of images within N units in the last place (default exact).")
-    int ulp;
-
-    @Option(names = "--approximate",
-            description = "Accept differences stored by groups that executed at least one instruction classified approximate.")
-    boolean approximate;
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
@@ -100,7 +91,7 @@ final class RunCommand implements Callable<Integer> {
         }
         CompareWith compare;
         try {
-            compare = CompareWith.parse(device, ulp, approximate);
+            compare = comparison.compareWith();
             compare.device().resolve(file); // refuse a missing recorded run before evaluating
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

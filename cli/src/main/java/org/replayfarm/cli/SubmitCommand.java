@@ -36,19 +36,8 @@ final class SubmitCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     GroupOptions selection;
 
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
-            description = "The device side: auto (a GPU when the coordinator's farm has one, else the capture's first "
-                    + "recorded run, else none), recorded (the first recorded run), recorded:LABEL, or none "
-                    + "(default ${DEFAULT-VALUE}).")
-    String device;
-
-    @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
-            description = "Accept float channels of images within N units in the last place (default exact).")
-    int ulp;
-
-    @Option(names = "--approximate",
-            description = "Accept differences stored by groups that executed at least one instruction classified approximate.")
-    boolean approximate;
+    @picocli.CommandLine.Mixin
+    CompareOptions comparison = new CompareOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -57,7 +46,7 @@ final class SubmitCommand implements Callable<Integer> {
         CompareWith compare;
         try {
             groups = selection.selection();
-            compare = CompareWith.parse(device, ulp, approximate);
+            compare = comparison.compareWith();
             client = coordinator.client();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
