@@ -3,23 +3,16 @@ package org.replayfarm.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import akka.cluster.MemberStatus;
-import akka.cluster.typed.Cluster;
 import com.typesafe.config.ConfigFactory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -38,49 +31,19 @@ class ClusterDrainTest {
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
+    /** The evaluators log at INFO: the test watches for the capture fetch of the victim's first slice. */
+    private static final Map<String, String> INFO_LOGS = Map.of("REPLAY_LOG_LEVEL", "INFO");
+
+    private NodeProcesses nodes;
+
+    @BeforeEach
+    void startProcesses() {
+        nodes = new NodeProcesses(dir);
+    }
 
     @AfterEach
     void stopProcesses() {
-        processes.forEach(Process::destroyForcibly);
-    }
-
-    private String evaluator(String seed, Path config, int n) throws Exception {
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay", "node",
-                "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1", "--no-metrics",
-                "--config", config.toString(), "--work-dir", dir.resolve("eval-" + n).toString());
-        pb.environment().put("REPLAY_LOG_LEVEL", "INFO"); // the test watches for the capture fetch of its first slice
-        pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
-        Process p = pb.start();
-        processes.add(p);
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            } catch (Exception e) {
-                return null;
-            }
-        });
-        String first = line.get(60, TimeUnit.SECONDS);
-        if (first == null || !first.startsWith("node akka://farm@")) {
-            fail("evaluator " + n + " did not start: " + first + "\n" + Files.readString(dir.resolve("eval-" + n + ".err")));
-        }
-        return first.split(" ")[1];
-    }
-
-    private static void awaitUp(FarmNode node, int members) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(node.system()).state();
-            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members && state.getUnreachable().isEmpty()) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster did not reach " + members + " members up");
+        nodes.close();
     }
 
     @Test
@@ -99,11 +62,11 @@ class ClusterDrainTest {
                 """);
         try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
                 .withConfig(ConfigFactory.parseFile(config.toFile())))) {
-            awaitUp(coordinator, 1);
-            String stays = evaluator(coordinator.seed(), config, 1);
-            awaitUp(coordinator, 2);
-            String victim = evaluator(coordinator.seed(), config, 2);
-            awaitUp(coordinator, 3);
+            NodeProcesses.awaitUp(coordinator, 1);
+            String stays = nodes.evaluator(coordinator.seed(), config, 1, INFO_LOGS, "--no-metrics");
+            NodeProcesses.awaitUp(coordinator, 2);
+            String victim = nodes.evaluator(coordinator.seed(), config, 2, INFO_LOGS, "--no-metrics");
+            NodeProcesses.awaitUp(coordinator, 3);
 
             String sha = coordinator.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -122,7 +85,7 @@ class ClusterDrainTest {
             }
             assertTrue(Files.readString(victimLog).contains("fetched capture"), "the victim got a slice");
             long doneBefore = coordinator.jobs().progress("drain").orElseThrow().groupsDone();
-            Process p = processes.get(1);
+            Process p = nodes.process(1);
             p.destroy(); // SIGTERM, as the kubelet sends on scale-in
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
             assertEquals(143, p.exitValue(), "exited through the JVM's SIGTERM shutdown");

@@ -2,23 +2,16 @@ package org.replayfarm.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import akka.cluster.MemberStatus;
-import akka.cluster.typed.Cluster;
 import com.typesafe.config.ConfigFactory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -48,50 +41,16 @@ class ClusterProcessesTest {
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
+    private NodeProcesses nodes;
+
+    @BeforeEach
+    void startProcesses() {
+        nodes = new NodeProcesses(dir);
+    }
 
     @AfterEach
     void stopProcesses() {
-        processes.forEach(Process::destroyForcibly);
-    }
-
-    /** Starts {@code replay node --role eval} in a new JVM and returns its cluster address once it printed it. */
-    private String evaluator(String seed, Path config, int n) throws Exception {
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay", "node",
-                "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1", "--metrics-port", "0",
-                "--config", config.toString(), "--work-dir", dir.resolve("eval-" + n).toString());
-        pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
-        Process p = pb.start();
-        processes.add(p);
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                return r.readLine();
-            } catch (Exception e) {
-                return null;
-            }
-        });
-        String first = line.get(60, TimeUnit.SECONDS);
-        if (first == null || !first.startsWith("node akka://farm@")) {
-            fail("evaluator " + n + " did not start: " + first + "\n" + Files.readString(dir.resolve("eval-" + n + ".err")));
-        }
-        return first.split(" ")[1];
-    }
-
-    private static void awaitUp(FarmNode node, int members) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(node.system()).state();
-            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members && state.getUnreachable().isEmpty()) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster did not reach " + members + " members up");
+        nodes.close();
     }
 
     @Test
@@ -112,11 +71,11 @@ class ClusterProcessesTest {
                 """);
         try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
                 .withConfig(ConfigFactory.parseFile(config.toFile())))) {
-            awaitUp(coordinator, 1);
-            String first = evaluator(coordinator.seed(), config, 1);
-            awaitUp(coordinator, 2);
-            String second = evaluator(coordinator.seed(), config, 2);
-            awaitUp(coordinator, 3);
+            NodeProcesses.awaitUp(coordinator, 1);
+            String first = nodes.evaluator(coordinator.seed(), config, 1, Map.of(), "--metrics-port", "0");
+            NodeProcesses.awaitUp(coordinator, 2);
+            String second = nodes.evaluator(coordinator.seed(), config, 2, Map.of(), "--metrics-port", "0");
+            NodeProcesses.awaitUp(coordinator, 3);
 
             String sha = coordinator.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -131,10 +90,10 @@ class ClusterProcessesTest {
                 }
             });
             started.get(60, TimeUnit.SECONDS);
-            String third = evaluator(coordinator.seed(), config, 3);
-            awaitUp(coordinator, 4);
+            String third = nodes.evaluator(coordinator.seed(), config, 3, Map.of(), "--metrics-port", "0");
+            NodeProcesses.awaitUp(coordinator, 4);
             long before = coordinator.jobs().progress("farm").orElseThrow().groupsDone();
-            processes.get(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
+            nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
             JobProgress done = end.get(120, TimeUnit.SECONDS);
             assertEquals("finished", done.state(), done.error());
             assertEquals(groups, done.groupsDone());

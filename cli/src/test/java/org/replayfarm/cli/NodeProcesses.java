@@ -1,0 +1,86 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import akka.cluster.MemberStatus;
+import akka.cluster.typed.Cluster;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
+import org.replayfarm.coordinator.cluster.FarmNode;
+
+/**
+ * Evaluator nodes as separate JVMs ({@code replay node --role eval}) for the multi-process tests: each
+ * writes its stderr to {@code DIR/eval-<n>.err}; closing kills every one still running.
+ */
+final class NodeProcesses implements AutoCloseable {
+    private final Path dir;
+    private final List<Process> processes = new ArrayList<>();
+
+    NodeProcesses(Path dir) {
+        this.dir = dir;
+    }
+
+    /**
+     * Starts evaluator {@code n} joined to {@code seed} with the node configuration file {@code config},
+     * environment {@code env} and {@code extra} arguments; returns its cluster address once it printed it.
+     */
+    String evaluator(String seed, Path config, int n, Map<String, String> env, String... extra) throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay",
+                "node", "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed", seed, "--threads", "1",
+                "--config", config.toString(), "--work-dir", dir.resolve("eval-" + n).toString()));
+        command.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(env);
+        pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
+        Process p = pb.start();
+        processes.add(p);
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            } catch (Exception e) {
+                return null;
+            }
+        });
+        String first = line.get(60, TimeUnit.SECONDS);
+        if (first == null || !first.startsWith("node akka://farm@")) {
+            fail("evaluator " + n + " did not start: " + first + "\n" + Files.readString(dir.resolve("eval-" + n + ".err")));
+        }
+        return first.split(" ")[1];
+    }
+
+    /** The {@code i}-th process started (from 0). */
+    Process process(int i) {
+        return processes.get(i);
+    }
+
+    /** Waits until {@code node} sees {@code members} members up and none unreachable. */
+    static void awaitUp(FarmNode node, int members) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            var state = Cluster.get(node.system()).state();
+            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .filter(m -> m.status() == MemberStatus.up()).count();
+            if (up == members && state.getUnreachable().isEmpty()) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        fail("the cluster did not reach " + members + " members up");
+    }
+
+    @Override
+    public void close() {
+        processes.forEach(Process::destroyForcibly);
+    }
+}
