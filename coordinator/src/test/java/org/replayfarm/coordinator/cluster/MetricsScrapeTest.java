@@ -158,8 +158,11 @@ class MetricsScrapeTest {
             assertTrue(seen.stream().anyMatch(v -> v > 0 && v < total),
                     "the scrape showed groups done moving during the " + seconds + " s job: " + seen);
 
-            // the coordinator's job series end at the report's totals
-            List<Sample> last = scrapeUntil(coordinator, s -> sum(s, "replay_job_groups_done_total", ofJob) == total);
+            // the coordinator's job series end at the report's totals. Kamon serves the snapshot of its last
+            // tick, which may fall between the last group counted and the job marked not running: wait for
+            // a snapshot taken after the job ended
+            List<Sample> last = scrapeUntil(coordinator, s -> sum(s, "replay_job_groups_done_total", ofJob) == total
+                    && sum(s, "replay_job_running", ofJob) == 0.0);
             assertEquals(total, sum(last, "replay_job_groups_selected", ofJob));
             assertEquals(report.get("wave_instructions").asDouble(), sum(last, "replay_job_instructions_wave_total", ofJob));
             assertEquals(report.get("lane_instructions").asDouble(), sum(last, "replay_job_instructions_lane_total", ofJob));

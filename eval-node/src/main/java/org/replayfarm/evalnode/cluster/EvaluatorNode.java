@@ -65,8 +65,9 @@ public final class EvaluatorNode {
                         .addAllOutcomes(outcomes).setEvalNanos(System.nanoTime() - start).build();
             });
         });
-        result.whenComplete((r, e) -> {
-            metrics.queueDepth(running.decrementAndGet());
+        // the returned stage completes after the slice is recorded, so whoever replies with it replies after
+        // the metrics count it; the queue depth falls last, so a depth of 0 means every slice is counted
+        return result.whenComplete((r, e) -> {
             long wave = 0;
             long lane = 0;
             long faults = 0;
@@ -78,8 +79,8 @@ public final class EvaluatorNode {
                 }
             }
             metrics.slice(System.nanoTime() - start, r == null ? 0 : r.getOutcomesCount(), wave, lane, faults);
+            metrics.queueDepth(running.decrementAndGet());
         });
-        return result;
     }
 
     /** Slices being evaluated on this node now. */
