@@ -118,7 +118,11 @@ class GpuNodeWiringTest {
             // and so does /metrics, tagged with the GPU node (HOST:PORT, role gpu)
             String metrics = coordinator.metricsUrl().orElseThrow();
             String tag = "node=\"" + gpuNode.seed() + "\"";
-            String scraped = scrapeUntil(metrics, s -> value(s, "replay_gpu_sampling_bursts_total", tag) == closed);
+            // Kamon serves the snapshot of its last tick: wait for one taken after every figure was recorded
+            String scraped = scrapeUntil(metrics, s -> value(s, "replay_gpu_sampling_bursts_total", tag) == closed
+                    && value(s, "replay_gpu_executions_total", tag, "serialized=\"true\"") == views.serialized()
+                    && value(s, "replay_gpu_executions_total", tag, "serialized=\"false\"") == views.notSerialized()
+                    && Math.abs(value(s, "replay_gpu_sampling_duty", tag) - node.get("duty_achieved").asDouble()) <= 1e-9);
             assertEquals(views.serialized(), value(scraped, "replay_gpu_executions_total", tag, "serialized=\"true\""));
             assertEquals(views.notSerialized(), value(scraped, "replay_gpu_executions_total", tag, "serialized=\"false\""));
             assertEquals(0, value(scraped, "replay_gpu_executions_total", tag, "serialized=\"unknown\""));
