@@ -11,7 +11,8 @@ import org.replayfarm.evalnode.metrics.FarmMetrics;
  * report.json's sampling section never disagree. Per GPU node (tag {@code node}: its HOST:PORT, role
  * {@code gpu}, every incarnation added up): executions by {@code serialized}, bursts closed, duty achieved.
  * Counters advance by what is new and never back: an execution that read {@code unknown} and is later
- * decided stays counted as unknown on {@code /metrics} (the report and the progress show the decision).
+ * decided stays counted as unknown in {@code replay_gpu_executions_total}; the gauge
+ * {@code replay_gpu_executions_now} shows the decision, as the report and the progress do.
  */
 public final class SamplingMetrics {
     private final FarmMetrics metrics;
@@ -59,6 +60,7 @@ public final class SamplingMetrics {
                 gpu.executions(names[i], t[i] - done[i]);
                 done[i] = Math.max(done[i], t[i]);
             }
+            gpu.executionsNow(t[0], t[1], t[2]);
             gpu.bursts(t[3] - done[3]);
             done[3] = Math.max(done[3], t[3]);
             gpu.duty(t[5] == 0 ? 0.0 : Math.min(1.0, (double) t[4] / t[5]));

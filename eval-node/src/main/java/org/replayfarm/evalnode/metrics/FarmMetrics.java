@@ -82,7 +82,10 @@ public final class FarmMetrics {
         CAPTURE_FETCHED("replay.capture.fetched", Kind.COUNTER, Unit.BYTES, "eval", "capture bytes downloaded"),
 
         // a GPU node's device runs (seed 000)
-        GPU_EXECUTIONS("replay.gpu.executions", Kind.COUNTER, Unit.NONE, "gpu", "device executions, by serialized", SERIALIZED),
+        GPU_EXECUTIONS("replay.gpu.executions", Kind.COUNTER, Unit.NONE, "gpu",
+                "device executions by serialized as first counted (an unknown decided later stays counted unknown)", SERIALIZED),
+        GPU_EXECUTIONS_NOW("replay.gpu.executions.now", Kind.GAUGE, Unit.NONE, "gpu",
+                "device executions by serialized as they read now (an unknown decided later moves to true or false)", SERIALIZED),
         GPU_SAMPLING_BURSTS("replay.gpu.sampling.bursts", Kind.COUNTER, Unit.NONE, "gpu", "PC-sampling bursts closed"),
         GPU_SAMPLING_DUTY("replay.gpu.sampling.duty", Kind.GAUGE, Unit.NONE, "gpu", "fraction of time sampling was on (0 to 1)"),
         GPU_SAMPLING_REFUSED("replay.gpu.sampling.refused", Kind.COUNTER, Unit.NONE, "gpu", "launches Tier A refused (graph launches)");
@@ -368,6 +371,7 @@ public final class FarmMetrics {
             if (tags != null) {
                 for (String s : SERIALIZED_VALUES) {
                     Metric.GPU_EXECUTIONS.counter(tags.withTag(SERIALIZED, s));
+                    Metric.GPU_EXECUTIONS_NOW.gauge(tags.withTag(SERIALIZED, s));
                 }
                 Metric.GPU_SAMPLING_BURSTS.counter(tags);
                 Metric.GPU_SAMPLING_DUTY.gauge(tags);
@@ -392,6 +396,22 @@ public final class FarmMetrics {
             }
             if (tags != null && n > 0) {
                 Metric.GPU_EXECUTIONS.counter(tags.withTag(SERIALIZED, serialized)).increment(n);
+            }
+        }
+
+        /**
+         * How the node's executions read now: {@code serialized} true, false and unknown. Unlike the
+         * counter, these fall when an execution that read unknown is decided; they add up to the executions.
+         */
+        public void executionsNow(long serializedTrue, long serializedFalse, long unknown) {
+            if (serializedTrue < 0 || serializedFalse < 0 || unknown < 0) {
+                throw new IllegalArgumentException("execution counts are never negative: " + serializedTrue + ", "
+                        + serializedFalse + ", " + unknown);
+            }
+            if (tags != null) {
+                Metric.GPU_EXECUTIONS_NOW.gauge(tags.withTag(SERIALIZED, "true")).update(serializedTrue);
+                Metric.GPU_EXECUTIONS_NOW.gauge(tags.withTag(SERIALIZED, "false")).update(serializedFalse);
+                Metric.GPU_EXECUTIONS_NOW.gauge(tags.withTag(SERIALIZED, "unknown")).update(unknown);
             }
         }
 
@@ -422,6 +442,7 @@ public final class FarmMetrics {
             if (tags != null) {
                 for (String s : SERIALIZED_VALUES) {
                     Metric.GPU_EXECUTIONS.remove(tags.withTag(SERIALIZED, s));
+                    Metric.GPU_EXECUTIONS_NOW.remove(tags.withTag(SERIALIZED, s));
                 }
                 Metric.GPU_SAMPLING_BURSTS.remove(tags);
                 Metric.GPU_SAMPLING_DUTY.remove(tags);
