@@ -500,6 +500,49 @@ class BvhScenesTest {
         assertTrue(hits * 8 > checked, "a fair share of the rays hit: " + hits + " of " + checked);
     }
 
+    @org.junit.jupiter.api.Test
+    void rays_along_the_faces_and_edges_of_a_closed_cube_do_not_leak_through_it() {
+        // the cube [0, 2]^3 as twelve triangles; rays parallel to an axis from 1 before a face, on a grid of
+        // 0, 0.5, .., 2 across it: those on x or y = 0 or 2 run along a face (the box test meets 0 * inf = NaN
+        // there) and reach the entering face on its edge or corner. Every one must hit it at t = 1 exactly (all
+        // the arithmetic is on small integers and halves, exact in float32), whatever the signs of the zeros.
+        float[][] c = new float[8][];
+        for (int i = 0; i < 8; i++) {
+            c[i] = new float[] {(i & 1) * 2, (i >> 1 & 1) * 2, (i >> 2 & 1) * 2};
+        }
+        int[][] quads = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1}, {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
+        List<float[]> tris = new ArrayList<>();
+        for (int[] q : quads) {
+            tris.add(concat(c[q[0]], c[q[1]], c[q[2]]));
+            tris.add(concat(c[q[0]], c[q[2]], c[q[3]]));
+        }
+        BvhBuilder.Bvh bvh = BvhBuilder.build(flatten(tris), 1);
+        BvhDescriptor desc = BvhDescriptor.of(BASE, bvh.nodes().length, true);
+        int rays = 0;
+        for (int axis = 0; axis < 3; axis++) {
+            for (int sign = -1; sign <= 1; sign += 2) {
+                for (int i = 0; i <= 4; i++) {
+                    for (int j = 0; j <= 4; j++) {
+                        for (int zeros = 0; zeros < 4; zeros++) {
+                            float[] o = new float[3];
+                            float[] d = new float[3];
+                            o[axis] = sign > 0 ? -1 : 3;
+                            d[axis] = sign;
+                            o[(axis + 1) % 3] = i * 0.5f;
+                            o[(axis + 2) % 3] = j * 0.5f;
+                            d[(axis + 1) % 3] = (zeros & 1) != 0 ? -0f : 0f;
+                            d[(axis + 2) % 3] = (zeros & 2) != 0 ? -0f : 0f;
+                            Walk got = walk(bvh, desc, Ray.of(Float.POSITIVE_INFINITY, o[0], o[1], o[2], d[0], d[1], d[2]));
+                            assertEquals(1.0, got.t(), "ray from " + Arrays.toString(o) + " along " + Arrays.toString(d));
+                            rays++;
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(600, rays);
+    }
+
     /** Every input triangle in exactly one reachable triangle slot; box16 bounds contain their subtrees. */
     private static void everyTriangleOnceAndBox16Conservative(Scene s, BvhBuilder.Bvh bvh) {
         ByteBuffer b = ByteBuffer.wrap(bvh.nodes()).order(ByteOrder.LITTLE_ENDIAN);
