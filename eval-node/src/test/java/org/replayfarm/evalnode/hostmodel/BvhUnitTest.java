@@ -376,4 +376,56 @@ class BvhUnitTest {
         assertTrue(out.fault().getMessage().contains("s[4:7] is not a BVH resource")
                 && out.fault().getMessage().contains("is 9"), out.fault().getMessage());
     }
+
+    /** Runs one lane on the node at byte offset {@code offset} (type {@code type}) with a descriptor of {@code sizeUnits}. */
+    private MemoryHarness.Outcome oneLane(String asm, long offset, int type, long sizeUnits) throws Exception {
+        return new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+            int[] words = new BvhDescriptor(w.sgpr64(0), 0, true, sizeUnits, true, 0, false, BvhDescriptor.TYPE_BVH).encode();
+            for (int k = 0; k < 4; k++) {
+                w.setSgpr(4 + k, words[k]);
+            }
+            w.setExec(1L << 9);
+            LaneRay ray = rays(5, pointers(), false)[0];
+            int[] a = addressDwords(new LaneRay(offset >>> 3 | type, 1000f, ray.o(), ray.d(), ray.inv()), false, false, 0);
+            for (int k = 0; k < a.length; k++) {
+                w.setVgpr(k, 9, a[k]);
+            }
+        }).run(asm);
+    }
+
+    @Test
+    void a_node_past_the_descriptors_size_faults_naming_lane_pointer_and_size() throws Exception {
+        String asm = "image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]";
+        long units = BVH.nodes().length / 64;
+        // the last 64 bytes hold a triangle node (the builder writes them breadth first, triangles last)
+        long last = (units - 1) * 64;
+        oneLane(asm, last, 0, units - 1).ok();
+        var out = oneLane(asm, last, 0, units - 2);
+        assertNotNull(out.fault(), "one unit past SIZE");
+        String m = out.fault().getMessage();
+        assertTrue(m.contains("image_bvh_intersect_ray: lane 9's node pointer 0x" + Long.toHexString(last >>> 3))
+                && m.contains("past the BVH descriptor's SIZE of " + (units - 1) + " units") && m.contains("s[4:7]"), m);
+        assertEquals(9, out.fault().lane());
+        // a box32 node is two units: its second unit past SIZE faults too (the root, offset 0, with SIZE 1 unit)
+        assertNotNull(oneLane(asm, 0, 5, 0).fault(), "a box32 node needs two units");
+        oneLane(asm, 0, 5, 1).ok();
+        // instance and procedural nodes are not read: no check, all ones
+        var instance = oneLane(asm, units * 64 * 4, 6, 0).ok();
+        for (int k = 0; k < 4; k++) {
+            assertEquals(-1, instance.wave(0).vgpr(60 + k, 9));
+        }
+    }
+
+    @Test
+    void an_encoding_outside_the_isa_restrictions_faults_rather_than_guessing() throws Exception {
+        // llvm-mc-19 assembles image_bvh_intersect_ray v[60:63], v[0:10], s[4:7] as 0xf1989f01 0x00013c00; TFE is
+        // dword 0 bit 16, and DMASK [11:8] 0x1 instead of 0xf. llvm-objdump-19 prints neither as an instruction.
+        for (String words : new String[] {"0xf1999f01, 0x00013c00", "0xf1989101, 0x00013c00"}) {
+            var out = oneLane(".long " + words, 0, 5, BVH.nodes().length / 64);
+            assertNotNull(out.fault(), words);
+            assertTrue(out.fault().getMessage().startsWith("image_bvh_intersect_ray with D16 0, TFE ")
+                    && out.fault().getMessage().contains("the ISA restricts it to D16 0, TFE 0, LWE 0, DMASK 0xf"),
+                    out.fault().getMessage());
+        }
+    }
 }
