@@ -6,16 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.model.build.CaptureBuilder;
+import org.replayfarm.model.build.DispatchShape;
+import org.replayfarm.model.build.KernelArg;
+import org.replayfarm.model.build.Llvm;
+import org.replayfarm.model.build.RawLayout;
 import org.replayfarm.model.bvh.BvhBuilder;
 import org.replayfarm.model.bvh.BvhDescriptor;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.proto.Provenance;
 
 /**
  * image_bvh_intersect_ray and image_bvh64_intersect_ray, assembled by llvm-mc-19 in their plain, a16 and
@@ -427,5 +439,88 @@ class BvhUnitTest {
                     && out.fault().getMessage().contains("the ISA restricts it to D16 0, TFE 0, LWE 0, DMASK 0xf"),
                     out.fault().getMessage());
         }
+    }
+
+    @Test
+    void bvh64_reaches_nodes_at_a_high_address_through_the_pointers_upper_dword() throws Exception {
+        // the nodes range moved to 0x4a00_0000_0000 (bit 46): with a radv-style descriptor (base 0, SIZE 2^42
+        // units) a pointer is address / 8, so its upper dword is 0x940. Each lane loads its 12 address dwords
+        // from range 1 and stores its four results to range 2. The capture is built, then its range 0 moved.
+        long high = 0x4A00_0000_0000L;
+        LaneRay[] rays = rays(77, pointers(), false);
+        ByteBuffer in = ByteBuffer.allocate(48 * WAVE).order(ByteOrder.LITTLE_ENDIAN);
+        for (LaneRay ray : rays) {
+            long pointer = (high >>> 3) + ray.node();
+            for (int a : addressDwords(new LaneRay(pointer, ray.extent(), ray.o(), ray.d(), ray.inv()), true, false,
+                    pointer >>> 32)) {
+                in.putInt(a);
+            }
+        }
+        Path inputs = dir.resolve("lanes.bin");
+        Path nodes = dir.resolve("nodes.bvh");
+        Files.write(inputs, in.array());
+        Files.write(nodes, BVH.nodes());
+        BvhDescriptor radv = BvhDescriptor.decode(0, 1 << 31, 0xFFFFFFFF, 0x3FF | 1 << 24 | 1 << 31);
+        Path s = dir.resolve("k.s");
+        Files.writeString(s, """
+                v_mul_u32_u24 v1, 48, v0
+                global_load_dwordx4 v[10:13], v1, s[2:3]
+                global_load_dwordx4 v[14:17], v1, s[2:3] offset:16
+                global_load_dwordx4 v[18:21], v1, s[2:3] offset:32
+                s_waitcnt vmcnt(0)
+                image_bvh64_intersect_ray v[24:27], v[10:21], s[8:11]
+                s_waitcnt vmcnt(0)
+                v_lshlrev_b32 v1, 4, v0
+                global_store_dwordx4 v1, v[24:27], s[4:5]
+                s_endpgm
+                """);
+        byte[] object = Llvm.assemble(s, true);
+        List<KernelArg> args = List.of(
+                KernelArg.parse("buffer:" + nodes),
+                KernelArg.parse("buffer:" + inputs),
+                KernelArg.parse("zeros:" + 16 * WAVE));
+        var shape = new DispatchShape(1, 1, 1, WAVE, 1, 1, 1);
+        Function<Map<Integer, Integer>, CaptureBuilder.Built> build =
+                sgprs -> {
+                    try {
+                        return CaptureBuilder.fromRawCode(object,
+                                new RawLayout(64, 256, 106, 0, 0, sgprs,
+                                        OptionalInt.of(12), OptionalInt.of(20)),
+                                shape, args, Provenance.getDefaultInstance());
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                };
+        var first = build.apply(Map.of()).metadata();
+        Map<Integer, Integer> sgprs = new HashMap<>();
+        for (int n = 1; n <= 2; n++) {
+            long address = first.getRanges(n).getGuestAddress();
+            sgprs.put(2 * n, (int) address);
+            sgprs.put(2 * n + 1, (int) (address >>> 32));
+        }
+        int[] words = radv.encode();
+        for (int k = 0; k < 4; k++) {
+            sgprs.put(8 + k, words[k]);
+        }
+        var built = build.apply(sgprs);
+        var moved = built.metadata().toBuilder();
+        moved.setRanges(0, moved.getRanges(0).toBuilder().setGuestAddress(high));
+        Path capture = dir.resolve("high.capture");
+        built.writer().write(moved.build(), capture);
+        Kernel kernel = new Kernel(CaptureFile.open(capture));
+        HostModel.Run run = new HostModel(kernel, 100_000).runKeepingState(0, 0, 0);
+        assertTrue(run.result().fault().isEmpty(), () -> "no fault: " + run.result().fault().get());
+        GroupMemory memory = run.group().memory();
+        long out = first.getRanges(2).getGuestAddress();
+        int checked = 0;
+        for (int l = 0; l < WAVE; l++) {
+            int[] got = new int[4];
+            for (int k = 0; k < 4; k++) {
+                got[k] = (int) memory.load(out + 16L * l + 4 * k, 4, -1);
+            }
+            LaneRay ray = rays[l];
+            checked += ((ray.node() & 7) >= 4 ? checkBox(ray, got, l) : checkTriangle(ray, got, l)) ? 1 : 0;
+        }
+        assertTrue(checked > 50, "unambiguous lanes " + checked);
     }
 }
