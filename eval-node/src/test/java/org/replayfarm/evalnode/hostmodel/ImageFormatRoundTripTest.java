@@ -321,6 +321,95 @@ class ImageFormatRoundTripTest {
         }
     }
 
+    /** The gfx10 buffer FORMAT numbers llvm-mc-19 gives these formats (its BUF_FMT_* names; sRGB is image-only). */
+    private static int bufferFormat(String name) {
+        String[] kinds7 = {"UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT"};
+        String[] kinds6 = {"UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT"};
+        String[] kinds3 = {"UINT", "SINT", "FLOAT"};
+        Object[][] blocks = {{"8", 1, kinds6}, {"16", 7, kinds7}, {"8_8", 14, kinds6}, {"32", 20, kinds3},
+            {"16_16", 23, kinds7}, {"10_11_11", 30, kinds7}, {"11_11_10", 37, kinds7}, {"10_10_10_2", 44, kinds6},
+            {"2_10_10_10", 50, kinds6}, {"8_8_8_8", 56, kinds6}, {"32_32", 62, kinds3}, {"16_16_16_16", 65, kinds7},
+            {"32_32_32_32", 75, kinds3}};
+        for (Object[] b : blocks) {
+            String[] kinds = (String[]) b[2];
+            for (int k = 0; k < kinds.length; k++) {
+                if (name.equals(b[0] + "_" + kinds[k])) {
+                    return (int) b[1] + k;
+                }
+            }
+        }
+        throw new IllegalArgumentException(name);
+    }
+
+    static Stream<Format> bufferFormats() {
+        return formats().filter(fmt -> !fmt.kind().equals("SRGB"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("bufferFormats")
+    void buffer_format_loads_and_stores_convert_as_the_format_rules_say(Format fmt) throws Exception {
+        // buffer 0: 16 elements to load, then 16 to store into; buffer 1: results (48 bytes a lane); buffer 2:
+        // the values to store. The V# (s[8:11]) views buffer 0 raw (OOB_SELECT 3), its DST_SEL Y, X, W, Z.
+        Random r = new Random(fmt.name().hashCode() + 1);
+        int bytes = fmt.bytes();
+        ByteBuffer elements = ByteBuffer.allocate(32 * bytes);
+        ByteBuffer stores = ByteBuffer.allocate(16 * 16).order(ByteOrder.LITTLE_ENDIAN);
+        byte[][] texels = new byte[16][];
+        int[][] values = new int[16][];
+        for (int i = 0; i < 16; i++) {
+            texels[i] = initial(fmt, r);
+            elements.put(texels[i]);
+            values[i] = values(fmt, r);
+            for (int v : values[i]) {
+                stores.putInt(v);
+            }
+        }
+        int number = bufferFormat(fmt.name());
+        int yxwz = 5 | 4 << 3 | 7 << 6 | 6 << 9;
+        var out = new MemoryHarness(dir).buffer(elements.array()).buffer(new byte[48 * 16]).buffer(stores.array())
+                .setup(w -> {
+                    long base = w.sgpr64(0);
+                    w.setSgpr(8, (int) base);
+                    w.setSgpr(9, (int) (base >>> 32 & 0xFFFF));
+                    w.setSgpr(10, 32 * bytes);
+                    w.setSgpr(11, yxwz | number << 12 | 3 << 28);
+                    w.setExec(0xFFFF);
+                }).run("""
+                        v_mul_u32_u24 v1, %d, v0
+                        buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
+                        v_lshlrev_b32 v2, 4, v0
+                        global_load_dwordx4 v[12:15], v2, s[4:5]
+                        v_mul_u32_u24 v3, 48, v0
+                        s_waitcnt vmcnt(0)
+                        global_store_dwordx4 v3, v[4:7], s[2:3]
+                        v_add_nc_u32 v1, %d, v1
+                        buffer_store_format_xyzw v[12:15], v1, s[8:11], 0 offen
+                        buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
+                        buffer_load_format_d16_xyzw v[8:9], v1, s[8:11], 0 offen
+                        s_waitcnt vmcnt(0)
+                        global_store_dwordx4 v3, v[4:7], s[2:3] offset:16
+                        global_store_dwordx2 v3, v[8:9], s[2:3] offset:32
+                        """.formatted(bytes, 16 * bytes)).ok();
+        ByteBuffer results = ByteBuffer.wrap(out.buffer(1)).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] memory = out.buffer(0);
+        for (int i = 0; i < 16; i++) {
+            String where = fmt + " element " + i;
+            int[] want = yxwz(read(fmt, texels[i]));
+            for (int c = 0; c < 4; c++) {
+                assertEquals(want[c], results.getInt(48 * i + 4 * c), where + ": load channel " + c + " of " + hex(texels[i]));
+            }
+            byte[] written = write(fmt, values[i]);
+            byte[] got = java.util.Arrays.copyOfRange(memory, (16 + i) * bytes, (17 + i) * bytes);
+            assertEquals(hex(written), hex(got), where + ": store of " + hexWords(values[i]));
+            int[] back = yxwz(read(fmt, written));
+            for (int c = 0; c < 4; c++) {
+                assertEquals(back[c], results.getInt(48 * i + 16 + 4 * c), where + ": load after the store, channel " + c);
+            }
+            assertEquals(d16(fmt, back[0]) | d16(fmt, back[1]) << 16, results.getInt(48 * i + 32), where + ": D16 x, y");
+            assertEquals(d16(fmt, back[2]) | d16(fmt, back[3]) << 16, results.getInt(48 * i + 36), where + ": D16 z, w");
+        }
+    }
+
     private static String hex(byte[] b) {
         StringBuilder s = new StringBuilder();
         for (byte x : b) {
