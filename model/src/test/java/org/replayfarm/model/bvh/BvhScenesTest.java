@@ -543,6 +543,70 @@ class BvhScenesTest {
         assertEquals(600, rays);
     }
 
+    @org.junit.jupiter.api.Test
+    void every_node_type_tests_its_triangle_and_returns_the_barycentrics_its_id_byte_names() {
+        // a node of five random vertices; for each node type 0..3 (V0 V1 V2, V1 V3 V2, V2 V3 V4, V2 V4 V0) and each
+        // I_SRC, J_SRC in 0..2, rays aimed inside that type's triangle: t and the tested vertices' barycentrics
+        // from the double test above, I and J the ones the id byte names; return mode 0 gives the word and status 1
+        Random r = new Random(17);
+        int[][] tested = {{0, 1, 2}, {1, 3, 2}, {2, 3, 4}, {2, 4, 0}};
+        int checked = 0;
+        for (int node = 0; node < 40; node++) {
+            float[] v = new float[15];
+            for (int k = 0; k < 15; k++) {
+                v[k] = r.nextFloat() * 8 - 4 + (k % 3 == 2 ? 10 : 0);
+            }
+            int id = r.nextInt();
+            ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+            for (int k = 0; k < 15; k++) {
+                b.putFloat(4 * k, v[k]);
+            }
+            int[] orders = new int[4];
+            for (int type = 0; type < 4; type++) {
+                orders[type] = r.nextInt(3) | r.nextInt(3) << 2;
+                id = id & ~(0xFF << (8 * type)) | orders[type] << (8 * type);
+            }
+            b.putInt(60, id);
+            NodeMemory memory = address -> b.getInt(Math.toIntExact(address - BASE));
+            for (int type = 0; type < 4; type++) {
+                float[] tri = new float[9];
+                for (int k = 0; k < 3; k++) {
+                    System.arraycopy(v, 3 * tested[type][k], tri, 3 * k, 3);
+                }
+                double u = 0.1 + 0.6 * r.nextDouble();
+                double w = (0.85 - u) * r.nextDouble() + 0.05;
+                float[] o = {r.nextFloat() * 8 - 4, r.nextFloat() * 8 - 4, -5};
+                double[] d = new double[3];
+                double len = 0;
+                for (int a = 0; a < 3; a++) {
+                    d[a] = tri[a] * (1 - u - w) + tri[3 + a] * u + tri[6 + a] * w - o[a];
+                    len += d[a] * d[a];
+                }
+                float[] df = {(float) (d[0] / Math.sqrt(len)), (float) (d[1] / Math.sqrt(len)), (float) (d[2] / Math.sqrt(len))};
+                Crossing c = crossing(tri, 0, o, df);
+                if (c == null || Math.abs(c.margin()) <= c.baryError()) {
+                    continue;
+                }
+                double[] bary = {1 - c.b1() - c.b2(), c.b1(), c.b2()};
+                Ray ray = Ray.of(100f, o[0], o[1], o[2], df[0], df[1], df[2]);
+                long pointer = NodeType.values()[type].pointerAt(0);
+                int[] ij = NodeTest.intersect(BvhDescriptor.of(BASE, 64, true), pointer, ray, memory);
+                float den = Float.intBitsToFloat(ij[1]);
+                String where = "node " + node + " type " + type + " order " + Integer.toHexString(orders[type]);
+                assertEquals(c.t(), Float.intBitsToFloat(ij[0]) / den, c.tError() * 2 + 1e-9, where + ": t");
+                assertEquals(bary[orders[type] & 3], Float.intBitsToFloat(ij[2]) / den, 2 * c.baryError() + 1e-9, where + ": I");
+                assertEquals(bary[orders[type] >>> 2], Float.intBitsToFloat(ij[3]) / den, 2 * c.baryError() + 1e-9, where + ": J");
+                int[] status = NodeTest.intersect(BvhDescriptor.of(BASE, 64, false), pointer, ray, memory);
+                assertEquals(ij[0], status[0], where);
+                assertEquals(ij[1], status[1], where);
+                assertEquals(id, status[2], where + ": return mode 0 gives the whole id word");
+                assertEquals(1, status[3], where + ": and hit status 1");
+                checked++;
+            }
+        }
+        assertTrue(checked > 140, "checked " + checked);
+    }
+
     /** Every input triangle in exactly one reachable triangle slot; box16 bounds contain their subtrees. */
     private static void everyTriangleOnceAndBox16Conservative(Scene s, BvhBuilder.Bvh bvh) {
         ByteBuffer b = ByteBuffer.wrap(bvh.nodes()).order(ByteOrder.LITTLE_ENDIAN);

@@ -224,4 +224,19 @@ class NodeTestTest {
         }
         assertFalse(NodeType.INSTANCE.triangle());
     }
+
+    @Test
+    void a_flat_box_whose_entry_equals_the_extent_is_hit_and_one_ulp_shorter_only_when_grown() {
+        // a box flat at z = 5 (a triangle lying in z = 5): entry = exit = 5 along +z. With extent 5 the exit is
+        // clamped to 5 and 5 <= 5 hits; with the float below 5 it misses, unless BOX_GROW_ULP 6 widens the exit
+        // by (1 + 6 * 2^-24) rounded to float, 1 + 3 * 2^-23: 4.9999995 * that is above 5
+        byte[] node = box32(new float[] {-1, -1, 5, 1, 1, 5});
+        float below = Math.nextDown(5f);
+        assertEquals(0x100 | 5, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(5f, 0, 0, 0, 0, 0, 1),
+                memory(node))[0]);
+        assertEquals(MISS, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(below, 0, 0, 0, 0, 0, 1),
+                memory(node))[0]);
+        BvhDescriptor grown = new BvhDescriptor(BASE, 6, true, 1, true, 0, false, 8);
+        assertEquals(0x100 | 5, NodeTest.intersect(grown, 5, Ray.of(below, 0, 0, 0, 0, 0, 1), memory(node))[0]);
+    }
 }
