@@ -50,6 +50,12 @@ final class ImageView {
             words[i] = w.sgpr(srsrc + i);
         }
         ImageDescriptor d = ImageDescriptor.decode(words);
+        if (d.type() < ImageDescriptor.TYPE_1D || d.type() > ImageDescriptor.TYPE_2D_ARRAY) {
+            throw new GuestFault(String.format("s[%d:%d] is not an image resource the host model reads: its TYPE field "
+                    + "[127:124] is %d (8..13: 1D, 2D, 3D, cube, 1D array, 2D array; 14 and 15, MSAA, are not modelled;"
+                    + " below 8 is a buffer or no resource) (word 3 0x%08x)", srsrc, srsrc + words.length - 1, d.type(),
+                    words[3]));
+        }
         InitialImages images = w.group().kernel().images();
         List<Image> list = new ArrayList<>(images.size());
         for (InitialImages.Entry e : images.images()) {

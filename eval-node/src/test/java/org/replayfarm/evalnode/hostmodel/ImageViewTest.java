@@ -230,4 +230,19 @@ class ImageViewTest {
         }
         assertEquals(2, out.result().texels().size());
     }
+
+    @Test
+    void a_resource_whose_type_is_not_an_image_faults_naming_its_registers_and_type() throws Exception {
+        for (int type : new int[] {0, 14}) {
+            var out = mips(lodCoords()).run(SETUP + """
+                    s_and_b32 s11, s11, 0x0fffffff
+                    s_or_b32 s11, s11, %d
+                    v_mov_b32 v4, 0
+                    image_load v7, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm
+                    """.formatted(type << 28));
+            assertTrue(out.result().fault().isPresent(), "TYPE " + type);
+            String m = out.result().fault().get().message();
+            assertTrue(m.contains("s[8:15] is not an image resource") && m.contains("TYPE field [127:124] is " + type), m);
+        }
+    }
 }
