@@ -2,6 +2,7 @@ package org.replayfarm.evalnode.hostmodel;
 
 import org.replayfarm.model.bvh.BvhDescriptor;
 import org.replayfarm.model.bvh.NodeTest;
+import org.replayfarm.model.bvh.NodeType;
 import org.replayfarm.model.bvh.Ray;
 import org.replayfarm.model.fp.Half;
 import org.replayfarm.model.isa.Encoding;
@@ -18,6 +19,11 @@ import org.replayfarm.model.isa.Instruction;
  * direction x, y, z as float32, or with A16 three dwords of float16 pairs, low half first: {dir x, dir y},
  * {dir z, inv x}, {inv y, inv z}, widened exactly to float32. The resource is the 128-bit BVH descriptor in
  * the four SGPRs SRSRC names. Node reads go to guest memory (outside every range: a fault naming the lane).
+ *
+ * <p>Faults (what the hardware does is not documented, so the model does not guess): a node past the
+ * descriptor's SIZE field (a 64-byte unit of the node above SIZE), and an encoding outside the ISA's
+ * restrictions for these opcodes (D16, TFE, LWE set, or a DMASK other than 0xf), which llvm-mc-19 refuses
+ * to assemble but raw code can hold.
  *
  * <p>Classified approximate: the node test is GPURT's emulation, not the hardware's circuit; the bound is
  * argued in {@link NodeTest}.
@@ -45,6 +51,11 @@ final class BvhUnit {
                     + "(words 0x%08x 0x%08x 0x%08x 0x%08x)", s, s + 3, descriptor.type(), BvhDescriptor.TYPE_BVH,
                     w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3)));
         }
+        if (m.d16() || m.tfe() || m.lwe() || m.dmask() != 0xF) {
+            throw new GuestFault(String.format("%s with D16 %d, TFE %d, LWE %d, DMASK 0x%x: the ISA restricts it to D16 0, "
+                    + "TFE 0, LWE 0, DMASK 0xf; what the hardware does otherwise is not modelled", insn.mnemonic(),
+                    m.d16() ? 1 : 0, m.tfe() ? 1 : 0, m.lwe() ? 1 : 0, m.dmask()));
+        }
         GroupMemory memory = w.group().memory();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
@@ -71,6 +82,12 @@ final class BvhUnit {
                 for (int k = 4; k < 10; k++) {
                     v[k] = Float.intBitsToFloat(w.vgpr(address[at + k], lane));
                 }
+            }
+            if (!descriptor.holds(node)) {
+                throw new GuestFault(String.format("%s: lane %d's node pointer 0x%x (a %s node at 64-byte unit %d) lies "
+                        + "past the BVH descriptor's SIZE of %d units (s[%d:%d]): what the hardware returns for it is not "
+                        + "modelled", insn.mnemonic(), lane, node, NodeType.of(node), node >>> 3, descriptor.sizeUnits() + 1,
+                        s, s + 3), lane);
             }
             Ray ray = new Ray(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
             int[] result = NodeTest.intersect(descriptor, node, ray, a -> (int) memory.load(a, 4, l));

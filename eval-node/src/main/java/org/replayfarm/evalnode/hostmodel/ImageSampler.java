@@ -14,9 +14,11 @@ import org.replayfarm.model.isa.Instruction;
  * coordinates' differences across the lane's quad (lanes 4k..4k+3 as a 2x2 block: lane ^ 1 is the
  * horizontal neighbour, lane ^ 2 the vertical one), {@code log2(max(|d/dx|, |d/dy|))} in texels (the
  * differences' lengths over u, v and, for 3D, r), plus the
- * S#'s LOD_BIAS. The LOD is clamped to the S#'s [MIN_LOD, MAX_LOD] and to the view's levels; MIP_FILTER
- * none takes level 0, point the nearest level, linear blends the two nearest. The XY_MAG_FILTER applies
- * at LOD <= 0, XY_MIN_FILTER above. Integer formats are always point sampled.
+ * S#'s LOD_BIAS. The LOD is clamped to the S#'s [MIN_LOD, MAX_LOD] and to the view's levels (the T#'s
+ * BASE_LEVEL .. LAST_LEVEL: view level 0 is BASE_LEVEL); MIP_FILTER none takes level 0, point the nearest
+ * level, linear blends the two nearest. The XY_MAG_FILTER applies at LOD <= 0, XY_MIN_FILTER above. Integer
+ * formats are always point sampled. A level the view holds but the capture does not is a fault (ImageView);
+ * so are a view with no level (BASE_LEVEL past LAST_LEVEL) and a T# MIN_LOD clamp, which are not modelled.
  *
  * <p>Filtering, per level: normalised coordinates are scaled by the level's extent (the instruction's
  * UNORM bit or the S#'s FORCE_UNNORMALIZED take them as texels). Point: texel floor(u). Bilinear: u - 0.5
@@ -25,7 +27,8 @@ import org.replayfarm.model.isa.Instruction;
  * address mode, CLAMP_Z). Each tap's index is brought back by the axis's address mode: wrap (mod n), mirror (period
  * 2n), clamp to the last texel, mirror once then clamp, half border (the coordinate clamped to
  * [-0.5, n + 0.5] first, taps outside read the border colour), border (taps outside read the border
- * colour), and the mirror-once forms of both. An array slice is floor(slice + 0.5) clamped to the layers.
+ * colour), and the mirror-once forms of both. An array slice is floor(slice + 0.5) clamped to the view's
+ * layers (BASE_ARRAY .. LAST_ARRAY).
  *
  * <p>Fidelity: approximate. Bound: the blend is computed in double from f32 taps and rounded once to f32;
  * the hardware's blend arithmetic is not published, and its eight-bit fraction may round where this one
@@ -51,6 +54,15 @@ final class ImageSampler {
                     + "1D/2D arrays only (cube and MSAA sampling are not modelled)");
         }
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
+        if (v.levels() <= 0) {
+            throw new GuestFault(String.format("%s through %s: BASE_LEVEL %d is past LAST_LEVEL %d, the view has no level "
+                    + "to sample (not modelled)", insn.mnemonic(), v.descriptor, v.descriptor.baseLevel(),
+                    v.descriptor.lastLevel()));
+        }
+        if (v.descriptor.minLod() != 0) {
+            throw new GuestFault(String.format("%s through %s: the T#'s MIN_LOD clamp %.4f (word 1 [19:8]) is not modelled",
+                    insn.mnemonic(), v.descriptor, v.descriptor.minLod() / 256.0));
+        }
         int[] words = {w.sgpr(m.ssamp()), w.sgpr(m.ssamp() + 1), w.sgpr(m.ssamp() + 2), w.sgpr(m.ssamp() + 3)};
         SamplerDescriptor s = SamplerDescriptor.decode(words);
         boolean unnormalized = m.unorm() || s.forceUnnormalized();
@@ -93,7 +105,7 @@ final class ImageSampler {
                     channels[c] = Float.floatToRawIntBits(texel[c]);
                 }
             }
-            ImageUnit.writeData(w, m, lane, v.select(channels), v.format.integer());
+            ImageUnit.writeData(w, m, lane, v.select(channels), v.format);
         }
     }
 
@@ -144,7 +156,7 @@ final class ImageSampler {
 
     /** The filtered texel (storage-order channels; integer formats hold their integer values) at a LOD. */
     static float[] filter(ImageView v, SamplerDescriptor s, boolean unnormalized, At at, double lod, float[] border) {
-        int levels = Math.max(1, Math.min(v.descriptor.levels(), v.image.getMipLevels() - v.descriptor.baseLevel()));
+        int levels = v.levels();
         double clamped = Math.max(s.minLodLevel(), Math.min(s.maxLodLevel(), Double.isNaN(lod) ? 0 : lod));
         clamped = Math.max(0, Math.min(levels - 1, clamped));
         boolean integer = v.format.integer();
@@ -178,7 +190,7 @@ final class ImageSampler {
      */
     private static int[] integerPoint(ImageView v, SamplerDescriptor s, boolean unnormalized, At at, double lod,
                                       float[] border) {
-        int levels = Math.max(1, Math.min(v.descriptor.levels(), v.image.getMipLevels() - v.descriptor.baseLevel()));
+        int levels = v.levels();
         double clamped = Math.max(s.minLodLevel(), Math.min(s.maxLodLevel(), Double.isNaN(lod) ? 0 : lod));
         int viewLevel = s.mipFilter() == 0 ? 0 : (int) Math.floor(Math.max(0, Math.min(levels - 1, clamped)) + 0.5);
         int level = v.level(viewLevel);

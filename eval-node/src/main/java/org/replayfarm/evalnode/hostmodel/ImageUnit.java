@@ -1,7 +1,7 @@
 package org.replayfarm.evalnode.hostmodel;
 
 import org.replayfarm.model.fp.Half;
-import org.replayfarm.model.fp.Rounding;
+import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
@@ -18,7 +18,9 @@ import org.replayfarm.model.isa.Instruction;
  * coordinate is out of range).
  *
  * <p>Data: DMASK picks the channels (after DST_SEL for reads), packed from VDATA up; D16 packs two 16-bit
- * values a VGPR (float formats as halves, integer formats their low 16 bits). TFE writes 0 to the VGPR
+ * values a VGPR, converted as the buffer format forms convert them ({@link BufferFormats#toD16} and {@link
+ * BufferFormats#fromD16}: float formats as halves, integer formats their low 16 bits, a SINT store's half
+ * sign-extended). TFE writes 0 to the VGPR
  * after the data. The T#'s DST_SEL is applied once, on reads: the captured texels are what the binding
  * hands the device (seed 001's bug applied the selects a second time). Stores write channels in storage
  * order (DST_SEL is a read swizzle); a channel DMASK leaves out is written as 0.
@@ -31,6 +33,8 @@ import org.replayfarm.model.isa.Instruction;
  */
 final class ImageUnit {
     private static final int[] COORDS = {1, 2, 3, 3, 2, 3, 3, 4};
+    /** image_get_resinfo's results are integers (D16 keeps their low halves). */
+    private static final ImageFormat UINT32 = ImageFormat.parse("32_UINT");
 
     private ImageUnit() {
     }
@@ -106,7 +110,7 @@ final class ImageUnit {
     // ---------------------------------------------------------------- data
 
     /** Writes the DMASK-selected values of {@code selected} (4 register values) to VDATA, D16-packed if asked. */
-    static void writeData(Wave w, Fields.Mimg m, int lane, int[] selected, boolean integer) {
+    static void writeData(Wave w, Fields.Mimg m, int lane, int[] selected, ImageFormat format) {
         int dmask = m.dmask() == 0 ? 1 : m.dmask();
         int n = 0;
         int[] out = new int[4];
@@ -119,8 +123,8 @@ final class ImageUnit {
         if (m.d16()) {
             regs = (n + 1) / 2;
             for (int r = 0; r < regs; r++) {
-                int lo = toD16(out[2 * r], integer);
-                int hi = 2 * r + 1 < n ? toD16(out[2 * r + 1], integer) : 0;
+                int lo = BufferFormats.toD16(format, out[2 * r]);
+                int hi = 2 * r + 1 < n ? BufferFormats.toD16(format, out[2 * r + 1]) : 0;
                 w.setVgpr(m.vdata() + r, lane, lo | hi << 16);
             }
         } else {
@@ -134,12 +138,8 @@ final class ImageUnit {
         }
     }
 
-    private static int toD16(int register, boolean integer) {
-        return integer ? register & 0xFFFF : Half.fromFloatBits(register, Rounding.NEAREST_EVEN) & 0xFFFF;
-    }
-
     /** The store data: DMASK-enabled channels from VDATA (D16 halves widened), others 0, storage order. */
-    private static int[] readData(Wave w, Fields.Mimg m, int lane, boolean integer) {
+    private static int[] readData(Wave w, Fields.Mimg m, int lane, ImageFormat format) {
         int dmask = m.dmask() == 0 ? 1 : m.dmask();
         int[] channels = new int[4];
         int n = 0;
@@ -149,7 +149,7 @@ final class ImageUnit {
             }
             if (m.d16()) {
                 int half = w.vgpr(m.vdata() + n / 2, lane) >>> (16 * (n % 2)) & 0xFFFF;
-                channels[c] = integer ? half : Half.toFloatBits(half);
+                channels[c] = BufferFormats.fromD16(format, half);
             } else {
                 channels[c] = w.vgpr(m.vdata() + n, lane);
             }
@@ -184,7 +184,7 @@ final class ImageUnit {
             int level = v.level(mip ? intAddress(w, m, n, lane) : 0);
             long texel = v.texel(level, p[3], p[0], p[1], p[2]);
             int[] selected = texel < 0 ? new int[4] : v.select(v.channels(texel));
-            writeData(w, m, lane, selected, v.format.integer());
+            writeData(w, m, lane, selected, v.format);
         }
     }
 
@@ -200,15 +200,16 @@ final class ImageUnit {
             int level = v.level(mip ? intAddress(w, m, n, lane) : 0);
             long texel = v.texel(level, p[3], p[0], p[1], p[2]);
             if (texel >= 0) {
-                v.write(texel, TexelCodec.encode(v.format, readData(w, m, lane, v.format.integer())));
+                v.write(texel, TexelCodec.encode(v.format, readData(w, m, lane, v.format)));
             }
         }
     }
 
     /**
-     * image_get_resinfo: for the view level in the address (relative to BASE_LEVEL), x = width, y = height
-     * (1 for 1D), z = depth for 3D, layers for arrays (cube: layers / 6), else 1; w = the view's level count.
-     * A level past the view reads 0 in x, y and z.
+     * image_get_resinfo: for the view level in the address (image level BASE_LEVEL + it), x = width, y = height
+     * (1 for 1D), z = depth for 3D, the view's layers for arrays (cube: layers / 6), else 1; w = the view's
+     * level count from the T# (LAST_LEVEL - BASE_LEVEL + 1), as the hardware reads it, whatever the capture
+     * holds. A level outside the view reads 0 in x, y and z.
      */
     static void resinfo(Wave w, Instruction insn) {
         Fields.Mimg m = fields(insn);
@@ -217,7 +218,7 @@ final class ImageUnit {
             if (!w.active(lane)) {
                 continue;
             }
-            int level = v.level(intAddress(w, m, 0, lane));
+            int level = v.imageLevel(intAddress(w, m, 0, lane));
             int[] info = new int[4];
             if (level >= 0) {
                 info[0] = v.width(level);
@@ -229,8 +230,8 @@ final class ImageUnit {
                     default -> 1;
                 };
             }
-            info[3] = Math.min(v.descriptor.levels(), v.image.getMipLevels() - v.descriptor.baseLevel());
-            writeData(w, m, lane, info, true);
+            info[3] = Math.max(0, v.levels());
+            writeData(w, m, lane, info, UINT32);
         }
     }
 

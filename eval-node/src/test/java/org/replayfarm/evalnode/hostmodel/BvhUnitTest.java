@@ -6,16 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.model.build.CaptureBuilder;
+import org.replayfarm.model.build.DispatchShape;
+import org.replayfarm.model.build.KernelArg;
+import org.replayfarm.model.build.Llvm;
+import org.replayfarm.model.build.RawLayout;
 import org.replayfarm.model.bvh.BvhBuilder;
 import org.replayfarm.model.bvh.BvhDescriptor;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.proto.Provenance;
 
 /**
  * image_bvh_intersect_ray and image_bvh64_intersect_ray, assembled by llvm-mc-19 in their plain, a16 and
@@ -266,10 +278,11 @@ class BvhUnitTest {
         double t = dot(e2, q) / det;
         double[] bary = {1 - u - w, u, w};
         double margin = Math.min(Math.min(Math.abs(u), Math.abs(w)), Math.abs(1 - u - w));
-        if (margin < 1e-4 || Math.abs(t) < 1e-4 || Math.abs(t - ray.extent()) < 1e-4) {
+        if (margin < 1e-4 || Math.abs(t) < 1e-4) {
             return false;
         }
-        boolean hit = u > 0 && w > 0 && u + w < 1 && t > 0 && t < ray.extent();
+        // the extent is the box test's only: a triangle past it is returned, the guest compares t
+        boolean hit = u > 0 && w > 0 && u + w < 1 && t > 0;
         float tNum = Float.intBitsToFloat(got[0]);
         float tDen = Float.intBitsToFloat(got[1]);
         if (!hit) {
@@ -374,5 +387,140 @@ class BvhUnitTest {
         assertNotNull(out.fault());
         assertTrue(out.fault().getMessage().contains("s[4:7] is not a BVH resource")
                 && out.fault().getMessage().contains("is 9"), out.fault().getMessage());
+    }
+
+    /** Runs one lane on the node at byte offset {@code offset} (type {@code type}) with a descriptor of {@code sizeUnits}. */
+    private MemoryHarness.Outcome oneLane(String asm, long offset, int type, long sizeUnits) throws Exception {
+        return new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+            int[] words = new BvhDescriptor(w.sgpr64(0), 0, true, sizeUnits, true, 0, false, BvhDescriptor.TYPE_BVH).encode();
+            for (int k = 0; k < 4; k++) {
+                w.setSgpr(4 + k, words[k]);
+            }
+            w.setExec(1L << 9);
+            LaneRay ray = rays(5, pointers(), false)[0];
+            int[] a = addressDwords(new LaneRay(offset >>> 3 | type, 1000f, ray.o(), ray.d(), ray.inv()), false, false, 0);
+            for (int k = 0; k < a.length; k++) {
+                w.setVgpr(k, 9, a[k]);
+            }
+        }).run(asm);
+    }
+
+    @Test
+    void a_node_past_the_descriptors_size_faults_naming_lane_pointer_and_size() throws Exception {
+        String asm = "image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]";
+        long units = BVH.nodes().length / 64;
+        // the last 64 bytes hold a triangle node (the builder writes them breadth first, triangles last)
+        long last = (units - 1) * 64;
+        oneLane(asm, last, 0, units - 1).ok();
+        var out = oneLane(asm, last, 0, units - 2);
+        assertNotNull(out.fault(), "one unit past SIZE");
+        String m = out.fault().getMessage();
+        assertTrue(m.contains("image_bvh_intersect_ray: lane 9's node pointer 0x" + Long.toHexString(last >>> 3))
+                && m.contains("past the BVH descriptor's SIZE of " + (units - 1) + " units") && m.contains("s[4:7]"), m);
+        assertEquals(9, out.fault().lane());
+        // a box32 node is two units: its second unit past SIZE faults too (the root, offset 0, with SIZE 1 unit)
+        assertNotNull(oneLane(asm, 0, 5, 0).fault(), "a box32 node needs two units");
+        oneLane(asm, 0, 5, 1).ok();
+        // instance and procedural nodes are not read: no check, all ones
+        var instance = oneLane(asm, units * 64 * 4, 6, 0).ok();
+        for (int k = 0; k < 4; k++) {
+            assertEquals(-1, instance.wave(0).vgpr(60 + k, 9));
+        }
+    }
+
+    @Test
+    void an_encoding_outside_the_isa_restrictions_faults_rather_than_guessing() throws Exception {
+        // llvm-mc-19 assembles image_bvh_intersect_ray v[60:63], v[0:10], s[4:7] as 0xf1989f01 0x00013c00; TFE is
+        // dword 0 bit 16, and DMASK [11:8] 0x1 instead of 0xf. llvm-objdump-19 prints neither as an instruction.
+        for (String words : new String[] {"0xf1999f01, 0x00013c00", "0xf1989101, 0x00013c00"}) {
+            var out = oneLane(".long " + words, 0, 5, BVH.nodes().length / 64);
+            assertNotNull(out.fault(), words);
+            assertTrue(out.fault().getMessage().startsWith("image_bvh_intersect_ray with D16 0, TFE ")
+                    && out.fault().getMessage().contains("the ISA restricts it to D16 0, TFE 0, LWE 0, DMASK 0xf"),
+                    out.fault().getMessage());
+        }
+    }
+
+    @Test
+    void bvh64_reaches_nodes_at_a_high_address_through_the_pointers_upper_dword() throws Exception {
+        // the nodes range moved to 0x4a00_0000_0000 (bit 46): with a radv-style descriptor (base 0, SIZE 2^42
+        // units) a pointer is address / 8, so its upper dword is 0x940. Each lane loads its 12 address dwords
+        // from range 1 and stores its four results to range 2. The capture is built, then its range 0 moved.
+        long high = 0x4A00_0000_0000L;
+        LaneRay[] rays = rays(77, pointers(), false);
+        ByteBuffer in = ByteBuffer.allocate(48 * WAVE).order(ByteOrder.LITTLE_ENDIAN);
+        for (LaneRay ray : rays) {
+            long pointer = (high >>> 3) + ray.node();
+            for (int a : addressDwords(new LaneRay(pointer, ray.extent(), ray.o(), ray.d(), ray.inv()), true, false,
+                    pointer >>> 32)) {
+                in.putInt(a);
+            }
+        }
+        Path inputs = dir.resolve("lanes.bin");
+        Path nodes = dir.resolve("nodes.bvh");
+        Files.write(inputs, in.array());
+        Files.write(nodes, BVH.nodes());
+        BvhDescriptor radv = BvhDescriptor.decode(0, 1 << 31, 0xFFFFFFFF, 0x3FF | 1 << 24 | 1 << 31);
+        Path s = dir.resolve("k.s");
+        Files.writeString(s, """
+                v_mul_u32_u24 v1, 48, v0
+                global_load_dwordx4 v[10:13], v1, s[2:3]
+                global_load_dwordx4 v[14:17], v1, s[2:3] offset:16
+                global_load_dwordx4 v[18:21], v1, s[2:3] offset:32
+                s_waitcnt vmcnt(0)
+                image_bvh64_intersect_ray v[24:27], v[10:21], s[8:11]
+                s_waitcnt vmcnt(0)
+                v_lshlrev_b32 v1, 4, v0
+                global_store_dwordx4 v1, v[24:27], s[4:5]
+                s_endpgm
+                """);
+        byte[] object = Llvm.assemble(s, true);
+        List<KernelArg> args = List.of(
+                KernelArg.parse("buffer:" + nodes),
+                KernelArg.parse("buffer:" + inputs),
+                KernelArg.parse("zeros:" + 16 * WAVE));
+        var shape = new DispatchShape(1, 1, 1, WAVE, 1, 1, 1);
+        Function<Map<Integer, Integer>, CaptureBuilder.Built> build =
+                sgprs -> {
+                    try {
+                        return CaptureBuilder.fromRawCode(object,
+                                new RawLayout(64, 256, 106, 0, 0, sgprs,
+                                        OptionalInt.of(12), OptionalInt.of(20)),
+                                shape, args, Provenance.getDefaultInstance());
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                };
+        var first = build.apply(Map.of()).metadata();
+        Map<Integer, Integer> sgprs = new HashMap<>();
+        for (int n = 1; n <= 2; n++) {
+            long address = first.getRanges(n).getGuestAddress();
+            sgprs.put(2 * n, (int) address);
+            sgprs.put(2 * n + 1, (int) (address >>> 32));
+        }
+        int[] words = radv.encode();
+        for (int k = 0; k < 4; k++) {
+            sgprs.put(8 + k, words[k]);
+        }
+        var built = build.apply(sgprs);
+        var moved = built.metadata().toBuilder();
+        moved.setRanges(0, moved.getRanges(0).toBuilder().setGuestAddress(high));
+        Path capture = dir.resolve("high.capture");
+        built.writer().write(moved.build(), capture);
+        Kernel kernel = new Kernel(CaptureFile.open(capture));
+        HostModel.Run run = new HostModel(kernel, 100_000).runKeepingState(0, 0, 0);
+        assertTrue(run.result().fault().isEmpty(), () -> "no fault: " + run.result().fault().get());
+        GroupMemory memory = run.group().memory();
+        long out = first.getRanges(2).getGuestAddress();
+        int checked = 0;
+        for (int l = 0; l < WAVE; l++) {
+            int[] got = new int[4];
+            for (int k = 0; k < 4; k++) {
+                got[k] = (int) memory.load(out + 16L * l + 4 * k, 4, -1);
+            }
+            LaneRay ray = rays[l];
+            checked += ((ray.node() & 7) >= 4 ? checkBox(ray, got, l) : checkTriangle(ray, got, l)) ? 1 : 0;
+        }
+        assertTrue(checked > 50, "unambiguous lanes " + checked);
     }
 }

@@ -26,6 +26,7 @@ final class ImageRunner {
     private final Path dir;
     private final List<String> args = new ArrayList<>();
     private int lanes = 32;
+    private java.util.function.UnaryOperator<org.replayfarm.proto.Capture> patch = c -> c;
 
     ImageRunner(Path dir) {
         this.dir = dir;
@@ -38,6 +39,12 @@ final class ImageRunner {
 
     ImageRunner lanes(int n) {
         lanes = n;
+        return this;
+    }
+
+    /** Rewrites the built capture's metadata before it is written (an image's type and layers, say). */
+    ImageRunner patch(java.util.function.UnaryOperator<org.replayfarm.proto.Capture> change) {
+        patch = change;
         return this;
     }
 
@@ -87,7 +94,7 @@ final class ImageRunner {
         var built = CaptureBuilder.fromRawCode(object, new RawLayout(32, 256, 106, 0, 0, Map.of(), OptionalInt.of(0),
                 OptionalInt.of(20)), new DispatchShape(1, 1, 1, lanes, 1, 1, 1), kernelArgs, Provenance.getDefaultInstance());
         Path capture = Files.createTempFile(dir, "i", ".capture");
-        built.write(capture);
+        built.writer().write(patch.apply(built.metadata()), capture);
         Kernel kernel = new Kernel(CaptureFile.open(capture));
         return new Outcome(new HostModel(kernel, 1_000_000).runKeepingState(0, 0, 0), kernel);
     }

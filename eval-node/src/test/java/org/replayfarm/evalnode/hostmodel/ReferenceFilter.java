@@ -11,16 +11,26 @@ final class ReferenceFilter {
 
     /** {@code image[y][x]}; mode names as --arg sampler takes them; the border is transparent black. */
     static float sample(float[][] image, boolean bilinear, String mode, float u, float v) {
+        return sample(image, bilinear, mode, u * (double) image[0].length, v * (double) image.length, 0f);
+    }
+
+    /**
+     * The same at texel coordinates ({@code x} in [0, width) covers the image), taps outside the image in the
+     * border modes reading {@code border}. The half-border modes first bring the coordinate into [-0.5, n + 0.5]
+     * (mirrored about 0 first for mirror_once_half_border), so a sample is at most half border.
+     */
+    static float sample(float[][] image, boolean bilinear, String mode, double x, double y, float border) {
         int h = image.length;
         int w = image[0].length;
-        double x = u * (double) w;
-        double y = v * (double) h;
         if (mode.equals("clamp_half_border")) {
             x = Math.min(Math.max(x, -0.5), w + 0.5);
             y = Math.min(Math.max(y, -0.5), h + 0.5);
+        } else if (mode.equals("mirror_once_half_border")) {
+            x = Math.min(x < 0 ? -x : x, w + 0.5);
+            y = Math.min(y < 0 ? -y : y, h + 0.5);
         }
         if (!bilinear) {
-            return fetch(image, mode, (int) Math.floor(x), (int) Math.floor(y));
+            return fetch(image, mode, (int) Math.floor(x), (int) Math.floor(y), border);
         }
         double sx = x - 0.5;
         double sy = y - 0.5;
@@ -28,8 +38,8 @@ final class ReferenceFilter {
         int y0 = (int) Math.floor(sy);
         double a = Math.round((sx - x0) * 256) / 256.0; // eight sub-texel bits
         double b = Math.round((sy - y0) * 256) / 256.0;
-        double r = fetch(image, mode, x0, y0) * (1 - a) * (1 - b) + fetch(image, mode, x0 + 1, y0) * a * (1 - b)
-                + fetch(image, mode, x0, y0 + 1) * (1 - a) * b + fetch(image, mode, x0 + 1, y0 + 1) * a * b;
+        double r = fetch(image, mode, x0, y0, border) * (1 - a) * (1 - b) + fetch(image, mode, x0 + 1, y0, border) * a * (1 - b)
+                + fetch(image, mode, x0, y0 + 1, border) * (1 - a) * b + fetch(image, mode, x0 + 1, y0 + 1, border) * a * b;
         return (float) r;
     }
 
@@ -57,12 +67,12 @@ final class ReferenceFilter {
         return (float) (lower * (1 - c) + upper * c);
     }
 
-    private static float fetch(float[][] image, String mode, int i, int j) {
+    private static float fetch(float[][] image, String mode, int i, int j, float border) {
         int h = image.length;
         int w = image[0].length;
         int x = fold(mode, i, w);
         int y = fold(mode, j, h);
-        return x < 0 || y < 0 ? 0f : image[y][x];
+        return x < 0 || y < 0 ? border : image[y][x];
     }
 
     /** A texel index in [0, n), or -1 for the border. */
@@ -86,6 +96,11 @@ final class ReferenceFilter {
             case "border":
             case "clamp_half_border":
                 return i >= 0 && i < n ? i : -1;
+            case "mirror_once_border":
+            case "mirror_once_half_border": {
+                int k = i < 0 ? -i - 1 : i; // reflected once about texel 0's left edge, then the border past n
+                return k < n ? k : -1;
+            }
             default:
                 throw new IllegalArgumentException(mode);
         }

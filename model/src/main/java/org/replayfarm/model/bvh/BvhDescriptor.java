@@ -65,6 +65,21 @@ public record BvhDescriptor(long baseAddress, int boxGrowUlp, boolean boxSorting
     }
 
     /**
+     * Whether the node a pointer names lies inside the BVH the descriptor spans: its 64-byte units (two for a
+     * box32 node; none for instance and procedural nodes, which the test does not read) at or below SIZE.
+     */
+    public boolean holds(long nodePointer) {
+        NodeType type = NodeType.of(nodePointer);
+        int units = switch (type) {
+            case BOX32 -> NodeLayout.BOX32_BYTES / 64;
+            case INSTANCE, PROCEDURAL -> 0;
+            default -> 1;
+        };
+        long first = nodePointer >>> 3;
+        return units == 0 || first + units - 1 <= sizeUnits;
+    }
+
+    /**
      * The byte address of the node a pointer names: BASE + node_pointer[63:3] * 64 (GPURT's
      * "fetch_addr0 = T#.base_address*256 + node_addr*64"); the low three bits are the node type.
      */

@@ -2,26 +2,34 @@ package org.replayfarm.model.bvh;
 
 /**
  * What image_bvh_intersect_ray returns for one node (reference §5.5), shared by the host model and the
- * translator: four dwords.
+ * translator: four dwords. Written from GPURT's emulation of the instruction ({@code IntersectCommon.hlsl}:
+ * {@code fast_intersect_bbox}, {@code IntersectNode}, {@code fast_intersect_triangle}, {@code
+ * SwizzleBarycentrics}), each operation rounded once to float32, with min and max that ignore a NaN operand
+ * (IEEE minNum/maxNum, as HLSL's min/max and the hardware's v_min/v_max_f32 do).
  *
- * <p><b>Box nodes</b> (box32 and box16, whose float16 bounds widen exactly to float32): each child's slab
- * test as GPURT's {@code fast_intersect_bbox} does it. Per axis the plane distances {@code (bound - origin) *
- * inv_dir}, the near one chosen by the sign of inv_dir; entry = max(near x, y, z, 0), exit = min(far x, y, z,
- * extent), each product rounded to float; a NaN anywhere (an origin on a plane of an axis the ray is parallel
- * to) is a miss; a hit is entry &lt;= exit * (1 + BOX_GROW_ULP * 2^-24). An invalid child pointer
- * (0xFFFFFFFF) is a miss. The results are the hit children's pointers sorted by entry distance, misses as
- * 0xFFFFFFFF after them, by GPURT's network (0,2),(1,3),(0,1),(2,3),(1,2) with a swap only on a strictly
- * smaller key. With BOX_SORT_EN clear, hits stay in node order and misses read 0xFFFFFFFF in place.
+ * <p><b>Box nodes</b> (box32 and box16, whose float16 bounds widen exactly to float32): per child and axis the
+ * plane distances {@code (bound - origin) * inv_dir}; the near one is the min plane's when {@code inv_dir >=
+ * 0} (so +0.0 and -0.0 both count as positive, as GPURT compares), else the max plane's. Entry = max(near x,
+ * y, z) and exit = min(far x, y, z), a NaN distance (origin on a plane of an axis the ray is parallel to: 0 *
+ * inf) dropped by the min/max, so a ray running along a box's face enters it; only when every axis is NaN is
+ * the child missed. Then entry is clamped below by 0 and exit above by the extent, and the child is hit when
+ * entry &lt;= exit * (1 + BOX_GROW_ULP * 2^-24) (the factor rounded to float as GPURT forms it). An invalid
+ * child pointer (0xFFFFFFFF) stays invalid. The results are the children sorted by entry distance, by GPURT's
+ * network (0,2),(1,3),(0,1),(2,3),(1,2), where a pair swaps when the second is hit and strictly nearer or the
+ * first is a miss, so misses (0xFFFFFFFF) end up after every hit. With BOX_SORT_EN clear, hits stay in node
+ * order and misses read 0xFFFFFFFF in place.
  *
- * <p><b>Triangle nodes</b>: the triangle the node type selects ({@link NodeLayout#TRIANGLE_VERTICES}),
- * tested by GPURT's Möller–Trumbore formulation {@code fast_intersect_triangle}: e1 = v1 - v0, e2 = v2 - v0,
- * e3 = origin - v0, s1 = dir x e2, s2 = e3 x e1; t_denom = s1 . e1, t_num = e2 . s2, u = e3 . s1 (vertex 1's
- * barycentric numerator), v = dir . s2 (vertex 2's), vertex 0's being t_denom - u - v. A hit has t_denom
- * non-zero, u, v and u + v on the side of t_denom (edges inclusive: {@code 0 <= u, v} and {@code u + v <=
- * t_denom} after flipping signs with t_denom's) and 0 &lt;= t_num / t_denom &lt;= extent. Return mode 1:
- * {t_num, t_denom, I_num, J_num}, I and J the numerators of the tested vertices the node type's triangle id
- * byte names (I_SRC, J_SRC); a miss {+inf, 1.0, 0, 0}. Return mode 0: {t_num, t_denom, triangle id word,
- * hit status 1 or 0}, a miss with t_num +inf and t_denom 1.0.
+ * <p><b>Triangle nodes</b>: the triangle the node type selects ({@link NodeLayout#TRIANGLE_VERTICES}), tested
+ * by GPURT's Möller–Trumbore formulation: e1 = v1 - v0, e2 = v2 - v0, e3 = origin - v0, s1 = dir x e2, s2 = e3 x
+ * e1; t_num = e2 . s2, t_denom = s1 . e1, u = e3 . s1 (vertex 1's barycentric numerator), v = dir . s2 (vertex
+ * 2's), vertex 0's being t_denom - u - v. The hit test divides as GPURT does: with t = t_num / t_denom, b1 = u /
+ * t_denom and b2 = v / t_denom, a miss is b1 &lt; 0, b1 &gt; 1, b2 &lt; 0, b1 + b2 &gt; 1 or t &lt; 0 (edges
+ * inclusive; a NaN quotient, from a t_denom of 0 with a numerator of 0, misses none of these, as in GPURT).
+ * The ray extent does not take part: neither GPURT's nor radv's emulation compares t with it, the guest
+ * does. Return mode 1: {t_num, t_denom, I_num, J_num}, I and J the numerators of the tested vertices the
+ * node type's triangle id byte names (I_SRC, J_SRC); a miss {+inf, 1.0, 0, 0} (radv's miss value: GPURT's
+ * swizzles leftover numerators into I and J, which no consumer reads). Return mode 0: {t_num, t_denom,
+ * triangle id word, hit status 1 or 0}, a miss with t_num +inf and t_denom 1.0.
  *
  * <p><b>Instance and procedural nodes</b>: 0xFFFFFFFF in all four (GPURT: "HW returns -1").
  *
@@ -33,9 +41,9 @@ package org.replayfarm.model.bvh;
  * node-relative differences, each operation rounded once to float32 here; a fused or reordered evaluation
  * on the hardware changes t_num, t_denom, I and J by at most a few units in the last place of the largest
  * term (not of the result), so t = t_num / t_denom and the barycentrics agree to that relative error; a hit
- * decision can differ only for a ray whose barycentric numerator lies within that bound of an edge
- * (grazing), and a box decision or order only for a ray whose entry and exit (or two children's entries)
- * agree to within one rounding. The networks differ only in the order of children with equal entries.
+ * decision can differ only for a ray whose barycentric lies within that bound of an edge (grazing), and a
+ * box decision or order only for a ray whose entry and exit (or two children's entries) agree to within one
+ * rounding. The networks differ only in the order of children with equal entries.
  */
 public final class NodeTest {
     private NodeTest() {
@@ -59,31 +67,30 @@ public final class NodeTest {
     /** A box node's four children, ordered as the descriptor says. */
     static int[] box(BvhDescriptor d, boolean half, long address, Ray ray, NodeMemory memory) {
         int[] child = new int[4];
-        float[] entry = new float[4];
+        float[] key = new float[4];
         float grow = 1f + d.boxGrowUlp() * 0x1p-24f;
         for (int i = 0; i < 4; i++) {
             child[i] = memory.dword(address + NodeLayout.CHILDREN + 4L * i);
             float[] b = half ? box16Bounds(memory, address, i) : box32Bounds(memory, address, i);
-            float t = child[i] == NodeLayout.INVALID_CHILD ? Float.NaN : entry(b, ray, grow);
-            if (Float.isNaN(t)) {
+            float[] interval = interval(b, ray);
+            key[i] = interval[0];
+            if (!(interval[0] <= interval[1] * grow)) {
                 child[i] = MISS;
-                entry[i] = Float.POSITIVE_INFINITY;
-            } else {
-                entry[i] = t;
             }
         }
         if (d.boxSorting()) {
-            sortPair(child, entry, 0, 2);
-            sortPair(child, entry, 1, 3);
-            sortPair(child, entry, 0, 1);
-            sortPair(child, entry, 2, 3);
-            sortPair(child, entry, 1, 2);
+            sortPair(child, key, 0, 2);
+            sortPair(child, key, 1, 3);
+            sortPair(child, key, 0, 1);
+            sortPair(child, key, 2, 3);
+            sortPair(child, key, 1, 2);
         }
         return child;
     }
 
+    /** GPURT's SORT: swap when the second is hit and strictly nearer, or the first is a miss. */
     private static void sortPair(int[] child, float[] key, int a, int b) {
-        if (key[b] < key[a]) {
+        if (child[b] != MISS && key[b] < key[a] || child[a] == MISS) {
             float k = key[a];
             key[a] = key[b];
             key[b] = k;
@@ -93,25 +100,37 @@ public final class NodeTest {
         }
     }
 
-    /** The entry distance of a hit on bounds {min x, y, z, max x, y, z}, or NaN for a miss. */
-    static float entry(float[] b, Ray ray, float grow) {
+    /**
+     * {entry, exit} of the ray through bounds {min x, y, z, max x, y, z}: entry clamped below by 0, exit above by
+     * the extent; {+inf, -inf} when the unclamped entry or exit is NaN.
+     */
+    static float[] interval(float[] b, Ray ray) {
         float[] o = {ray.ox(), ray.oy(), ray.oz()};
         float[] inv = {ray.ix(), ray.iy(), ray.iz()};
-        float near = 0f;
-        float far = ray.extent();
+        float[] near = new float[3];
+        float[] far = new float[3];
         for (int a = 0; a < 3; a++) {
             float lo = (b[a] - o[a]) * inv[a];
             float hi = (b[a + 3] - o[a]) * inv[a];
-            boolean negative = Float.floatToRawIntBits(inv[a]) < 0;
-            float n = negative ? hi : lo;
-            float f = negative ? lo : hi;
-            if (Float.isNaN(n) || Float.isNaN(f)) {
-                return Float.NaN;
-            }
-            near = Math.max(near, n);
-            far = Math.min(far, f);
+            near[a] = inv[a] >= 0f ? lo : hi;
+            far[a] = inv[a] >= 0f ? hi : lo;
         }
-        return near <= far * grow ? near : Float.NaN;
+        float entry = maxNum(maxNum(near[0], near[1]), near[2]);
+        float exit = minNum(minNum(far[0], far[1]), far[2]);
+        if (Float.isNaN(entry) || Float.isNaN(exit)) {
+            return new float[] {Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY};
+        }
+        return new float[] {maxNum(entry, 0f), minNum(exit, ray.extent())};
+    }
+
+    /** IEEE maxNum: a NaN operand is dropped. */
+    private static float maxNum(float a, float b) {
+        return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.max(a, b);
+    }
+
+    /** IEEE minNum: a NaN operand is dropped. */
+    private static float minNum(float a, float b) {
+        return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.min(a, b);
     }
 
     private static float[] box32Bounds(NodeMemory m, long address, int i) {
@@ -154,7 +173,7 @@ public final class NodeTest {
         float tNum = dot(e2, s2);
         float u = dot(e3, s1);
         float w = dot(dir, s2);
-        boolean hit = hit(denom, tNum, u, w, ray.extent());
+        boolean hit = hit(denom, tNum, u, w);
         if (!d.returnBarycentrics()) {
             return new int[] {hit ? Float.floatToRawIntBits(tNum) : INF, hit ? Float.floatToRawIntBits(denom) : ONE,
                     idWord, hit ? 1 : 0};
@@ -176,16 +195,13 @@ public final class NodeTest {
         return source < 3 ? numerators[source] : 0f;
     }
 
-    private static boolean hit(float denom, float tNum, float u, float w, float extent) {
-        if (!(denom != 0f) || Float.isNaN(tNum) || Float.isNaN(u) || Float.isNaN(w)) {
-            return false;
-        }
-        float s = denom < 0 ? -1f : 1f;
-        float su = u * s;
-        float sw = w * s;
-        float sd = denom * s;
-        float st = tNum * s;
-        return su >= 0 && sw >= 0 && su + sw <= sd && st >= 0 && st <= extent * sd;
+    /** GPURT's test on the quotients: every comparison false (a NaN) counts as inside. */
+    private static boolean hit(float denom, float tNum, float u, float w) {
+        float t = tNum / denom;
+        float b1 = u / denom;
+        float b2 = w / denom;
+        boolean missed = b1 < 0f || b1 > 1f || b2 < 0f || b1 + b2 > 1f || t < 0f;
+        return !missed;
     }
 
     private static float[] sub(float[] a, float[] b) {

@@ -130,11 +130,72 @@ class NodeTestTest {
         BvhDescriptor id = BvhDescriptor.of(BASE, 64, false);
         assertArrayEquals(new int[] {f(-5), f(-1), 0x0909_0909, 1},
                 NodeTest.intersect(id, 0, ray, memory(triangles(0x0909_0909))));
-        // a miss beside the triangle, and a hit beyond the extent
+        // a miss beside the triangle, and one behind the origin (t = -5)
         assertArrayEquals(new int[] {f(Float.POSITIVE_INFINITY), f(1f), 0, 0},
                 NodeTest.intersect(ij, 0, Ray.of(100f, 0.75f, 0.75f, 0, 0, 0, 1), memory(triangles(9))));
         assertArrayEquals(new int[] {f(Float.POSITIVE_INFINITY), f(1f), 0x0909_0909, 0},
-                NodeTest.intersect(id, 0, Ray.of(4.9f, 0.25f, 0.25f, 0, 0, 0, 1), memory(triangles(0x0909_0909))));
+                NodeTest.intersect(id, 0, Ray.of(100f, 0.25f, 0.25f, 10, 0, 0, 1), memory(triangles(0x0909_0909))));
+    }
+
+    @Test
+    void a_triangle_beyond_the_extent_is_still_returned_the_guest_compares_t_with_its_extent() {
+        // neither GPURT's fast_intersect_triangle nor radv's watertight test reads the ray extent: t = 5 > 4.9
+        Ray ray = Ray.of(4.9f, 0.25f, 0.25f, 0, 0, 0, 1);
+        assertArrayEquals(new int[] {f(-5), f(-1), 0x0909_0909, 1},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 64, false), 0, ray, memory(triangles(0x0909_0909))));
+        assertArrayEquals(new int[] {f(-5), f(-1), f(-0.25f), f(-0.25f)},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 64, true), 0, ray, memory(triangles(9))));
+    }
+
+    @Test
+    void a_ray_on_a_triangle_edge_hits_it_edges_are_inclusive() {
+        // V0 (0,0,5), V1 (1,0,5), V2 (0,1,5); down x = 0 at y = 0.5: e3 = (0, 0.5, -5), s1 = (-1, 0, 0), u = e3.s1 = 0
+        // (b1 = 0 / -1 = -0, not < 0), s2 = e3 x e1 = (0, -5, -0.5), v = d.s2 = -0.5, t_num = e2.s2 = -5, t_denom = -1
+        Ray ray = Ray.of(100f, 0, 0.5f, 0, 0, 0, 1);
+        assertArrayEquals(new int[] {f(-5), f(-1), f(0), f(-0.5f)},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 64, true), 0, ray, memory(triangles(9))));
+    }
+
+    @Test
+    void a_ray_running_along_a_box_face_enters_the_box_its_nan_plane_distance_is_dropped() {
+        // the ray goes along +z in the plane x = 3 of the box [3, 4] x [2, 3] x [0, 1]: on x the distances are
+        // (3 - 3) * inf = NaN and (4 - 3) * inf = inf; GPURT's max3/min3 drop the NaN: entry 1 (z), exit 2 (z)
+        byte[] node = box32(new float[] {3, 2, 0, 4, 3, 1});
+        Ray ray = Ray.of(100f, 3, 2.5f, -1, 0, 0, 1);
+        assertEquals(0x100 | 5, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray, memory(node))[0]);
+        // a flat box (a triangle lying in x = 3): NaN on both x planes, entry and exit from z
+        assertEquals(0x100 | 5, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray,
+                memory(box32(new float[] {3, 2, 0, 3, 3, 1})))[0]);
+        // only when every axis is NaN (a zero direction from the box's corner) is the child missed
+        Ray still = new Ray(100f, 3, 2, 0, 0, 0, 0, Float.POSITIVE_INFINITY, Float.POSITIVE_INFINITY,
+                Float.POSITIVE_INFINITY);
+        assertEquals(MISS, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, still, memory(node))[0]);
+    }
+
+    @Test
+    void an_inverse_direction_of_minus_zero_counts_as_positive_as_gpurt_compares_it() {
+        // GPURT selects the near plane by inv_dir >= 0, so -0.0 takes the min plane as near. It matters only when a
+        // plane distance is NaN: x in [-inf, 5] from x = 0 gives (-inf - 0) * -0 = NaN (near, dropped) and
+        // (5 - 0) * -0 = -0 (far), so the exit is -0 and the box at y in [1, 2] (entry 1) is missed. Taking the
+        // sign bit instead would make -0 the near distance, drop the far NaN and hit it (entry 1, exit 2).
+        byte[] node = box32(new float[] {Float.NEGATIVE_INFINITY, 1, -1, 5, 2, 3});
+        Ray ray = new Ray(100f, 0, 0, 0, Float.NEGATIVE_INFINITY, 1, 1, -0f, 1, 1);
+        assertEquals(MISS, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray, memory(node))[0]);
+        // with +0.0 the same
+        Ray plus = new Ray(100f, 0, 0, 0, Float.POSITIVE_INFINITY, 1, 1, 0f, 1, 1);
+        assertEquals(MISS, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, plus, memory(node))[0]);
+    }
+
+    @Test
+    void a_hit_whose_entry_overflows_to_infinity_sorts_before_the_misses() {
+        // coordinates at float's limit: (3e38 - -3e38) * 1 overflows to +inf on every axis, entry = exit = +inf,
+        // extent +inf: a hit whose key is +inf. GPURT's SORT moves a hit ahead of a miss whatever the keys.
+        float[] far = {3e38f, 3e38f, 3e38f, 3.4e38f, 3.4e38f, 3.4e38f};
+        float[] behind = {-3.4e38f, -3.4e38f, -3.4e38f, -3.3e38f, -3.3e38f, -3.3e38f};
+        byte[] node = box32(behind, far);
+        Ray ray = new Ray(Float.POSITIVE_INFINITY, -3e38f, -3e38f, -3e38f, 1, 1, 1, 1, 1, 1);
+        assertArrayEquals(new int[] {0x108 | 5, MISS, MISS, MISS},
+                NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, ray, memory(node)));
     }
 
     @Test
@@ -162,5 +223,20 @@ class NodeTestTest {
                             address -> { throw new AssertionError("an instance node is not read"); }));
         }
         assertFalse(NodeType.INSTANCE.triangle());
+    }
+
+    @Test
+    void a_flat_box_whose_entry_equals_the_extent_is_hit_and_one_ulp_shorter_only_when_grown() {
+        // a box flat at z = 5 (a triangle lying in z = 5): entry = exit = 5 along +z. With extent 5 the exit is
+        // clamped to 5 and 5 <= 5 hits; with the float below 5 it misses, unless BOX_GROW_ULP 6 widens the exit
+        // by (1 + 6 * 2^-24) rounded to float, 1 + 3 * 2^-23: 4.9999995 * that is above 5
+        byte[] node = box32(new float[] {-1, -1, 5, 1, 1, 5});
+        float below = Math.nextDown(5f);
+        assertEquals(0x100 | 5, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(5f, 0, 0, 0, 0, 0, 1),
+                memory(node))[0]);
+        assertEquals(MISS, NodeTest.intersect(BvhDescriptor.of(BASE, 128, true), 5, Ray.of(below, 0, 0, 0, 0, 0, 1),
+                memory(node))[0]);
+        BvhDescriptor grown = new BvhDescriptor(BASE, 6, true, 1, true, 0, false, 8);
+        assertEquals(0x100 | 5, NodeTest.intersect(grown, 5, Ray.of(below, 0, 0, 0, 0, 0, 1), memory(node))[0]);
     }
 }
