@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,8 @@ import org.replayfarm.model.testing.Toolchain;
  * and compared bit for bit with the same source compiled natively by clang-19 for x86-64 and run by a
  * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math).
  * Kernels whose results the hardware only approximates say so ({@code //! tolerance f32 N}: N ulps).
- * No expected output is written by hand.
+ * No expected output is written by hand. {@code -Dreplay.kernels=GLOB} (a file-name glob, e.g.
+ * {@code 3*_*.cl}) runs only the matching kernels; by default every kernel runs.
  */
 class KernelCorpusTest {
     @TempDir
@@ -76,6 +78,12 @@ class KernelCorpusTest {
             sources = files.filter(p -> p.toString().endsWith(".cl")).sorted().toList();
         }
         assertTrue(sources.size() >= 25, "at least 25 kernels, found " + sources.size());
+        String only = System.getProperty("replay.kernels", "");
+        if (!only.isBlank()) {
+            PathMatcher matcher = kernels.getFileSystem().getPathMatcher("glob:" + only);
+            sources = sources.stream().filter(p -> matcher.matches(p.getFileName())).toList();
+            assertTrue(!sources.isEmpty(), "no kernel matches -Dreplay.kernels=" + only);
+        }
         List<DynamicTest> tests = new ArrayList<>();
         for (Path source : sources) {
             for (String opt : List.of("-O2", "-O0")) {
