@@ -43,3 +43,38 @@ extern pthread_barrier_t __replay_barrier;
 #define __builtin_amdgcn_workgroup_size_z() ((unsigned short) __replay_gsize[2])
 #define __builtin_amdgcn_grid_size_x() (__replay_gsize[0] * __replay_groups[0])
 #define __builtin_amdgcn_s_barrier() pthread_barrier_wait(&__replay_barrier)
+#define __builtin_amdgcn_grid_size_y() (__replay_gsize[1] * __replay_groups[1])
+#define __builtin_amdgcn_grid_size_z() (__replay_gsize[2] * __replay_groups[2])
+
+/* amdgcn bit-manipulation builtins, written from the RDNA 2 ISA guide's descriptions (section 6.3, VOP3):
+ * v_bfe_u32/v_bfe_i32 take offset and width from bits [4:0]; v_alignbit/v_alignbyte shift the 64-bit
+ * {S0, S1}; v_perm_b32 picks bytes of {S0, S1} (8..11: a sign byte, 12: 0x00, 13 and up: 0xff). */
+static inline uint __builtin_amdgcn_ubfe(uint x, uint offset, uint width) {
+    width &= 31;
+    return width == 0 ? 0 : (x >> (offset & 31)) & ((1u << width) - 1);
+}
+static inline int __builtin_amdgcn_sbfe(int x, uint offset, uint width) {
+    width &= 31;
+    if (width == 0) return 0;
+    uint v = (uint) (x >> (offset & 31)) << (32 - width);
+    return (int) v >> (32 - width);
+}
+static inline uint __builtin_amdgcn_alignbit(uint hi, uint lo, uint shift) {
+    return (uint) ((((ulong) hi << 32) | lo) >> (shift & 31));
+}
+static inline uint __builtin_amdgcn_alignbyte(uint hi, uint lo, uint shift) {
+    return (uint) ((((ulong) hi << 32) | lo) >> (8 * (shift & 3)));
+}
+static inline uint __builtin_amdgcn_perm(uint hi, uint lo, uint selector) {
+    ulong data = ((ulong) hi << 32) | lo;
+    uint d = 0;
+    for (int k = 0; k < 4; k++) {
+        uint sel = selector >> (8 * k) & 0xff, byte;
+        if (sel >= 13) byte = 0xff;
+        else if (sel == 12) byte = 0;
+        else if (sel >= 8) byte = (data >> (16 * (sel - 8) + 15) & 1) ? 0xff : 0;
+        else byte = data >> (8 * sel) & 0xff;
+        d |= byte << (8 * k);
+    }
+    return d;
+}
