@@ -78,3 +78,22 @@ static inline uint __builtin_amdgcn_perm(uint hi, uint lo, uint selector) {
     }
     return d;
 }
+
+/* v_cvt_pkrtz_f16_f32: two floats to halves rounded toward zero (finite inputs saturate at 65504, infinities
+ * stay infinite), packed S0 low, S1 high. */
+typedef _Float16 __replay_half2 __attribute__((ext_vector_type(2)));
+static inline ushort __replay_f16_rtz(float f) {
+    uint bits = __builtin_bit_cast(uint, f);
+    ushort sign = bits >> 16 & 0x8000;
+    double v = __builtin_fabs((double) f);
+    if (v != v) return sign | 0x7e00;
+    if (__builtin_isinf(v)) return sign | 0x7c00;
+    if (v >= 65504.0) return sign | 0x7bff;
+    if (v < 0x1p-14) return sign | (ushort) (v * 0x1p24);
+    int e = (int) (bits >> 23 & 0xff) - 127 + 15;
+    return sign | (ushort) (e << 10 | (bits & 0x7fffff) >> 13);
+}
+static inline __replay_half2 __builtin_amdgcn_cvt_pkrtz(float lo, float hi) {
+    uint packed = __replay_f16_rtz(lo) | (uint) __replay_f16_rtz(hi) << 16;
+    return __builtin_bit_cast(__replay_half2, packed);
+}
