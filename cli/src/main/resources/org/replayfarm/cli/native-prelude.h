@@ -97,3 +97,16 @@ static inline __replay_half2 __builtin_amdgcn_cvt_pkrtz(float lo, float hi) {
     uint packed = __replay_f16_rtz(lo) | (uint) __replay_f16_rtz(hi) << 16;
     return __builtin_bit_cast(__replay_half2, packed);
 }
+
+/* Wrapping atomic increment and decrement (global_atomic_inc/dec, RDNA 2 ISA guide, FLAT atomics):
+ * inc stores old >= limit ? 0 : old + 1; dec stores old == 0 || old > limit ? limit : old - 1; both return
+ * the old value. The ordering and scope arguments do not matter on one host. */
+static inline uint __replay_atomic_wrap(volatile uint *p, uint limit, int inc) {
+    uint old = __atomic_load_n(p, __ATOMIC_RELAXED), next;
+    do {
+        next = inc ? (old >= limit ? 0 : old + 1) : (old == 0 || old > limit ? limit : old - 1);
+    } while (!__atomic_compare_exchange_n(p, &old, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+#define __builtin_amdgcn_atomic_inc32(p, limit, order, scope) __replay_atomic_wrap((p), (limit), 1)
+#define __builtin_amdgcn_atomic_dec32(p, limit, order, scope) __replay_atomic_wrap((p), (limit), 0)
