@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 #define __kernel
 #define kernel
 #define __global
@@ -110,3 +111,41 @@ static inline uint __replay_atomic_wrap(volatile uint *p, uint limit, int inc) {
 }
 #define __builtin_amdgcn_atomic_inc32(p, limit, order, scope) __replay_atomic_wrap((p), (limit), 1)
 #define __builtin_amdgcn_atomic_dec32(p, limit, order, scope) __replay_atomic_wrap((p), (limit), 0)
+
+/* Dot products (RDNA 2 ISA guide, VOP3P v_dot*): the sum of the element products and S2, computed exactly;
+ * with clamp, saturated to the result type, else wrapped to 32 bits. */
+typedef short __replay_short2 __attribute__((ext_vector_type(2)));
+typedef ushort __replay_ushort2 __attribute__((ext_vector_type(2)));
+static inline int __replay_sat_i32(long v, int clamp) {
+    return clamp ? (int) (v > 2147483647L ? 2147483647L : v < -2147483648L ? -2147483648L : v) : (int) (uint) v;
+}
+static inline uint __replay_sat_u32(ulong v, int clamp) {
+    return clamp && v > 0xffffffffUL ? 0xffffffffu : (uint) v;
+}
+static inline int __builtin_amdgcn_sdot2(__replay_short2 a, __replay_short2 b, int c, int clamp) {
+    return __replay_sat_i32((long) a.x * b.x + (long) a.y * b.y + c, clamp);
+}
+static inline uint __builtin_amdgcn_udot2(__replay_ushort2 a, __replay_ushort2 b, uint c, int clamp) {
+    return __replay_sat_u32((ulong) a.x * b.x + (ulong) a.y * b.y + c, clamp);
+}
+static inline long __replay_dot_signed(uint a, uint b, int bits) {
+    long s = 0;
+    for (int k = 0; k < 32; k += bits) {
+        int ea = (int) (a << (32 - bits - k)) >> (32 - bits), eb = (int) (b << (32 - bits - k)) >> (32 - bits);
+        s += (long) ea * eb;
+    }
+    return s;
+}
+static inline ulong __replay_dot_unsigned(uint a, uint b, int bits) {
+    ulong s = 0;
+    for (int k = 0; k < 32; k += bits) s += (ulong) (a >> k & ((1u << bits) - 1)) * (b >> k & ((1u << bits) - 1));
+    return s;
+}
+#define __builtin_amdgcn_sdot4(a, b, c, clamp) __replay_sat_i32(__replay_dot_signed((a), (b), 8) + (c), (clamp))
+#define __builtin_amdgcn_sdot8(a, b, c, clamp) __replay_sat_i32(__replay_dot_signed((a), (b), 4) + (c), (clamp))
+#define __builtin_amdgcn_udot4(a, b, c, clamp) __replay_sat_u32(__replay_dot_unsigned((a), (b), 8) + (c), (clamp))
+#define __builtin_amdgcn_udot8(a, b, c, clamp) __replay_sat_u32(__replay_dot_unsigned((a), (b), 4) + (c), (clamp))
+static inline float __builtin_amdgcn_fdot2(__replay_half2 a, __replay_half2 b, float c, int clamp) {
+    float r = (float) a.x * (float) b.x + (float) a.y * (float) b.y + c;
+    return clamp ? (r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r) : r;
+}

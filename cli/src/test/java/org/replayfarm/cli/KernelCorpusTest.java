@@ -25,7 +25,8 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code src/test/resources/kernels} is compiled by clang-19 for gfx1030 (at -O0 and -O2, wave32 and
  * wave64), built into a capture with {@code replay capture build}, evaluated with {@code replay eval},
  * and compared bit for bit with the same source compiled natively by clang-19 for x86-64 and run by a
- * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math).
+ * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math, half
+ * operations rounded one by one: {@link NativeHarness#COMPILER_FLAGS}).
  * Kernels whose results the hardware only approximates say so ({@code //! tolerance f32 N}: N ulps).
  * No expected output is written by hand. {@code -Dreplay.kernels=GLOB} (a file-name glob, e.g.
  * {@code 3*_*.cl}) runs only the matching kernels; by default every kernel runs.
@@ -158,8 +159,10 @@ class KernelCorpusTest {
         Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
         Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
                 triple(spec.size()), buffers.size(), String.join(", ", nativeArgs), true));
-        Toolchain.run(work, "clang-19", "-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu11", "-w",
-                "-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm");
+        List<String> cc = new ArrayList<>(List.of("clang-19"));
+        cc.addAll(NativeHarness.COMPILER_FLAGS);
+        cc.addAll(List.of("-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm"));
+        Toolchain.run(work, cc);
         List<String> run = new ArrayList<>(List.of("./native"));
         for (int i = 0; i < buffers.size(); i++) {
             run.add(buffers.get(i).toString());
