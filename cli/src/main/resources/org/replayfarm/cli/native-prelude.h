@@ -149,3 +149,90 @@ static inline float __builtin_amdgcn_fdot2(__replay_half2 a, __replay_half2 b, f
     float r = (float) a.x * (float) b.x + (float) a.y * (float) b.y + c;
     return clamp ? (r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r) : r;
 }
+
+/* Cross-lane operations. The kernel must call them with every work-item of the group (uniform control
+ * flow, whole waves): each call publishes the caller's value, waits for the group, and reads the lane it
+ * needs from its own wave (waves are __REPLAY_WAVE_SIZE consecutive flat work-item ids; the harness is
+ * compiled with -D__REPLAY_WAVE_SIZE=64 for wave64 builds). Lane selection as the RDNA 2 ISA guide
+ * describes it: DPP (section 6.2.1: quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror, row_share,
+ * row_xmask; a source outside the row reads 0 with bound_ctrl, else the lane keeps `old`), ds_swizzle
+ * (bitmask mode within 32 lanes, quad mode), ds_bpermute (lane = addr[7:2] within the wave), permlane16 /
+ * permlanex16 (nibble selects within the row / from the other row of the pair), v_mbcnt. */
+#ifndef __REPLAY_WAVE_SIZE
+#define __REPLAY_WAVE_SIZE 32
+#endif
+#define __AMDGCN_WAVEFRONT_SIZE __REPLAY_WAVE_SIZE
+static uint __replay_xlane[1024];
+static inline unsigned __replay_flat_id(void) {
+    return (__replay_lid[2] * __replay_gsize[1] + __replay_lid[1]) * __replay_gsize[0] + __replay_lid[0];
+}
+static inline unsigned __replay_lane(void) { return __replay_flat_id() % __REPLAY_WAVE_SIZE; }
+/* Every lane publishes `value`; returns the value of lane `from` of the caller's wave, or `fallback` when
+ * `from` is negative (no source lane). */
+static inline uint __replay_exchange(uint value, int from, uint fallback) {
+    unsigned me = __replay_flat_id();
+    __replay_xlane[me] = value;
+    pthread_barrier_wait(&__replay_barrier);
+    uint r = from < 0 ? fallback : __replay_xlane[me - me % __REPLAY_WAVE_SIZE + (unsigned) from];
+    pthread_barrier_wait(&__replay_barrier);
+    return r;
+}
+#define __builtin_amdgcn_readfirstlane(x) __replay_exchange((uint) (x), 0, 0)
+#define __builtin_amdgcn_readlane(x, k) __replay_exchange((uint) (x), (int) ((uint) (k) % __REPLAY_WAVE_SIZE), 0)
+#define __builtin_amdgcn_ds_bpermute(addr, x) \
+    ((int) __replay_exchange((uint) (x), (int) (((uint) (addr) >> 2) % __REPLAY_WAVE_SIZE), 0))
+static inline ulong __replay_ballot(int cond) {
+    unsigned me = __replay_flat_id(), base = me - me % __REPLAY_WAVE_SIZE;
+    __replay_xlane[me] = cond != 0;
+    pthread_barrier_wait(&__replay_barrier);
+    ulong mask = 0;
+    for (unsigned k = 0; k < __REPLAY_WAVE_SIZE; k++) mask |= (ulong) __replay_xlane[base + k] << k;
+    pthread_barrier_wait(&__replay_barrier);
+    return mask;
+}
+#define __builtin_amdgcn_ballot_w32(c) ((uint) __replay_ballot(c))
+#define __builtin_amdgcn_ballot_w64(c) __replay_ballot(c)
+static inline uint __builtin_amdgcn_mbcnt_lo(uint mask, uint acc) {
+    unsigned lane = __replay_lane();
+    return acc + __builtin_popcount(lane >= 32 ? mask : mask & ((1u << lane) - 1));
+}
+static inline uint __builtin_amdgcn_mbcnt_hi(uint mask, uint acc) {
+    unsigned lane = __replay_lane();
+    return acc + (lane < 32 ? 0 : __builtin_popcount(mask & ((1u << (lane - 32)) - 1)));
+}
+static inline int __replay_swizzle_source(unsigned lane, int pattern) {
+    if (pattern & 0x8000) return (int) ((lane & ~3u) + (pattern >> (2 * (lane & 3)) & 3));
+    unsigned and_mask = pattern & 31, or_mask = pattern >> 5 & 31, xor_mask = pattern >> 10 & 31;
+    return (int) ((lane & ~31u) + (((lane & 31 & and_mask) | or_mask) ^ xor_mask));
+}
+#define __builtin_amdgcn_ds_swizzle(x, pattern) \
+    ((int) __replay_exchange((uint) (x), __replay_swizzle_source(__replay_lane(), (pattern)), 0))
+static inline int __replay_dpp_source(unsigned lane, int ctrl) {
+    unsigned row = lane & ~15u, i = lane & 15;
+    int src;
+    if (ctrl <= 0xff) return (int) ((lane & ~3u) + (ctrl >> (2 * (lane & 3)) & 3));
+    if (ctrl >= 0x101 && ctrl <= 0x10f) src = (int) i + (ctrl & 15);          /* row_shl */
+    else if (ctrl >= 0x111 && ctrl <= 0x11f) src = (int) i - (ctrl & 15);     /* row_shr */
+    else if (ctrl >= 0x121 && ctrl <= 0x12f) src = (int) ((i - (ctrl & 15)) & 15); /* row_ror */
+    else if (ctrl == 0x140) src = 15 - (int) i;                                 /* row_mirror */
+    else if (ctrl == 0x141) src = (int) ((i & 8) + 7 - (i & 7));                /* row_half_mirror */
+    else if (ctrl >= 0x150 && ctrl <= 0x15f) src = ctrl & 15;                   /* row_share */
+    else if (ctrl >= 0x160 && ctrl <= 0x16f) src = (int) (i ^ (ctrl & 15));     /* row_xmask */
+    else return -2;
+    return src < 0 || src > 15 ? -1 : (int) row + src;
+}
+static inline int __replay_dpp(int old, int x, int ctrl, int bound_ctrl) {
+    int from = __replay_dpp_source(__replay_lane(), ctrl);
+    if (from == -2) __builtin_trap();
+    return (int) __replay_exchange((uint) x, from, bound_ctrl ? 0 : (uint) old);
+}
+#define __builtin_amdgcn_update_dpp(old, x, ctrl, row_mask, bank_mask, bound_ctrl) __replay_dpp((old), (x), (ctrl), (bound_ctrl))
+#define __builtin_amdgcn_mov_dpp(x, ctrl, row_mask, bank_mask, bound_ctrl) __replay_dpp(0, (x), (ctrl), (bound_ctrl))
+static inline uint __replay_permlane(uint x, uint sel_lo, uint sel_hi, int cross) {
+    unsigned lane = __replay_lane(), i = lane & 15;
+    unsigned nibble = (unsigned) ((((ulong) sel_hi << 32 | sel_lo) >> (4 * i)) & 15);
+    unsigned row = cross ? (lane & ~15u) ^ 16 : lane & ~15u;
+    return __replay_exchange(x, (int) (row + nibble), 0);
+}
+#define __builtin_amdgcn_permlane16(old, x, lo, hi, fi, bc) __replay_permlane((x), (lo), (hi), 0)
+#define __builtin_amdgcn_permlanex16(old, x, lo, hi, fi, bc) __replay_permlane((x), (lo), (hi), 1)

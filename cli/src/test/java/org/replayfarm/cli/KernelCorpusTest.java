@@ -161,6 +161,9 @@ class KernelCorpusTest {
                 triple(spec.size()), buffers.size(), String.join(", ", nativeArgs), true));
         List<String> cc = new ArrayList<>(List.of("clang-19"));
         cc.addAll(NativeHarness.COMPILER_FLAGS);
+        if (wave64) {
+            cc.add("-D__REPLAY_WAVE_SIZE=64"); // the prelude's cross-lane operations work on waves of this size
+        }
         cc.addAll(List.of("-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm"));
         Toolchain.run(work, cc);
         List<String> run = new ArrayList<>(List.of("./native"));
