@@ -236,3 +236,6 @@ static inline uint __replay_permlane(uint x, uint sel_lo, uint sel_hi, int cross
 }
 #define __builtin_amdgcn_permlane16(old, x, lo, hi, fi, bc) __replay_permlane((x), (lo), (hi), 0)
 #define __builtin_amdgcn_permlanex16(old, x, lo, hi, fi, bc) __replay_permlane((x), (lo), (hi), 1)
+
+/* ldexp on half: x86 has no ldexpf16; scaling a half in float is exact, then one rounding to half. */
+#define __builtin_ldexpf16(x, n) ((_Float16) __builtin_ldexpf((float) (x), (n)))
