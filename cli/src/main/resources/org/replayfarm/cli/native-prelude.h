@@ -239,3 +239,67 @@ static inline uint __replay_permlane(uint x, uint sel_lo, uint sel_hi, int cross
 
 /* ldexp on half: x86 has no ldexpf16; scaling a half in float is exact, then one rounding to half. */
 #define __builtin_ldexpf16(x, n) ((_Float16) __builtin_ldexpf((float) (x), (n)))
+
+/* Graphics-era VALU builtins, from the RDNA 2 ISA guide's VOP3 descriptions: med3 (the middle value of
+ * three; no NaN in the corpus), the class test (mask bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal,
+ * 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf), the cube-map face selection (major axis |z| >= |y|, |x|
+ * in that order; cubema is twice the major axis), frexp parts, fract (x - floor(x), below 1), saturating
+ * 16-bit packs, byte lerp (rounding bit from S2's byte) and the SAD family (masked: reference byte 0
+ * skipped). */
+typedef short __replay_short2_t __attribute__((ext_vector_type(2)));
+typedef ushort __replay_ushort2_t __attribute__((ext_vector_type(2)));
+static inline float __builtin_amdgcn_fmed3f(float a, float b, float c) {
+    return __builtin_fmaxf(__builtin_fminf(a, b), __builtin_fminf(__builtin_fmaxf(a, b), c));
+}
+static inline bool __builtin_amdgcn_classf(float x, int mask) {
+    uint bits = __builtin_bit_cast(uint, x);
+    int neg = bits >> 31, k;
+    if (x != x) k = (bits & 0x400000) ? 1 : 0;
+    else if (__builtin_isinf(x)) k = neg ? 2 : 9;
+    else if (x == 0.0f) k = neg ? 5 : 6;
+    else if (__builtin_fabsf(x) < 0x1p-126f) k = neg ? 4 : 7;
+    else k = neg ? 3 : 8;
+    return (mask >> k & 1) != 0;
+}
+static inline void __replay_cube(float x, float y, float z, float *id, float *sc, float *tc, float *ma) {
+    float ax = __builtin_fabsf(x), ay = __builtin_fabsf(y), az = __builtin_fabsf(z);
+    if (az >= ax && az >= ay) {
+        *id = z < 0.0f ? 5.0f : 4.0f; *sc = z < 0.0f ? -x : x; *tc = -y; *ma = 2.0f * z;
+    } else if (ay >= ax) {
+        *id = y < 0.0f ? 3.0f : 2.0f; *sc = x; *tc = y < 0.0f ? -z : z; *ma = 2.0f * y;
+    } else {
+        *id = x < 0.0f ? 1.0f : 0.0f; *sc = x < 0.0f ? z : -z; *tc = -y; *ma = 2.0f * x;
+    }
+}
+static inline float __builtin_amdgcn_cubeid(float x, float y, float z) { float r[4]; __replay_cube(x, y, z, &r[0], &r[1], &r[2], &r[3]); return r[0]; }
+static inline float __builtin_amdgcn_cubesc(float x, float y, float z) { float r[4]; __replay_cube(x, y, z, &r[0], &r[1], &r[2], &r[3]); return r[1]; }
+static inline float __builtin_amdgcn_cubetc(float x, float y, float z) { float r[4]; __replay_cube(x, y, z, &r[0], &r[1], &r[2], &r[3]); return r[2]; }
+static inline float __builtin_amdgcn_cubema(float x, float y, float z) { float r[4]; __replay_cube(x, y, z, &r[0], &r[1], &r[2], &r[3]); return r[3]; }
+static inline float __builtin_amdgcn_frexp_mantf(float x) { int e; return __builtin_frexpf(x, &e); }
+static inline int __builtin_amdgcn_frexp_expf(float x) { int e = 0; __builtin_frexpf(x, &e); return e; }
+static inline float __builtin_amdgcn_fractf(float x) { return __builtin_fminf(x - __builtin_floorf(x), 0x1.fffffep-1f); }
+#define __builtin_amdgcn_ldexpf(x, n) __builtin_ldexpf((x), (n))
+static inline short __replay_sat16(int v) { return (short) (v > 32767 ? 32767 : v < -32768 ? -32768 : v); }
+static inline __replay_short2_t __builtin_amdgcn_cvt_pk_i16(int a, int b) {
+    __replay_short2_t r; r.x = __replay_sat16(a); r.y = __replay_sat16(b); return r;
+}
+static inline __replay_ushort2_t __builtin_amdgcn_cvt_pk_u16(uint a, uint b) {
+    __replay_ushort2_t r; r.x = (ushort) (a > 65535 ? 65535 : a); r.y = (ushort) (b > 65535 ? 65535 : b); return r;
+}
+static inline uint __builtin_amdgcn_lerp(uint a, uint b, uint c) {
+    uint d = 0;
+    for (int k = 0; k < 32; k += 8) d |= (((a >> k & 0xff) + (b >> k & 0xff) + (c >> k & 1)) >> 1) << k;
+    return d;
+}
+static inline uint __replay_sad(uint a, uint b, int width, int masked) {
+    uint s = 0, m = (1u << width) - 1;
+    for (int k = 0; k < 32; k += width) {
+        uint x = a >> k & m, y = b >> k & m;
+        if (!masked || y != 0) s += x > y ? x - y : y - x;
+    }
+    return s;
+}
+#define __builtin_amdgcn_sad_u8(a, b, c) (__replay_sad((a), (b), 8, 0) + (c))
+#define __builtin_amdgcn_msad_u8(a, b, c) (__replay_sad((a), (b), 8, 1) + (c))
+#define __builtin_amdgcn_sad_hi_u8(a, b, c) ((__replay_sad((a), (b), 8, 0) << 16) + (c))
+#define __builtin_amdgcn_sad_u16(a, b, c) (__replay_sad((a), (b), 16, 0) + (c))
