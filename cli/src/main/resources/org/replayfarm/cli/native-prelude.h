@@ -157,7 +157,8 @@ static inline float __builtin_amdgcn_fdot2(__replay_half2 a, __replay_half2 b, f
  * describes it: DPP (section 6.2.1: quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror, row_share,
  * row_xmask; a source outside the row reads 0 with bound_ctrl, else the lane keeps `old`), ds_swizzle
  * (bitmask mode within 32 lanes, quad mode), ds_bpermute (lane = addr[7:2] within the wave), permlane16 /
- * permlanex16 (nibble selects within the row / from the other row of the pair), v_mbcnt. */
+ * permlanex16 (nibble selects within the row / from the other row of the pair), v_mbcnt. Like barriers, they
+ * need the threaded harness. */
 #ifndef __REPLAY_WAVE_SIZE
 #define __REPLAY_WAVE_SIZE 32
 #endif
