@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -15,6 +16,14 @@ import java.util.Locale;
 final class NativeHarness {
     private NativeHarness() {
     }
+
+    /**
+     * The clang-19 flags the native build needs to round as the device does: no contraction, no fast math,
+     * and each half operation rounded to half (OpenCL C rounds every operation; C's default evaluates a
+     * whole _Float16 expression in float and rounds once, which differs by an ulp on products and sums).
+     */
+    static final List<String> COMPILER_FLAGS = List.of("-O2", "-ffp-contract=off", "-fno-fast-math",
+            "-Xclang", "-ffloat16-excess-precision=none", "-std=gnu11", "-w");
 
     /** The prelude mapping OpenCL C spellings and amdgcn builtins onto C11 and pthreads. */
     static String prelude() {

@@ -9,9 +9,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -24,13 +27,18 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code src/test/resources/kernels} is compiled by clang-19 for gfx1030 (at -O0 and -O2, wave32 and
  * wave64), built into a capture with {@code replay capture build}, evaluated with {@code replay eval},
  * and compared bit for bit with the same source compiled natively by clang-19 for x86-64 and run by a
- * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math).
+ * small C harness (one thread per work-item, {@code -ffp-contract=off} on both sides, no fast-math, half
+ * operations rounded one by one: {@link NativeHarness#COMPILER_FLAGS}).
  * Kernels whose results the hardware only approximates say so ({@code //! tolerance f32 N}: N ulps).
- * No expected output is written by hand.
+ * No expected output is written by hand. {@code -Dreplay.kernels=GLOB} (a file-name glob, e.g.
+ * {@code 3*_*.cl}) runs only the matching kernels; by default every kernel runs.
  */
 class KernelCorpusTest {
     @TempDir
     Path dir;
+
+    /** Where each kernel's native run (per wave size) left its outputs: the dynamic tests share one instance. */
+    private final Map<String, Path> nativeRuns = new HashMap<>();
 
     /** A kernel file's header: {@code //! kernel NAME}, {@code //! groups ...}, {@code //! arg ...}, {@code //! tolerance ...}. */
     record Spec(Path source, String kernel, String groups, String size, List<String[]> args, int toleranceUlps) {
@@ -76,6 +84,12 @@ class KernelCorpusTest {
             sources = files.filter(p -> p.toString().endsWith(".cl")).sorted().toList();
         }
         assertTrue(sources.size() >= 25, "at least 25 kernels, found " + sources.size());
+        String only = System.getProperty("replay.kernels", "");
+        if (!only.isBlank()) {
+            PathMatcher matcher = kernels.getFileSystem().getPathMatcher("glob:" + only);
+            sources = sources.stream().filter(p -> matcher.matches(p.getFileName())).toList();
+            assertTrue(!sources.isEmpty(), "no kernel matches -Dreplay.kernels=" + only);
+        }
         List<DynamicTest> tests = new ArrayList<>();
         for (Path source : sources) {
             for (String opt : List.of("-O2", "-O0")) {
@@ -146,23 +160,39 @@ class KernelCorpusTest {
         CliRun eval = CliRun.of("eval", work.resolve("k.capture").toString(), "--every-group", "--threads", "2",
                 "--out", work.resolve("out").toString());
         assertEquals(0, eval.exitCode(), eval.out() + eval.err());
-        // the native side: the same source, clang-19 for x86-64, one thread per work-item
+        // the native side: the same source, clang-19 for x86-64, one thread per work-item; its result does not
+        // depend on the device build's -O level, so it is built and run once per kernel and wave size
+        Path reference = nativeRuns.get(spec.source() + (wave64 ? " wave64" : " wave32"));
+        if (reference == null) {
+            reference = work;
+            runNative(spec, work, buffers, nativeArgs, wave64);
+            nativeRuns.put(spec.source() + (wave64 ? " wave64" : " wave32"), work);
+        }
+        for (int i = 0; i < buffers.size(); i++) {
+            byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
+            compare(spec, i, host, Files.readAllBytes(reference.resolve("native" + i + ".bin")));
+        }
+    }
+
+    /** Builds the harness for the kernel and runs it: {@code native<i>.bin} in {@code work} for each buffer. */
+    private static void runNative(Spec spec, Path work, List<Path> buffers, List<String> nativeArgs, boolean wave64)
+            throws IOException {
         Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
         Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
                 triple(spec.size()), buffers.size(), String.join(", ", nativeArgs), true));
-        Toolchain.run(work, "clang-19", "-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu11", "-w",
-                "-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm");
+        List<String> cc = new ArrayList<>(List.of("clang-19"));
+        cc.addAll(NativeHarness.COMPILER_FLAGS);
+        if (wave64) {
+            cc.add("-D__REPLAY_WAVE_SIZE=64"); // the prelude's cross-lane operations work on waves of this size
+        }
+        cc.addAll(List.of("-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm"));
+        Toolchain.run(work, cc);
         List<String> run = new ArrayList<>(List.of("./native"));
         for (int i = 0; i < buffers.size(); i++) {
             run.add(buffers.get(i).toString());
             run.add(work.resolve("native" + i + ".bin").toString());
         }
         Toolchain.run(work, run);
-        for (int i = 0; i < buffers.size(); i++) {
-            byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
-            byte[] reference = Files.readAllBytes(work.resolve("native" + i + ".bin"));
-            compare(spec, i, host, reference);
-        }
     }
 
     private static void compare(Spec spec, int buffer, byte[] host, byte[] reference) {

@@ -218,7 +218,7 @@ public final class Valu {
         w.setVgpr(reg, lane, value);
     }
 
-    /** Writes a 16-bit result: VOP3 OPSEL[3] puts it in the high half (keeping the low half). */
+    /** Writes a 16-bit result: VOP3 OPSEL[3] puts it in the high half (keeping the low half), else the low half. */
     public static void writeResult16(Wave w, Instruction insn, int lane, int value) {
         int reg = vdst(insn);
         if (insn.fields() instanceof Fields.Vop3 v && (v.opsel() & 8) != 0) {
@@ -229,8 +229,9 @@ public final class Valu {
             w.setVgpr(reg, lane, sdwaDestination(s, w.vgpr(reg, lane), value & 0xFFFF));
             return;
         }
-        // a 16-bit result written to the low half clears the high half (gfx10 "d16" behaviour of VOP1/2/3)
-        w.setVgpr(reg, lane, value & 0xFFFF);
+        // the low half; the high half is kept: on gfx10 every 16-bit VOP1/VOP2/VOP3 result preserves it (LLVM's
+        // GCNSubtarget::zeroesHigh16BitsOfDest, found by experiment: only gfx8/gfx9 zero it)
+        w.setVgpr(reg, lane, (w.vgpr(reg, lane) & 0xFFFF0000) | (value & 0xFFFF));
     }
 
     public static void writeResult64(Wave w, Instruction insn, int lane, long value) {

@@ -188,8 +188,19 @@ final class ValuFloatConvert {
             return a;
         }
         double v = f.toDouble(a);
-        double mant = Math.scalb(v, -(Math.getExponent(v) + 1));
+        double mant = Math.scalb(v, -frexpExponent(v));
         return Rounding.round(mant, f, Rounding.NEAREST_EVEN);
+    }
+
+    /**
+     * e with |v| = m * 2^e, m in [0.5, 1), for a finite non-zero v. Math.getExponent answers -1023 for every
+     * double denormal; an f64 denormal source (kept when MODE.FP_DENORM allows) has its own exponent.
+     */
+    static int frexpExponent(double v) {
+        if (Math.abs(v) < Double.MIN_NORMAL) {
+            return Math.getExponent(Math.scalb(v, 64)) - 64 + 1;
+        }
+        return Math.getExponent(v) + 1;
     }
 
     /** v_frexp_exp_*: the exponent e with S0 = mant * 2^e, mant in [0.5, 1); 0 for zero, infinity, NaN. */
@@ -198,7 +209,7 @@ final class ValuFloatConvert {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {
                 long a = m.input(f, ValuFloat.source(w, insn, 0, lane, f));
-                int e = f.isNaN(a) || f.isInfinite(a) || f.isZero(a) ? 0 : Math.getExponent(f.toDouble(a)) + 1;
+                int e = f.isNaN(a) || f.isInfinite(a) || f.isZero(a) ? 0 : frexpExponent(f.toDouble(a));
                 if (f == F16) {
                     Valu.writeResult16(w, insn, lane, e & 0xFFFF);
                 } else {

@@ -26,7 +26,8 @@ import org.replayfarm.model.fp.Rounding;
  * exponent(S2) is above the bias, else by 2^-64 (2^-128): one rounding.</li>
  * <li>div_fixup (S0 the quotient, S1 the denominator, S2 the numerator): NaN sources (S2 first) quieted;
  * 0/0 and inf/inf give the negative quiet NaN; x/0 and inf/y infinity, x/inf and 0/y zero, of the
- * quotient's sign; otherwise |S0| with the quotient's sign.</li>
+ * quotient's sign; a NaN quotient from finite non-zero operands (the Newton steps overflowed) the signed
+ * infinity; otherwise |S0| with the quotient's sign.</li>
  * </ul>
  */
 final class ValuFloatDivide {
@@ -162,6 +163,11 @@ final class ValuFloatDivide {
         int underflow = f == F16 ? -25 : f == F32 ? -150 : -1075;
         if (f.exponentField(s2) - f.exponentField(s1) < underflow) {
             return sign;
+        }
+        if (f.isNaN(s0)) {
+            // finite / finite whose quotient overflowed: the scaled Newton steps meet inf - inf and hand
+            // over a NaN; the hardware's overflow case answers the signed infinity (what IEEE division gives)
+            return sign | f.positiveInfinity();
         }
         return sign | f.abs(s0);
     }

@@ -174,10 +174,23 @@ class ValuFloatConvertTest {
         assertEquals(-148, w.vgpr(4, 0));
         assertEquals(0, w.vgpr(5, 0));
         assertEquals(0x7f800000, w.vgpr(6, 0));
-        assertEquals(Math.getExponent(1e-310) + 1, w.vgpr(7, 0), "f64 denormal");
+        // C's frexp(1e-310) (glibc): 0x3fe2688b70e62b00 (0.5752618...), -1029
+        assertEquals(-1029, w.vgpr(7, 0), "f64 denormal");
         assertEquals(0x3A00, w.vgpr(8, 0), "12.0 = 0.75 * 2^4");
         assertEquals(4, w.vgpr(9, 0));
-        double mant = 1e-310 / Math.scalb(1.0, Math.getExponent(1e-310) + 1);
-        assertEquals(Double.doubleToRawLongBits(mant), w.vgpr64(10, 0));
+        assertEquals(Long.toHexString(0x3fe2688b70e62b00L), Long.toHexString(w.vgpr64(10, 0)));
+    }
+
+    @Test
+    void frexp_of_f64_denormals_normalizes_the_mantissa() throws Exception {
+        // C's frexp (glibc): -4.9e-324 (0x8000000000000001) = -0.5 * 2^-1073;
+        // 0x000fffffffffffff = 0x3feffffffffffffe * 2^-1022
+        Wave w = new FloatAsm(dir).sgpr(0, 1).sgpr(1, 0x80000000).sgpr(2, -1).sgpr(3, 0x000fffff).run(String.join("\n",
+                "v_frexp_mant_f64_e32 v[1:2], s[0:1]", "v_frexp_exp_i32_f64_e32 v3, s[0:1]",
+                "v_frexp_mant_f64_e32 v[4:5], s[2:3]", "v_frexp_exp_i32_f64_e32 v6, s[2:3]"));
+        assertEquals(Long.toHexString(0xbfe0000000000000L), Long.toHexString(w.vgpr64(1, 0)));
+        assertEquals(-1073, w.vgpr(3, 0));
+        assertEquals(Long.toHexString(0x3feffffffffffffeL), Long.toHexString(w.vgpr64(4, 0)));
+        assertEquals(-1022, w.vgpr(6, 0));
     }
 }

@@ -107,7 +107,8 @@ class ValuFloatTranscendentalTest {
     @Test
     void the_llvm_division_sequence_gives_correctly_rounded_quotients() throws Exception {
         float[][] cases = {{1f, 3f}, {10f, 7f}, {0x1p-140f, 3f}, {1f, 0x1p-130f}, {0x1p100f, 0x1p-30f},
-            {3f, 0x1p120f}, {0x1p-126f, 0x1.8p10f}, {-5f, 0.1f}, {1f, 0f}, {0f, 0f}, {Float.POSITIVE_INFINITY, 2f}};
+            {3f, 0x1p120f}, {0x1p-126f, 0x1.8p10f}, {-5f, 0.1f}, {1f, 0f}, {0f, 0f}, {Float.POSITIVE_INFINITY, 2f},
+            {Float.MAX_VALUE, 0x1p-30f}, {0x1p120f, -0x1p-120f}, {-0x1p100f, 0x1.8p-140f}};
         for (float[] c : cases) {
             Wave w = new FloatAsm(dir).f32(0, c[0]).f32(1, c[1]).run(DIVIDE);
             float want = c[0] / c[1];
@@ -148,6 +149,17 @@ class ValuFloatTranscendentalTest {
     }
 
     @Test
+    void div_fixup_turns_a_nan_quotient_of_finite_operands_into_the_overflowed_infinity() throws Exception {
+        // an overflowing quotient reaches fixup as NaN (the scaled Newton steps compute inf - inf)
+        Wave w = new FloatAsm(dir).sgpr(0, 0x7fc00000).f64(2, Double.MAX_VALUE).sgpr(4, 0).sgpr(5, 0x7ff80000)
+                .run(String.join("\n", "v_div_fixup_f32 v1, s0, -2.0, 4.0", "v_div_fixup_f32 v2, s0, 2.0, s0",
+                        "v_div_fixup_f64 v[4:5], s[4:5], 0.5, s[2:3]"));
+        assertEquals(hex(0xff800000), hex(w.vgpr(1, 0)), "4 / -2 with a NaN quotient: -inf");
+        assertEquals(hex(0x7fc00000), hex(w.vgpr(2, 0)), "a NaN numerator stays NaN");
+        assertEquals(Long.toHexString(0x7ff0000000000000L), Long.toHexString(w.vgpr64(4, 0)));
+    }
+
+    @Test
     void f64_division_sequence_and_fmas_scaling() throws Exception {
         String seq = String.join("\n",
                 "v_div_scale_f64 v[2:3], s10, s[2:3], s[2:3], s[0:1]",
@@ -161,7 +173,8 @@ class ValuFloatTranscendentalTest {
                 "v_fma_f64 v[2:3], -v[2:3], v[6:7], v[8:9]",
                 "v_div_fmas_f64 v[2:3], v[2:3], v[4:5], v[6:7]",
                 "v_div_fixup_f64 v[0:1], v[2:3], s[2:3], s[0:1]");
-        double[][] cases = {{1, 3}, {Math.scalb(1.0, -1070), 3}, {2, 7e-300}, {5, 0x1p1000}};
+        double[][] cases = {{1, 3}, {Math.scalb(1.0, -1070), 3}, {2, 7e-300}, {5, 0x1p1000},
+            {Double.MAX_VALUE, 0x1p-600}, {0x1p600, -0x1.8p-1040}, {-0x1p1000, 0x1p-30}}; // the last three overflow
         for (double[] c : cases) {
             Wave w = new FloatAsm(dir).f64(0, c[0]).f64(2, c[1]).run(seq);
             assertEquals(Double.doubleToRawLongBits(c[0] / c[1]), w.vgpr64(0, 0), c[0] + " / " + c[1]);

@@ -96,6 +96,31 @@ class ValuSixteenBitTest {
         t.expect(out, 20, l -> pack(0x5678, lo(a(l)) + hi(b(l))), "high half written");
     }
 
+    /**
+     * gfx10 keeps the high half of a VGPR that a 16-bit VOP1/VOP2/VOP3 result goes to (gfx8/gfx9 zeroed it for
+     * most opcodes): LLVM's GCNSubtarget::zeroesHigh16BitsOfDest, a list its authors found by experiment,
+     * answers false for every such opcode on gfx10, and review D106023 notes the change.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {32, 64})
+    void a_sixteen_bit_result_in_the_low_half_keeps_the_high_half(int wave) throws Exception {
+        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        String[] ops = {"v_add_nc_u16 vD, v1, v2", "v_mul_lo_u16 vD, v1, v2", "v_mad_u16 vD, v1, v2, v3",
+            "v_add_f16_e32 vD, v1, v2", "v_fma_f16 vD, v1, v2, v3", "v_cvt_f16_f32_e32 vD, v1",
+            "v_cvt_u16_f16_e32 vD, v1", "v_ldexp_f16_e32 vD, v1, v2", "v_lshlrev_b16 vD, v2, v1", "v_sub_f16_e64 vD, v1, v2"};
+        StringBuilder p = new StringBuilder(t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
+                + t.lanes(3, ValuTestSupport::c));
+        for (int k = 0; k < ops.length; k++) {
+            p.append("v_mov_b32 v").append(20 + k).append(", 0xabcd0000\n");
+            p.append(ops[k].replace("vD", "v" + (20 + k))).append('\n');
+        }
+        var out = t.run(p.toString());
+        for (int k = 0; k < ops.length; k++) {
+            int v = 20 + k;
+            t.expect(out, v, l -> 0xabcd, l -> out.wave(0).vgpr(v, l) >>> 16, ops[k] + ": high half kept");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void packed_ops_pick_each_result_half_by_op_sel_and_op_sel_hi(int wave) throws Exception {

@@ -99,7 +99,7 @@ final class ValuTestSupport {
         expect(out, v, expected, l -> out.wave(0).vgpr(v, l), what);
     }
 
-    private void expect(AsmRunner.Outcome out, int v, IntUnaryOperator expected, IntUnaryOperator actual, String what) {
+    void expect(AsmRunner.Outcome out, int v, IntUnaryOperator expected, IntUnaryOperator actual, String what) {
         for (int lane = 0; lane < waveSize; lane++) {
             int e = expected.applyAsInt(lane);
             int got = actual.applyAsInt(lane);
