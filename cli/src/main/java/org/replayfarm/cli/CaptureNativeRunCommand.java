@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "native-run", mixinStandardHelpOptions = true,
         description = {"Run an OpenCL C kernel natively: clang-19 builds it for x86-64 with the native harness "
-                + "(-O2 -ffp-contract=off, one thread per work-item, a group's work-items together so barriers work, "
-                + "groups one after another) and runs it on the inputs replay capture build takes.",
+                + "(-O2 -ffp-contract=off, no fast math, every half operation rounded to half; one thread per work-item, a "
+                + "group's work-items together so barriers and cross-lane builtins work, groups one after another) and "
+                + "runs it on the inputs replay capture build takes.",
                 "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n): the outputs "
                         + "replay capture add-run attaches as a recorded run."})
 final class CaptureNativeRunCommand implements Callable<Integer> {
@@ -37,8 +38,18 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where guest-<n>.bin go.")
     Path out;
 
+    @Option(names = "--wave-size", paramLabel = "32|64", defaultValue = "32",
+            description = "The wave size of the device build (clang's -mwavefrontsize64 makes 64): cross-lane "
+                    + "builtins (readlane, ballot, DPP...) act on waves of this many consecutive work-items. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int waveSize;
+
     @Override
     public Integer call() throws Exception {
+        if (waveSize != 32 && waveSize != 64) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--wave-size is 32 or 64 (RDNA 2 runs waves of 32 or 64 lanes), not " + waveSize);
+        }
         DispatchOptions.Parsed parsed = dispatch.parse(spec);
         DispatchShape shape = parsed.shape();
         List<KernelArg> kernelArgs = parsed.args();
@@ -71,9 +82,12 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
                     new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n, String.join(", ", call), true));
-            Llvm.run(List.of("clang-19", "-O2", "-ffp-contract=off", "-fno-fast-math", "-std=gnu11", "-w", "-include",
-                    work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(), "-I", work.toString(),
-                    "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
+            List<String> cc = new ArrayList<>(List.of("clang-19"));
+            cc.addAll(NativeHarness.COMPILER_FLAGS);
+            cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
+            cc.addAll(List.of("-include", work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(),
+                    "-I", work.toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
+            Llvm.run(cc);
             Llvm.run(run);
             spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
         } finally {
