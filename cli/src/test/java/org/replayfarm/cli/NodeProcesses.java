@@ -79,6 +79,20 @@ final class NodeProcesses implements AutoCloseable {
         fail("the cluster did not reach " + members + " members up");
     }
 
+    /** Waits until {@code node} no longer lists the member at {@code address} (it was downed and removed). */
+    static void awaitGone(FarmNode node, String address) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            var state = Cluster.get(node.system()).state();
+            if (StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .noneMatch(m -> m.address().toString().equals(address))) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+        }
+        fail("the cluster still lists " + address);
+    }
+
     @Override
     public void close() {
         processes.forEach(Process::destroyForcibly);
