@@ -100,7 +100,7 @@ public final class CaptureBuilder {
 
         addArgumentRanges(args);
         Kernarg kernarg = meta != null ? Kernarg.fromMetadata(meta, kd, args, argumentAddresses, shape)
-                : Kernarg.sequential(args, argumentAddresses, kd.kernargSize());
+                : Kernarg.sequential(args, argumentAddresses, kd.kernargSize(), kd.groupSegmentFixedSize());
         long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.bytes()) : 0;
         int scratchPerLane = kd.privateSegmentFixedSize()
                 + (kd.has(KernelDescriptor.KCP_USES_DYNAMIC_STACK) ? DYNAMIC_STACK_ALLOWANCE : 0);
@@ -110,7 +110,7 @@ public final class CaptureBuilder {
         long kdAddress = codeBase + trial.symbolAddress(kdSymbol).orElseThrow();
         if (wantsPacket) {
             addRangeAt("dispatch-packet", packetAddress,
-                    dispatchPacket(shape, scratchPerLane, kd.groupSegmentFixedSize(), kdAddress, kernargAddress));
+                    dispatchPacket(shape, scratchPerLane, kernarg.ldsBytes(), kdAddress, kernargAddress));
         }
         LoadedCodeObject loaded = CodeObjectLoader.load(elf, codeBase);
         addRangeAt("code-object", codeBase, loaded.image());
@@ -171,7 +171,7 @@ public final class CaptureBuilder {
                 .setCode(writer.add(loaded.bytesAt(textAddress, (int) text.size())))
                 .setCodeAddress(textAddress).setEntryOffset(entry - textAddress)
                 .setWaveSize(waveSize).setVgprCount(Math.min(kd.vgprCount(), 256)).setSgprCount(GFX10_SGPRS)
-                .setLdsBytes(kd.groupSegmentFixedSize()).setScratchBytesPerLane(scratchPerLane)
+                .setLdsBytes(kernarg.ldsBytes()).setScratchBytesPerLane(scratchPerLane)
                 .setFloatMode(mode).setKernelName(kernelName)
                 .setComputePgmRsrc1(kd.computePgmRsrc1()).setComputePgmRsrc2(kd.computePgmRsrc2())
                 .setComputePgmRsrc3(kd.computePgmRsrc3()).setKernelCodeProperties(kd.kernelCodeProperties())
@@ -182,7 +182,7 @@ public final class CaptureBuilder {
     private Built raw(ElfFile elf, RawLayout raw, DispatchShape shape, List<KernelArg> args, Provenance provenance)
             throws CodeObjectException, CaptureFormatException {
         addArgumentRanges(args);
-        Kernarg kernarg = Kernarg.sequential(args, argumentAddresses, 0);
+        Kernarg kernarg = Kernarg.sequential(args, argumentAddresses, 0, raw.ldsBytes());
         long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.bytes()) : 0;
         long codeBase = layout.allocate(CodeObjectLoader.imageSize(elf));
         LoadedCodeObject loaded = CodeObjectLoader.load(elf, codeBase);

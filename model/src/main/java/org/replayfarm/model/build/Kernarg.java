@@ -11,8 +11,13 @@ import org.replayfarm.model.elf.KernelMetadata;
  * The kernarg segment: explicit arguments at the offsets the kernel's metadata gives (or, without
  * metadata, each at the next multiple of its natural alignment), and the COV5 hidden arguments the
  * kernel lists, filled as the runtime would for this dispatch (AMDGPUUsage, "Code Object V5 Metadata").
+ * {@code ldsBytes} is the workgroup's LDS: the kernel's static LDS and the {@code local:} allocations.
  */
-record Kernarg(byte[] bytes) {
+record Kernarg(byte[] bytes, int ldsBytes) {
+    /** LDS per workgroup on gfx1030 (RDNA 2: 64 KiB a workgroup may allocate). */
+    static final int LDS_LIMIT = org.replayfarm.model.capture.CaptureValidator.LDS_LIMIT;
+    /** Alignment of a dynamic LDS allocation whose metadata gives no {@code .pointee_align}. */
+    static final int DEFAULT_LOCAL_ALIGN = 4;
 
     static Kernarg fromMetadata(KernelMetadata meta, KernelDescriptor kd, List<KernelArg> args, List<Long> addresses,
                                 DispatchShape shape) throws CodeObjectException {
@@ -29,15 +34,42 @@ record Kernarg(byte[] bytes) {
             }
         }
         ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        // Dynamic LDS (AMDGPUUsage: a dynamic_shared_pointer argument's kernarg slot is the 32-bit LDS
+        // address of its allocation; .pointee_align is the pointee's alignment). As the ROCm runtime does
+        // (ROCclr rocvirtual.cpp, local-memory kernel arguments), the allocations follow the kernel's static
+        // group segment (group_segment_fixed_size) in argument order, each aligned up to its pointee
+        // alignment, and the dispatch's group segment size becomes the end of the last one.
+        long lds = kd.groupSegmentFixedSize();
+        StringBuilder locals = new StringBuilder();
         for (int i = 0; i < args.size(); i++) {
             KernelMetadata.Arg slot = explicit.get(i);
             KernelArg given = args.get(i);
             String what = "argument " + i + " (" + CaptureBuilder.describe(List.of(slot)) + ")";
+            if (given instanceof KernelArg.Local local) {
+                if (!slot.valueKind().equals("dynamic_shared_pointer")) {
+                    throw new CodeObjectException(what + " is a " + slot.valueKind() + ", not a __local pointer "
+                            + "(dynamic_shared_pointer); '" + given.describe() + "' does not fit it");
+                }
+                int align = slot.pointeeAlign() > 0 ? slot.pointeeAlign() : DEFAULT_LOCAL_ALIGN;
+                if (Integer.bitCount(align) != 1) {
+                    throw new CodeObjectException(what + ": .pointee_align " + align + " is not a power of two");
+                }
+                lds = (lds + align - 1) / align * align;
+                out.putInt(slot.offset(), (int) lds);
+                lds += local.bytes();
+                locals.append(locals.length() == 0 ? "" : ", ").append("argument ").append(i).append(' ')
+                        .append(given.describe());
+                continue;
+            }
+            if (slot.valueKind().equals("dynamic_shared_pointer")) {
+                throw new CodeObjectException(what + " is a __local pointer (dynamic_shared_pointer); give local:BYTES, not '"
+                        + given.describe() + "'");
+            }
             if (given.passesAddress() && !slot.valueKind().equals("global_buffer")) {
                 throw new CodeObjectException(what + " is a " + slot.valueKind() + ", not a global buffer; '"
                         + given.describe() + "' does not fit it");
             }
-            if (!given.passesAddress() && slot.valueKind().equals("global_buffer") && given.size() != 8) {
+            if (!given.passesAddress() && slot.valueKind().equals("global_buffer") && !(given instanceof KernelArg.DoubleWord)) {
                 throw new CodeObjectException(what + " is a global buffer; give buffer:PATH, zeros:BYTES or u64:ADDRESS, not '"
                         + given.describe() + "'");
             }
@@ -50,20 +82,36 @@ record Kernarg(byte[] bytes) {
             }
             put(out, slot.offset(), given, addresses.get(i));
         }
+        if (lds > LDS_LIMIT) {
+            throw new CodeObjectException("kernel " + meta.name() + ": " + kd.groupSegmentFixedSize()
+                    + " bytes of static LDS and the local: arguments (" + locals + ") need " + lds
+                    + " bytes of LDS per workgroup; gfx1030 has " + LDS_LIMIT);
+        }
         for (KernelMetadata.Arg hidden : meta.hiddenArgs()) {
-            long value = hiddenValue(hidden.valueKind(), shape);
+            long value = hidden.valueKind().equals("hidden_dynamic_lds_size") ? lds - kd.groupSegmentFixedSize()
+                    : hiddenValue(hidden.valueKind(), shape);
             putSized(out, hidden.offset(), hidden.size(), value);
         }
-        return new Kernarg(out.array());
+        return new Kernarg(out.array(), (int) lds);
     }
 
-    /** Without metadata: each argument at the next multiple of its size, the segment at least {@code minimum}. */
-    static Kernarg sequential(List<KernelArg> args, List<Long> addresses, int minimum) {
+    /**
+     * Without metadata: each argument at the next multiple of its alignment (its size, for a struct given as
+     * bytes the largest power of two up to 16 dividing it), the segment at least {@code minimum}. A
+     * {@code local:} argument needs metadata (where the static LDS ends and the pointee's alignment).
+     */
+    static Kernarg sequential(List<KernelArg> args, List<Long> addresses, int minimum, int ldsBytes)
+            throws CodeObjectException {
         int offset = 0;
         int[] at = new int[args.size()];
         for (int i = 0; i < args.size(); i++) {
+            if (args.get(i) instanceof KernelArg.Local) {
+                throw new CodeObjectException("argument " + i + " '" + args.get(i).describe() + "': a local: argument "
+                        + "needs the kernel's AMDGPU metadata (which slots are __local pointers), and this code has none");
+            }
             int size = args.get(i).size();
-            offset = (offset + size - 1) / size * size;
+            int align = Math.min(16, Integer.lowestOneBit(size));
+            offset = (offset + align - 1) / align * align;
             at[i] = offset;
             offset += size;
         }
@@ -71,7 +119,7 @@ record Kernarg(byte[] bytes) {
         for (int i = 0; i < args.size(); i++) {
             put(out, at[i], args.get(i), addresses.get(i));
         }
-        return new Kernarg(out.array());
+        return new Kernarg(out.array(), ldsBytes);
     }
 
     private static void put(ByteBuffer out, int offset, KernelArg arg, long address) {
@@ -81,6 +129,8 @@ record Kernarg(byte[] bytes) {
             out.putInt(offset, w.bits());
         } else if (arg instanceof KernelArg.DoubleWord d) {
             out.putLong(offset, d.bits());
+        } else if (arg instanceof KernelArg.Value v) {
+            out.put(offset, v.bytes());
         }
     }
 

@@ -1,8 +1,11 @@
 package org.replayfarm.model.build;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * One kernel argument as {@code replay capture build --arg} takes it. {@code buffer:} and {@code zeros:}
@@ -70,6 +73,52 @@ public sealed interface KernelArg {
         }
     }
 
+    /**
+     * A {@code __local T *} argument (metadata value kind {@code dynamic_shared_pointer}): {@code bytes} of
+     * dynamic LDS per workgroup, placed after the kernel's static LDS; the kernarg slot holds its 32-bit LDS
+     * address.
+     */
+    record Local(int bytes) implements KernelArg {
+        public int size() {
+            return 4;
+        }
+    }
+
+    /**
+     * A by-value argument of any size, little-endian: a scalar ({@code i8 u8 i16 u16 f16 i64 f64}), a vector
+     * {@code KINDxN} (N of 2, 3, 4, 8 or 16; a 3-vector takes the room of a 4-vector, as in OpenCL C), or
+     * {@code bytes:HEX} (a struct by value; {@code cType} is the C type the native build needs, else empty).
+     * {@code text} is the value as given.
+     */
+    record Value(String kind, String text, byte[] bytes, String cType) implements KernelArg {
+        public int size() {
+            return bytes.length;
+        }
+
+        /** The element kind: {@code f32} for {@code f32x4}, the kind itself for a scalar, {@code bytes} for bytes. */
+        public String elementKind() {
+            int x = kind.indexOf('x');
+            return x < 0 ? kind : kind.substring(0, x);
+        }
+
+        /** Elements given: 1 for a scalar, N for {@code KINDxN}, 0 for bytes. */
+        public int count() {
+            int x = kind.indexOf('x');
+            return kind.equals("bytes") ? 0 : x < 0 ? 1 : Integer.parseInt(kind.substring(x + 1));
+        }
+    }
+
+    /** Bytes of one element of a by-value kind, or 0 when the kind is not one. */
+    static int elementBytes(String kind) {
+        return switch (kind) {
+            case "i8", "u8" -> 1;
+            case "i16", "u16", "f16" -> 2;
+            case "i32", "u32", "f32" -> 4;
+            case "i64", "u64", "f64" -> 8;
+            default -> 0;
+        };
+    }
+
     default boolean createsRange() {
         return this instanceof Buffer || this instanceof Zeros || this instanceof Bvh;
     }
@@ -96,6 +145,10 @@ public sealed interface KernelArg {
                     : String.valueOf(i.path().getFileName())) + ",format=" + i.format() + ",order=" + o + ",mips=" + i.mips();
         } else if (this instanceof SamplerArg s) {
             return "sampler:" + s.text();
+        } else if (this instanceof Local l) {
+            return "local:" + l.bytes();
+        } else if (this instanceof Value v) {
+            return v.kind() + ":" + v.text() + (v.cType().isEmpty() ? "" : ",type=" + v.cType());
         } else if (this instanceof Word w) {
             return w.kind() + ":" + switch (w.kind()) {
                 case "f32" -> Float.toString(Float.intBitsToFloat(w.bits()));
@@ -109,7 +162,9 @@ public sealed interface KernelArg {
 
     /**
      * Parses {@code buffer:PATH}, {@code zeros:BYTES}, {@code u32:N}, {@code i32:N}, {@code f32:X},
-     * {@code u64:N}, {@code image:...} or {@code sampler:...} (see {@link ImageArgs}); integers may be
+     * {@code u64:N}, {@code image:...} or {@code sampler:...} (see {@link ImageArgs}), {@code local:BYTES},
+     * a by-value {@code KIND:V} (KIND {@code i8 u8 i16 u16 f16 i64 f64}), a vector {@code KINDxN:V1,..,VN}
+     * (any of those kinds and {@code i32 u32 f32 u64}) or {@code bytes:HEX[,type=C-TYPE]}; integers may be
      * decimal or 0x-prefixed hex.
      */
     static KernelArg parse(String text) {
@@ -150,13 +205,106 @@ public sealed interface KernelArg {
                 }
                 case "f32" -> new Word("f32", Float.floatToRawIntBits(Float.parseFloat(value)));
                 case "u64" -> new DoubleWord(parseUnsigned(value, 64));
-                default -> throw new IllegalArgumentException("argument '" + text + "': unknown kind '" + kind
-                        + "' (expected buffer, zeros, image, sampler, bvh, u32, i32, f32 or u64)");
+                case "local" -> {
+                    long bytes = parseUnsigned(value, 31);
+                    if (bytes == 0) {
+                        throw new IllegalArgumentException("argument '" + text + "': a local allocation needs at least one byte");
+                    }
+                    yield new Local((int) bytes);
+                }
+                case "bytes" -> bytes(text, value);
+                default -> {
+                    int x = kind.indexOf('x');
+                    String element = x < 0 ? kind : kind.substring(0, x);
+                    if (elementBytes(element) == 0 || x >= 0 && !List.of("2", "3", "4", "8", "16").contains(kind.substring(x + 1))) {
+                        throw new IllegalArgumentException("argument '" + text + "': unknown kind '" + kind
+                                + "' (expected buffer, zeros, image, sampler, bvh, local, bytes, a scalar i8 u8 i16 u16 f16 "
+                                + "i32 u32 f32 i64 u64 f64, or a vector KINDxN with N 2, 3, 4, 8 or 16)");
+                    }
+                    yield vector(text, kind, element, x < 0 ? 1 : Integer.parseInt(kind.substring(x + 1)), value);
+                }
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("argument '" + text + "': '" + value + "' is not a valid " + kind
                     + " value (" + e.getMessage() + ")");
         }
+    }
+
+    /** A scalar or vector by-value argument: {@code count} comma-separated elements. */
+    private static Value vector(String text, String kind, String element, int count, String value) {
+        String[] parts = value.split(",", -1);
+        if (parts.length != count) {
+            throw new IllegalArgumentException("argument '" + text + "': " + kind + " takes " + count + " value(s), "
+                    + parts.length + " given");
+        }
+        int width = elementBytes(element);
+        // an OpenCL 3-vector has the size and alignment of a 4-vector (OpenCL C 3.0, 6.3.5); the 4th element is 0
+        ByteBuffer out = ByteBuffer.allocate(width * (count == 3 ? 4 : count)).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < count; i++) {
+            String p = parts[i].trim();
+            long bits;
+            try {
+                bits = switch (element) {
+                    case "f16" -> half(Double.parseDouble(p));
+                    case "f32" -> Float.floatToRawIntBits(Float.parseFloat(p));
+                    case "f64" -> Double.doubleToRawLongBits(Double.parseDouble(p));
+                    default -> element.startsWith("u") ? parseUnsigned(p, 8 * width) : parseSigned(p, 8 * width);
+                };
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("argument '" + text + "': '" + p + "' is not a valid " + element
+                        + " value (" + e.getMessage() + ")");
+            }
+            for (int k = 0; k < width; k++) {
+                out.put(i * width + k, (byte) (bits >>> (8 * k)));
+            }
+        }
+        return new Value(kind, value, out.array(), "");
+    }
+
+    /** {@code bytes:HEX[,type=C-TYPE]}: a by-value argument given as its bytes in memory order. */
+    private static Value bytes(String text, String value) {
+        String hex = value;
+        String type = "";
+        int comma = value.indexOf(",type=");
+        if (comma >= 0) {
+            hex = value.substring(0, comma);
+            type = value.substring(comma + ",type=".length()).trim();
+            if (type.isEmpty()) {
+                throw new IllegalArgumentException("argument '" + text + "': type= names no type");
+            }
+        }
+        if (hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-fA-F]+")) {
+            throw new IllegalArgumentException("argument '" + text + "': '" + hex
+                    + "' is not a non-empty even number of hex digits (the argument's bytes in memory order)");
+        }
+        byte[] b = new byte[hex.length() / 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        }
+        return new Value("bytes", hex.toLowerCase(java.util.Locale.ROOT), b, type);
+    }
+
+    /** A value rounded to half, nearest even (a NaN becomes the quiet NaN 0x7e00 with its sign). */
+    private static long half(double v) {
+        if (Double.isNaN(v)) {
+            return (Double.doubleToRawLongBits(v) < 0 ? 0x8000 : 0) | 0x7E00;
+        }
+        return org.replayfarm.model.fp.Rounding.round(v, org.replayfarm.model.fp.Format.F16,
+                org.replayfarm.model.fp.Rounding.NEAREST_EVEN) & 0xFFFF;
+    }
+
+    private static long parseSigned(String value, int bits) {
+        String v = value.trim();
+        boolean negative = v.startsWith("-");
+        String digits = negative ? v.substring(1) : v;
+        long magnitude = digits.startsWith("0x") || digits.startsWith("0X")
+                ? Long.parseUnsignedLong(digits.substring(2), 16) : Long.parseUnsignedLong(digits);
+        long min = bits == 64 ? Long.MIN_VALUE : -(1L << (bits - 1));
+        long max = bits == 64 ? Long.MAX_VALUE : (1L << (bits - 1)) - 1;
+        if (negative ? Long.compareUnsigned(magnitude, -min) > 0 : Long.compareUnsigned(magnitude, max) > 0) {
+            throw new NumberFormatException("out of the signed " + bits + "-bit range");
+        }
+        return negative ? -magnitude : magnitude;
     }
 
     /** {@code bvh:PATH[,return=ij|id]}: the nodes file and the triangle return mode (default ij). */

@@ -19,8 +19,12 @@ public record KernelMetadata(String name, String symbol, List<Arg> args, int ker
 
     public static final int NT_AMDGPU_METADATA = 32;
 
-    /** One kernel argument, explicit or hidden ({@code valueKind} starting with {@code hidden_}). */
-    public record Arg(String name, String typeName, int offset, int size, String valueKind, String addressSpace) {
+    /**
+     * One kernel argument, explicit or hidden ({@code valueKind} starting with {@code hidden_});
+     * {@code pointeeAlign} is {@code .pointee_align} (present for {@code dynamic_shared_pointer}), else 0.
+     */
+    public record Arg(String name, String typeName, int offset, int size, String valueKind, String addressSpace,
+                      int pointeeAlign) {
         public boolean hidden() {
             return valueKind.startsWith("hidden_");
         }
@@ -76,7 +80,8 @@ public record KernelMetadata(String name, String symbol, List<Arg> args, int ker
             for (Value a : argList.asArrayValue()) {
                 String where = "kernel " + name + " argument " + i++;
                 args.add(new Arg(optionalString(a, ".name"), optionalString(a, ".type_name"), integer(a, ".offset", where),
-                        integer(a, ".size", where), string(a, ".value_kind", where), optionalString(a, ".address_space")));
+                        integer(a, ".size", where), string(a, ".value_kind", where), optionalString(a, ".address_space"),
+                        optionalInteger(a, ".pointee_align", 0)));
             }
         }
         String where = "kernel " + name;
