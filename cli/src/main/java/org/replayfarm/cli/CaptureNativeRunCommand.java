@@ -19,7 +19,9 @@ import picocli.CommandLine.Spec;
         description = {"Run an OpenCL C kernel natively: clang-19 builds it for x86-64 with the native harness "
                 + "(-O2 -ffp-contract=off, no fast math, every half operation rounded to half; one thread per work-item, a "
                 + "group's work-items together so barriers and cross-lane builtins work, groups one after another) and "
-                + "runs it on the inputs replay capture build takes.",
+                + "runs it on the inputs replay capture build takes. A local: argument is a buffer the group's "
+                + "work-items share; a by-value argument is passed with its exact bytes as its OpenCL C type (bytes: needs "
+                + ",type=C-TYPE).",
                 "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n): the outputs "
                         + "replay capture add-run attaches as a recorded run."})
 final class CaptureNativeRunCommand implements Callable<Integer> {
@@ -55,11 +57,12 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
         List<KernelArg> kernelArgs = parsed.args();
         Path work = Files.createTempDirectory("replay-native");
         try {
-            Files.copy(source, work.resolve("kernel.cl"));
+            NativeHarness.writeNativeKernel(work, source);
             Files.createDirectories(out);
             List<String> call = new ArrayList<>();
             List<String> run = new ArrayList<>(List.of(work.resolve("native").toString()));
             int n = 0;
+            List<Integer> locals = new ArrayList<>();
             for (KernelArg a : kernelArgs) {
                 if (a instanceof KernelArg.Buffer || a instanceof KernelArg.Zeros) {
                     Path in = work.resolve("in-" + n + ".bin");
@@ -68,20 +71,33 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                     run.add(in.toString());
                     run.add(out.resolve("guest-" + n + ".bin").toAbsolutePath().toString());
                     n++;
+                } else if (a instanceof KernelArg.Local l) {
+                    call.add("(void *) __replay_local" + locals.size());
+                    locals.add(l.bytes());
+                } else if (a instanceof KernelArg.Value v) {
+                    try {
+                        call.add(NativeHarness.byValue(v));
+                    } catch (IllegalArgumentException e) {
+                        throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                    }
                 } else if (a instanceof KernelArg.Word w) {
                     call.add(switch (w.kind()) {
                         case "f32" -> String.format(Locale.ROOT, "__replay_f32(0x%08xu)", w.bits());
                         case "i32" -> "(int) " + w.bits();
                         default -> "(uint) " + Integer.toUnsignedString(w.bits()) + "u";
                     });
+                } else if (a instanceof KernelArg.DoubleWord d) {
+                    call.add("(ulong) " + Long.toUnsignedString(d.bits()) + "ul");
                 } else {
-                    call.add("(ulong) " + Long.toUnsignedString(((KernelArg.DoubleWord) a).bits()) + "ul");
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "argument '" + a.describe()
+                            + "': native-run supports buffer:, zeros:, local: and by-value arguments");
                 }
             }
             Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
             Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
-                    new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n, String.join(", ", call), true));
+                    new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,
+                    locals.stream().mapToInt(Integer::intValue).toArray(), String.join(", ", call), true));
             List<String> cc = new ArrayList<>(List.of("clang-19"));
             cc.addAll(NativeHarness.COMPILER_FLAGS);
             cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);

@@ -18,6 +18,9 @@ final class DispatchOptions {
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
             description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
+                    "local:BYTES (a __local pointer: BYTES of LDS per group after the kernel's static LDS),",
+                    "by value: i8:N u8:N i16:N u16:N f16:X i64:N f64:X, vectors KINDxN:V1,..,VN (N 2, 3, 4, 8, 16; e.g. "
+                            + "f32x4:1,2,3,4), bytes:HEX[,type=C-TYPE] (a struct, its bytes in memory order; native-run needs type=),",
                     "image:PNG[,format=FMT][,order=XYZW][,mips=N], image:raw:PATH,WxH[xD],format=FMT[,order=..][,mips=N] (WxHxD: 3D),",
                     "sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=transparent_black|opaque_black|opaque_white]",
                     "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",

@@ -4,8 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.replayfarm.model.build.KernelArg;
 
 /**
  * A C program that runs an OpenCL C kernel natively (clang-19 for x86-64): the independent execution the
@@ -34,12 +39,102 @@ final class NativeHarness {
         }
     }
 
+    /** The file {@link #source(String, int[], int[], int, int[], String, boolean)} includes: {@link #nativeSource}'s output. */
+    static final String NATIVE_KERNEL = "kernel.native.cl";
+
+    /** Where a kernel function's parameter list starts: {@code kernel} (or {@code __kernel}) ... {@code void NAME(}. */
+    private static final Pattern KERNEL_HEAD = Pattern.compile("\\b(?:__kernel|kernel)\\b[^;{}]*?\\bvoid\\s+\\w+\\s*\\(");
+    private static final Pattern LOCAL_QUALIFIER = Pattern.compile("\\b(?:__local|local)\\b");
+
     /**
-     * The harness source: includes {@code kernel.cl}, calls {@code kernel(callArgs)} for every work-item
-     * of every group. Command line: for each buffer, its input file then its output file. Prints the
-     * nanoseconds the groups took.
+     * The kernel source as the native build compiles it: {@code __local}/{@code local} removed from kernel
+     * parameter lists (the prelude makes them {@code static}, which a parameter cannot be; the harness passes
+     * a per-group buffer instead), replaced by spaces so lines and columns stay. Everything else is unchanged.
      */
+    static String nativeSource(String source) {
+        StringBuilder out = new StringBuilder(source);
+        Matcher head = KERNEL_HEAD.matcher(source);
+        while (head.find()) {
+            int depth = 1;
+            int end = head.end();
+            while (end < source.length() && depth > 0) {
+                char c = source.charAt(end++);
+                depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+            }
+            Matcher local = LOCAL_QUALIFIER.matcher(source).region(head.end(), end);
+            while (local.find()) {
+                for (int i = local.start(); i < local.end(); i++) {
+                    out.setCharAt(i, ' ');
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    /** Writes {@link #nativeSource} of {@code source} as {@link #NATIVE_KERNEL} in {@code dir}. */
+    static void writeNativeKernel(Path dir, Path source) throws IOException {
+        Files.writeString(dir.resolve(NATIVE_KERNEL), nativeSource(Files.readString(source)));
+    }
+
+    /**
+     * The C expression the native build passes for a by-value argument: its exact bytes as a value of its
+     * OpenCL C type ({@code char} ... {@code double}, vectors {@code TYPEn}; a {@code bytes:} struct needs
+     * its {@code type=}).
+     */
+    static String byValue(KernelArg.Value v) {
+        String type = v.kind().equals("bytes") ? v.cType() : cType(v.elementKind()) + (v.count() > 1 ? v.count() : "");
+        if (type.isEmpty()) {
+            throw new IllegalArgumentException("argument '" + v.describe() + "': the native build needs the struct's C type: "
+                    + "bytes:HEX,type=C-TYPE");
+        }
+        StringBuilder b = new StringBuilder();
+        for (byte x : v.bytes()) {
+            b.append(b.length() == 0 ? "" : ",").append(String.format(Locale.ROOT, "0x%02x", x & 0xFF));
+        }
+        return "__builtin_bit_cast(" + type + ", (struct { unsigned char b[" + v.bytes().length + "]; }) {{" + b + "}})";
+    }
+
+    /** The OpenCL C type of a by-value element kind. */
+    static String cType(String kind) {
+        return switch (kind) {
+            case "i8" -> "char";
+            case "u8" -> "uchar";
+            case "i16" -> "short";
+            case "u16" -> "ushort";
+            case "f16" -> "half";
+            case "i32" -> "int";
+            case "u32" -> "uint";
+            case "f32" -> "float";
+            case "i64" -> "long";
+            case "u64" -> "ulong";
+            case "f64" -> "double";
+            default -> throw new IllegalArgumentException("no C type for " + kind);
+        };
+    }
+
+    /** The harness for a kernel without {@code __local} parameters, including {@code kernel.cl} as it is. */
     static String source(String kernel, int[] groups, int[] size, int buffers, String callArgs, boolean threaded) {
+        return source(kernel, groups, size, buffers, new int[0], callArgs, threaded, "kernel.cl");
+    }
+
+    /**
+     * The harness source: includes {@link #NATIVE_KERNEL}, calls {@code kernel(callArgs)} for every work-item
+     * of every group. {@code locals[k]} is the size of the per-group buffer {@code __replay_local[k]} (a
+     * {@code local:} argument: one buffer the group's threads share, 128-byte aligned). Command line: for
+     * each buffer, its input file then its output file. Prints the nanoseconds the groups took.
+     */
+    static String source(String kernel, int[] groups, int[] size, int buffers, int[] locals, String callArgs,
+                         boolean threaded) {
+        return source(kernel, groups, size, buffers, locals, callArgs, threaded, NATIVE_KERNEL);
+    }
+
+    private static String source(String kernel, int[] groups, int[] size, int buffers, int[] locals, String callArgs,
+                                 boolean threaded, String include) {
+        StringBuilder localDecls = new StringBuilder();
+        for (int k = 0; k < locals.length; k++) {
+            localDecls.append(String.format(Locale.ROOT, "static _Alignas(128) unsigned char __replay_local%d[%d];%n",
+                    k, locals[k]));
+        }
         String loop = threaded ? """
                         pthread_barrier_init(&__replay_barrier, 0, n);
                         for (unsigned i = 0; i < n; i++)
@@ -54,8 +149,8 @@ final class NativeHarness {
                 #include <stdlib.h>
                 #include <string.h>
                 #include <time.h>
-                #include "kernel.cl"
-                __thread unsigned __replay_lid[3];
+                #include "%s"
+                %s__thread unsigned __replay_lid[3];
                 unsigned __replay_gid[3], __replay_gsize[3] = {%d, %d, %d}, __replay_groups[3] = {%d, %d, %d};
                 pthread_barrier_t __replay_barrier;
                 static void *__replay_buf[%d + 1];
@@ -104,7 +199,7 @@ final class NativeHarness {
                     }
                     return 0;
                 }
-                """, size[0], size[1], size[2], groups[0], groups[1], groups[2], buffers, kernel, callArgs, buffers,
+                """, include, localDecls, size[0], size[1], size[2], groups[0], groups[1], groups[2], buffers, kernel, callArgs, buffers,
                 buffers, loop, buffers);
     }
 }

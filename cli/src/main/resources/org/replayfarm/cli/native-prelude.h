@@ -1,7 +1,8 @@
 /* Native x86-64 build of the corpus kernels: the OpenCL C spellings and amdgcn builtins the kernels use,
  * mapped onto C11 and pthreads. One thread per work-item; a group's threads run together (barriers are a
  * pthread barrier) and groups run one after another, so function-scope __local variables (static here)
- * are the group's shared memory. */
+ * are the group's shared memory. __local kernel parameters lose their qualifier in the copy of the source
+ * the harness includes (NativeHarness.nativeSource) and point into a per-group buffer the harness passes. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -21,11 +22,16 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long ulong;
 typedef _Float16 half;
-typedef float float2 __attribute__((ext_vector_type(2)));
-typedef float float4 __attribute__((ext_vector_type(4)));
-typedef int int2 __attribute__((ext_vector_type(2)));
-typedef int int4 __attribute__((ext_vector_type(4)));
-typedef uint uint4 __attribute__((ext_vector_type(4)));
+/* The OpenCL C vector types TYPEn (n = 2, 3, 4, 8, 16): clang's ext_vector_type, whose 3-element vectors take
+ * the size and alignment of 4-element ones, as OpenCL C's do. */
+#define __REPLAY_VECTORS(T) \
+    typedef T T##2 __attribute__((ext_vector_type(2))); typedef T T##3 __attribute__((ext_vector_type(3))); \
+    typedef T T##4 __attribute__((ext_vector_type(4))); typedef T T##8 __attribute__((ext_vector_type(8))); \
+    typedef T T##16 __attribute__((ext_vector_type(16)));
+__REPLAY_VECTORS(char) __REPLAY_VECTORS(uchar) __REPLAY_VECTORS(short) __REPLAY_VECTORS(ushort)
+__REPLAY_VECTORS(int) __REPLAY_VECTORS(uint) __REPLAY_VECTORS(long) __REPLAY_VECTORS(ulong)
+__REPLAY_VECTORS(half) __REPLAY_VECTORS(float) __REPLAY_VECTORS(double)
+#undef __REPLAY_VECTORS
 
 extern __thread unsigned __replay_lid[3];
 extern unsigned __replay_gid[3];

@@ -40,7 +40,12 @@ class KernelCorpusTest {
     /** Where each kernel's native run (per wave size) left its outputs: the dynamic tests share one instance. */
     private final Map<String, Path> nativeRuns = new HashMap<>();
 
-    /** A kernel file's header: {@code //! kernel NAME}, {@code //! groups ...}, {@code //! arg ...}, {@code //! tolerance ...}. */
+    /**
+     * A kernel file's header: {@code //! kernel NAME}, {@code //! groups ...}, {@code //! arg ...}, {@code //! tolerance ...}.
+     * Arguments: {@code buffer TYPE COUNT GEN [SEED]}, {@code zeros BYTES}, {@code local BYTES} (a __local pointer),
+     * a by-value {@code KIND VALUE} or {@code KINDxN V1,..,VN} (KIND i8 u8 i16 u16 f16 i32 u32 f32 i64 u64 f64), or
+     * {@code bytes HEX C-EXPRESSION} (a struct by value: its bytes for the device, the C value for the native build).
+     */
     record Spec(Path source, String kernel, String groups, String size, List<String[]> args, int toleranceUlps) {
         static Spec read(Path source) throws IOException {
             String kernel = null;
@@ -115,6 +120,7 @@ class KernelCorpusTest {
         List<String> buildArgs = new ArrayList<>();
         List<Path> buffers = new ArrayList<>();
         List<String> nativeArgs = new ArrayList<>();
+        List<Integer> locals = new ArrayList<>();
         int b = 0;
         for (String[] a : spec.args()) {
             switch (a[0]) {
@@ -138,7 +144,25 @@ class KernelCorpusTest {
                     buildArgs.add("u64:" + a[1]);
                     nativeArgs.add("(ulong) " + a[1] + "ul");
                 }
-                default -> throw new IllegalStateException(spec.source() + ": unknown argument kind " + a[0]);
+                case "local" -> {
+                    buildArgs.add("local:" + a[1]);
+                    nativeArgs.add("(void *) __replay_local" + locals.size());
+                    locals.add(Integer.parseInt(a[1]));
+                }
+                case "bytes" -> {
+                    // a struct by value: its bytes for the device, the C initializer for the native build
+                    buildArgs.add("bytes:" + a[1]);
+                    nativeArgs.add(String.join(" ", java.util.Arrays.copyOfRange(a, 2, a.length)));
+                }
+                default -> {
+                    // a scalar or vector by value, spelled for the native build as a C literal of its type (the
+                    // values are written exactly representable, so C's conversion and the device's agree)
+                    String kind = a[0];
+                    int x = kind.indexOf('x');
+                    String type = NativeHarness.cType(x < 0 ? kind : kind.substring(0, x)) + (x < 0 ? "" : kind.substring(x + 1));
+                    buildArgs.add(kind + ":" + a[1]);
+                    nativeArgs.add(x < 0 ? "((" + type + ") (" + a[1] + "))" : "((" + type + ") {" + a[1] + "})");
+                }
             }
         }
         // the device side: clang-19 for gfx1030, replay capture build, replay eval
@@ -165,7 +189,7 @@ class KernelCorpusTest {
         Path reference = nativeRuns.get(spec.source() + (wave64 ? " wave64" : " wave32"));
         if (reference == null) {
             reference = work;
-            runNative(spec, work, buffers, nativeArgs, wave64);
+            runNative(spec, work, buffers, locals, nativeArgs, wave64);
             nativeRuns.put(spec.source() + (wave64 ? " wave64" : " wave32"), work);
         }
         for (int i = 0; i < buffers.size(); i++) {
@@ -175,11 +199,13 @@ class KernelCorpusTest {
     }
 
     /** Builds the harness for the kernel and runs it: {@code native<i>.bin} in {@code work} for each buffer. */
-    private static void runNative(Spec spec, Path work, List<Path> buffers, List<String> nativeArgs, boolean wave64)
-            throws IOException {
+    private static void runNative(Spec spec, Path work, List<Path> buffers, List<Integer> locals, List<String> nativeArgs,
+                                  boolean wave64) throws IOException {
         Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
+        NativeHarness.writeNativeKernel(work, work.resolve("kernel.cl"));
         Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
-                triple(spec.size()), buffers.size(), String.join(", ", nativeArgs), true));
+                triple(spec.size()), buffers.size(), locals.stream().mapToInt(Integer::intValue).toArray(),
+                String.join(", ", nativeArgs), true));
         List<String> cc = new ArrayList<>(List.of("clang-19"));
         cc.addAll(NativeHarness.COMPILER_FLAGS);
         if (wave64) {
