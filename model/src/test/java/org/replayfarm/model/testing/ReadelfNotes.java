@@ -13,10 +13,11 @@ import java.util.regex.Pattern;
  * project's MessagePack reader so the two can be compared.
  */
 public final class ReadelfNotes {
-    public record Arg(int offset, int size, String valueKind) {
+    /** One argument; {@code pointeeAlign} and {@code typeName} are 0 and "" where readelf prints none. */
+    public record Arg(int offset, int size, String valueKind, int pointeeAlign, String typeName) {
     }
 
-    public record Kernel(String name, int kernargSegmentSize, List<Arg> args) {
+    public record Kernel(String name, int kernargSegmentSize, int groupSegmentFixedSize, List<Arg> args) {
         public Arg hidden(String kind) {
             return args.stream().filter(a -> a.valueKind().equals(kind)).findFirst()
                     .orElseThrow(() -> new AssertionError("kernel " + name + " lists no " + kind));
@@ -69,8 +70,10 @@ public final class ReadelfNotes {
     private static Kernel kernel(Map<String, String> k, List<Map<String, String>> args) {
         List<Arg> list = new ArrayList<>();
         for (Map<String, String> a : args) {
-            list.add(new Arg(Integer.parseInt(a.get(".offset")), Integer.parseInt(a.get(".size")), a.get(".value_kind")));
+            list.add(new Arg(Integer.parseInt(a.get(".offset")), Integer.parseInt(a.get(".size")), a.get(".value_kind"),
+                    Integer.parseInt(a.getOrDefault(".pointee_align", "0")), a.getOrDefault(".type_name", "")));
         }
-        return new Kernel(k.get(".name"), Integer.parseInt(k.get(".kernarg_segment_size")), List.copyOf(list));
+        return new Kernel(k.get(".name"), Integer.parseInt(k.get(".kernarg_segment_size")),
+                Integer.parseInt(k.getOrDefault(".group_segment_fixed_size", "0")), List.copyOf(list));
     }
 }
