@@ -93,8 +93,13 @@ final class Lds {
         return f.offset1() << 8 | f.offset0();
     }
 
+    /**
+     * The LDS address: ADDR + OFFSET, computed in 32 bits (a base below the allocation plus an offset that
+     * brings it back in is in range: LLVM folds offsets into DS instructions whatever the base's sign from
+     * Sea Islands on, and clang-19 emits e.g. {@code ds_read_b32 v1, v1 offset:252} for {@code p[63 - l]}).
+     */
     private static long address(Wave w, Fields.Ds f, int lane) {
-        return Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f);
+        return Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f) & 0xFFFF_FFFFL;
     }
 
     private static String suffix(String mnemonic, String prefix) {
@@ -136,8 +141,8 @@ final class Lds {
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
                 long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
-                byte[] first = lds.load(base + (long) f.offset0() * g[1], g[0], lane);
-                byte[] second = lds.load(base + (long) f.offset1() * g[1], g[0], lane);
+                byte[] first = lds.load((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), g[0], lane);
+                byte[] second = lds.load((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), g[0], lane);
                 MemoryOps.Width width = new MemoryOps.Width(g[0], false, 0);
                 MemoryOps.writeLoaded(w, f.vdst(), lane, width, first);
                 MemoryOps.writeLoaded(w, f.vdst() + g[0] / 4, lane, width, second);
@@ -153,8 +158,8 @@ final class Lds {
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
                 long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
-                lds.store(base + (long) f.offset0() * g[1], MemoryOps.storeBytes(w, f.data0(), lane, width), lane);
-                lds.store(base + (long) f.offset1() * g[1], MemoryOps.storeBytes(w, f.data1(), lane, width), lane);
+                lds.store((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), MemoryOps.storeBytes(w, f.data0(), lane, width), lane);
+                lds.store((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), MemoryOps.storeBytes(w, f.data1(), lane, width), lane);
             }
         }
     }
@@ -169,8 +174,8 @@ final class Lds {
                 long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
                 long d0 = MemoryOps.vgprData(w, f.data0(), lane, g[0]);
                 long d1 = MemoryOps.vgprData(w, f.data1(), lane, g[0]);
-                long old0 = lds.atomic(base + (long) f.offset0() * g[1], "swap", d0, 0, g[0], lane);
-                long old1 = lds.atomic(base + (long) f.offset1() * g[1], "swap", d1, 0, g[0], lane);
+                long old0 = lds.atomic((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), "swap", d0, 0, g[0], lane);
+                long old1 = lds.atomic((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), "swap", d1, 0, g[0], lane);
                 MemoryOps.setVgprData(w, f.vdst(), lane, g[0], old0);
                 MemoryOps.setVgprData(w, f.vdst() + g[0] / 4, lane, g[0], old1);
             }
