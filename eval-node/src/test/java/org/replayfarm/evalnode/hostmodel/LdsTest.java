@@ -36,6 +36,35 @@ class LdsTest {
     }
 
     @Test
+    void a_base_below_zero_plus_an_offset_wraps_in_32_bits() throws Exception {
+        // clang-19 compiles p[63 - l] on a __local pointer at 12 to ds_read_b32 (12 - 4 l) offset:252: the
+        // address is ADDR + OFFSET in 32 bits (LLVM folds DS offsets whatever the base's sign from Sea Islands on)
+        var out = h(32).setup(w -> {
+            w.setExec(0b11);
+            w.setVgpr(1, 0, -16); // 0xFFFFFFF0
+            w.setVgpr(1, 1, -8);
+            w.setVgpr(2, 0, 0x1234);
+            w.setVgpr(2, 1, 0x5678);
+            w.setVgpr(5, 0, -4);
+            w.setVgpr(5, 1, 28);
+        }).run("ds_write_b32 v1, v2 offset:32\nds_read_b32 v3, v1 offset:32\n"
+                + "ds_write2_b32 v5, v2, v2 offset0:2 offset1:3\nds_read2_b32 v[6:7], v5 offset0:2 offset1:3").ok();
+        Wave w = out.wave(0);
+        assertEquals(0x1234, out.group().lds().getInt(16));
+        assertEquals(0x5678, out.group().lds().getInt(24));
+        assertEquals(0x1234, w.vgpr(3, 0));
+        assertEquals(0x5678, w.vgpr(3, 1));
+        // write2/read2: lane 0's base -4 plus 2 and 3 dwords is 4 and 8; lane 1's 28 gives 36 and 40
+        assertEquals(0x1234, out.group().lds().getInt(4));
+        assertEquals(0x1234, out.group().lds().getInt(8));
+        assertEquals(0x5678, out.group().lds().getInt(36));
+        assertEquals(0x1234, w.vgpr(6, 0));
+        assertEquals(0x1234, w.vgpr(7, 0));
+        assertEquals(0x5678, w.vgpr(6, 1));
+        assertEquals(0x5678, w.vgpr(7, 1));
+    }
+
+    @Test
     void wide_reads_and_writes_move_consecutive_dwords_even_unaligned() throws Exception {
         var out = h(32).setup(w -> {
             for (int l = 0; l < 32; l++) {
