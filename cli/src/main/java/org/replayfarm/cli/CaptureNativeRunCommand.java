@@ -101,6 +101,7 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             List<String> cc = new ArrayList<>(List.of("clang-19"));
             cc.addAll(NativeHarness.COMPILER_FLAGS);
             cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
+            cc.add("-D__REPLAY_DIMS=" + shape.dimensions()); // get_work_dim() of include/replay-cl.h
             cc.addAll(List.of("-include", work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(),
                     "-I", work.toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
             Llvm.run(cc);

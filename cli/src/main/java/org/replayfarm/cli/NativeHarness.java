@@ -32,7 +32,16 @@ final class NativeHarness {
 
     /** The prelude mapping OpenCL C spellings and amdgcn builtins onto C11 and pthreads. */
     static String prelude() {
-        try (InputStream in = NativeHarness.class.getResourceAsStream("native-prelude.h")) {
+        // then include/replay-cl.h, so a kernel that calls get_global_id, barrier and their kin (built for the
+        // device with -include replay-cl.h) reads the same values natively
+        return resource("native-prelude.h") + "\n" + resource("replay-cl.h");
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = NativeHarness.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("the distribution lacks its resource " + name);
+            }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

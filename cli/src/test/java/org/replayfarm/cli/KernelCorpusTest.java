@@ -166,8 +166,10 @@ class KernelCorpusTest {
             }
         }
         // the device side: clang-19 for gfx1030, replay capture build, replay eval
+        // include/replay-cl.h: get_global_id, barrier and their kin over the amdgcn builtins (no device library)
         List<String> clang = new ArrayList<>(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1030", "-nogpulib", opt, "-ffp-contract=off", "-c", "kernel.cl", "-o", "kernel.o"));
+                "-mcpu=gfx1030", "-nogpulib", "-include", Toolchain.root().resolve("include/replay-cl.h").toString(),
+                opt, "-ffp-contract=off", "-c", "kernel.cl", "-o", "kernel.o"));
         if (wave64) {
             clang.add(clang.size() - 4, "-mwavefrontsize64");
         }
@@ -211,6 +213,7 @@ class KernelCorpusTest {
         if (wave64) {
             cc.add("-D__REPLAY_WAVE_SIZE=64"); // the prelude's cross-lane operations work on waves of this size
         }
+        cc.add("-D__REPLAY_DIMS=" + spec.groups().split(",").length); // get_work_dim() of replay-cl.h
         cc.addAll(List.of("-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm"));
         Toolchain.run(work, cc);
         List<String> run = new ArrayList<>(List.of("./native"));

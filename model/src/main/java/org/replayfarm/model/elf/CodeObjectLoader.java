@@ -16,6 +16,10 @@ import java.util.function.ToLongFunction;
  * relocations applied. Formulas: LLVM AMDGPUUsage, "Relocation Records".
  */
 public final class CodeObjectLoader {
+    /** The mangled OpenCL work-item and barrier functions include/replay-cl.h defines. */
+    private static final java.util.regex.Pattern WORK_ITEM_FUNCTION = java.util.regex.Pattern.compile(
+            "_Z\\d+(get_(global|local|group|num|work|enqueued)\\w*|barrier|work_group_barrier|(read_|write_)?mem_fence)\\w*");
+
     public static final int R_AMDGPU_NONE = 0;
     public static final int R_AMDGPU_ABS32_LO = 1;
     public static final int R_AMDGPU_ABS32_HI = 2;
@@ -122,8 +126,13 @@ public final class CodeObjectLoader {
                     throw new CodeObjectException(where + ": symbol index " + r.symbolIndex() + " out of range");
                 }
                 if (r.type() != R_AMDGPU_NONE && !defined[r.symbolIndex()]) {
-                    throw new CodeObjectException(where + ": undefined symbol '" + symbols.get(r.symbolIndex()).name()
-                            + "' (link with its definition; under -nogpulib OpenCL builtins are not available)");
+                    String name = symbols.get(r.symbolIndex()).name();
+                    throw new CodeObjectException(where + ": undefined symbol '" + name + "' (link with its definition; "
+                            + "under -nogpulib OpenCL builtins are not available"
+                            + (WORK_ITEM_FUNCTION.matcher(name).matches()
+                                    ? ": build with clang-19 -include include/replay-cl.h, which defines the work-item "
+                                            + "functions and barrier over the amdgcn builtins)"
+                                    : ")"));
                 }
                 long s = symbolAddress[r.symbolIndex()];
                 long p = base + targetOffset + r.offset();

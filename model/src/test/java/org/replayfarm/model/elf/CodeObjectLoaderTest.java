@@ -76,6 +76,12 @@ class CodeObjectLoaderTest {
         ElfFile elf = ElfFile.parse(Files.readAllBytes(o));
         CodeObjectException e = assertThrows(CodeObjectException.class, () -> CodeObjectLoader.load(elf, 0));
         assertTrue(e.getMessage().contains("undefined symbol '_Z13get_global_idj'"), e.getMessage());
+        assertTrue(e.getMessage().contains("-include include/replay-cl.h"), "the way out is named: " + e.getMessage());
+        // and that way out works: the same source with the header loads
+        Path withHeader = Toolchain.compileOpenCl(dir, "withheader", """
+                __kernel void k(__global int *out) { out[get_global_id(0)] = 1; }
+                """, "-include", Toolchain.root().resolve("include/replay-cl.h").toString());
+        assertTrue(CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(withHeader)), 0) != null);
     }
 
     @Test
