@@ -53,6 +53,16 @@ class ClusterProcessesTest {
         nodes.close();
     }
 
+    /** Whether the node with work directory {@code work} has stored the capture {@code sha} it fetched. */
+    private static boolean holdsCapture(Path work, String sha) throws java.io.IOException {
+        if (!Files.isDirectory(work)) {
+            return false;
+        }
+        try (var files = Files.walk(work)) {
+            return files.anyMatch(f -> f.getFileName().toString().equals(sha + ".capture"));
+        }
+    }
+
     @Test
     void an_evaluator_killed_mid_job_and_one_joining_mid_job_leave_the_outputs_those_of_replay_eval() throws Exception {
         Path object = Toolchain.compileOpenCl(dir, "spin", SPIN, "-O2");
@@ -76,6 +86,11 @@ class ClusterProcessesTest {
             NodeProcesses.awaitUp(coordinator, 2);
             String second = nodes.evaluator(coordinator.seed(), config, 2, Map.of(), "--metrics-port", "0");
             NodeProcesses.awaitUp(coordinator, 3);
+            long regions = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 2) {
+                assertTrue(System.nanoTime() < regions, "the sharding coordinator never knew both evaluators");
+                TimeUnit.MILLISECONDS.sleep(20); // polling a condition
+            }
 
             String sha = coordinator.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -90,6 +105,13 @@ class ClusterProcessesTest {
                 }
             });
             started.get(60, TimeUnit.SECONDS);
+            // the second must hold a slice when it is killed: wait until it has fetched the capture, which it
+            // does on its first slice (into its work directory)
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!holdsCapture(dir.resolve("eval-2"), sha)) {
+                assertTrue(System.nanoTime() < deadline, "the second evaluator never received a slice");
+                TimeUnit.MILLISECONDS.sleep(10); // polling a condition
+            }
             long before = coordinator.jobs().progress("farm").orElseThrow().groupsDone();
             nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
             // the job goes on with the first alone while the split-brain resolver downs the second and a third
