@@ -172,6 +172,15 @@ final class ImageUnit {
         return (Fields.Mimg) insn.fields();
     }
 
+    /**
+     * The texel a lane addresses in view {@code v}: its {@code n} integer coordinates, then (with {@code mip})
+     * the view level after them; -1 outside the view.
+     */
+    private static long laneTexel(Wave w, Fields.Mimg m, ImageView v, int n, int lane, boolean mip) {
+        int[] p = position(m, integerCoordinates(w, m, lane, n));
+        return v.texel(v.level(mip ? intAddress(w, m, n, lane) : 0), p[3], p[0], p[1], p[2]);
+    }
+
     static void load(Wave w, Instruction insn, boolean mip) {
         Fields.Mimg m = fields(insn);
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
@@ -180,9 +189,7 @@ final class ImageUnit {
             if (!w.active(lane)) {
                 continue;
             }
-            int[] p = position(m, integerCoordinates(w, m, lane, n));
-            int level = v.level(mip ? intAddress(w, m, n, lane) : 0);
-            long texel = v.texel(level, p[3], p[0], p[1], p[2]);
+            long texel = laneTexel(w, m, v, n, lane, mip);
             int[] selected = texel < 0 ? new int[4] : v.select(v.channels(texel));
             writeData(w, m, lane, selected, v.format);
         }
@@ -196,9 +203,7 @@ final class ImageUnit {
             if (!w.active(lane)) {
                 continue;
             }
-            int[] p = position(m, integerCoordinates(w, m, lane, n));
-            int level = v.level(mip ? intAddress(w, m, n, lane) : 0);
-            long texel = v.texel(level, p[3], p[0], p[1], p[2]);
+            long texel = laneTexel(w, m, v, n, lane, mip);
             if (texel >= 0) {
                 v.write(texel, TexelCodec.encode(v.format, readData(w, m, lane, v.format)));
             }
@@ -258,8 +263,7 @@ final class ImageUnit {
             if (!w.active(lane)) {
                 continue;
             }
-            int[] p = position(m, integerCoordinates(w, m, lane, n));
-            long texel = v.texel(v.level(0), p[3], p[0], p[1], p[2]);
+            long texel = laneTexel(w, m, v, n, lane, false);
             long data = MemoryOps.vgprData(w, m.vdata(), lane, bytes);
             long cmp = compare ? MemoryOps.vgprData(w, m.vdata() + bytes / 4, lane, bytes) : 0;
             long old = 0;
