@@ -87,10 +87,7 @@ public final class CuptiShim implements PcSampler {
     public Drained drain() throws SamplingException {
         String[] message = new String[1];
         check(nativeDrain(context, new Sink(), message), message);
-        Drained d = new Drained(List.copyOf(pcs), List.copyOf(kernels));
-        pcs.clear();
-        kernels.clear();
-        return d;
+        return Drained.takeFrom(pcs, kernels);
     }
 
     @Override

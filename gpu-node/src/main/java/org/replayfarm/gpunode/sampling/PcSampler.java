@@ -33,6 +33,14 @@ public interface PcSampler {
 
     record Drained(List<PcRecord> pcs, List<KernelRecord> kernels) {
         public static final Drained EMPTY = new Drained(List.of(), List.of());
+
+        /** What the two buffers hold, copied; the buffers are left empty for the next burst. */
+        public static Drained takeFrom(List<PcRecord> pcs, List<KernelRecord> kernels) {
+            Drained d = new Drained(List.copyOf(pcs), List.copyOf(kernels));
+            pcs.clear();
+            kernels.clear();
+            return d;
+        }
     }
 
     /** A sampling call failed; says which and why (a CUPTI result code on a GPU). */

@@ -138,10 +138,7 @@ public final class SimulatedDevice implements PcSampler {
     @Override
     public Drained drain() {
         drains++;
-        Drained d = new Drained(List.copyOf(pcs), List.copyOf(kernels));
-        pcs.clear();
-        kernels.clear();
-        return d;
+        return Drained.takeFrom(pcs, kernels);
     }
 
     @Override
