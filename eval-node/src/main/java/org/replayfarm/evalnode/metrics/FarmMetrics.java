@@ -176,6 +176,15 @@ public final class FarmMetrics {
             return Kamon.histogram(name, description, kamonUnit()).withTags(tags);
         }
 
+        /** Creates the series with these tags (so a scrape shows it at zero before anything is recorded). */
+        void register(TagSet tags) {
+            switch (kind) {
+                case COUNTER -> counter(tags);
+                case GAUGE -> gauge(tags);
+                case HISTOGRAM -> histogram(tags);
+            }
+        }
+
         void remove(TagSet tags) {
             switch (kind) {
                 case COUNTER -> Kamon.counter(name, description, kamonUnit()).remove(tags);
@@ -369,24 +378,24 @@ public final class FarmMetrics {
         GpuSeries(TagSet tags) {
             this.tags = tags;
             if (tags != null) {
-                for (String s : SERIALIZED_VALUES) {
-                    Metric.GPU_EXECUTIONS.counter(tags.withTag(SERIALIZED, s));
-                    Metric.GPU_EXECUTIONS_NOW.gauge(tags.withTag(SERIALIZED, s));
+                for (Metric m : Metric.values()) {
+                    if (m.role().equals("gpu")) {
+                        series(m).forEach(m::register);
+                    }
                 }
-                Metric.GPU_SAMPLING_BURSTS.counter(tags);
-                Metric.GPU_SAMPLING_DUTY.gauge(tags);
-                Metric.GPU_SAMPLING_REFUSED.counter(tags);
             }
+        }
+
+        /** The tag sets of a GPU metric's series: one per {@code serialized} value where it carries that tag. */
+        private List<TagSet> series(Metric m) {
+            return m.tags().contains(SERIALIZED)
+                    ? SERIALIZED_VALUES.stream().map(s -> tags.withTag(SERIALIZED, s)).toList()
+                    : List.of(tags);
         }
 
         /** One device execution; {@code serialized} is true, false or unknown (the counts add up to the executions). */
         public void execution(String serialized) {
-            if (!SERIALIZED_VALUES.contains(serialized)) {
-                throw new IllegalArgumentException("serialized is true, false or unknown, not '" + serialized + "'");
-            }
-            if (tags != null) {
-                Metric.GPU_EXECUTIONS.counter(tags.withTag(SERIALIZED, serialized)).increment();
-            }
+            executions(serialized, 1);
         }
 
         /** {@code n} more device executions read {@code serialized}. */
@@ -440,13 +449,11 @@ public final class FarmMetrics {
         /** Drops this node's GPU series (the node is closing). */
         public void remove() {
             if (tags != null) {
-                for (String s : SERIALIZED_VALUES) {
-                    Metric.GPU_EXECUTIONS.remove(tags.withTag(SERIALIZED, s));
-                    Metric.GPU_EXECUTIONS_NOW.remove(tags.withTag(SERIALIZED, s));
+                for (Metric m : Metric.values()) {
+                    if (m.role().equals("gpu")) {
+                        series(m).forEach(m::remove);
+                    }
                 }
-                Metric.GPU_SAMPLING_BURSTS.remove(tags);
-                Metric.GPU_SAMPLING_DUTY.remove(tags);
-                Metric.GPU_SAMPLING_REFUSED.remove(tags);
             }
         }
 
