@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import akka.cluster.MemberStatus;
-import akka.cluster.typed.Cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
@@ -21,7 +19,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -65,7 +62,7 @@ class GpuNodeWiringTest {
              FarmNode gpuNode = FarmNode.start(FarmNode.Settings.of(Set.of(GpuNode.ROLE), dir.resolve("g"))
                      .withSeeds(List.of(coordinator.seed())).withSerializeMessages(true).withSampler(device)
                      .withConfig(ConfigFactory.parseString("replay.gpu.sampling.mode = serialized").withFallback(QUIET)))) {
-            awaitUp(coordinator, 2);
+            ClusterWaits.awaitUp(coordinator, 2);
             GpuNode gpu = gpuNode.gpu();
             assertEquals(SamplingMode.SERIALIZED, gpu.settings().mode(), "the mode comes from the node's configuration");
             long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -84,7 +81,7 @@ class GpuNodeWiringTest {
             long closed = gpu.session().stats().burstsClosed();
             assertTrue(closed >= 2 && !device.ranSerialized().isEmpty(), "bursts ran: " + gpu.session().stats());
             String address = gpuNode.address();
-            SamplingSnapshot arrived = awaitSnapshot(coordinator, s -> s.nodes().stream()
+            SamplingSnapshot arrived = ClusterWaits.awaitSnapshot(coordinator, s -> s.nodes().stream()
                     .filter(n -> n.key().node().equals(address)).mapToLong(n -> n.executions().size()).sum() == executions
                     && s.nodes().stream().mapToLong(n -> n.windows().stream().filter(w -> !w.open()).count()).sum() == closed);
             ExecutionViews views = SamplingConformance.assertInvariants(arrived, false, device.ranSerialized());
@@ -179,31 +176,4 @@ class GpuNodeWiringTest {
         throw new AssertionError("job " + job + " did not end");
     }
 
-    private static void awaitUp(FarmNode coordinator, int members) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(coordinator.system()).state();
-            if (StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count() == members) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster did not reach " + members + " members up");
-    }
-
-    private static SamplingSnapshot awaitSnapshot(FarmNode coordinator, Predicate<SamplingSnapshot> until) throws Exception {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        SamplingSnapshot s = null;
-        while (System.nanoTime() < end) {
-            s = SamplingStore.snapshot(coordinator.system(), coordinator.samplingStore(), Duration.ofSeconds(5))
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            if (until.test(s)) {
-                return s;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the store never reached the expected state: " + s);
-        return s;
-    }
 }

@@ -2,10 +2,7 @@ package org.replayfarm.coordinator.sampling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import akka.cluster.MemberStatus;
-import akka.cluster.typed.Cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,35 +45,6 @@ class SamplingClusterTest {
                 .withConfig(config.withFallback(QUIET)));
     }
 
-    private static void awaitUp(FarmNode coordinator, int members) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(coordinator.system()).state();
-            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition, not synchronising
-        }
-        fail("the cluster did not reach " + members + " members up");
-    }
-
-    private static SamplingSnapshot awaitSnapshot(FarmNode coordinator, Predicate<SamplingSnapshot> until) throws Exception {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        SamplingSnapshot s = null;
-        while (System.nanoTime() < end) {
-            s = SamplingStore.snapshot(coordinator.system(), coordinator.samplingStore(), Duration.ofSeconds(5))
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            if (until.test(s)) {
-                return s;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the store never reached the expected state: " + s);
-        return s;
-    }
-
     private static SamplingSnapshot only(SamplingSnapshot s, String node) {
         return new SamplingSnapshot(s.nodes().stream().filter(n -> n.key().node().equals(node)).toList(), 0, 0);
     }
@@ -101,7 +68,7 @@ class SamplingClusterTest {
             FarmNode tierA = node(Set.of("gpu"), dir.resolve("g1"), seeds,
                     ConfigFactory.parseString("replay.gpu.sampling.mode = serialized"));
             try {
-                awaitUp(coordinator, 3);
+                ClusterWaits.awaitUp(coordinator, 3);
                 ManualClock clock0 = new ManualClock(1_000 * MS);
                 ManualClock clock1 = new ManualClock(1_000 * MS);
                 SimulatedDevice dev0 = new SimulatedDevice(clock0, SimulatedDevice.typicalStallReasons());
@@ -126,7 +93,7 @@ class SamplingClusterTest {
                 long e0 = g0.session().stats().executions();
                 long e1 = g1.session().stats().executions();
                 long closed = g1.session().stats().burstsClosed();
-                SamplingSnapshot s = awaitSnapshot(coordinator, x -> executions(x, a0) == e0 && executions(x, a1) == e1
+                SamplingSnapshot s = ClusterWaits.awaitSnapshot(coordinator, x -> executions(x, a0) == e0 && executions(x, a1) == e1
                         && only(x, a1).nodes().get(0).windows().stream().filter(w -> !w.open()).count() == closed);
                 SamplingConformance.assertInvariants(only(s, a0), true, dev0.ranSerialized());
                 ExecutionViews v1 = SamplingConformance.assertInvariants(only(s, a1), false, dev1.ranSerialized());
@@ -145,11 +112,11 @@ class SamplingClusterTest {
                 g1.session().report();
                 long e1b = g1.session().stats().executions();
                 long started = g1.session().stats().burstsStarted();
-                awaitSnapshot(coordinator, x -> executions(x, a1) == e1b
+                ClusterWaits.awaitSnapshot(coordinator, x -> executions(x, a1) == e1b
                         && only(x, a1).nodes().get(0).windows().size() == started);
                 tierA.close(); // its burst never stops: the closed record never goes out
 
-                SamplingSnapshot after = awaitSnapshot(coordinator, x -> true);
+                SamplingSnapshot after = ClusterWaits.awaitSnapshot(coordinator, x -> true);
                 SamplingSnapshot.NodeSampling killed = only(after, a1).nodes().get(0);
                 WindowStore.Window open = killed.windows().get(killed.windows().size() - 1);
                 assertTrue(open.open(), "the last burst opened and never closed");
