@@ -53,16 +53,6 @@ class ClusterProcessesTest {
         nodes.close();
     }
 
-    /** Whether the node with work directory {@code work} has stored the capture {@code sha} it fetched. */
-    private static boolean holdsCapture(Path work, String sha) throws java.io.IOException {
-        if (!Files.isDirectory(work)) {
-            return false;
-        }
-        try (var files = Files.walk(work)) {
-            return files.anyMatch(f -> f.getFileName().toString().equals(sha + ".capture"));
-        }
-    }
-
     @Test
     void an_evaluator_killed_mid_job_and_one_joining_mid_job_leave_the_outputs_those_of_replay_eval() throws Exception {
         Path object = Toolchain.compileOpenCl(dir, "spin", SPIN, "-O2");
@@ -105,13 +95,7 @@ class ClusterProcessesTest {
                 }
             });
             started.get(60, TimeUnit.SECONDS);
-            // the second must hold a slice when it is killed: wait until it has fetched the capture, which it
-            // does on its first slice (into its work directory)
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!holdsCapture(dir.resolve("eval-2"), sha)) {
-                assertTrue(System.nanoTime() < deadline, "the second evaluator never received a slice");
-                TimeUnit.MILLISECONDS.sleep(10); // polling a condition
-            }
+            nodes.awaitCaptureFetched(2, sha); // the second must hold a slice when it is killed
             long before = coordinator.jobs().progress("farm").orElseThrow().groupsDone();
             nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
             // the job goes on with the first alone while the split-brain resolver downs the second and a third

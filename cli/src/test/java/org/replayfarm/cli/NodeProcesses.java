@@ -79,6 +79,26 @@ final class NodeProcesses implements AutoCloseable {
         fail("the cluster did not reach " + members + " members up");
     }
 
+    /**
+     * Waits until the {@code n}-th evaluator has stored the capture {@code sha} in its work directory, which it
+     * does when its first slice of a job on that capture arrives, before evaluating it.
+     */
+    void awaitCaptureFetched(int n, String sha) throws Exception {
+        Path work = dir.resolve("eval-" + n);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            if (Files.isDirectory(work)) {
+                try (var files = Files.walk(work)) {
+                    if (files.anyMatch(f -> f.getFileName().toString().equals(sha + ".capture"))) {
+                        return;
+                    }
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(10); // polling a condition
+        }
+        fail("evaluator " + n + " never received a slice (no capture " + sha + " under " + work + ")");
+    }
+
     /** Waits until {@code node} no longer lists the member at {@code address} (it was downed and removed). */
     static void awaitGone(FarmNode node, String address) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
