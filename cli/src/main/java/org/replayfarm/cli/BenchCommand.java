@@ -86,11 +86,7 @@ final class BenchCommand implements Callable<Integer> {
         int buffers = (int) args.stream().filter(a -> a.startsWith("buffer:") || a.startsWith("zeros:")).count();
         Files.writeString(dir.resolve("harness.c"), NativeHarness.source(name, new int[] {groups, 1, 1},
                 new int[] {64, 1, 1}, buffers, callArgs, false));
-        List<String> cc = new ArrayList<>(List.of("clang-19"));
-        cc.addAll(NativeHarness.COMPILER_FLAGS);
-        cc.addAll(List.of("-include", dir.resolve("prelude.h").toString(), dir.resolve("harness.c").toString(), "-I",
-                dir.toString(), "-o", dir.resolve("native").toString(), "-lpthread", "-lm"));
-        Llvm.run(cc);
+        Llvm.run(NativeHarness.compileCommand(dir, 32, 1)); // a 1-D dispatch of wave32 groups
         List<String> run = new ArrayList<>(List.of(dir.resolve("native").toString()));
         for (int i = 0; i < buffers; i++) {
             Path in = dir.resolve("in" + i + ".bin");

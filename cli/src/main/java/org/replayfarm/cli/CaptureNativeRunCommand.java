@@ -98,13 +98,7 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
                     new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,
                     locals.stream().mapToInt(Integer::intValue).toArray(), String.join(", ", call), true));
-            List<String> cc = new ArrayList<>(List.of("clang-19"));
-            cc.addAll(NativeHarness.COMPILER_FLAGS);
-            cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
-            cc.add("-D__REPLAY_DIMS=" + shape.dimensions()); // get_work_dim() of include/replay-cl.h
-            cc.addAll(List.of("-include", work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(),
-                    "-I", work.toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
-            Llvm.run(cc);
+            Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions()));
             Llvm.run(run);
             spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
         } finally {

@@ -30,6 +30,21 @@ final class NativeHarness {
     static final List<String> COMPILER_FLAGS = List.of("-O2", "-ffp-contract=off", "-fno-fast-math",
             "-Xclang", "-ffloat16-excess-precision=none", "-std=gnu11", "-w");
 
+    /**
+     * The clang-19 command that builds {@code work/harness.c} (with {@code work/prelude.h}, both written by the
+     * caller) into {@code work/native}: {@link #COMPILER_FLAGS}, the device build's wave size for the
+     * prelude's cross-lane operations and the dispatch's dimension count for {@code get_work_dim()}.
+     */
+    static List<String> compileCommand(Path work, int waveSize, int dimensions) {
+        List<String> cc = new java.util.ArrayList<>(List.of("clang-19"));
+        cc.addAll(COMPILER_FLAGS);
+        cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
+        cc.add("-D__REPLAY_DIMS=" + dimensions);
+        cc.addAll(List.of("-include", work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(),
+                "-I", work.toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
+        return cc;
+    }
+
     /** The prelude mapping OpenCL C spellings and amdgcn builtins onto C11 and pthreads. */
     static String prelude() {
         // then include/replay-cl.h, so a kernel that calls get_global_id, barrier and their kin (built for the

@@ -208,14 +208,7 @@ class KernelCorpusTest {
         Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
                 triple(spec.size()), buffers.size(), locals.stream().mapToInt(Integer::intValue).toArray(),
                 String.join(", ", nativeArgs), true));
-        List<String> cc = new ArrayList<>(List.of("clang-19"));
-        cc.addAll(NativeHarness.COMPILER_FLAGS);
-        if (wave64) {
-            cc.add("-D__REPLAY_WAVE_SIZE=64"); // the prelude's cross-lane operations work on waves of this size
-        }
-        cc.add("-D__REPLAY_DIMS=" + spec.groups().split(",").length); // get_work_dim() of replay-cl.h
-        cc.addAll(List.of("-include", "prelude.h", "harness.c", "-o", "native", "-lpthread", "-lm"));
-        Toolchain.run(work, cc);
+        Toolchain.run(work, NativeHarness.compileCommand(work, wave64 ? 64 : 32, spec.groups().split(",").length));
         List<String> run = new ArrayList<>(List.of("./native"));
         for (int i = 0; i < buffers.size(); i++) {
             run.add(buffers.get(i).toString());
