@@ -101,7 +101,7 @@ public final class CaptureBuilder {
         addArgumentRanges(args);
         Kernarg kernarg = meta != null ? Kernarg.fromMetadata(meta, kd, args, argumentAddresses, shape)
                 : Kernarg.sequential(args, argumentAddresses, kd.kernargSize(), kd.groupSegmentFixedSize());
-        long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.bytes()) : 0;
+        long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.asAllocated()) : 0;
         int scratchPerLane = kd.privateSegmentFixedSize()
                 + (kd.has(KernelDescriptor.KCP_USES_DYNAMIC_STACK) ? DYNAMIC_STACK_ALLOWANCE : 0);
         boolean wantsPacket = kd.has(KernelDescriptor.KCP_DISPATCH_PTR);
@@ -183,7 +183,7 @@ public final class CaptureBuilder {
             throws CodeObjectException, CaptureFormatException {
         addArgumentRanges(args);
         Kernarg kernarg = Kernarg.sequential(args, argumentAddresses, 0, raw.ldsBytes());
-        long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.bytes()) : 0;
+        long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.asAllocated()) : 0;
         long codeBase = layout.allocate(CodeObjectLoader.imageSize(elf));
         LoadedCodeObject loaded = CodeObjectLoader.load(elf, codeBase);
         addRangeAt("code-object", codeBase, loaded.image());

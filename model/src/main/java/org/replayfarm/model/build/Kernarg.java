@@ -18,6 +18,18 @@ record Kernarg(byte[] bytes, int ldsBytes) {
     static final int LDS_LIMIT = org.replayfarm.model.capture.CaptureValidator.LDS_LIMIT;
     /** Alignment of a dynamic LDS allocation whose metadata gives no {@code .pointee_align}. */
     static final int DEFAULT_LOCAL_ALIGN = 4;
+    /**
+     * The unit of memory the ROCm runtime's kernarg segment lies in. ROCclr (rocvirtual.cpp,
+     * {@code VirtualGPU::ManagedBuffer::Acquire}) does not allocate the segment on its own: it carves
+     * {@code .kernarg_segment_size} bytes at {@code .kernarg_segment_align} out of a per-queue kernarg pool
+     * ({@code HSA_KERNARG_POOL_SIZE}: 512 KiB to 4 MiB depending on the release, used in 4 chunks, each starting
+     * at its aligned base) of page-granular host or device memory. The bytes after the segment are mapped and
+     * hold whatever the pool holds there, so a scalar load that reads a few bytes past the segment (clang-19
+     * reads three trailing {@code u32}s with one {@code s_load_dwordx4}) does not fault on hardware. A capture
+     * lays the segment out at the start of a fresh chunk, followed by zeros to the end of its page; a load
+     * past the page stays a fault.
+     */
+    public static final int RUNTIME_PAGE = 4096;
 
     static Kernarg fromMetadata(KernelMetadata meta, KernelDescriptor kd, List<KernelArg> args, List<Long> addresses,
                                 DispatchShape shape) throws CodeObjectException {
@@ -120,6 +132,12 @@ record Kernarg(byte[] bytes, int ldsBytes) {
             put(out, at[i], args.get(i), addresses.get(i));
         }
         return new Kernarg(out.array(), ldsBytes);
+    }
+
+    /** The kernarg range as the runtime gives it: the segment, then zeros to the end of its {@link #RUNTIME_PAGE}. */
+    byte[] asAllocated() {
+        int size = (bytes.length + RUNTIME_PAGE - 1) / RUNTIME_PAGE * RUNTIME_PAGE;
+        return java.util.Arrays.copyOf(bytes, size);
     }
 
     private static void put(ByteBuffer out, int offset, KernelArg arg, long address) {
