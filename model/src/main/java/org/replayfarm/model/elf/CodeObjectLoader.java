@@ -111,6 +111,7 @@ public final class CodeObjectLoader {
             }
         }
         ByteBuffer out = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+        java.util.Set<String> undefined = new java.util.LinkedHashSet<>();
         for (ElfFile.Section rela : elf.sections()) {
             if (rela.type() != ElfFile.SHT_RELA || rela.info() <= 0 || rela.info() >= elf.sections().size()) {
                 continue;
@@ -126,20 +127,49 @@ public final class CodeObjectLoader {
                     throw new CodeObjectException(where + ": symbol index " + r.symbolIndex() + " out of range");
                 }
                 if (r.type() != R_AMDGPU_NONE && !defined[r.symbolIndex()]) {
-                    String name = symbols.get(r.symbolIndex()).name();
-                    throw new CodeObjectException(where + ": undefined symbol '" + name + "' (link with its definition; "
-                            + "under -nogpulib OpenCL builtins are not available"
-                            + (WORK_ITEM_FUNCTION.matcher(name).matches()
-                                    ? ": build with clang-19 -include include/replay-cl.h, which defines the work-item "
-                                            + "functions and barrier over the amdgcn builtins)"
-                                    : ")"));
+                    undefined.add(symbols.get(r.symbolIndex()).name());
+                    continue;
                 }
                 long s = symbolAddress[r.symbolIndex()];
                 long p = base + targetOffset + r.offset();
                 apply(out, targetOffset, target, r, s, p, where);
             }
         }
+        if (!undefined.isEmpty()) {
+            throw new CodeObjectException(undefinedMessage(undefined));
+        }
         return new LoadedCodeObject(base, image, Map.copyOf(byName), Map.copyOf(sectionAddresses), elf);
+    }
+
+    /** Where a code object built for {@code replay capture build --source} gets its OpenCL C built-ins. */
+    public static final String DEVICE_LIBS_HINT = "build from source with `replay capture build --source FILE.cl` "
+            + "(it links ROCm's device libraries, ocml/ockl/opencl bitcode, as ROCm itself does), or compile with "
+            + "clang-19 --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode instead of -nogpulib "
+            + "(Debian package rocm-device-libs)";
+
+    /**
+     * Every undefined symbol, in the order the code refers to them, as the OpenCL C declaration it is
+     * ({@link OpenClNames}), with the way out.
+     */
+    static String undefinedMessage(java.util.Set<String> undefined) {
+        StringBuilder b = new StringBuilder(undefined.size() == 1 ? "undefined symbol" : undefined.size() + " undefined symbols");
+        b.append(" (the code calls functions no object given defines):");
+        boolean workItemOnly = true;
+        for (String name : undefined) {
+            String spelled = OpenClNames.demangle(name);
+            b.append("\n  ").append(spelled);
+            if (!spelled.equals(name)) {
+                b.append("  [").append(name).append(']');
+            }
+            workItemOnly &= WORK_ITEM_FUNCTION.matcher(name).matches();
+        }
+        b.append("\nUnder -nogpulib the OpenCL C built-in library is not linked. Fix: ").append(DEVICE_LIBS_HINT).append('.');
+        if (workItemOnly) {
+            b.append(" For the work-item functions and barrier alone, -include include/replay-cl.h also works (it "
+                    + "defines them over the amdgcn builtins).");
+        }
+        b.append(" A function of your own must be defined in the source or linked in (ld.lld-19 -shared).");
+        return b.toString();
     }
 
     private static void apply(ByteBuffer out, long targetOffset, ElfFile.Section target, ElfFile.Relocation r,
@@ -200,6 +230,7 @@ public final class CodeObjectLoader {
             }
         }
         ByteBuffer out = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
+        java.util.Set<String> undefined = new java.util.LinkedHashSet<>();
         for (ElfFile.Section rela : elf.sections()) {
             if (rela.type() != ElfFile.SHT_RELA || !rela.isAlloc()) {
                 continue;

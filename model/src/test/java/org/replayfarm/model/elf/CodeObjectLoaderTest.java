@@ -75,13 +75,60 @@ class CodeObjectLoaderTest {
                 """);
         ElfFile elf = ElfFile.parse(Files.readAllBytes(o));
         CodeObjectException e = assertThrows(CodeObjectException.class, () -> CodeObjectLoader.load(elf, 0));
-        assertTrue(e.getMessage().contains("undefined symbol '_Z13get_global_idj'"), e.getMessage());
+        assertTrue(e.getMessage().contains("undefined symbol"), e.getMessage());
+        assertTrue(e.getMessage().contains("get_global_id(uint)  [_Z13get_global_idj]"), e.getMessage());
         assertTrue(e.getMessage().contains("-include include/replay-cl.h"), "the way out is named: " + e.getMessage());
         // and that way out works: the same source with the header loads
         Path withHeader = Toolchain.compileOpenCl(dir, "withheader", """
                 __kernel void k(__global int *out) { out[get_global_id(0)] = 1; }
                 """, "-include", Toolchain.root().resolve("include/replay-cl.h").toString());
         assertTrue(CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(withHeader)), 0) != null);
+    }
+
+    /**
+     * Every undefined symbol is listed, demangled as the OpenCL C declaration clang-19 compiled (the declarations
+     * in the source are the oracle), with the fix.
+     */
+    @Test
+    void every_undefined_symbol_is_listed_as_its_opencl_c_declaration_with_the_fix() throws Exception {
+        java.util.Map<String, String> declared = new java.util.LinkedHashMap<>();
+        declared.put("uint atomic_inc(volatile __local uint *p)", "atomic_inc(volatile __local uint *)");
+        declared.put("float4 mix4(float4 a, float4 b, float t)", "mix4(float4, float4, float)");
+        declared.put("void same(__global float *a, __global float *b)", "same(__global float *, __global float *)");
+        declared.put("void cv(const __global int4 *p, __global int4 *q, int4 r)",
+                "cv(const __global int4 *, __global int4 *, int4)");
+        declared.put("void many(__global float2 *a, __global float2 *b, __local float2 *c, __constant char *d, uchar16 e, "
+                + "long g, ulong h, half i, double j, const __local int *k, __private short *m, ushort n, __generic int *o)",
+                "many(__global float2 *, __global float2 *, __local float2 *, __constant char *, uchar16, long, ulong, half, "
+                        + "double, const __local int *, __private short *, ushort, __generic int *)");
+        declared.put("int none(void)", "none(void)");
+        StringBuilder src = new StringBuilder("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
+        for (String d : declared.keySet()) {
+            src.append("__attribute__((overloadable)) ").append(d).append(";\n");
+        }
+        src.append("""
+                __kernel void k(__global float *x, __local uint *l, __global int4 *v, __global float2 *f2, __local float2 *l2,
+                                __constant char *c, __local int *li, __global int *gi) {
+                    __private short s = 1;
+                    atomic_inc(l);
+                    x[0] = mix4((float4) (x[1]), (float4) (x[2]), 0.5f).x;
+                    same(x, x);
+                    cv(v, v, v[0]);
+                    many(f2, f2, l2, c, (uchar16) (0), 1, 2, 0.5h, 0.25, li, &s, 3, gi);
+                    x[3] = sqrt(x[4]) + none();
+                }
+                """);
+        Path o = Toolchain.compileOpenCl(dir, "undefs", src.toString(), "-O0");
+        CodeObjectException e = assertThrows(CodeObjectException.class,
+                () -> CodeObjectLoader.load(ElfFile.parse(Files.readAllBytes(o)), 0));
+        String m = e.getMessage();
+        assertTrue(m.startsWith("7 undefined symbols"), m);
+        for (String spelled : declared.values()) {
+            assertTrue(m.contains("\n  " + spelled + "  [_Z"), "lists " + spelled + ":\n" + m);
+        }
+        assertTrue(m.contains("\n  sqrt(float)  [_Z4sqrtf]"), m);
+        assertTrue(m.contains("replay capture build --source") && m.contains("--rocm-device-lib-path"), m);
+        assertEquals(m.indexOf("atomic_inc("), m.lastIndexOf("atomic_inc("), "each symbol once");
     }
 
     @Test
