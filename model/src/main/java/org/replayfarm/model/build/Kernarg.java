@@ -92,6 +92,10 @@ record Kernarg(byte[] bytes, int ldsBytes) {
                 throw new CodeObjectException(what + " takes " + slot.size() + " bytes; '" + given.describe()
                         + "' gives " + given.size());
             }
+            String mismatch = kindMismatch(slot.typeName(), given);
+            if (mismatch != null) {
+                throw new CodeObjectException(what + " is a " + slot.typeName() + "; '" + given.describe() + "' " + mismatch);
+            }
             put(out, slot.offset(), given, addresses.get(i));
         }
         if (lds > LDS_LIMIT) {
@@ -132,6 +136,69 @@ record Kernarg(byte[] bytes, int ldsBytes) {
             put(out, at[i], args.get(i), addresses.get(i));
         }
         return new Kernarg(out.array(), ldsBytes);
+    }
+
+    private static final java.util.regex.Pattern SCALAR_OR_VECTOR = java.util.regex.Pattern.compile(
+            "(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?");
+
+    /**
+     * Why a by-value argument does not fit its parameter's type as the metadata names it ({@code .type_name}:
+     * {@code float}, {@code uint4}, {@code unsigned int}...), or null when it fits or the type is not a scalar or
+     * vector the check knows (a struct, a typedef of one's own, a pointer). Float against integer, element width
+     * and element count must agree; signed and unsigned integers of one width are interchangeable (same bits).
+     */
+    static String kindMismatch(String typeName, KernelArg given) {
+        if (typeName == null || typeName.isEmpty() || typeName.contains("*")) {
+            return null;
+        }
+        String t = typeName.replaceAll("\\b(const|volatile|__private|private)\\b", "").trim().replaceAll("\\s+", " ");
+        t = switch (t) {
+            case "unsigned char", "uint8_t", "bool", "_Bool" -> "uchar";
+            case "signed char", "int8_t" -> "char";
+            case "unsigned short", "uint16_t" -> "ushort";
+            case "int16_t" -> "short";
+            case "unsigned int", "unsigned", "uint32_t" -> "uint";
+            case "int32_t" -> "int";
+            case "unsigned long", "unsigned long long", "uint64_t", "size_t", "uintptr_t" -> "ulong";
+            case "long long", "int64_t", "ptrdiff_t", "intptr_t" -> "long";
+            case "_Float16", "__fp16" -> "half";
+            default -> t;
+        };
+        java.util.regex.Matcher m = SCALAR_OR_VECTOR.matcher(t);
+        if (!m.matches()) {
+            return null;
+        }
+        String base = m.group(1);
+        int count = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+        boolean isFloat = base.equals("half") || base.equals("float") || base.equals("double");
+        int width = switch (base) {
+            case "char", "uchar" -> 1;
+            case "short", "ushort", "half" -> 2;
+            case "int", "uint", "float" -> 4;
+            default -> 8;
+        };
+        String kind = (isFloat ? "f" : base.startsWith("u") ? "u" : "i") + (8 * width);
+        String wanted = count == 1 ? kind + ":VALUE" : kind + "x" + count + ":V1,...,V" + count;
+        String givenKind;
+        int givenCount;
+        if (given instanceof KernelArg.Word w) {
+            givenKind = w.kind();
+            givenCount = 1;
+        } else if (given instanceof KernelArg.DoubleWord) {
+            givenKind = "u64";
+            givenCount = 1;
+        } else if (given instanceof KernelArg.Value v && !v.kind().equals("bytes")) {
+            givenKind = v.elementKind();
+            givenCount = v.count();
+        } else {
+            return null;
+        }
+        boolean givenFloat = givenKind.startsWith("f");
+        int givenWidth = Integer.parseInt(givenKind.substring(1)) / 8;
+        if (givenFloat != isFloat || givenWidth != width || givenCount != count) {
+            return "gives " + (givenCount == 1 ? givenKind : givenKind + "x" + givenCount) + "; give " + wanted;
+        }
+        return null;
     }
 
     /** The kernarg range as the runtime gives it: the segment, then zeros to the end of its {@link #RUNTIME_PAGE}. */

@@ -162,6 +162,35 @@ class KernargLayoutTest {
         assertTrue(m.contains("argument 12 (pair_t) takes 12 bytes") && m.contains("gives 2"), m);
     }
 
+    /** The kinds against the metadata's .type_name: float against integer, widths and counts must agree. */
+    @Test
+    void a_by_value_argument_of_the_wrong_kind_is_refused_naming_the_type_and_the_kind_to_give() throws Exception {
+        String m = refused(with(9, "i32x2:1,2")).getMessage();
+        assertTrue(m.contains("argument 9 (float2) is a float2; 'i32x2:1,2' gives i32x2; give f32x2:V1,...,V2"), m);
+        m = refused(with(6, "i16:7")).getMessage();
+        assertTrue(m.contains("is a half; 'i16:7' gives i16; give f16:VALUE"), m);
+        m = refused(with(8, "i64:7")).getMessage();
+        assertTrue(m.contains("is a double; 'i64:7' gives i64; give f64:VALUE"), m);
+        m = refused(with(14, "u32:3")).getMessage();
+        assertTrue(m.contains("takes 16 bytes"), "a size mismatch is named as one first: " + m);
+        // signed and unsigned integers of one width are the same bits: accepted
+        Path o = Toolchain.compileOpenCl(dir, "many", KERNEL);
+        List<String> args = new ArrayList<>(ARGS);
+        args.set(4, "i8:-56");
+        args.set(7, "u64:5");
+        CaptureBuilder.fromCodeObject(Files.readAllBytes(o), "many", new DispatchShape(1, 1, 1, 64, 1, 1, 1),
+                parse(args), provenance());
+        // a float for an integer parameter of the same size, the issue's case: u32 for float and f32 for int
+        Path scalar = Toolchain.compileOpenCl(dir, "scalar", """
+                __kernel void s(__global float *out, float f, int n) { out[n] = f; }
+                """);
+        for (String[] bad : new String[][] {{"i32:1", "f32:2"}, {"f32:1", "f32:2.5"}}) {
+            var e = assertThrows(CodeObjectException.class, () -> CaptureBuilder.fromCodeObject(Files.readAllBytes(scalar),
+                    "s", new DispatchShape(1, 1, 1, 64, 1, 1, 1), parse(List.of("zeros:64", bad[0], bad[1])), provenance()));
+            assertTrue(e.getMessage().contains("give f32:VALUE") || e.getMessage().contains("give i32:VALUE"), e.getMessage());
+        }
+    }
+
     @Test
     void local_and_global_slots_take_only_their_own_kind() throws Exception {
         String m = refused(with(0, "local:64")).getMessage();
