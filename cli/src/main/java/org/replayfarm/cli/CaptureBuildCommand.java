@@ -12,6 +12,8 @@ import org.replayfarm.model.build.DispatchShape;
 import org.replayfarm.model.build.KernelArg;
 import org.replayfarm.model.build.Llvm;
 import org.replayfarm.model.build.RawLayout;
+import org.replayfarm.model.build.SourceBuild;
+import org.replayfarm.model.elf.OffloadBundle;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.capture.Sha256;
 import org.replayfarm.model.elf.ElfFile;
@@ -25,7 +27,9 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "build", mixinStandardHelpOptions = true,
-        description = {"Build a capture from an HSA code object (clang-19, gfx1030) or from gfx1030 assembly.",
+        description = {"Build a capture from a kernel source (OpenCL C or HIP, compiled with the project's flow), an HSA "
+                + "code object (clang-19, gfx1030; a clang offload bundle or HIP fat binary gives its gfx1030 code object) "
+                + "or gfx1030 assembly.",
                 "Each buffer:/zeros: argument becomes a memory range (0, 1, 2... in order) and passes its "
                         + "guest address; image:/sampler: arguments add a descriptor range each (T#, S#) after them, "
                         + "images numbered 0, 1, 2... in order; the kernarg segment, dispatch packet and loaded "
@@ -39,6 +43,10 @@ final class CaptureBuildCommand implements Callable<Integer> {
         Path elf;
         @Option(names = "--asm", paramLabel = "FILE.s", description = "gfx1030 assembly, assembled with llvm-mc-19.")
         Path asm;
+        @Option(names = "--source", paramLabel = "FILE.cl|FILE.hip", description = {"A kernel source, compiled with the "
+                + "project's flow: clang-19 for gfx1030 with -ffp-contract=off, ROCm's device libraries (the OpenCL C "
+                + "built-ins, ocml math) and, for HIP, the replay-hip.h prelude; the flags go into the provenance."})
+        Path source;
     }
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -53,7 +61,10 @@ final class CaptureBuildCommand implements Callable<Integer> {
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
     Path out;
 
-    @Option(names = "--wave64", description = "Assembly only: assemble and run as wave64.")
+    @picocli.CommandLine.Mixin
+    SourceOptions sourceOptions = new SourceOptions();
+
+    @Option(names = "--wave64", description = "--source and --asm: compile or assemble for wave64 (an --elf object's descriptor says its own).")
     boolean wave64;
 
     @Option(names = "--user-sgpr", paramLabel = "N=VALUE",
@@ -85,13 +96,42 @@ final class CaptureBuildCommand implements Callable<Integer> {
         DispatchOptions.Parsed parsed = dispatch.parse(spec);
         DispatchShape shape = parsed.shape();
         List<KernelArg> kernelArgs = parsed.args();
-        Path source = input.elf != null ? input.elf : input.asm;
+        Path source = input.elf != null ? input.elf : input.asm != null ? input.asm : input.source;
+        if (!Files.isRegularFile(source)) {
+            throw new ParameterException(spec.commandLine(), source + ": no such file");
+        }
         byte[] sourceBytes = Files.readAllBytes(source);
-        byte[] object = input.elf != null ? sourceBytes : Llvm.assemble(input.asm, wave64);
-        Provenance provenance = provenance(source, sourceBytes, kernelArgs);
+        SourceBuild build = null;
+        byte[] object;
+        if (input.source != null) {
+            build = sourceOptions.build(spec, input.source, wave64);
+            object = compile(build, input.source);
+        } else {
+            object = input.elf != null ? sourceBytes : Llvm.assemble(input.asm, wave64);
+        }
+        // a clang offload bundle or a HIP fat binary: the gfx1030 code object inside it
+        java.util.Optional<OffloadBundle.Picked> picked = OffloadBundle.unpack(object);
+        if (picked.isPresent()) {
+            object = picked.get().codeObject();
+            if (input.source == null) {
+                spec.commandLine().getOut().println(source + ": " + picked.get().describe());
+            }
+        }
+        Provenance provenance = provenance(source, sourceBytes, kernelArgs, build);
 
         List<String> kernels = CaptureBuilder.kernelNames(ElfFile.parse(object));
         String name = kernel;
+        if (name != null && !kernels.contains(name)) {
+            // a C++ (HIP) kernel's symbol is mangled: --kernel NAME takes its plain name when one kernel has it
+            String plain = name;
+            List<String> matching = kernels.stream().filter(k -> baseName(k).equals(plain)).toList();
+            if (matching.size() == 1) {
+                name = matching.get(0);
+            } else if (matching.size() > 1) {
+                throw new ParameterException(spec.commandLine(), "several kernels are named " + plain + " ("
+                        + String.join(", ", matching) + "); give --kernel the mangled name of one");
+            }
+        }
         if (name == null && kernels.size() == 1) {
             name = kernels.get(0);
         }
@@ -131,8 +171,35 @@ final class CaptureBuildCommand implements Callable<Integer> {
         return Replay.EXIT_OK;
     }
 
+    /** The function name of a kernel symbol: {@code scale} for {@code _Z5scalePfjf}, the symbol itself when not mangled. */
+    static String baseName(String symbol) {
+        String spelled = org.replayfarm.model.elf.OpenClNames.demangle(symbol);
+        int paren = spelled.indexOf('(');
+        return paren < 0 ? spelled : spelled.substring(0, paren);
+    }
+
+    /** Compiles a kernel source with the project's flow ({@link SourceBuild}) and returns the object's bytes. */
+    static byte[] compile(SourceBuild build, Path source) throws java.io.IOException {
+        Path work = Files.createTempDirectory("replay-source");
+        try {
+            Path prelude = work.resolve("replay-hip.h");
+            Files.writeString(prelude, NativeHarness.resource("replay-hip.h"));
+            Path out = work.resolve("kernel.o");
+            List<String> cmd;
+            try {
+                cmd = build.deviceCommand(source, out, prelude);
+            } catch (IllegalStateException e) {
+                throw new java.io.IOException(e.getMessage());
+            }
+            Llvm.run(cmd);
+            return Files.readAllBytes(out);
+        } finally {
+            RunCommand.deleteTree(work);
+        }
+    }
+
     /** What built the capture, with file names only, so the same inputs give the same bytes anywhere. */
-    private Provenance provenance(Path source, byte[] sourceBytes, List<KernelArg> kernelArgs) {
+    private Provenance provenance(Path source, byte[] sourceBytes, List<KernelArg> kernelArgs, SourceBuild build) {
         Provenance.Builder p = Provenance.newBuilder().setTool("replay capture build");
         p.addSources(SourceFile.newBuilder().setName(source.getFileName().toString())
                 .setSha256Hex(Sha256.hex(Sha256.of(sourceBytes))));
@@ -148,7 +215,12 @@ final class CaptureBuildCommand implements Callable<Integer> {
                         .setSha256Hex(Sha256.hex(Sha256.of(i.texels()))));
             }
         }
-        p.addArguments(input.elf != null ? "--elf" : "--asm").addArguments(source.getFileName().toString());
+        p.addArguments(input.elf != null ? "--elf" : input.asm != null ? "--asm" : "--source")
+                .addArguments(source.getFileName().toString());
+        if (build != null) {
+            // the compile options, and what they mean: the device libraries and the contraction setting
+            build.describe().forEach(p::addArguments);
+        }
         if (kernel != null) {
             p.addArguments("--kernel").addArguments(kernel);
         }
@@ -156,7 +228,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
         for (KernelArg a : kernelArgs) {
             p.addArguments("--arg").addArguments(a.describe());
         }
-        if (wave64) {
+        if (wave64 && build == null) {
             p.addArguments("--wave64");
         }
         userSgprs.forEach((k, v) -> p.addArguments("--user-sgpr").addArguments(k + "=" + v));

@@ -52,7 +52,7 @@ final class NativeHarness {
         return resource("native-prelude.h") + "\n" + resource("replay-cl.h");
     }
 
-    private static String resource(String name) {
+    static String resource(String name) {
         try (InputStream in = NativeHarness.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("the distribution lacks its resource " + name);
