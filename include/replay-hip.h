@@ -28,9 +28,9 @@
 #define __managed__ __attribute__((managed))
 #define __REPLAY_HIP_FN __attribute__((device, always_inline)) inline
 #else
-/* the native harness: a kernel is a C function the harness calls, __shared__ memory is static (the group's
- * work-items are threads of one process; groups run one after another) */
-#define __global__ extern "C"
+/* the native harness (C++, the kernel's source included): a kernel is a function the harness calls, __shared__
+ * memory is static (the group's work-items are threads of one process; groups run one after another) */
+#define __global__
 #define __device__
 #define __host__
 #define __shared__ static
@@ -95,9 +95,17 @@ __REPLAY_HIP_FN void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CS
 __REPLAY_HIP_FN void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #endif
 
-/* Atomics: each returns the value before the operation (relaxed ordering, device scope, as HIP's). */
+/* Atomics: each returns the value before the operation (relaxed ordering, device (agent) scope, as HIP's, so the
+ * hardware's own atomic instructions do it: global_atomic_smax and kin, not a compare-and-swap loop). */
+#if defined(__HIP__)
+#define __REPLAY_EXCHANGE exchange
+#define __REPLAY_ATOMIC2(NAME, OP, T) \
+    __REPLAY_HIP_FN T NAME(T *p, T v) { return __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+#else
+#define __REPLAY_EXCHANGE exchange_n
 #define __REPLAY_ATOMIC2(NAME, OP, T) \
     __REPLAY_HIP_FN T NAME(T *p, T v) { return __atomic_##OP(p, v, __ATOMIC_RELAXED); }
+#endif
 #define __REPLAY_ATOMIC_INTS(NAME, OP) \
     __REPLAY_ATOMIC2(NAME, OP, int) __REPLAY_ATOMIC2(NAME, OP, unsigned) __REPLAY_ATOMIC2(NAME, OP, unsigned long long)
 __REPLAY_ATOMIC_INTS(atomicAdd, fetch_add)
@@ -108,7 +116,7 @@ __REPLAY_ATOMIC2(atomicSub, fetch_sub, unsigned)
 __REPLAY_ATOMIC_INTS(atomicAnd, fetch_and)
 __REPLAY_ATOMIC_INTS(atomicOr, fetch_or)
 __REPLAY_ATOMIC_INTS(atomicXor, fetch_xor)
-__REPLAY_ATOMIC_INTS(atomicExch, exchange_n)
+__REPLAY_ATOMIC_INTS(atomicExch, __REPLAY_EXCHANGE)
 __REPLAY_ATOMIC_INTS(atomicMin, fetch_min)
 __REPLAY_ATOMIC_INTS(atomicMax, fetch_max)
 __REPLAY_HIP_FN float atomicExch(float *p, float v) {
@@ -237,11 +245,20 @@ __REPLAY_HIP_FN double rsqrt(double x) { return __ocml_rsqrt_f64(x); }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 #endif
+/* the fast intrinsics: ocml's functions on the device (within their ulps), libm's natively */
+#if defined(__HIP__)
 __REPLAY_HIP_FN float __expf(float x) { return expf(x); }
 __REPLAY_HIP_FN float __logf(float x) { return logf(x); }
 __REPLAY_HIP_FN float __sinf(float x) { return sinf(x); }
 __REPLAY_HIP_FN float __cosf(float x) { return cosf(x); }
 __REPLAY_HIP_FN float __powf(float x, float y) { return powf(x, y); }
+#else
+#define __expf(x) expf(x)
+#define __logf(x) logf(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __powf(x, y) powf((x), (y))
+#endif
 __REPLAY_HIP_FN int min(int a, int b) { return a < b ? a : b; }
 __REPLAY_HIP_FN int max(int a, int b) { return a > b ? a : b; }
 __REPLAY_HIP_FN unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }

@@ -16,8 +16,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "native-run", mixinStandardHelpOptions = true,
-        description = {"Run an OpenCL C kernel natively: clang-19 builds it for x86-64 with the native harness "
-                + "(-O2 -ffp-contract=off, no fast math, every half operation rounded to half; one thread per work-item, a "
+        description = {"Run an OpenCL C or HIP kernel natively: clang-19 builds it for x86-64 with the native harness "
+                + "(-O2 -ffp-contract=off as the device build, no fast math, every half operation rounded to half; the "
+                + "OpenCL C built-ins and HIP's math over glibc's libm; -D, -I, -include as given, includes also found "
+                + "in the source's own folder; -O and --cflag concern the device build only and are accepted so one "
+                + "command line serves both; one thread per work-item, a "
                 + "group's work-items together so barriers and cross-lane builtins work, groups one after another) and "
                 + "runs it on the inputs replay capture build takes. A local: argument is a buffer the group's "
                 + "work-items share; a by-value argument is passed with its exact bytes as its OpenCL C type (bytes: needs "
@@ -28,8 +31,14 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "KERNEL.cl")
+    @Parameters(paramLabel = "KERNEL.cl|KERNEL.hip")
     Path source;
+
+    @picocli.CommandLine.Mixin
+    SourceOptions sourceOptions = new SourceOptions();
+
+    @Option(names = "--wave64", description = "The same as --wave-size 64 (capture build --source's spelling).")
+    boolean wave64;
 
     @Option(names = "--kernel", required = true, paramLabel = "NAME", description = "Kernel function to run.")
     String kernel;
@@ -48,6 +57,9 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (wave64) {
+            waveSize = 64;
+        }
         if (waveSize != 32 && waveSize != 64) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "--wave-size is 32 or 64 (RDNA 2 runs waves of 32 or 64 lanes), not " + waveSize);
@@ -55,6 +67,12 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
         DispatchOptions.Parsed parsed = dispatch.parse(spec);
         DispatchShape shape = parsed.shape();
         List<KernelArg> kernelArgs = parsed.args();
+        if (!Files.isRegularFile(source)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), source + ": no such file");
+        }
+        // the same -D, -I (and the source's own folder) and -include as the device build
+        org.replayfarm.model.build.SourceBuild build = sourceOptions.build(spec, source, waveSize == 64);
+        boolean hip = build.language() == org.replayfarm.model.build.SourceBuild.Language.HIP;
         Path work = Files.createTempDirectory("replay-native");
         try {
             NativeHarness.writeNativeKernel(work, source);
@@ -93,12 +111,12 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                             + "': native-run supports buffer:, zeros:, local: and by-value arguments");
                 }
             }
-            Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
+            Files.writeString(work.resolve("prelude.h"), hip ? NativeHarness.hipPrelude() : NativeHarness.prelude());
             Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
                     new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,
                     locals.stream().mapToInt(Integer::intValue).toArray(), String.join(", ", call), true));
-            Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions()));
+            Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions(), hip, build.commonFlags(source)));
             Llvm.run(run);
             spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
         } finally {

@@ -36,12 +36,29 @@ final class NativeHarness {
      * prelude's cross-lane operations and the dispatch's dimension count for {@code get_work_dim()}.
      */
     static List<String> compileCommand(Path work, int waveSize, int dimensions) {
+        return compileCommand(work, waveSize, dimensions, false, List.of());
+    }
+
+    /**
+     * The same for a HIP kernel ({@code cpp}: the harness and the kernel compiled as C++17) and with the source
+     * options both sides share ({@code -D}, {@code -I} with the source's own folder, {@code -include}).
+     */
+    static List<String> compileCommand(Path work, int waveSize, int dimensions, boolean cpp, List<String> sourceFlags) {
         List<String> cc = new java.util.ArrayList<>(List.of("clang-19"));
         cc.addAll(COMPILER_FLAGS);
+        if (cpp) {
+            cc.set(cc.indexOf("-std=gnu11"), "-std=gnu++17");
+        }
         cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
         cc.add("-D__REPLAY_DIMS=" + dimensions);
-        cc.addAll(List.of("-include", work.resolve("prelude.h").toString(), work.resolve("harness.c").toString(),
-                "-I", work.toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
+        cc.addAll(List.of("-include", work.resolve("prelude.h").toString()));
+        // the harness's folder first (the kernel's copy lies there), then the source's own folder and the -I folders
+        cc.addAll(List.of("-I", work.toString()));
+        cc.addAll(sourceFlags);
+        if (cpp) {
+            cc.addAll(List.of("-x", "c++"));
+        }
+        cc.addAll(List.of(work.resolve("harness.c").toString(), "-o", work.resolve("native").toString(), "-lpthread", "-lm"));
         return cc;
     }
 
@@ -198,7 +215,9 @@ final class NativeHarness {
 
     /** Writes {@link #nativeSource} of {@code source} as {@link #NATIVE_KERNEL} in {@code dir}. */
     static void writeNativeKernel(Path dir, Path source) throws IOException {
-        Files.writeString(dir.resolve(NATIVE_KERNEL), nativeSource(Files.readString(source)));
+        String text = Files.readString(source);
+        boolean hip = source.getFileName().toString().endsWith(".hip");
+        Files.writeString(dir.resolve(NATIVE_KERNEL), hip ? text : nativeSource(text));
     }
 
     /**
@@ -255,9 +274,11 @@ final class NativeHarness {
 
     private static String source(String kernel, int[] groups, int[] size, int buffers, int[] locals, String callArgs,
                                  boolean threaded, String include) {
+        // a pointer argument, (void *) X in C, converts to the parameter's pointer type in C++ too
+        callArgs = callArgs.replaceAll("\\(void \\*\\) (__replay_(?:buf\\[\\d+\\]|local\\d+))", "__REPLAY_PTR($1)");
         StringBuilder localDecls = new StringBuilder();
         for (int k = 0; k < locals.length; k++) {
-            localDecls.append(String.format(Locale.ROOT, "static _Alignas(128) unsigned char __replay_local%d[%d];%n",
+            localDecls.append(String.format(Locale.ROOT, "static __attribute__((aligned(128))) unsigned char __replay_local%d[%d];%n",
                     k, locals[k]));
         }
         String loop = threaded ? """
@@ -274,6 +295,12 @@ final class NativeHarness {
                 #include <stdlib.h>
                 #include <string.h>
                 #include <time.h>
+                #ifdef __cplusplus
+                struct __replay_any_ptr { void *p; template <class T> operator T *() const { return (T *) p; } };
+                #define __REPLAY_PTR(x) (__replay_any_ptr{(void *) (x)})
+                #else
+                #define __REPLAY_PTR(x) ((void *) (x))
+                #endif
                 #include "%s"
                 %s__thread unsigned __replay_lid[3];
                 unsigned __replay_gid[3], __replay_gsize[3] = {%d, %d, %d}, __replay_groups[3] = {%d, %d, %d};
@@ -282,7 +309,7 @@ final class NativeHarness {
                 static float __replay_f32(unsigned b) { float f; memcpy(&f, &b, 4); return f; }
                 typedef struct { unsigned x, y, z; } item;
                 static void *run_item(void *p) {
-                    item *it = p;
+                    item *it = (item *) p;
                     __replay_lid[0] = it->x; __replay_lid[1] = it->y; __replay_lid[2] = it->z;
                     %s(%s);
                     return 0;
@@ -293,13 +320,13 @@ final class NativeHarness {
                         FILE *f = fopen(argv[1 + 2 * i], "rb");
                         if (!f) return 2;
                         fseek(f, 0, SEEK_END); sizes[i] = ftell(f); fseek(f, 0, SEEK_SET);
-                        __replay_buf[i] = malloc(sizes[i] + 16);
+                        __replay_buf[i] = (void *) malloc(sizes[i] + 16);
                         if (fread(__replay_buf[i], 1, sizes[i], f) != sizes[i]) return 3;
                         fclose(f);
                     }
                     unsigned n = __replay_gsize[0] * __replay_gsize[1] * __replay_gsize[2];
-                    item *items = malloc(n * sizeof(item));
-                    pthread_t *threads = malloc(n * sizeof(pthread_t));
+                    item *items = (item *) malloc(n * sizeof(item));
+                    pthread_t *threads = (pthread_t *) malloc(n * sizeof(pthread_t));
                     pthread_attr_t attr;
                     pthread_attr_init(&attr);
                     pthread_attr_setstacksize(&attr, 1 << 20);

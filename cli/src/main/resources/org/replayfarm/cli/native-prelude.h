@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#ifndef __cplusplus
+/* OpenCL C's spellings (a HIP kernel's native build is C++, where some are keywords: replay-hip.h has its own) */
 #define __kernel
 #define kernel
 #define __global
@@ -17,6 +19,7 @@
 #define local static
 #define __private
 #define private
+#endif
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
