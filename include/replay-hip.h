@@ -166,9 +166,12 @@ __REPLAY_SHFL_AS(unsigned, __shfl, int) __REPLAY_SHFL_AS(float, __shfl, int)
 __REPLAY_SHFL_AS(unsigned, __shfl_up, unsigned) __REPLAY_SHFL_AS(float, __shfl_up, unsigned)
 __REPLAY_SHFL_AS(unsigned, __shfl_down, unsigned) __REPLAY_SHFL_AS(float, __shfl_down, unsigned)
 __REPLAY_SHFL_AS(unsigned, __shfl_xor, int) __REPLAY_SHFL_AS(float, __shfl_xor, int)
-#if defined(__HIP__)
-#define __REPLAY_BALLOT(p) (__builtin_amdgcn_wavefrontsize() == 64 ? __builtin_amdgcn_ballot_w64(p) \
-        : (unsigned long long) __builtin_amdgcn_ballot_w32(p))
+#if defined(__HIP_DEVICE_COMPILE__) && __AMDGCN_WAVEFRONT_SIZE == 64
+#define __REPLAY_BALLOT(p) __builtin_amdgcn_ballot_w64(p)
+#elif defined(__HIP_DEVICE_COMPILE__)
+#define __REPLAY_BALLOT(p) ((unsigned long long) __builtin_amdgcn_ballot_w32(p))
+#elif defined(__HIP__)
+#define __REPLAY_BALLOT(p) 0ull /* the host half of a fat-binary build never runs device code */
 #elif __REPLAY_WAVE_SIZE == 64
 #define __REPLAY_BALLOT(p) ((unsigned long long) __builtin_amdgcn_ballot_w64(p))
 #else

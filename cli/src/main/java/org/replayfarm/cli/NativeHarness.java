@@ -48,6 +48,8 @@ final class NativeHarness {
         cc.addAll(COMPILER_FLAGS);
         if (cpp) {
             cc.set(cc.indexOf("-std=gnu11"), "-std=gnu++17");
+        } else {
+            cc.add("-fgnu89-inline"); // C99 inline helpers emitted, as the device build does (SourceBuild)
         }
         cc.add("-D__REPLAY_WAVE_SIZE=" + waveSize);
         cc.add("-D__REPLAY_DIMS=" + dimensions);
@@ -116,8 +118,9 @@ final class NativeHarness {
                                 .append(call).append('\n');
                     }
                 }
-                b.append("#define as_").append(d).append(n).append("(x) __builtin_bit_cast(").append(d).append(n)
-                        .append(", (x))\n");
+                // through a copy: clang-19 bit-casts a vector component (v.w) from the vector's first bytes
+                b.append("#define as_").append(d).append(n).append("(x) ({ __typeof__(x) __as = (x); __builtin_bit_cast(")
+                        .append(d).append(n).append(", __as); })\n");
             }
         }
         return b.toString();

@@ -56,8 +56,8 @@ __OCL_LIB2(atan2) __OCL_LIB2(copysign) __OCL_LIB2(fdim) __OCL_LIB2(fmod) __OCL_L
 __OCL_LIB2(pow) __OCL_LIB2(remainder)
 __OCL_MATH2(__ocl_fmax, fmaxf(x, y), fmax(x, y)) __OCL_MATH2(__ocl_fmin, fminf(x, y), fmin(x, y))
 __OCL_MATH3(__ocl_fma, fmaf(x, y, z), fma(x, y, z))
-/* mad: a * b + c, each rounded (the device's -ffp-contract=off build of ocml's mad gives the same) */
-__OCL_MATH3(__ocl_mad, x * y + z, x * y + z)
+/* mad: ocml's is a fused multiply-add (v_fma_f32) whatever the contraction setting, so here too */
+__OCL_MATH3(__ocl_mad, fmaf(x, y, z), fma(x, y, z))
 __OCL_MATH1(__ocl_exp10, (float) pow(10.0, (double) x), pow(10.0, x))
 __OCL_MATH1(__ocl_rsqrt, (float) (1.0 / sqrt((double) x)), 1.0 / sqrt(x))
 __OCL_MATH1(__ocl_sinpi, (float) sin(M_PI * (double) x), sin(M_PI * x))

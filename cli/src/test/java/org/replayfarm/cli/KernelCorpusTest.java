@@ -46,12 +46,23 @@ class KernelCorpusTest {
      * a by-value {@code KIND VALUE} or {@code KINDxN V1,..,VN} (KIND i8 u8 i16 u16 f16 i32 u32 f32 i64 u64 f64), or
      * {@code bytes HEX C-EXPRESSION} (a struct by value: its bytes for the device, the C value for the native build).
      */
-    record Spec(Path source, String kernel, String groups, String size, List<String[]> args, int toleranceUlps) {
+    record Spec(Path source, String kernel, String groups, String size, List<String[]> args, int toleranceUlps,
+                boolean library) {
+        /** Whether the kernel is built with the project's flow (capture build --source: the device libraries). */
+        boolean fromSource() {
+            return library || source.toString().endsWith(".hip");
+        }
+
+        boolean hip() {
+            return source.toString().endsWith(".hip");
+        }
+
         static Spec read(Path source) throws IOException {
             String kernel = null;
             String groups = "1";
             String size = "64";
             int tolerance = 0;
+            boolean library = false;
             List<String[]> args = new ArrayList<>();
             for (String line : Files.readAllLines(source)) {
                 if (!line.startsWith("//! ")) {
@@ -66,10 +77,11 @@ class KernelCorpusTest {
                     }
                     case "arg" -> args.add(java.util.Arrays.copyOfRange(w, 1, w.length));
                     case "tolerance" -> tolerance = Integer.parseInt(w[2]);
+                    case "library" -> library = true;
                     default -> throw new IllegalStateException(source + ": unknown header '" + line + "'");
                 }
             }
-            return new Spec(source, kernel, groups, size, args, tolerance);
+            return new Spec(source, kernel, groups, size, args, tolerance, library);
         }
 
         long groupCount() {
@@ -86,9 +98,9 @@ class KernelCorpusTest {
         Path kernels = Toolchain.root().resolve("cli/src/test/resources/kernels");
         List<Path> sources;
         try (var files = Files.list(kernels)) {
-            sources = files.filter(p -> p.toString().endsWith(".cl")).sorted().toList();
+            sources = files.filter(p -> p.toString().endsWith(".cl") || p.toString().endsWith(".hip")).sorted().toList();
         }
-        assertTrue(sources.size() >= 25, "at least 25 kernels, found " + sources.size());
+        assertTrue(sources.size() >= 84, "at least 84 kernels, found " + sources.size());
         String only = System.getProperty("replay.kernels", "");
         if (!only.isBlank()) {
             PathMatcher matcher = kernels.getFileSystem().getPathMatcher("glob:" + only);
@@ -115,7 +127,8 @@ class KernelCorpusTest {
 
     private void check(Spec spec, String opt, boolean wave64) throws Exception {
         Path work = Files.createTempDirectory(dir, spec.kernel() + opt + (wave64 ? "w64" : "w32"));
-        Files.copy(spec.source(), work.resolve("kernel.cl"));
+        String kernelFile = spec.hip() ? "kernel.hip" : "kernel.cl";
+        Files.copy(spec.source(), work.resolve(kernelFile));
         // inputs, generated from the header (seeded, so both sides see the same bytes)
         List<String> buildArgs = new ArrayList<>();
         List<Path> buffers = new ArrayList<>();
@@ -166,16 +179,25 @@ class KernelCorpusTest {
             }
         }
         // the device side: clang-19 for gfx1030, replay capture build, replay eval
-        // include/replay-cl.h: get_global_id, barrier and their kin over the amdgcn builtins (no device library)
-        List<String> clang = new ArrayList<>(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1030", "-nogpulib", "-include", Toolchain.root().resolve("include/replay-cl.h").toString(),
-                opt, "-ffp-contract=off", "-c", "kernel.cl", "-o", "kernel.o"));
-        if (wave64) {
-            clang.add(clang.size() - 4, "-mwavefrontsize64");
+        List<String> build = new ArrayList<>(List.of("capture", "build"));
+        if (spec.fromSource()) {
+            // the project's flow: capture build --source (ROCm's device libraries, -ffp-contract=off; HIP's prelude)
+            build.addAll(List.of("--source", spec.source().toString(), "-O", opt.substring(2)));
+            if (wave64) {
+                build.add("--wave64");
+            }
+        } else {
+            // include/replay-cl.h: get_global_id, barrier and their kin over the amdgcn builtins (no device library)
+            List<String> clang = new ArrayList<>(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa",
+                    "-mcpu=gfx1030", "-nogpulib", "-include", Toolchain.root().resolve("include/replay-cl.h").toString(),
+                    opt, "-ffp-contract=off", "-c", "kernel.cl", "-o", "kernel.o"));
+            if (wave64) {
+                clang.add(clang.size() - 4, "-mwavefrontsize64");
+            }
+            Toolchain.run(work, clang);
+            build.addAll(List.of("--elf", work.resolve("kernel.o").toString()));
         }
-        Toolchain.run(work, clang);
-        List<String> build = new ArrayList<>(List.of("capture", "build", "--elf", work.resolve("kernel.o").toString(),
-                "--kernel", spec.kernel(), "--groups", spec.groups(), "--group-size", spec.size()));
+        build.addAll(List.of("--kernel", spec.kernel(), "--groups", spec.groups(), "--group-size", spec.size()));
         for (String a : buildArgs) {
             build.add("--arg");
             build.add(a);
@@ -203,12 +225,13 @@ class KernelCorpusTest {
     /** Builds the harness for the kernel and runs it: {@code native<i>.bin} in {@code work} for each buffer. */
     private static void runNative(Spec spec, Path work, List<Path> buffers, List<Integer> locals, List<String> nativeArgs,
                                   boolean wave64) throws IOException {
-        Files.writeString(work.resolve("prelude.h"), NativeHarness.prelude());
-        NativeHarness.writeNativeKernel(work, work.resolve("kernel.cl"));
+        Files.writeString(work.resolve("prelude.h"), spec.hip() ? NativeHarness.hipPrelude() : NativeHarness.prelude());
+        NativeHarness.writeNativeKernel(work, spec.source());
         Files.writeString(work.resolve("harness.c"), NativeHarness.source(spec.kernel(), triple(spec.groups()),
                 triple(spec.size()), buffers.size(), locals.stream().mapToInt(Integer::intValue).toArray(),
                 String.join(", ", nativeArgs), true));
-        Toolchain.run(work, NativeHarness.compileCommand(work, wave64 ? 64 : 32, spec.groups().split(",").length));
+        Toolchain.run(work, NativeHarness.compileCommand(work, wave64 ? 64 : 32, spec.groups().split(",").length, spec.hip(),
+                List.of("-I", spec.source().getParent().toString())));
         List<String> run = new ArrayList<>(List.of("./native"));
         for (int i = 0; i < buffers.size(); i++) {
             run.add(buffers.get(i).toString());

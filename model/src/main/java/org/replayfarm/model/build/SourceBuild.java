@@ -17,6 +17,8 @@ import java.util.Locale;
  *   <li>HIP: {@code clang-19 -x hip --offload-arch=gfx1030 --cuda-device-only -nogpuinc --rocm-device-lib-path=DIR
  *       -include replay-hip.h} (our prelude: {@code threadIdx} and kin, {@code __syncthreads}, atomics, shuffles,
  *       math over ocml); clang writes an offload bundle, which the builder unpacks.</li>
+ *   <li>OpenCL C also gets {@code -fgnu89-inline}: C99 {@code inline} helpers (not {@code static}) are otherwise
+ *       not emitted at -O0 and stay undefined symbols.</li>
  *   <li>Both: {@code -ffp-contract=off} (no {@code a*b+c} turned into an FMA: the native reference, x86-64 with
  *       glibc's libm, is built with the same setting, so both sides round each operation), {@code -O LEVEL}
  *       (default 2), {@code -mwavefrontsize64} for wave64, then the user's {@code -D}, {@code -I}, {@code -include}
@@ -77,7 +79,9 @@ public record SourceBuild(Language language, boolean wave64, String optLevel, Li
     public List<String> deviceCommand(Path source, Path out, Path hipPrelude) {
         List<String> cmd = new ArrayList<>(List.of("clang-19"));
         if (language == Language.OPENCL) {
-            cmd.addAll(List.of("-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030"));
+            // -fgnu89-inline: a plain C99 `inline` function (OpenCL C's semantics) is an inline definition only, which
+            // clang does not emit at -O0, leaving an undefined symbol; with GNU inline semantics it is emitted
+            cmd.addAll(List.of("-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-fgnu89-inline"));
         } else {
             cmd.addAll(List.of("-x", "hip", "--offload-arch=gfx1030", "--cuda-device-only", "-nogpuinc", "-std=c++17"));
         }

@@ -168,7 +168,9 @@ public final class CodeObjectLoader {
             b.append(" For the work-item functions and barrier alone, -include include/replay-cl.h also works (it "
                     + "defines them over the amdgcn builtins).");
         }
-        b.append(" A function of your own must be defined in the source or linked in (ld.lld-19 -shared).");
+        b.append(" A function of your own must be defined in the source or linked in (ld.lld-19 -shared); a C99 `inline` "
+                + "one that is not static is not emitted at -O0: make it static inline or compile with -fgnu89-inline "
+                + "(--source does).");
         return b.toString();
     }
 

@@ -1,0 +1,203 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * {@code capture build --source} and {@code native-run} with the same source options; code objects from clang's HIP
+ * flow (offload bundles, fat binaries) taken as they come; the errors that name what to do. The oracles: clang-19
+ * (it builds the bundles and fat binaries), the native build of the same source, the source's own declarations.
+ */
+class SourceBuildTest {
+    @TempDir
+    Path dir;
+
+    private static final String KERNEL = """
+            #include "helpers.h"
+            kernel void scaled(global const float *in, global float *out) {
+                size_t i = get_global_id(0);
+                out[i] = twice(sqrt(in[i])) * FACTOR + OFFSET + clamp(in[i], 0.0f, 1.0f);
+            }
+            """;
+
+    private Path inputs() throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(4 * 128).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 128; i++) {
+            b.putFloat(i * 0.37f);
+        }
+        Path in = dir.resolve("in.bin");
+        Files.write(in, b.array());
+        return in;
+    }
+
+    /** One source, one set of options (-D, -I, -include, includes from the source's folder) for both sides. */
+    @Test
+    void capture_build_and_native_run_take_the_same_source_options_and_agree() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Path inc = Files.createDirectories(dir.resolve("inc"));
+        Files.writeString(src.resolve("k.cl"), KERNEL);
+        Files.writeString(src.resolve("helpers.h"), "#include \"more.h\"\ninline float twice(float x) { return 2.0f * x; }\n");
+        Files.writeString(inc.resolve("more.h"), "#define OFFSET 0.5f\n");
+        Files.writeString(dir.resolve("pre.h"), "#define UNUSED_BY_KERNEL 1\n");
+        Path in = inputs();
+        List<String> options = List.of("-D", "FACTOR=3.0f", "-I", inc.toString(), "-include", dir.resolve("pre.h").toString());
+        for (String opt : List.of("0", "2")) {
+            List<String> build = new ArrayList<>(List.of("capture", "build", "--source", src.resolve("k.cl").toString(),
+                    "-O", opt, "--kernel", "scaled", "--groups", "2", "--group-size", "64", "--arg", "buffer:" + in,
+                    "--arg", "zeros:512", "-o", dir.resolve("k" + opt + ".capture").toString()));
+            build.addAll(options);
+            CliRun built = CliRun.of(build.toArray(String[]::new));
+            assertEquals(0, built.exitCode(), built.out() + built.err());
+            var provenance = CaptureFile.open(dir.resolve("k" + opt + ".capture")).metadata().getProvenance();
+            String args = String.join(" ", provenance.getArgumentsList());
+            assertTrue(args.contains("--source k.cl -O " + opt + " -D FACTOR=3.0f -I inc -include pre.h"), args);
+            CliRun eval = CliRun.of("eval", dir.resolve("k" + opt + ".capture").toString(), "--every-group", "--out",
+                    dir.resolve("out" + opt).toString());
+            assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        }
+        List<String> nat = new ArrayList<>(List.of("capture", "native-run", src.resolve("k.cl").toString(), "--kernel",
+                "scaled", "--groups", "2", "--group-size", "64", "--arg", "buffer:" + in, "--arg", "zeros:512", "--out",
+                dir.resolve("native").toString()));
+        nat.addAll(options);
+        CliRun ran = CliRun.of(nat.toArray(String[]::new));
+        assertEquals(0, ran.exitCode(), ran.out() + ran.err());
+        byte[] reference = Files.readAllBytes(dir.resolve("native/guest-1.bin"));
+        for (String opt : List.of("0", "2")) {
+            ByteBuffer host = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("out" + opt + "/host/guest-1.bin")))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer r = ByteBuffer.wrap(reference).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < 128; i++) {
+                // sqrt: 3 ulps in OpenCL C (ocml's v_sqrt_f32 path), scaled by 6 and shifted: within 8 ulps
+                assertTrue(Math.abs(host.getInt(4 * i) - r.getInt(4 * i)) <= 8, "-O" + opt + " element " + i + ": host "
+                        + host.getFloat(4 * i) + ", native " + r.getFloat(4 * i));
+            }
+        }
+    }
+
+    private Path hipSource() throws Exception {
+        Path hip = dir.resolve("scale.hip");
+        Files.writeString(hip, """
+                __global__ void scale(float *x, float a, unsigned n) {
+                    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+                    if (i < n) x[i] = x[i] * a;
+                }
+                """);
+        return hip;
+    }
+
+    private List<String> hipCompile(String... extra) {
+        List<String> cmd = new ArrayList<>(List.of("clang-19", "-x", "hip", "-nogpuinc", "-nogpulib", "-O2", "-include",
+                Toolchain.root().resolve("include/replay-hip.h").toString()));
+        cmd.addAll(List.of(extra));
+        cmd.addAll(List.of("-c", "scale.hip"));
+        return cmd;
+    }
+
+    private CliRun buildFrom(Path object) throws Exception {
+        return CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "scale", "--groups", "1",
+                "--group-size", "64", "--arg", "buffer:" + inputs(), "--arg", "f32:2", "--arg", "u32:64", "-o",
+                dir.resolve("h.capture").toString());
+    }
+
+    /** clang-19's HIP outputs as they come: a device-only offload bundle, a host object's fat binary; both evaluate. */
+    @Test
+    void offload_bundles_and_hip_fat_binaries_give_their_gfx1030_code_object_and_say_which() throws Exception {
+        hipSource();
+        List<String> deviceOnly = new ArrayList<>(hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "-o", "dev.o"));
+        Toolchain.run(dir, deviceOnly);
+        CliRun built = buildFrom(dir.resolve("dev.o"));
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        assertTrue(built.out().contains("took the gfx1030 code object 'hipv4-amdgcn-amd-amdhsa--gfx1030' of the clang "
+                + "offload bundle"), built.out());
+        CliRun eval = CliRun.of("eval", dir.resolve("h.capture").toString(), "--every-group", "--out", dir.resolve("o1").toString());
+        assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        ByteBuffer out = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("o1/host/guest-0.bin"))).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 64; i++) {
+            assertEquals(i * 0.37f * 2.0f, out.getFloat(4 * i), "x[" + i + "]");
+        }
+
+        // a host object for two GPUs: its .hip_fatbin section holds the bundle, gfx1030 is picked among the entries
+        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "-o", "host.o"));
+        built = buildFrom(dir.resolve("host.o"));
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        assertTrue(built.out().contains("'hipv4-amdgcn-amd-amdhsa--gfx1030' of the HIP fat binary (.hip_fatbin section of a "
+                + "host object)") && built.out().contains("hipv4-amdgcn-amd-amdhsa--gfx906"), built.out());
+
+        // a bundle without gfx1030 and a compressed one: refused, saying what to do
+        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--cuda-device-only", "-o", "other.o"));
+        built = buildFrom(dir.resolve("other.o"));
+        assertEquals(2, built.exitCode());
+        assertTrue(built.err().contains("holds no gfx1030 code object") && built.err().contains("--offload-arch=gfx1030"),
+                built.err());
+        Toolchain.run(dir, hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "--offload-compress", "-o", "z.o"));
+        built = buildFrom(dir.resolve("z.o"));
+        assertEquals(2, built.exitCode());
+        assertTrue(built.err().contains("compressed offload bundle") && built.err().contains("clang-offload-bundler-19"),
+                built.err());
+    }
+
+    /** A HIP source through --source and native-run: the mangled kernel found by its plain name, the same results. */
+    @Test
+    void a_hip_source_builds_and_runs_natively_with_the_same_results() throws Exception {
+        Path hip = hipSource();
+        Path in = inputs();
+        for (String wave : List.of("32", "64")) {
+            List<String> build = new ArrayList<>(List.of("capture", "build", "--source", hip.toString(), "--kernel", "scale",
+                    "--groups", "2", "--group-size", "64", "--arg", "buffer:" + in, "--arg", "f32:2.5", "--arg", "u32:100",
+                    "-o", dir.resolve("s.capture").toString()));
+            if (wave.equals("64")) {
+                build.add("--wave64");
+            }
+            CliRun built = CliRun.of(build.toArray(String[]::new));
+            assertEquals(0, built.exitCode(), built.out() + built.err());
+            assertEquals("_Z5scalePffj", CaptureFile.open(dir.resolve("s.capture")).metadata().getProgram().getKernelName());
+            assertEquals(Integer.parseInt(wave), CaptureFile.open(dir.resolve("s.capture")).metadata().getProgram().getWaveSize());
+            CliRun eval = CliRun.of("eval", dir.resolve("s.capture").toString(), "--every-group", "--out",
+                    dir.resolve("o" + wave).toString());
+            assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+            CliRun ran = CliRun.of("capture", "native-run", hip.toString(), "--kernel", "scale", "--groups", "2",
+                    "--group-size", "64", "--arg", "buffer:" + in, "--arg", "f32:2.5", "--arg", "u32:100", "--wave-size", wave,
+                    "--out", dir.resolve("n" + wave).toString());
+            assertEquals(0, ran.exitCode(), ran.out() + ran.err());
+            assertArrayEquals(Files.readAllBytes(dir.resolve("n" + wave + "/guest-0.bin")),
+                    Files.readAllBytes(dir.resolve("o" + wave + "/host/guest-0.bin")));
+        }
+    }
+
+    /** The issue's errors: a float parameter given i32, and a -nogpulib object calling the built-ins. */
+    @Test
+    void a_mismatched_kind_and_missing_built_ins_are_errors_that_say_what_to_do() throws Exception {
+        Files.writeString(dir.resolve("k.cl"), """
+                kernel void k(global float *out, float f, volatile local uint *counter) {
+                    atomic_inc(counter);
+                    out[__builtin_amdgcn_workitem_id_x()] = sqrt(f) + exp(f);
+                }
+                """);
+        Toolchain.run(dir, List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-nogpulib",
+                "-O2", "-c", "k.cl", "-o", "k.o"));
+        CliRun built = CliRun.of("capture", "build", "--elf", dir.resolve("k.o").toString(), "--groups", "1", "--group-size",
+                "64", "--arg", "zeros:256", "--arg", "f32:2", "--arg", "local:4", "-o", dir.resolve("k.capture").toString());
+        assertEquals(2, built.exitCode());
+        assertTrue(built.err().contains("atomic_inc(volatile __local uint *)") && built.err().contains("sqrt(float)")
+                && built.err().contains("exp(float)") && built.err().contains("--source"), built.err());
+
+        CliRun wrongKind = CliRun.of("capture", "build", "--source", dir.resolve("k.cl").toString(), "--groups", "1",
+                "--group-size", "64", "--arg", "zeros:256", "--arg", "i32:1", "--arg", "local:4", "-o",
+                dir.resolve("k.capture").toString());
+        assertEquals(2, wrongKind.exitCode());
+        assertTrue(wrongKind.err().contains("argument 1 (float) is a float; 'i32:1' gives i32; give f32:VALUE"),
+                wrongKind.err());
+    }
+}
