@@ -99,7 +99,7 @@ public final class OffloadBundle {
                 }
                 byte[] id = new byte[(int) idLength];
                 b.get(id);
-                if (offset < 0 || size < 0 || offset + size > length) {
+                if (offset < 0 || size < 0 || size > length || offset > length - size) {
                     throw new CodeObjectException(what + ": entry " + i + " (" + new String(id, StandardCharsets.US_ASCII)
                             + ") at " + offset + " of " + size + " bytes runs past the bundle's " + length + " bytes");
                 }
@@ -149,7 +149,7 @@ public final class OffloadBundle {
             long offset = b.getLong(h + 0x18);
             long size = b.getLong(h + 0x20);
             if (nameAt >= 0 && nameAt < bytes.length && name(bytes, (int) nameAt).equals(".hip_fatbin")) {
-                if (type == 8 /* SHT_NOBITS */ || offset < 0 || size < 0 || offset + size > bytes.length) {
+                if (type == 8 /* SHT_NOBITS */ || offset < 0 || size < 0 || size > bytes.length || offset > bytes.length - size) {
                     throw new CodeObjectException("host object: .hip_fatbin at " + offset + " of " + size
                             + " bytes runs past the file's " + bytes.length + " bytes");
                 }
