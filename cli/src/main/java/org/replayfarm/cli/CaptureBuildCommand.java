@@ -98,7 +98,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
         List<KernelArg> kernelArgs = parsed.args();
         Path source = input.elf != null ? input.elf : input.asm != null ? input.asm : input.source;
         if (!Files.isRegularFile(source)) {
-            throw new ParameterException(spec.commandLine(), source + ": no such file");
+            throw new ParameterException(spec.commandLine(), "no such file: " + source);
         }
         byte[] sourceBytes = Files.readAllBytes(source);
         SourceBuild build = null;

@@ -68,7 +68,7 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
         DispatchShape shape = parsed.shape();
         List<KernelArg> kernelArgs = parsed.args();
         if (!Files.isRegularFile(source)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), source + ": no such file");
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no such file: " + source);
         }
         // the same -D, -I (and the source's own folder) and -include as the device build
         org.replayfarm.model.build.SourceBuild build = sourceOptions.build(spec, source, waveSize == 64);

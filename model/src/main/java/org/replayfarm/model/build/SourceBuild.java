@@ -83,7 +83,9 @@ public record SourceBuild(Language language, boolean wave64, String optLevel, Li
             // clang does not emit at -O0, leaving an undefined symbol; with GNU inline semantics it is emitted
             cmd.addAll(List.of("-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-fgnu89-inline"));
         } else {
-            cmd.addAll(List.of("-x", "hip", "--offload-arch=gfx1030", "--cuda-device-only", "-nogpuinc", "-std=c++17"));
+            // -fuse-cuid=none: no compilation-unit id hashed from the file's path, so one source gives one object anywhere
+            cmd.addAll(List.of("-x", "hip", "--offload-arch=gfx1030", "--cuda-device-only", "-nogpuinc", "-std=c++17",
+                    "-fuse-cuid=none"));
         }
         cmd.add("--rocm-device-lib-path=" + deviceLibs());
         cmd.add("-O" + optLevel);
