@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
                 + "over evaluator entities on a dedicated dispatcher.",
                 "Then compares the host's merged memory and images with the device's (--device): every texel and "
                         + "byte a host store wrote, and what the device changed that no host store wrote.",
-                "Writes DIR/report.json (replay-farm/run-report/1, docs/report-schema.md), DIR/summary.txt, "
+                "Writes DIR/report.json (replay-farm/run-report/2, docs/report-schema.md), DIR/summary.txt, "
                         + "DIR/junit.xml, DIR/host/ and DIR/device/ (guest-<n>.bin, image-<k>.raw and .png) and "
                         + "DIR/diff/image-<k>.png; a live progress bar (groups done, rate, ETA) goes to stderr.",
                 "Exit status 0 when equal (or host only without faults), 1 when different (or a group faulted, "
@@ -91,8 +91,10 @@ final class RunCommand implements Callable<Integer> {
         }
         CompareWith compare;
         try {
-            compare = comparison.compareWith();
+            compare = comparison.compareWith().withOrigin(capture);
             compare.device().resolve(file); // refuse a missing recorded run before evaluating
+            org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), kernel.capture().getProgram().getKernelName(),
+                    compare.views()); // and a --view naming no range
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

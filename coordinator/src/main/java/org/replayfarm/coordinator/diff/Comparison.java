@@ -51,9 +51,13 @@ public final class Comparison {
     private Comparison() {
     }
 
-    /** The capture's source lines, when line info for its code is at hand ({@link DwarfLines#forCapture}). */
-    private static StoreTrace.SourceLines lines(CaptureFile capture) {
-        return DwarfLines.forCapture(capture);
+    /**
+     * The capture's source lines, when line info for its code is at hand ({@link DwarfLines#forCapture}), looked
+     * for beside the path the capture was given by, else beside the stored copy.
+     */
+    private static StoreTrace.SourceLines lines(CaptureFile capture, DiffOptions options) {
+        Path where = options.origin().isEmpty() ? capture.path() : Path.of(options.origin());
+        return DwarfLines.forCapture(capture, where);
     }
 
     /**
@@ -133,12 +137,12 @@ public final class Comparison {
         if (run != null) {
             List<RangeView> views = RangeViews.of(o.memory().initial(), kernel.capture().getProgram().getKernelName(),
                     options.views());
-            diff = traced(Diff.compare(o.memory(), o.images(), run, options, views), kernel, lines(capture));
+            diff = traced(Diff.compare(o.memory(), o.images(), run, options, views), kernel, lines(capture, options));
         }
         double diffSeconds = (System.nanoTime() - diffStart) / 1e9;
         RunReport.Device device = new RunReport.Device(choice.spelling(), resolved.reason(), run, deviceSeconds);
         RunReport.Verdict verdict = RunReport.write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds,
-                sampling, capture.path());
+                sampling, options.origin().isEmpty() ? capture.path() : Path.of(options.origin()));
         return new Result(verdict, RunReport.summary(o, id, device, diff, options, verdict), diff);
     }
 }

@@ -160,7 +160,7 @@ public final class Diff {
         String where = "texel (" + p.x() + ", " + p.y() + ")" + (p.mip() > 0 ? " mip " + p.mip() : "")
                 + (p.layer() > 0 ? " layer " + p.layer() : "") + (p.z() > 0 ? " z " + p.z() : "");
         return new DiffResult.ElementValue(t, p.y(), p.x(), where, differs ? "differing" : "device-only", hv, dv, hb, db,
-                u, storer == 0 ? List.of() : List.of(memory.groupName(storer)), List.of());
+                u, floats ? "ulp" : "step", storer == 0 ? List.of() : List.of(memory.groupName(storer)), List.of());
     }
 
     private static String channelText(ImageFormat format, int width, long raw) {
@@ -495,6 +495,12 @@ public final class Diff {
         }
         BitSet bad = (BitSet) differing.clone();
         bad.or(deviceOnly);
+        if (view.typed()) {
+            // a typed range's runs cover whole elements
+            for (int e = badElements.nextSetBit(0); e >= 0; e = badElements.nextSetBit(e + 1)) {
+                bad.set(e * eb, (e + 1) * eb);
+            }
+        }
         List<ByteRun> runs = new ArrayList<>();
         long count = 0;
         for (int start = bad.nextSetBit(0); start >= 0; start = bad.nextSetBit(start)) {
@@ -508,12 +514,15 @@ public final class Diff {
                     }
                 }
                 long diff = differing.get(start, end).cardinality();
+                long only = deviceOnly.get(start, end).cardinality();
                 long first = view.typed() ? start / eb : -1;
                 long last = view.typed() ? (end - 1) / eb : -1;
-                runs.add(new ByteRun(r.index(), start, end - start, diff, end - start - diff, traces(byGroup), first, last));
+                runs.add(new ByteRun(r.index(), start, end - start, diff, only, traces(byGroup), first, last));
             }
             start = end;
         }
+        bad = (BitSet) differing.clone();
+        bad.or(deviceOnly);
         List<DiffResult.ElementValue> values = new ArrayList<>();
         if (view.typed()) {
             for (int e = badElements.nextSetBit(0); e >= 0 && values.size() < options.values(); e = badElements.nextSetBit(e + 1)) {
@@ -581,6 +590,6 @@ public final class Diff {
             keys.addAll(writers(range, i, storer));
         }
         return new DiffResult.ElementValue(e, row, col, where, differs ? "differing" : "device-only", hv, dv, hb, db, u,
-                keys.stream().map(memory::groupName).toList(), List.of());
+                type.floating() ? "ulp" : "step", keys.stream().map(memory::groupName).toList(), List.of());
     }
 }

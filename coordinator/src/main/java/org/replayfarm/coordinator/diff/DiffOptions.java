@@ -13,9 +13,10 @@ import java.util.List;
  * are compared; otherwise device-only changes count only inside the selected groups' footprint
  * ({@link Diff}). {@code views} are {@code --view RANGE=TYPE[ROWSxCOLS]} spellings over the types the
  * kernel metadata gives ({@link RangeViews}); {@code values} is how many differing elements or texels
- * each range and image lists with their values.
+ * each range and image lists with their values; {@code origin} the path the capture was given by (where
+ * the code object with line info is looked for, and what {@code replay explain} reopens; "" unknown).
  */
-public record DiffOptions(boolean everyGroup, int ulp, boolean approximate, List<String> views, int values) {
+public record DiffOptions(boolean everyGroup, int ulp, boolean approximate, List<String> views, int values, String origin) {
     /** Differing elements or texels listed per range or image unless told otherwise. */
     public static final int DEFAULT_VALUES = 10;
 
@@ -27,10 +28,11 @@ public record DiffOptions(boolean everyGroup, int ulp, boolean approximate, List
             throw new IllegalArgumentException("--values must be 0 or more, not " + values);
         }
         views = List.copyOf(views);
+        origin = origin == null ? "" : origin;
     }
 
     public DiffOptions(boolean everyGroup, int ulp, boolean approximate) {
-        this(everyGroup, ulp, approximate, List.of(), DEFAULT_VALUES);
+        this(everyGroup, ulp, approximate, List.of(), DEFAULT_VALUES, "");
     }
 
     public static DiffOptions exact(boolean everyGroup) {

@@ -34,15 +34,15 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
      * One differing (or device-only) element of a range, or texel of an image, with its values: {@code index}
      * (element index; texel index in the image's layout), {@code row}/{@code col} (a shaped range's, or the
      * texel's y/x; -1 when unshaped), {@code where} in words, per component the host's and the device's bits
-     * and their distance in ulps (integers: the difference; {@link Long#MAX_VALUE} for NaN or infinity against
+     * and their distance in {@code unit}s ({@code ulp} for floats; integers: {@code step}, the difference; {@link Long#MAX_VALUE} for NaN or infinity against
      * another value), the groups that stored it, and {@code stores}: what store tracing found (filled after the
      * comparison, empty when not traced).
      */
     public record ElementValue(long index, long row, long col, String where, String kind, List<String> host,
                                List<String> device, List<String> hostBits, List<String> deviceBits, List<Long> ulps,
-                               List<String> groups, List<StoreTrace.Store> stores) {
+                               String unit, List<String> groups, List<StoreTrace.Store> stores) {
         public ElementValue withStores(List<StoreTrace.Store> traced) {
-            return new ElementValue(index, row, col, where, kind, host, device, hostBits, deviceBits, ulps, groups,
+            return new ElementValue(index, row, col, where, kind, host, device, hostBits, deviceBits, ulps, unit, groups,
                     List.copyOf(traced));
         }
     }

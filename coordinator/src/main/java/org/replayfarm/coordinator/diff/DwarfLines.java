@@ -52,8 +52,8 @@ public final class DwarfLines implements StoreTrace.SourceLines {
     }
 
     /** The line info of the capture's code object found through its provenance, or none. */
-    public static StoreTrace.SourceLines forCapture(CaptureFile capture) {
-        Path dir = capture.path() == null ? null : capture.path().toAbsolutePath().getParent();
+    public static StoreTrace.SourceLines forCapture(CaptureFile capture, Path where) {
+        Path dir = where == null ? null : where.toAbsolutePath().getParent();
         if (dir == null) {
             return NONE;
         }

@@ -66,7 +66,11 @@ public final class RunReport {
                 }
             }
             for (RangeDiff d : diff.ranges()) {
-                if (!d.equal()) {
+                if (!d.equal() && d.view().typed()) {
+                    reasons.add(String.format("range %d (%s): %d of %d compared %s elements differ, %d device-only", d.index(),
+                            d.name(), d.differingElements(), d.comparedElements(), d.view().type().spelling(),
+                            d.deviceOnlyElements()));
+                } else if (!d.equal()) {
                     reasons.add(String.format("range %d (%s): %d of %d compared bytes differ, %d device-only", d.index(),
                             d.name(), d.differing(), d.compared(), d.deviceOnly()));
                 }
@@ -218,6 +222,7 @@ public final class RunReport {
             v.deviceBits().forEach(e.putArray("device_bits")::add);
             ArrayNode ulps = e.putArray("ulps");
             v.ulps().forEach(u -> ulps.add(u == Long.MAX_VALUE ? -1 : u));
+            e.put("unit", v.unit());
             v.groups().forEach(e.putArray("groups")::add);
             ArrayNode stores = e.putArray("stores");
             for (StoreTrace.Store st : v.stores()) {
@@ -371,7 +376,8 @@ public final class RunReport {
         b.append("host ").append(components(v.host(), v.hostBits())).append(", device ")
                 .append(components(v.device(), v.deviceBits()));
         long worst = v.ulps().stream().mapToLong(Long::longValue).max().orElse(0);
-        b.append(worst == Long.MAX_VALUE ? ", NaN or infinity against another value" : ", " + worst + " apart (ulps or steps)");
+        b.append(worst == Long.MAX_VALUE ? ", NaN or infinity against another value"
+                : ", " + worst + " " + v.unit() + (worst == 1 ? "" : "s") + " apart");
         b.append(v.groups().isEmpty() ? "; stored by no group" : "; stored by " + String.join(", ",
                 v.groups().subList(0, Math.min(8, v.groups().size()))) + (v.groups().size() > 8 ? " and "
                 + (v.groups().size() - 8) + " more" : ""));

@@ -165,8 +165,14 @@ class DiffTest {
         assertEquals(new ByteRun(0, 200, 4, 0, 4, List.of()), runs.get(2));
         RangeDiff bins = d.ranges().get(1);
         assertEquals(1, bins.differing());
-        assertEquals(List.of(new GroupTrace("(3, 1, 0)", 1, 0)), bins.regions().get(0).groups(),
-                "an atomic's bytes trace to the last group that contributed");
+        List<GroupTrace> all = new ArrayList<>();
+        for (int gy = 0; gy < 2; gy++) {
+            for (int gx = 0; gx < 4; gx++) {
+                all.add(new GroupTrace("(" + gx + ", " + gy + ", 0)", 1, gx == 1 && gy == 0 ? 3 : 0));
+            }
+        }
+        assertEquals(all, bins.regions().get(0).groups(), "an atomic's bytes trace to every group that added to it");
+        assertEquals(8, bins.values().get(0).groups().size(), "and so does its listed value");
     }
 
     @Test
