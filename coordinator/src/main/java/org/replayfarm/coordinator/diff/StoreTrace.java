@@ -21,8 +21,8 @@ import org.replayfarm.model.isa.Syntax;
  * source line. An atomic location names every group that contributed, each with its own atomics.
  */
 public final class StoreTrace {
-    /** Stores listed per element at most (a loop storing one place again and again is cut short). */
-    public static final int STORES_KEPT = 32;
+    /** Stores listed per element and group at most (a loop storing one place again and again is cut short). */
+    public static final int STORES_KEPT = 8;
 
     /**
      * One write to a traced element: the group, wave, lane and PC, the instruction's text, its kind
@@ -114,10 +114,13 @@ public final class StoreTrace {
             int[] id = groupId(g);
             List<Target> mine = groups.entrySet().stream().filter(e -> e.getValue().contains(g)).map(Map.Entry::getKey)
                     .toList();
+            Map<Target, int[]> kept = new java.util.HashMap<>();
             model.runTraced(id[0], id[1], id[2], e -> {
                 for (Target t : mine) {
                     List<Store> list = out.get(t);
-                    if (list.size() < STORES_KEPT && t.hit(e)) {
+                    int[] n = kept.computeIfAbsent(t, k -> new int[1]);
+                    if (n[0] < STORES_KEPT && t.hit(e)) {
+                        n[0]++;
                         String text;
                         try {
                             text = Disassembler.text(e.instruction(), syntax);
