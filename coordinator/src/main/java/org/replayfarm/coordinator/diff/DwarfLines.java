@@ -58,9 +58,10 @@ public final class DwarfLines implements StoreTrace.SourceLines {
             return NONE;
         }
         for (SourceFile s : capture.metadata().getProvenance().getSourcesList()) {
-            for (Path candidate : List.of(dir.resolve(s.getName()), dir.resolve(Path.of(s.getName()).getFileName()))) {
+            for (Path candidate : new java.util.LinkedHashSet<>(List.of(dir.resolve(s.getName()),
+                    dir.resolve(Path.of(s.getName()).getFileName())))) {
                 try {
-                    if (Files.isRegularFile(candidate)
+                    if (Files.isRegularFile(candidate) && elf(candidate)
                             && Sha256.hex(Sha256.of(Files.readAllBytes(candidate))).equalsIgnoreCase(s.getSha256Hex())) {
                         StoreTrace.SourceLines lines = of(candidate, capture);
                         if (lines != NONE) {
@@ -73,6 +74,13 @@ public final class DwarfLines implements StoreTrace.SourceLines {
             }
         }
         return NONE;
+    }
+
+    private static boolean elf(Path file) throws IOException {
+        try (var in = Files.newInputStream(file)) {
+            byte[] magic = in.readNBytes(4);
+            return magic.length == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+        }
     }
 
     /**
