@@ -28,8 +28,8 @@ import org.replayfarm.proto.NumericFormat;
  * The pictures that make a difference visible beyond {@link DiffPicture}: a heat map of each 2-D typed range
  * ({@code diff/range-<n>-heatmap.png}), enlarged crops of each image's first regions
  * ({@code diff/image-<k>-region-<r>.png}), and float images normalised instead of clamped (host, device and
- * diff pictures of a {@code NUM_FLOAT} image share one linear map per channel from the finite values' minimum
- * and maximum to [0, 1]). Every PNG written here says how it was made in a {@code tEXt} chunk
+ * diff pictures of a {@code NUM_FLOAT} image share one linear map per channel from the host's finite values'
+ * minimum and maximum to [0, 1]). Every PNG written here says how it was made in a {@code tEXt} chunk
  * ({@code Description}, and {@code Normalisation} for floats).
  */
 public final class DiffPictures {
@@ -170,7 +170,7 @@ public final class DiffPictures {
             java.util.Arrays.fill(min, Double.POSITIVE_INFINITY);
             java.util.Arrays.fill(max, Double.NEGATIVE_INFINITY);
             long texels = level0Texels(image);
-            for (byte[] t : device == null ? new byte[][] {host} : new byte[][] {host, device}) {
+            for (byte[] t : new byte[][] {host}) { // the host's range: a wild device value saturates instead of crushing the picture
                 for (long i = 0; i < texels; i++) {
                     double[] v = values(f, t, (int) (i * f.bytesPerTexel()));
                     for (int c = 0; c < n; c++) {
@@ -185,7 +185,7 @@ public final class DiffPictures {
         }
 
         String describe() {
-            StringBuilder b = new StringBuilder("linear per channel over the finite values of host and device, level 0: ");
+            StringBuilder b = new StringBuilder("linear per channel over the host's finite values of level 0 (device values beyond them saturate): ");
             for (int c = 0; c < min.length; c++) {
                 b.append(c > 0 ? "; " : "").append("channel ").append(c).append(' ');
                 b.append(min[c] > max[c] ? "no finite value" : String.format("%s -> 0, %s -> 255", min[c], max[c]));

@@ -263,8 +263,9 @@ public final class RunReport {
             }
             StringBuilder b = new StringBuilder(options.describe());
             b.append(applied.isEmpty() ? "; applied to nothing (no image and no float range was compared)"
-                    : "; applied to the float values of " + String.join(", ", applied) + " (integer and normalised "
-                            + "channels exact except one step under --approximate)");
+                    : "; applied to the float values of " + String.join(", ", applied)
+                            + (applied.stream().anyMatch(a -> a.startsWith("image")) ? " (an image's integer and normalised "
+                            + "channels: exact, or one step under --approximate)" : ""));
             if (!exact.isEmpty()) {
                 b.append("; compared exactly (integers or untyped bytes): ").append(String.join(", ", exact));
             }
