@@ -8,7 +8,8 @@ import org.replayfarm.proto.RecordedRun;
 /**
  * Which device a comparison uses, as {@code --device} spells it: {@code auto} (a GPU when this node has
  * one, else the capture's first recorded run, else none), {@code recorded} (the first recorded run),
- * {@code recorded:LABEL} (the run with that label) or {@code none} (host only). {@link #resolve} says
+ * {@code recorded:LABEL} (the run with that label), {@code dir:PATH} (a folder of guest-&lt;n&gt;.bin and
+ * image-&lt;k&gt;.raw another tool wrote, {@link DirectoryBackend}) or {@code none} (host only). {@link #resolve} says
  * which it took and why.
  */
 public record DeviceChoice(Kind kind, String label) {
