@@ -111,8 +111,8 @@ public final class Diff {
                 }
                 if (options.ulp() > 0 && withinUlps(format, host, device, at)) {
                     ulpOk++;
-                } else if (options.approximate() && memory.approximateExecuted(storer[t]) > 0
-                        && withinLastPlace(format, host, device, at)) {
+                } else if (options.approximate() && texelWriters(e.index(), t, storer).stream()
+                        .anyMatch(k -> memory.approximateExecuted(k) > 0) && withinLastPlace(format, host, device, at)) {
                     approxOk++;
                 } else {
                     differing.set(t);
@@ -128,7 +128,7 @@ public final class Diff {
         BitSet bad = (BitSet) differing.clone();
         bad.or(deviceOnly);
         for (int t = bad.nextSetBit(0); t >= 0 && values.size() < options.values(); t = bad.nextSetBit(t + 1)) {
-            values.add(texelValue(e, format, host, device, t, differing.get(t), storer[t]));
+            values.add(texelValue(e, format, host, device, t, differing.get(t), storer));
         }
         return new ImageDiff(e.index(), image.getName(), true, count, compared, differing.cardinality(),
                 deviceOnly.cardinality(), ulpOk, approxOk, footprint == null ? "whole image" : footprint.toString(),
@@ -137,7 +137,7 @@ public final class Diff {
 
     /** A differing texel's channels: the host's and the device's bits and values, and their ulps (floats) or steps. */
     private DiffResult.ElementValue texelValue(InitialImages.Entry e, ImageFormat format, byte[] host, byte[] device,
-                                               int t, boolean differs, int storer) {
+                                               int t, boolean differs, int[] storers) {
         int at = t * e.bytesPerTexel();
         long[] a = TexelCodec.unpack(format, host, at);
         long[] b = TexelCodec.unpack(format, device, at);
@@ -160,7 +160,8 @@ public final class Diff {
         String where = "texel (" + p.x() + ", " + p.y() + ")" + (p.mip() > 0 ? " mip " + p.mip() : "")
                 + (p.layer() > 0 ? " layer " + p.layer() : "") + (p.z() > 0 ? " z " + p.z() : "");
         return new DiffResult.ElementValue(t, p.y(), p.x(), where, differs ? "differing" : "device-only", hv, dv, hb, db,
-                u, floats ? "ulp" : "step", storer == 0 ? List.of() : List.of(memory.groupName(storer)), List.of());
+                u, floats ? "ulp" : "step", texelWriters(e.index(), t, storers).stream().map(memory::groupName).toList(),
+                List.of());
     }
 
     private static String channelText(ImageFormat format, int width, long raw) {
@@ -277,8 +278,8 @@ public final class Diff {
                 } else {
                     only++;
                 }
-                if (storer[index] != 0) {
-                    byGroup.merge(storer[index], 1L, Long::sum);
+                for (int key : texelWriters(e.index(), index, storer)) {
+                    byGroup.merge(key, 1L, Long::sum);
                 }
                 x0 = Math.min(x0, x);
                 x1 = Math.max(x1, x);
@@ -541,6 +542,15 @@ public final class Diff {
                 view.typed() ? comparedElements : compared, view.typed() ? differingElements.cardinality()
                         : differing.cardinality(), deviceOnlyElements, ulpOk, values,
                 view.typed() ? differingElements : differing, distance);
+    }
+
+    /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */
+    private List<Integer> texelWriters(int image, int t, int[] storer) {
+        List<Integer> atomic = images.atomicContributors(image, t);
+        if (!atomic.isEmpty()) {
+            return atomic;
+        }
+        return storer[t] == 0 ? List.of() : List.of(storer[t]);
     }
 
     /** Whether a group that wrote any of the bytes (a store's last writer, or any atomic contributor) ran approximate instructions. */
