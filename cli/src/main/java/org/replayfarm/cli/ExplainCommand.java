@@ -162,7 +162,8 @@ final class ExplainCommand implements Callable<Integer> {
                         + image.getWidth() + "x" + image.getHeight());
             }
             long t = TexelLayout.texelIndex(image, new TexelLayout.Texel(0, 0, x, y, 0));
-            target = StoreTrace.Target.texel(k, t);
+            target = StoreTrace.Target.texel(k, t, new org.replayfarm.model.image.ImageFormat(image.getDataFormat(),
+                    image.getNumericFormat()));
             w.printf("image %d %s, texel (%d, %d)%n", k, image.getName(), x, y);
             JsonNode img = report.path("comparison").path("images").path(k);
             for (JsonNode v : img.path("values")) {

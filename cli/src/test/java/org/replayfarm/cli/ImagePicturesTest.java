@@ -71,6 +71,7 @@ class ImagePicturesTest {
         JsonNode store = v.get("stores").get(0);
         assertTrue(store.get("instruction").asText().startsWith("image_store v"), store.toString());
         assertEquals("texel store", store.get("kind").asText());
+        assertEquals("3002.0 (0x453ba000)", store.get("value").asText(), "the value written, as the format's channel");
         assertEquals(3, store.get("lane").asInt(), "texel (3, 2) is work-item 35 of group 0: wave 1, lane 3");
         assertEquals(1, store.get("wave").asInt());
 
@@ -91,5 +92,14 @@ class ImagePicturesTest {
         assertEquals(0xFF2020, crop.getRGB(3 * scale + scale / 2, 2 * scale + scale / 2) & 0xFFFFFF);
         assertTrue((crop.getRGB(0, 0) & 0xFFFFFF) != 0xFF2020);
         assertTrue(Files.isRegularFile(out.resolve(image.get("regions").get(1).get("crop_png").asText())));
+
+        // texel (12, 6) is work-item 108: group 1, work-item 44, wave 1, lane 12
+        CliRun explain = CliRun.of("explain", out.toString(), "--image", "0", "--texel", "12,6");
+        assertEquals(0, explain.exitCode(), explain.out() + explain.err());
+        assertTrue(explain.out().contains("(1, 0, 0) wave 1 lane 12 pc 0x"), explain.out());
+        assertTrue(explain.out().contains("[texel store] wrote 12006.0 (0x463b9800)"), explain.out());
+        CliRun outside = CliRun.of("explain", out.toString(), "--image", "0", "--texel", "16,0");
+        assertEquals(2, outside.exitCode());
+        assertTrue(outside.err().contains("--texel 16,0: image 0 is 16x8"), outside.err());
     }
 }

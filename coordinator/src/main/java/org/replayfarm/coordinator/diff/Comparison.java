@@ -78,7 +78,7 @@ public final class Comparison {
         for (DiffResult.ImageDiff d : diff.images()) {
             for (DiffResult.ElementValue v : d.values().subList(0, Math.min(TRACED_VALUES, d.values().size()))) {
                 if (!v.groups().isEmpty() && fits(groups, v.groups())) {
-                    targets.put(StoreTrace.Target.texel(d.index(), v.index()), v.groups());
+                    targets.put(StoreTrace.Target.texel(d.index(), v.index(), format(kernel, d.index())), v.groups());
                 }
             }
         }
@@ -98,11 +98,16 @@ public final class Comparison {
         List<DiffResult.ImageDiff> images = new ArrayList<>();
         for (DiffResult.ImageDiff d : diff.images()) {
             images.add(d.withValues(d.values().stream().map(v -> {
-                List<StoreTrace.Store> s = stores.get(StoreTrace.Target.texel(d.index(), v.index()));
+                List<StoreTrace.Store> s = stores.get(StoreTrace.Target.texel(d.index(), v.index(), format(kernel, d.index())));
                 return s == null ? v : v.withStores(s);
             }).toList()));
         }
         return new DiffResult(images, ranges);
+    }
+
+    private static org.replayfarm.model.image.ImageFormat format(Kernel kernel, int image) {
+        var i = kernel.capture().getImages(image);
+        return new org.replayfarm.model.image.ImageFormat(i.getDataFormat(), i.getNumericFormat());
     }
 
     private static boolean fits(Set<String> groups, List<String> more) {

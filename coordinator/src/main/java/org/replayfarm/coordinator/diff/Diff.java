@@ -164,7 +164,7 @@ public final class Diff {
                 List.of());
     }
 
-    private static String channelText(ImageFormat format, int width, long raw) {
+    static String channelText(ImageFormat format, int width, long raw) {
         return switch (format.numeric()) {
             case NUM_FLOAT -> width == 32 ? Float.toString(Float.intBitsToFloat((int) raw))
                     : width == 16 ? Float.toString(Float.intBitsToFloat(org.replayfarm.model.fp.Half.toFloatBits((int) raw)))

@@ -39,13 +39,15 @@ public final class StoreTrace {
     }
 
     /** What to trace: bytes [offset, offset + length) of range {@code range}, or texel {@code texel} of an image. */
-    public record Target(int range, long offset, int length, int image, long texel, ElementType type) {
+    public record Target(int range, long offset, int length, int image, long texel, ElementType type,
+                         org.replayfarm.model.image.ImageFormat format) {
         public static Target bytes(int range, long offset, int length, ElementType type) {
-            return new Target(range, offset, length, -1, -1, type);
+            return new Target(range, offset, length, -1, -1, type, null);
         }
 
-        public static Target texel(int image, long texel) {
-            return new Target(-1, -1, 0, image, texel, null);
+        /** A texel; {@code format} (may be null) prints the values written as channels. */
+        public static Target texel(int image, long texel, org.replayfarm.model.image.ImageFormat format) {
+            return new Target(-1, -1, 0, image, texel, null, format);
         }
 
         boolean hit(StoreTracer.Event e) {
@@ -62,6 +64,16 @@ public final class StoreTrace {
                 for (int c = 0; c < type.components(); c++) {
                     long bits = type.bits(v, 0, c);
                     parts.add(type.value(bits) + " (" + type.hex(bits) + ")");
+                }
+                return String.join(", ", parts);
+            }
+            if (range < 0 && format != null && v.length == format.bytesPerTexel()) {
+                long[] raw = org.replayfarm.model.image.TexelCodec.unpack(format, v, 0);
+                int[] bits = format.channelBits();
+                List<String> parts = new ArrayList<>();
+                for (int c = 0; c < raw.length; c++) {
+                    parts.add(Diff.channelText(format, bits[c], raw[c]) + String.format(" (0x%0" + ((bits[c] + 3) / 4) + "x)",
+                            raw[c]));
                 }
                 return String.join(", ", parts);
             }
