@@ -5,22 +5,35 @@ import picocli.CommandLine.Option;
 
 /** What the host's results are compared with, and how: {@code replay run} and {@code replay submit} take the same. */
 final class CompareOptions {
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|dir:PATH|none", defaultValue = "auto",
             description = "The device side: auto (a GPU when the farm has one, else the capture's first recorded run, "
-                    + "else none), recorded (the first recorded run), recorded:LABEL, or none (default ${DEFAULT-VALUE}).")
+                    + "else none), recorded (the first recorded run), recorded:LABEL, dir:PATH (a folder of guest-<n>.bin "
+                    + "and image-<k>.raw another tool produced; the capture is not touched), or none (default ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
-            description = "Accept float channels of images within N units in the last place (default exact).")
+            description = "Accept float channels of images and float elements of typed ranges within N units in the "
+                    + "last place (default exact; integers and untyped bytes are always exact).")
     int ulp;
 
     @Option(names = "--approximate",
-            description = "Accept a texel at most one unit in the last place off per channel when the group that stored "
-                    + "it executed at least one instruction classified approximate (never a memory byte).")
+            description = "Accept a texel or float element at most one unit in the last place off (or --ulp N) when a "
+                    + "group that stored it executed at least one instruction classified approximate (never an integer "
+                    + "or an untyped byte).")
     boolean approximate;
+
+    @Option(names = "--view", paramLabel = "RANGE=TYPE[ROWSxCOLS]",
+            description = "Type or shape a range (repeatable): RANGE is its index, kernel parameter or name; TYPE f16, "
+                    + "f32, f64, i8..i64, u8..u64, optionally xN (f32x4), or an OpenCL C type; e.g. --view C=f32[37x50]. "
+                    + "Pointer arguments are typed from the kernel metadata (.type_name) without it.")
+    java.util.List<String> views = new java.util.ArrayList<>();
+
+    @Option(names = "--values", paramLabel = "N", defaultValue = "" + org.replayfarm.coordinator.diff.DiffOptions.DEFAULT_VALUES,
+            description = "Differing elements or texels listed with their values per range and image (default ${DEFAULT-VALUE}).")
+    int values;
 
     /** The parsed choice; a bad spelling throws {@link IllegalArgumentException} naming it. */
     CompareWith compareWith() {
-        return CompareWith.parse(device, ulp, approximate);
+        return CompareWith.parse(device, ulp, approximate).withViews(views, values);
     }
 }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "results", mixinStandardHelpOptions = true,
         description = {"Download a finished job's outputs into DIR, in the layout replay run writes: DIR/report.json "
-                + "(replay-farm/run-report/1, docs/report-schema.md), DIR/summary.txt, DIR/junit.xml, DIR/host/, "
+                + "(replay-farm/run-report/2, docs/report-schema.md), DIR/summary.txt, DIR/junit.xml, DIR/host/, "
                 + "DIR/device/ and DIR/diff/; prints the summary.",
                 "Exit status as replay run's: 0 when equal (or host only without faults), 1 when different (or a "
                         + "group faulted, groups conflicted, or slices were nondeterministic), 2 on error."})

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +38,7 @@ import picocli.CommandLine.Spec;
                 + "over evaluator entities on a dedicated dispatcher.",
                 "Then compares the host's merged memory and images with the device's (--device): every texel and "
                         + "byte a host store wrote, and what the device changed that no host store wrote.",
-                "Writes DIR/report.json (replay-farm/run-report/1, docs/report-schema.md), DIR/summary.txt, "
+                "Writes DIR/report.json (replay-farm/run-report/2, docs/report-schema.md), DIR/summary.txt, "
                         + "DIR/junit.xml, DIR/host/ and DIR/device/ (guest-<n>.bin, image-<k>.raw and .png) and "
                         + "DIR/diff/image-<k>.png; a live progress bar (groups done, rate, ETA) goes to stderr.",
                 "Exit status 0 when equal (or host only without faults), 1 when different (or a group faulted, "
@@ -45,8 +47,32 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE")
+    @Parameters(paramLabel = "CAPTURE", arity = "0..*",
+            description = "The capture; several (or --manifest) run as a batch in one cluster, each into DIR/<name>/.")
+    List<Path> captures = new ArrayList<>();
+
     Path capture;
+
+    @Option(names = "--manifest", paramLabel = "FILE",
+            description = "A batch: one capture per line (relative to the file; # comments), added to those given.")
+    Path manifest;
+
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Known differences (CAPTURE range NAME bytes A..B, CAPTURE image K x X0..X1 y Y0..Y1, ... *): a "
+                    + "capture whose differences are all known is expected-fail; one no longer seen is a note.")
+    Path baseline;
+
+    @Option(names = "--write-baseline", paramLabel = "FILE",
+            description = "Write every difference of this batch as a baseline file (to accept them as known).")
+    Path writeBaseline;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
+            description = "A batch's capture that has no result after this long is a timeout (default: no limit).")
+    long timeout;
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "2",
+            description = "Captures of a batch run at once (default ${DEFAULT-VALUE}).")
+    int parallel;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     GroupOptions selection;
@@ -73,6 +99,17 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        List<Path> all = new ArrayList<>(captures);
+        if (manifest != null) {
+            all.addAll(BatchRun.manifest(manifest));
+        }
+        if (all.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "give a CAPTURE (or several, or --manifest FILE)");
+        }
+        if (all.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0) {
+            return batch(all);
+        }
+        capture = all.get(0);
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         GroupSelection chosen = selection.selection();
@@ -91,8 +128,10 @@ final class RunCommand implements Callable<Integer> {
         }
         CompareWith compare;
         try {
-            compare = comparison.compareWith();
+            compare = comparison.compareWith().withOrigin(capture);
             compare.device().resolve(file); // refuse a missing recorded run before evaluating
+            org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), kernel.capture().getProgram().getKernelName(),
+                    compare.views()); // and a --view naming no range
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -139,6 +178,59 @@ final class RunCommand implements Callable<Integer> {
         w.printf("output          %s%n", out);
         w.flush();
         return result.get().verdict().exitStatus();
+    }
+
+    /** Many captures (or one with a baseline or timeout): {@link BatchRun} in one embedded cluster. */
+    private int batch(List<Path> all) throws Exception {
+        if (budget <= 0) {
+            throw new ParameterException(spec.commandLine(), "--budget must be positive");
+        }
+        int n = evaluators == null ? Runtime.getRuntime().availableProcessors() : evaluators;
+        if (n < 1 || parallel < 1 || timeout < 0) {
+            throw new ParameterException(spec.commandLine(), "--evaluators and --parallel must be at least 1, --timeout 0 or more");
+        }
+        CompareWith compare;
+        Baseline known;
+        try {
+            compare = comparison.compareWith();
+            known = baseline == null ? Baseline.empty() : Baseline.read(baseline);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        for (Path p : all) {
+            if (!Files.isRegularFile(p)) {
+                throw new ParameterException(spec.commandLine(), "no such capture: " + p);
+            }
+        }
+        Files.createDirectories(out);
+        Path work = Files.createTempDirectory("replay-run");
+        List<BatchRun.Result> results;
+        long start = System.nanoTime();
+        PrintWriter w = spec.commandLine().getOut();
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
+        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
+                .withEvalThreads(n).withConfig(overlay))) {
+            BatchRun batch = new BatchRun(node, selection.selection(), budget, compare, known, timeout, out.toAbsolutePath());
+            results = batch.run(BatchRun.items(all), parallel, spec.commandLine().getErr());
+        } finally {
+            deleteTree(work);
+        }
+        String summary = BatchRun.write(out, results, (System.nanoTime() - start) / 1e9);
+        if (writeBaseline != null) {
+            List<String> lines = new ArrayList<>(List.of("# known differences written by replay run --write-baseline"));
+            for (BatchRun.Result r : results) {
+                Path report = out.resolve(r.item().name()).resolve("report.json");
+                if (Files.isRegularFile(report) && !r.status().equals("pass")) {
+                    lines.addAll(Baseline.lines(r.sha(), Baseline.Differences.of(
+                            new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile()))));
+                }
+            }
+            Files.write(writeBaseline, lines);
+        }
+        w.print(summary);
+        w.printf("output          %s%n", out);
+        w.flush();
+        return BatchRun.exitStatus(results);
     }
 
     static void deleteTree(Path dir) {

@@ -56,7 +56,7 @@ class RunCommandTest {
     }
 
     /**
-     * replay run writes every file replay eval writes, byte for byte, and its report (run-report/1) holds
+     * replay run writes every file replay eval writes, byte for byte, and its report (run-report/2) holds
      * every field of eval's (eval-report/1) with the same value, the schema name and wall time aside.
      */
     static void assertHoldsEvalFiles(Path eval, Path run) throws Exception {
@@ -74,7 +74,7 @@ class RunCommandTest {
                 ObjectMapper json = new ObjectMapper();
                 ObjectNode a = (ObjectNode) json.readTree(eval.resolve(f).toFile());
                 ObjectNode b = (ObjectNode) json.readTree(run.resolve(f).toFile());
-                assertEquals("replay-farm/run-report/1", b.get("schema").asText());
+                assertEquals("replay-farm/run-report/2", b.get("schema").asText());
                 for (var names = a.fieldNames(); names.hasNext(); ) {
                     String name = names.next();
                     if (!name.equals("schema") && !name.equals("wall_time_seconds") && !(anyThreads && name.equals("threads"))) {

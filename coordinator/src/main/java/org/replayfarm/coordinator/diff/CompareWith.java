@@ -8,8 +8,28 @@ import org.replayfarm.gpunode.device.DeviceChoice;
  * the device ({@code --device}) and the tolerances ({@code --ulp}, {@code --approximate}). Whether whole
  * images are compared follows from the group selection ({@link #options}).
  */
-public record CompareWith(DeviceChoice device, int ulp, boolean approximate) {
+public record CompareWith(DeviceChoice device, int ulp, boolean approximate, java.util.List<String> views, int values,
+                          String origin) {
+    public CompareWith(DeviceChoice device, int ulp, boolean approximate) {
+        this(device, ulp, approximate, java.util.List.of(), DiffOptions.DEFAULT_VALUES, "");
+    }
+
+    /** With {@code --view} spellings ({@link RangeViews}) and how many differing values each range lists. */
+    public CompareWith withViews(java.util.List<String> v, int n) {
+        return new CompareWith(device, ulp, approximate, v, n, origin);
+    }
+
+    /** With the path the capture was given by ({@link DiffOptions#origin}). */
+    public CompareWith withOrigin(java.nio.file.Path capture) {
+        return new CompareWith(device, ulp, approximate, views, values, capture.toAbsolutePath().toString());
+    }
+
     public CompareWith {
+        views = java.util.List.copyOf(views);
+        origin = origin == null ? "" : origin;
+        if (values < 0) {
+            throw new IllegalArgumentException("--values must be 0 or more, not " + values);
+        }
         if (device == null) {
             throw new IllegalArgumentException("a comparison needs a device choice (auto, recorded[:LABEL] or none)");
         }
@@ -29,7 +49,7 @@ public record CompareWith(DeviceChoice device, int ulp, boolean approximate) {
     }
 
     public DiffOptions options(GroupSelection selection) {
-        return new DiffOptions(selection.every(), ulp, approximate);
+        return new DiffOptions(selection.every(), ulp, approximate, views, values, origin);
     }
 
     /** How a report names a selection: {@code every group} or {@code (x, y, z) ...}. */

@@ -2,6 +2,12 @@ package org.replayfarm.coordinator.diff;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.Evaluation;
@@ -37,7 +43,81 @@ public final class Comparison {
         }
     }
 
+    /** Differing elements (and texels) per range (and image) whose writers are re-run with store tracing. */
+    public static final int TRACED_VALUES = 3;
+    /** Groups re-run with store tracing at most, over the whole comparison. */
+    public static final int TRACED_GROUPS = 64;
+
     private Comparison() {
+    }
+
+    /**
+     * The capture's source lines, when line info for its code is at hand ({@link DwarfLines#forCapture}), looked
+     * for beside the path the capture was given by, else beside the stored copy.
+     */
+    private static StoreTrace.SourceLines lines(CaptureFile capture, DiffOptions options) {
+        Path where = options.origin().isEmpty() ? capture.path() : Path.of(options.origin());
+        return DwarfLines.forCapture(capture, where);
+    }
+
+    /**
+     * The diff with the first {@link #TRACED_VALUES} values of each range and image traced to the stores that
+     * wrote them (at most {@link #TRACED_GROUPS} groups re-run in all).
+     */
+    static DiffResult traced(DiffResult diff, Kernel kernel, StoreTrace.SourceLines lines) {
+        Map<StoreTrace.Target, List<String>> targets = new LinkedHashMap<>();
+        Set<String> groups = new LinkedHashSet<>();
+        for (DiffResult.RangeDiff r : diff.ranges()) {
+            int eb = r.view().elementBytes();
+            for (DiffResult.ElementValue v : r.values().subList(0, Math.min(TRACED_VALUES, r.values().size()))) {
+                if (!v.groups().isEmpty() && fits(groups, v.groups())) {
+                    targets.put(StoreTrace.Target.bytes(r.index(), v.index() * eb, eb, r.view().type()), v.groups());
+                }
+            }
+        }
+        for (DiffResult.ImageDiff d : diff.images()) {
+            for (DiffResult.ElementValue v : d.values().subList(0, Math.min(TRACED_VALUES, d.values().size()))) {
+                if (!v.groups().isEmpty() && fits(groups, v.groups())) {
+                    targets.put(StoreTrace.Target.texel(d.index(), v.index(), format(kernel, d.index())), v.groups());
+                }
+            }
+        }
+        if (targets.isEmpty()) {
+            return diff;
+        }
+        Map<StoreTrace.Target, List<StoreTrace.Store>> stores = StoreTrace.trace(kernel,
+                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, targets, lines);
+        List<DiffResult.RangeDiff> ranges = new ArrayList<>();
+        for (DiffResult.RangeDiff r : diff.ranges()) {
+            int eb = r.view().elementBytes();
+            ranges.add(r.withValues(r.values().stream().map(v -> {
+                List<StoreTrace.Store> s = stores.get(StoreTrace.Target.bytes(r.index(), v.index() * eb, eb, r.view().type()));
+                return s == null ? v : v.withStores(s);
+            }).toList()));
+        }
+        List<DiffResult.ImageDiff> images = new ArrayList<>();
+        for (DiffResult.ImageDiff d : diff.images()) {
+            images.add(d.withValues(d.values().stream().map(v -> {
+                List<StoreTrace.Store> s = stores.get(StoreTrace.Target.texel(d.index(), v.index(), format(kernel, d.index())));
+                return s == null ? v : v.withStores(s);
+            }).toList()));
+        }
+        return new DiffResult(images, ranges);
+    }
+
+    private static org.replayfarm.model.image.ImageFormat format(Kernel kernel, int image) {
+        var i = kernel.capture().getImages(image);
+        return new org.replayfarm.model.image.ImageFormat(i.getDataFormat(), i.getNumericFormat());
+    }
+
+    private static boolean fits(Set<String> groups, List<String> more) {
+        Set<String> union = new LinkedHashSet<>(groups);
+        union.addAll(more);
+        if (union.size() > TRACED_GROUPS) {
+            return false;
+        }
+        groups.addAll(more);
+        return true;
     }
 
     public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
@@ -58,11 +138,16 @@ public final class Comparison {
         }
         double deviceSeconds = (System.nanoTime() - start) / 1e9;
         long diffStart = System.nanoTime();
-        DiffResult diff = run == null ? null : Diff.compare(o.memory(), o.images(), run, options);
+        DiffResult diff = null;
+        if (run != null) {
+            List<RangeView> views = RangeViews.of(o.memory().initial(), kernel.capture().getProgram().getKernelName(),
+                    options.views());
+            diff = traced(Diff.compare(o.memory(), o.images(), run, options, views), kernel, lines(capture, options));
+        }
         double diffSeconds = (System.nanoTime() - diffStart) / 1e9;
         RunReport.Device device = new RunReport.Device(choice.spelling(), resolved.reason(), run, deviceSeconds);
         RunReport.Verdict verdict = RunReport.write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds,
-                sampling);
+                sampling, options.origin().isEmpty() ? capture.path() : Path.of(options.origin()));
         return new Result(verdict, RunReport.summary(o, id, device, diff, options, verdict), diff);
     }
 }

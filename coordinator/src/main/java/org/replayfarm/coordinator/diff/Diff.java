@@ -57,8 +57,17 @@ public final class Diff {
         this.options = options;
     }
 
-    /** Compares every range and image; ones the device run did not record are listed as not recorded. */
+    /** Compares every range and image with untyped ranges and the {@code --view}s alone (no kernel metadata). */
     public static DiffResult compare(MemoryMerge memory, ImageMerge images, DeviceRun device, DiffOptions options) {
+        return compare(memory, images, device, options, RangeViews.of(memory.initial(), "", options.views()));
+    }
+
+    /**
+     * Compares every range and image; ones the device run did not record are listed as not recorded. A range
+     * is compared as its view says ({@link RangeViews}): typed ranges element by element, the rest byte by byte.
+     */
+    public static DiffResult compare(MemoryMerge memory, ImageMerge images, DeviceRun device, DiffOptions options,
+                                     List<RangeView> views) {
         Diff d = new Diff(memory, images, options);
         List<ImageDiff> imageDiffs = new ArrayList<>();
         for (InitialImages.Entry e : images.initial().images()) {
@@ -66,7 +75,7 @@ public final class Diff {
         }
         List<RangeDiff> rangeDiffs = new ArrayList<>();
         for (InitialMemory.Range r : memory.initial().ranges()) {
-            rangeDiffs.add(d.range(r, device.rangeBytes(r.index())));
+            rangeDiffs.add(d.range(r, device.rangeBytes(r.index()), views.get(r.index())));
         }
         return new DiffResult(imageDiffs, rangeDiffs);
     }
@@ -78,7 +87,7 @@ public final class Diff {
         long count = e.texelCount();
         if (device == null) {
             return new ImageDiff(e.index(), image.getName(), false, count, 0, 0, 0, 0, 0, "not recorded", 0, List.of(),
-                    new BitSet(), new BitSet());
+                    new BitSet(), new BitSet(), List.of());
         }
         byte[] host = images.texels(e.index());
         int[] storer = images.storers(e.index());
@@ -102,8 +111,8 @@ public final class Diff {
                 }
                 if (options.ulp() > 0 && withinUlps(format, host, device, at)) {
                     ulpOk++;
-                } else if (options.approximate() && memory.approximateExecuted(storer[t]) > 0
-                        && withinLastPlace(format, host, device, at)) {
+                } else if (options.approximate() && texelWriters(e.index(), t, storer).stream()
+                        .anyMatch(k -> memory.approximateExecuted(k) > 0) && withinLastPlace(format, host, device, at)) {
                     approxOk++;
                 } else {
                     differing.set(t);
@@ -115,9 +124,55 @@ public final class Diff {
         }
         List<TexelRegion> regions = new ArrayList<>();
         long regionCount = texelRegions(e, storer, differing, deviceOnly, regions);
+        List<DiffResult.ElementValue> values = new ArrayList<>();
+        BitSet bad = (BitSet) differing.clone();
+        bad.or(deviceOnly);
+        for (int t = bad.nextSetBit(0); t >= 0 && values.size() < options.values(); t = bad.nextSetBit(t + 1)) {
+            values.add(texelValue(e, format, host, device, t, differing.get(t), storer));
+        }
         return new ImageDiff(e.index(), image.getName(), true, count, compared, differing.cardinality(),
                 deviceOnly.cardinality(), ulpOk, approxOk, footprint == null ? "whole image" : footprint.toString(),
-                regionCount, regions, differing, deviceOnly);
+                regionCount, regions, differing, deviceOnly, values);
+    }
+
+    /** A differing texel's channels: the host's and the device's bits and values, and their ulps (floats) or steps. */
+    private DiffResult.ElementValue texelValue(InitialImages.Entry e, ImageFormat format, byte[] host, byte[] device,
+                                               int t, boolean differs, int[] storers) {
+        int at = t * e.bytesPerTexel();
+        long[] a = TexelCodec.unpack(format, host, at);
+        long[] b = TexelCodec.unpack(format, device, at);
+        int[] bits = format.channelBits();
+        boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
+        List<String> hv = new ArrayList<>();
+        List<String> dv = new ArrayList<>();
+        List<String> hb = new ArrayList<>();
+        List<String> db = new ArrayList<>();
+        List<Long> u = new ArrayList<>();
+        for (int c = 0; c < a.length; c++) {
+            hv.add(channelText(format, bits[c], a[c]));
+            dv.add(channelText(format, bits[c], b[c]));
+            String f = "0x%0" + ((bits[c] + 3) / 4) + "x";
+            hb.add(String.format(f, a[c]));
+            db.add(String.format(f, b[c]));
+            u.add(floats ? ulps(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]));
+        }
+        TexelLayout.Texel p = TexelLayout.texelAt(e.image(), t);
+        String where = "texel (" + p.x() + ", " + p.y() + ")" + (p.mip() > 0 ? " mip " + p.mip() : "")
+                + (p.layer() > 0 ? " layer " + p.layer() : "") + (p.z() > 0 ? " z " + p.z() : "");
+        return new DiffResult.ElementValue(t, p.y(), p.x(), where, differs ? "differing" : "device-only", hv, dv, hb, db,
+                u, floats ? "ulp" : "step", texelWriters(e.index(), t, storers).stream().map(memory::groupName).toList(),
+                List.of());
+    }
+
+    static String channelText(ImageFormat format, int width, long raw) {
+        return switch (format.numeric()) {
+            case NUM_FLOAT -> width == 32 ? Float.toString(Float.intBitsToFloat((int) raw))
+                    : width == 16 ? Float.toString(Float.intBitsToFloat(org.replayfarm.model.fp.Half.toFloatBits((int) raw)))
+                    : Float.toString(TexelCodec.fromSmallFloat((int) raw, width - 5));
+            case NUM_UNORM, NUM_SRGB -> String.format("%.6g", raw / (double) ((1L << width) - 1));
+            case NUM_SINT, NUM_SSCALED, NUM_SNORM -> Long.toString(raw << (64 - width) >> (64 - width));
+            default -> Long.toString(raw);
+        };
     }
 
     private boolean withinUlps(ImageFormat format, byte[] host, byte[] device, int at) {
@@ -223,8 +278,8 @@ public final class Diff {
                 } else {
                     only++;
                 }
-                if (storer[index] != 0) {
-                    byGroup.merge(storer[index], 1L, Long::sum);
+                for (int key : texelWriters(e.index(), index, storer)) {
+                    byGroup.merge(key, 1L, Long::sum);
                 }
                 x0 = Math.min(x0, x);
                 x1 = Math.max(x1, x);
@@ -318,14 +373,16 @@ public final class Diff {
 
     // ---- memory ----
 
-    private RangeDiff range(InitialMemory.Range r, byte[] device) {
+    private RangeDiff range(InitialMemory.Range r, byte[] device, RangeView view) {
+        String name = view.displayName();
         if (device == null) {
-            return new RangeDiff(r.index(), r.name(), false, r.size(), 0, 0, 0, 0, "not recorded", 0, List.of());
+            return new RangeDiff(r.index(), name, false, r.size(), 0, 0, 0, 0, "not recorded", 0, List.of(), view, 0, 0, 0,
+                    0, 0, List.of(), new BitSet(), null);
         }
         byte[] host = memory.range(r.index());
         int[] storer = memory.storers(r.index());
-        ByteBuffer initial = r.initial().duplicate();
-        int base = initial.position();
+        byte[] initial = new byte[host.length];
+        r.initial().duplicate().get(initial);
         long lo = 0;
         long hi = host.length - 1L;
         if (!options.everyGroup()) {
@@ -340,22 +397,111 @@ public final class Diff {
                 }
             }
         }
+        // an untyped range is a range of u8 elements compared exactly
+        ElementType type = view.typed() ? view.type() : new ElementType(ElementType.Scalar.U8, 1);
+        int eb = type.bytes();
+        int elements = host.length / eb;
+        boolean floating = view.typed() && type.floating();
         long compared = 0;
+        long comparedElements = 0;
+        long ulpOk = 0;
         long approxOk = 0;
-        BitSet differing = new BitSet();
-        BitSet deviceOnly = new BitSet();
-        for (int i = 0; i < host.length; i++) {
-            if (storer[i] != 0) {
-                compared++;
-                if (host[i] != device[i]) {
-                    differing.set(i); // bytes carry no type: no tolerance explains a differing byte
+        BitSet differing = new BitSet();   // bytes
+        BitSet deviceOnly = new BitSet();  // bytes
+        BitSet badElements = new BitSet();
+        BitSet differingElements = new BitSet();
+        double[] distance = view.shaped() ? new double[view.rows() * view.cols()] : null;
+        if (distance != null) {
+            Arrays.fill(distance, Double.NaN);
+        }
+        for (int e = 0; e <= elements; e++) {
+            int at = e * eb;
+            int end = e == elements ? host.length : at + eb; // the tail after the last whole element: bytes
+            if (at >= end) {
+                break;
+            }
+            boolean tail = e == elements;
+            int stored = 0;
+            int storedBy = 0;
+            for (int i = at; i < end; i++) {
+                if (storer[i] != 0) {
+                    stored++;
+                    storedBy = storer[i];
                 }
-            } else if (device[i] != initial.get(base + i) && i >= lo && i <= hi) {
-                deviceOnly.set(i);
+            }
+            compared += stored;
+            boolean same = Arrays.equals(host, at, end, device, at, end);
+            if (stored > 0) {
+                comparedElements += tail ? 0 : 1;
+                if (distance != null && e < distance.length) {
+                    distance[e] = 0;
+                }
+                if (same) {
+                    continue;
+                }
+                long worst = 0;
+                boolean integerDiffers = false;
+                if (!tail) {
+                    for (int c = 0; c < type.components(); c++) {
+                        long d = type.ulps(type.bits(host, at, c), type.bits(device, at, c));
+                        if (floating) {
+                            worst = Math.max(worst, d);
+                        } else if (d != 0) {
+                            integerDiffers = true;
+                        }
+                    }
+                }
+                if (distance != null && e < distance.length) {
+                    distance[e] = floating ? (worst == Long.MAX_VALUE ? Double.POSITIVE_INFINITY : worst) : 1;
+                }
+                if (!tail && floating && !integerDiffers && options.ulp() > 0 && worst <= options.ulp()) {
+                    ulpOk++;
+                    continue;
+                }
+                if (!tail && floating && !integerDiffers && options.approximate() && worst <= Math.max(1, options.ulp())
+                        && approximateStorer(r.index(), at, end, storer)) {
+                    approxOk++;
+                    continue;
+                }
+                for (int i = at; i < end; i++) {
+                    if (host[i] != device[i] && storer[i] != 0) {
+                        differing.set(i);
+                    }
+                }
+                // bytes of a differing element no host store wrote but the device changed are device-only
+                for (int i = at; i < end; i++) {
+                    if (storer[i] == 0 && device[i] != initial[i] && !differing.get(i)) {
+                        deviceOnly.set(i);
+                    }
+                }
+                if (!tail) {
+                    badElements.set(e);
+                    differingElements.set(e);
+                }
+            } else if (!same || !Arrays.equals(device, at, end, initial, at, end)) {
+                boolean changed = false;
+                for (int i = at; i < end; i++) {
+                    if (device[i] != initial[i] && i >= lo && i <= hi) {
+                        deviceOnly.set(i);
+                        changed = true;
+                    }
+                }
+                if (changed && !tail) {
+                    badElements.set(e);
+                    if (distance != null && e < distance.length) {
+                        distance[e] = Double.POSITIVE_INFINITY;
+                    }
+                }
             }
         }
         BitSet bad = (BitSet) differing.clone();
         bad.or(deviceOnly);
+        if (view.typed()) {
+            // a typed range's runs cover whole elements
+            for (int e = badElements.nextSetBit(0); e >= 0; e = badElements.nextSetBit(e + 1)) {
+                bad.set(e * eb, (e + 1) * eb);
+            }
+        }
         List<ByteRun> runs = new ArrayList<>();
         long count = 0;
         for (int start = bad.nextSetBit(0); start >= 0; start = bad.nextSetBit(start)) {
@@ -364,18 +510,96 @@ public final class Diff {
             if (runs.size() < REGIONS_KEPT) {
                 Map<Integer, Long> byGroup = new TreeMap<>();
                 for (int i = start; i < end; i++) {
-                    if (storer[i] != 0) {
-                        byGroup.merge(storer[i], 1L, Long::sum);
+                    for (int key : writers(r.index(), i, storer)) {
+                        byGroup.merge(key, 1L, Long::sum);
                     }
                 }
                 long diff = differing.get(start, end).cardinality();
-                runs.add(new ByteRun(r.index(), start, end - start, diff, end - start - diff, traces(byGroup)));
+                long only = deviceOnly.get(start, end).cardinality();
+                long first = view.typed() ? start / eb : -1;
+                long last = view.typed() ? (end - 1) / eb : -1;
+                runs.add(new ByteRun(r.index(), start, end - start, diff, only, traces(byGroup), first, last));
             }
             start = end;
         }
+        bad = (BitSet) differing.clone();
+        bad.or(deviceOnly);
+        List<DiffResult.ElementValue> values = new ArrayList<>();
+        if (view.typed()) {
+            for (int e = badElements.nextSetBit(0); e >= 0 && values.size() < options.values(); e = badElements.nextSetBit(e + 1)) {
+                values.add(elementValue(r.index(), view, type, host, device, e, differingElements.get(e), storer));
+            }
+        } else {
+            for (int i = bad.nextSetBit(0); i >= 0 && values.size() < options.values(); i = bad.nextSetBit(i + 1)) {
+                values.add(elementValue(r.index(), view, type, host, device, i, differing.get(i), storer));
+            }
+        }
         String footprint = options.everyGroup() ? "whole range"
                 : lo < 0 ? "empty (the selected groups wrote no byte)" : "bytes " + lo + ".." + hi;
-        return new RangeDiff(r.index(), r.name(), true, r.size(), compared, differing.cardinality(),
-                deviceOnly.cardinality(), approxOk, footprint, count, runs);
+        long deviceOnlyElements = view.typed() ? badElements.cardinality() - differingElements.cardinality() : deviceOnly.cardinality();
+        return new RangeDiff(r.index(), name, true, r.size(), compared, differing.cardinality(), deviceOnly.cardinality(),
+                approxOk, footprint, count, runs, view, view.typed() ? elements : host.length,
+                view.typed() ? comparedElements : compared, view.typed() ? differingElements.cardinality()
+                        : differing.cardinality(), deviceOnlyElements, ulpOk, values,
+                view.typed() ? differingElements : differing, distance);
+    }
+
+    /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */
+    private List<Integer> texelWriters(int image, int t, int[] storer) {
+        List<Integer> atomic = images.atomicContributors(image, t);
+        if (!atomic.isEmpty()) {
+            return atomic;
+        }
+        return storer[t] == 0 ? List.of() : List.of(storer[t]);
+    }
+
+    /** Whether a group that wrote any of the bytes (a store's last writer, or any atomic contributor) ran approximate instructions. */
+    private boolean approximateStorer(int range, int at, int end, int[] storer) {
+        for (int i = at; i < end; i++) {
+            for (int key : writers(range, i, storer)) {
+                if (memory.approximateExecuted(key) > 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The groups that wrote byte i: every contributor of a merged atomic covering it, else its last storer. */
+    private List<Integer> writers(int range, int i, int[] storer) {
+        List<Integer> atomic = memory.atomicContributors(range, i);
+        if (!atomic.isEmpty()) {
+            return atomic;
+        }
+        return storer[i] == 0 ? List.of() : List.of(storer[i]);
+    }
+
+    private DiffResult.ElementValue elementValue(int range, RangeView view, ElementType type, byte[] host, byte[] device,
+                                                 int e, boolean differs, int[] storer) {
+        int at = e * type.bytes();
+        List<String> hv = new ArrayList<>();
+        List<String> dv = new ArrayList<>();
+        List<String> hb = new ArrayList<>();
+        List<String> db = new ArrayList<>();
+        List<Long> u = new ArrayList<>();
+        for (int c = 0; c < type.components(); c++) {
+            long a = type.bits(host, at, c);
+            long b = type.bits(device, at, c);
+            hv.add(type.value(a));
+            dv.add(type.value(b));
+            hb.add(type.hex(a));
+            db.add(type.hex(b));
+            u.add(type.ulps(a, b));
+        }
+        long row = view.shaped() ? e / view.cols() : -1;
+        long col = view.shaped() ? e % view.cols() : -1;
+        String where = (view.typed() ? "element " + e : "byte " + e) + (view.shaped() ? " [" + row + "][" + col + "]" : "")
+                + " (bytes " + at + ".." + (at + type.bytes() - 1) + ")";
+        java.util.Set<Integer> keys = new java.util.TreeSet<>();
+        for (int i = at; i < at + type.bytes(); i++) {
+            keys.addAll(writers(range, i, storer));
+        }
+        return new DiffResult.ElementValue(e, row, col, where, differs ? "differing" : "device-only", hv, dv, hb, db, u,
+                type.floating() ? "ulp" : "step", keys.stream().map(memory::groupName).toList(), List.of());
     }
 }

@@ -25,7 +25,11 @@ public final class DiffPicture {
     }
 
     static BufferedImage draw(Image image, byte[] hostTexels, BitSet differing, BitSet deviceOnly) {
-        BufferedImage host = ImagePng.picture(image, hostTexels);
+        return draw(ImagePng.picture(image, hostTexels), differing, deviceOnly);
+    }
+
+    /** The drawing over a given host picture (a normalised float image's). */
+    static BufferedImage draw(BufferedImage host, BitSet differing, BitSet deviceOnly) {
         int w = host.getWidth();
         int h = host.getHeight();
         BufferedImage out = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);

@@ -31,7 +31,7 @@ import org.replayfarm.model.image.ImagePng;
  * not finish), and says why.
  */
 public final class RunReport {
-    public static final String SCHEMA = "replay-farm/run-report/1";
+    public static final String SCHEMA = "replay-farm/run-report/2";
 
     /** Who ran: the capture, the job and the group selection. */
     public record Identity(String captureSha256, String captureName, String jobId, String selection) {
@@ -66,7 +66,11 @@ public final class RunReport {
                 }
             }
             for (RangeDiff d : diff.ranges()) {
-                if (!d.equal()) {
+                if (!d.equal() && d.view().typed()) {
+                    reasons.add(String.format("range %d (%s): %d of %d compared %s elements differ, %d device-only", d.index(),
+                            d.name(), d.differingElements(), d.comparedElements(), d.view().type().spelling(),
+                            d.deviceOnlyElements()));
+                } else if (!d.equal()) {
                     reasons.add(String.format("range %d (%s): %d of %d compared bytes differ, %d device-only", d.index(),
                             d.name(), d.differing(), d.compared(), d.deviceOnly()));
                 }
@@ -97,10 +101,18 @@ public final class RunReport {
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
             throws IOException {
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null);
+    }
+
+    /** As above; {@code capturePath} (null: unknown) is where the capture lies, for {@code replay explain}. */
+    public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
+                                DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
+                                Path capturePath) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
             report.put("capture_file", id.captureName());
+            report.put("capture_path", capturePath == null ? "" : capturePath.toAbsolutePath().toString());
             report.put("job", id.jobId());
             report.put("selection", id.selection());
             report.put("nondeterministic_slices", nondeterministic);
@@ -114,6 +126,7 @@ public final class RunReport {
             SamplingReport.toJson(report, sampling);
         });
         pictures(dir, o, device.run(), diff);
+        DiffPictures.write(dir, o, diff);
         Files.writeString(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict), StandardCharsets.UTF_8);
         return verdict;
@@ -133,8 +146,12 @@ public final class RunReport {
 
     private static void comparison(ObjectNode n, DiffResult diff, DiffOptions options) {
         n.put("performed", diff != null);
-        n.putObject("tolerances").put("ulp", options.ulp()).put("approximate", options.approximate())
+        ObjectNode tolerances = n.putObject("tolerances").put("ulp", options.ulp()).put("approximate", options.approximate())
                 .put("description", options.describe());
+        Scope scope = Scope.of(diff, options);
+        scope.applied.forEach(tolerances.putArray("applied_to")::add);
+        scope.exact.forEach(tolerances.putArray("exact")::add);
+        tolerances.put("statement", scope.statement(options));
         n.put("every_group", options.everyGroup());
         ArrayNode images = n.putArray("images");
         ArrayNode ranges = n.putArray("ranges");
@@ -150,25 +167,109 @@ public final class RunReport {
             if (d.recorded()) {
                 i.put("diff_png", "diff/image-" + d.index() + ".png");
             }
+            values(i, d.values(), null);
             ArrayNode regions = i.putArray("regions");
+            int k = 0;
             for (TexelRegion r : d.regions()) {
-                ObjectNode rn = regions.addObject().put("mip", r.mip()).put("layer", r.layer()).put("z", r.z())
+                ObjectNode rn = regions.addObject();
+                if (d.recorded() && k < DiffPictures.CROPS && r.mip() == 0) {
+                    rn.put("crop_png", DiffPictures.cropName(d.index(), k));
+                }
+                k++;
+                rn.put("mip", r.mip()).put("layer", r.layer()).put("z", r.z())
                         .put("x0", r.x0()).put("y0", r.y0()).put("x1", r.x1()).put("y1", r.y1()).put("texels", r.texels())
                         .put("differing", r.differing()).put("device_only", r.deviceOnly());
                 groups(rn, r.groups());
             }
         }
         for (RangeDiff d : diff.ranges()) {
-            ObjectNode i = ranges.addObject().put("index", d.index()).put("name", d.name()).put("recorded", d.recorded())
+            RangeView v = d.view();
+            ObjectNode i = ranges.addObject().put("index", d.index()).put("name", d.name())
+                    .put("range_name", v.rangeName()).put("parameter", v.parameter()).put("argument", v.argument())
+                    .put("type_name", v.typeName()).put("recorded", d.recorded())
                     .put("bytes", d.bytes()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly()).put("tolerated_approximate", d.toleratedApproximate())
+                    .put("device_only", d.deviceOnly()).put("tolerated_ulp", d.toleratedUlp())
+                    .put("tolerated_approximate", d.toleratedApproximate())
                     .put("footprint", d.footprint()).put("regions_total", d.regionCount());
+            ObjectNode view = i.putObject("view").put("typed", v.typed()).put("type", v.typed() ? v.type().spelling() : "u8")
+                    .put("element_bytes", v.elementBytes()).put("rows", v.rows()).put("cols", v.cols())
+                    .put("source", v.source());
+            view.put("unit", v.typed() ? "element" : "byte");
+            i.put("elements", d.elements()).put("compared_elements", d.comparedElements())
+                    .put("differing_elements", d.differingElements()).put("device_only_elements", d.deviceOnlyElements());
+            if (d.recorded() && v.shaped()) {
+                i.put("heat_map_png", DiffPictures.heatMapName(d.index()));
+            }
             ArrayNode regions = i.putArray("regions");
             for (ByteRun r : d.regions()) {
                 ObjectNode rn = regions.addObject().put("offset", r.offset()).put("length", r.length())
-                        .put("differing", r.differing()).put("device_only", r.deviceOnly());
+                        .put("differing", r.differing()).put("device_only", r.deviceOnly())
+                        .put("first_element", r.firstElement()).put("last_element", r.lastElement());
                 groups(rn, r.groups());
             }
+            values(i, d.values(), v);
+        }
+    }
+
+    private static void values(ObjectNode n, List<DiffResult.ElementValue> values, RangeView view) {
+        ArrayNode a = n.putArray("values");
+        for (DiffResult.ElementValue v : values) {
+            ObjectNode e = a.addObject().put("index", v.index()).put("row", v.row()).put("col", v.col())
+                    .put("where", v.where()).put("kind", v.kind());
+            v.host().forEach(e.putArray("host")::add);
+            v.device().forEach(e.putArray("device")::add);
+            v.hostBits().forEach(e.putArray("host_bits")::add);
+            v.deviceBits().forEach(e.putArray("device_bits")::add);
+            ArrayNode ulps = e.putArray("ulps");
+            v.ulps().forEach(u -> ulps.add(u == Long.MAX_VALUE ? -1 : u));
+            e.put("unit", v.unit());
+            v.groups().forEach(e.putArray("groups")::add);
+            ArrayNode stores = e.putArray("stores");
+            for (StoreTrace.Store st : v.stores()) {
+                stores.addObject().put("group", st.group()).put("wave", st.wave()).put("lane", st.lane())
+                        .put("pc", String.format("0x%x", st.pc())).put("instruction", st.instruction()).put("kind", st.kind())
+                        .put("value", st.value()).put("source", st.source());
+            }
+        }
+    }
+
+    /** What the tolerances were applied to, and what was compared exactly whatever they said. */
+    record Scope(List<String> applied, List<String> exact) {
+        static Scope of(DiffResult diff, DiffOptions options) {
+            List<String> applied = new ArrayList<>();
+            List<String> exact = new ArrayList<>();
+            if (diff == null) {
+                return new Scope(applied, exact);
+            }
+            for (ImageDiff d : diff.images()) {
+                if (d.recorded()) {
+                    applied.add("image " + d.index() + " (" + d.name() + ")");
+                }
+            }
+            for (RangeDiff d : diff.ranges()) {
+                if (!d.recorded()) {
+                    continue;
+                }
+                String what = "range " + d.index() + " (" + d.name() + ", " + (d.view().typed() ? d.view().type().spelling()
+                        : "bytes") + ")";
+                (d.view().typed() && d.view().type().floating() ? applied : exact).add(what);
+            }
+            return new Scope(applied, exact);
+        }
+
+        String statement(DiffOptions options) {
+            if (options.ulp() == 0 && !options.approximate()) {
+                return "exact: every bit compared";
+            }
+            StringBuilder b = new StringBuilder(options.describe());
+            b.append(applied.isEmpty() ? "; applied to nothing (no image and no float range was compared)"
+                    : "; applied to the float values of " + String.join(", ", applied)
+                            + (applied.stream().anyMatch(a -> a.startsWith("image")) ? " (an image's integer and normalised "
+                            + "channels: exact, or one step under --approximate)" : ""));
+            if (!exact.isEmpty()) {
+                b.append("; compared exactly (integers or untyped bytes): ").append(String.join(", ", exact));
+            }
+            return b.toString();
         }
     }
 
@@ -217,7 +318,7 @@ public final class RunReport {
         Evaluation.summarize(o, w);
         w.printf("device          %s%n", device.reason());
         if (diff != null) {
-            w.printf("comparison      %s%n", options.describe());
+            w.printf("comparison      %s%n", Scope.of(diff, options).statement(options));
             for (ImageDiff d : diff.images()) {
                 if (!d.recorded()) {
                     w.printf("  image %d %-10s not recorded by the device run%n", d.index(), d.name());
@@ -228,22 +329,74 @@ public final class RunReport {
                         d.regionCount());
                 d.regions().stream().limit(3).forEach(r -> w.printf("      mip %d layer %d: x %d..%d, y %d..%d, %d texel(s)%s%n",
                         r.mip(), r.layer(), r.x0(), r.x1(), r.y0(), r.y1(), r.texels(), groupsText(r.groups())));
+                valuesText(w, d.values());
             }
             for (RangeDiff d : diff.ranges()) {
                 if (!d.recorded()) {
                     w.printf("  range %d %-10s not recorded by the device run%n", d.index(), d.name());
                     continue;
                 }
-                w.printf("  range %d %-10s %d compared, %d differing, %d device-only%s, %d run(s)%n", d.index(), d.name(),
-                        d.compared(), d.differing(), d.deviceOnly(), tolerated(d.toleratedApproximate()), d.regionCount());
-                d.regions().stream().limit(3).forEach(r -> w.printf("      bytes %d..%d (%d)%s%n", r.offset(),
-                        r.offset() + r.length() - 1, r.length(), groupsText(r.groups())));
+                if (d.view().typed()) {
+                    w.printf("  range %d %-10s %s: %d element(s) compared, %d differing, %d device-only%s, %d run(s)%n",
+                            d.index(), d.name(), d.view().describe(), d.comparedElements(), d.differingElements(),
+                            d.deviceOnlyElements(), toleratedRange(d), d.regionCount());
+                } else {
+                    w.printf("  range %d %-10s bytes: %d compared, %d differing, %d device-only, %d run(s)%n", d.index(),
+                            d.name(), d.compared(), d.differing(), d.deviceOnly(), d.regionCount());
+                }
+                d.regions().stream().limit(3).forEach(r -> w.printf("      bytes %d..%d (%d)%s%s%n", r.offset(),
+                        r.offset() + r.length() - 1, r.length(), r.firstElement() < 0 ? ""
+                                : ", element(s) " + r.firstElement() + ".." + r.lastElement(), groupsText(r.groups())));
+                valuesText(w, d.values());
             }
         }
         w.printf("result          %s (exit status %d)%n", verdict.status(), verdict.exitStatus());
         verdict.reasons().stream().limit(8).forEach(r -> w.println("  " + r));
         w.flush();
         return s.toString();
+    }
+
+    /** Values shown per range or image in the summary (report.json has them all). */
+    static final int SUMMARY_VALUES = 3;
+
+    private static void valuesText(PrintWriter w, List<DiffResult.ElementValue> values) {
+        for (DiffResult.ElementValue v : values.subList(0, Math.min(SUMMARY_VALUES, values.size()))) {
+            w.printf("      %s: %s%n", v.where(), valueText(v));
+            for (StoreTrace.Store st : v.stores().subList(0, Math.min(4, v.stores().size()))) {
+                w.printf("        %s%n", st.describe());
+            }
+            if (v.stores().size() > 4) {
+                w.printf("        and %d more store(s) (report.json)%n", v.stores().size() - 4);
+            }
+        }
+    }
+
+    /** {@code host 1.5 (0x3fc00000), device 1.5000001 (0x3fc00001), 1 ulp; stored by (1, 0, 0)}. */
+    public static String valueText(DiffResult.ElementValue v) {
+        StringBuilder b = new StringBuilder(v.kind().equals("device-only") ? "device-only, " : "");
+        b.append("host ").append(components(v.host(), v.hostBits())).append(", device ")
+                .append(components(v.device(), v.deviceBits()));
+        long worst = v.ulps().stream().mapToLong(Long::longValue).max().orElse(0);
+        b.append(worst == Long.MAX_VALUE ? ", NaN or infinity against another value"
+                : ", " + worst + " " + v.unit() + (worst == 1 ? "" : "s") + " apart");
+        b.append(v.groups().isEmpty() ? "; stored by no group" : "; stored by " + String.join(", ",
+                v.groups().subList(0, Math.min(8, v.groups().size()))) + (v.groups().size() > 8 ? " and "
+                + (v.groups().size() - 8) + " more" : ""));
+        return b.toString();
+    }
+
+    private static String components(List<String> values, List<String> bits) {
+        List<String> parts = new ArrayList<>();
+        for (int c = 0; c < values.size(); c++) {
+            parts.add(values.get(c) + " (" + bits.get(c) + ")");
+        }
+        return parts.size() == 1 ? parts.get(0) : "[" + String.join(", ", parts) + "]";
+    }
+
+    private static String toleratedRange(RangeDiff d) {
+        long n = d.toleratedUlp() + d.toleratedApproximate();
+        return n == 0 ? "" : ", " + n + " within tolerance (" + d.toleratedUlp() + " by --ulp, " + d.toleratedApproximate()
+                + " by --approximate)";
     }
 
     private static String tolerated(long n) {

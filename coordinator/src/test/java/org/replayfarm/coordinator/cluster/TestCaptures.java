@@ -109,7 +109,7 @@ final class TestCaptures {
     }
 
     /** What a run report adds to replay eval's (docs/report-schema.md), and the schema name it replaces. */
-    static final List<String> RUN_REPORT_FIELDS = List.of("schema", "capture_file", "job", "selection",
+    static final List<String> RUN_REPORT_FIELDS = List.of("schema", "capture_file", "capture_path", "job", "selection",
             "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling");
 
     /**

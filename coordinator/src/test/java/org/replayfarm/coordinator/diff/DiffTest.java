@@ -165,8 +165,14 @@ class DiffTest {
         assertEquals(new ByteRun(0, 200, 4, 0, 4, List.of()), runs.get(2));
         RangeDiff bins = d.ranges().get(1);
         assertEquals(1, bins.differing());
-        assertEquals(List.of(new GroupTrace("(3, 1, 0)", 1, 0)), bins.regions().get(0).groups(),
-                "an atomic's bytes trace to the last group that contributed");
+        List<GroupTrace> all = new ArrayList<>();
+        for (int gy = 0; gy < 2; gy++) {
+            for (int gx = 0; gx < 4; gx++) {
+                all.add(new GroupTrace("(" + gx + ", " + gy + ", 0)", 1, gx == 1 && gy == 0 ? 3 : 0));
+            }
+        }
+        assertEquals(all, bins.regions().get(0).groups(), "an atomic's bytes trace to every group that added to it");
+        assertEquals(8, bins.values().get(0).groups().size(), "and so does its listed value");
     }
 
     @Test
@@ -278,5 +284,25 @@ class DiffTest {
         assertEquals("host only", hostOnly.status());
         assertEquals(0, hostOnly.exitStatus());
         assertFalse(hostOnly.reasons().iterator().hasNext());
+    }
+
+    @Test
+    void a_texel_several_groups_changed_atomically_names_every_group() throws Exception {
+        SyntheticCapture c = new SyntheticCapture(dir);
+        long texel = 3L * W + 5;
+        for (int g = 0; g < 3; g++) {
+            c.totals.add(new org.replayfarm.evalnode.hostmodel.GroupResult(g, 0, 0, List.of(), List.of(), List.of(),
+                    List.of(new org.replayfarm.evalnode.hostmodel.TexelAtomic(1, texel, "add", 4, 1, 0, 0)),
+                    java.util.Optional.empty(), 1, 1, 1, 0, 0));
+        }
+        Evaluation.Outcome o = c.totals.outcome(Duration.ofMillis(5), 1);
+        byte[] image1 = copy(o.images().texels(1));
+        image1[(int) texel * 4] ^= 4;
+        ImageDiff d = Diff.compare(o.memory(), o.images(), device(null, null, null, image1), DiffOptions.exact(true))
+                .images().get(1);
+        assertEquals(1, d.differing());
+        assertEquals(List.of("(0, 0, 0)", "(1, 0, 0)", "(2, 0, 0)"), d.values().get(0).groups());
+        assertEquals(3, d.regions().get(0).groups().size(), "every group that added to the texel, not the last alone");
+        assertEquals(List.of(5L, 3L), List.of(d.values().get(0).col(), d.values().get(0).row()));
     }
 }

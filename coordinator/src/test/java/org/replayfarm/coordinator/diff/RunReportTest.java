@@ -61,7 +61,7 @@ class RunReportTest {
         assertEquals(1, v.exitStatus());
 
         JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
-        assertEquals("replay-farm/run-report/1", report.get("schema").asText());
+        assertEquals("replay-farm/run-report/2", report.get("schema").asText());
         assertEquals("job-1", report.get("job").asText());
         assertEquals("synthetic device", report.get("device").get("label").asText());
         assertEquals("recorded", report.get("device").get("kind").asText());

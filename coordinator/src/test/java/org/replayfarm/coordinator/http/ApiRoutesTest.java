@@ -175,7 +175,7 @@ class ApiRoutesTest {
                 ObjectNode got = (ObjectNode) JSON.readTree(file.body());
                 ObjectNode want = (ObjectNode) JSON.readTree(Files.readAllBytes(expected));
                 assertTrue(got.get("wall_time_seconds").isNumber());
-                assertEquals("replay-farm/run-report/1", got.get("schema").asText());
+                assertEquals("replay-farm/run-report/2", got.get("schema").asText());
                 assertEquals("equal", got.get("result").get("status").asText(), "saxpy equals its recorded native run");
                 assertEquals(4000, got.get("comparison").get("ranges").get(1).get("compared").asInt());
                 long compared = 0;
@@ -184,7 +184,7 @@ class ApiRoutesTest {
                 }
                 assertEquals(compared, last.figures().bytesCompared(), "the final progress carries the diff's counts");
                 for (ObjectNode n : List.of(got, want)) {
-                    n.remove(List.of("wall_time_seconds", "schema", "capture_file", "job", "selection",
+                    n.remove(List.of("wall_time_seconds", "schema", "capture_file", "capture_path", "job", "selection",
                             "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling"));
                 }
                 assertEquals(want, got, "report.json equals replay eval's in eval-report/1's fields but for the wall time");

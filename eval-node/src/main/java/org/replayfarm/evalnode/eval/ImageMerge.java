@@ -132,9 +132,22 @@ public final class ImageMerge {
             }
             MemoryOps.putLittleEndian(target, at, value, first.bytes());
             who[texel] = list.get(list.size() - 1).group();
+            atomicGroups.put((long) first.image() << 40 | first.texel(), groups.stream().mapToInt(Integer::intValue).toArray());
         }
         orderDependent = List.copyOf(dependent);
         return orderDependent;
+    }
+
+    /** Per texel an atomic changed (image &lt;&lt; 40 | texel): every contributing group's key, ascending. */
+    private final java.util.Map<Long, int[]> atomicGroups = new java.util.HashMap<>();
+
+    /**
+     * Every group (by key, ascending) whose atomics contributed to texel {@code texel} of image {@code image};
+     * empty when no atomic changed it (after {@link #applyAtomics}).
+     */
+    public List<Integer> atomicContributors(int image, long texel) {
+        int[] who = atomicGroups.get((long) image << 40 | texel);
+        return who == null ? List.of() : java.util.Arrays.stream(who).boxed().toList();
     }
 
     /** The texels {@link #applyAtomics} found order-dependent (empty before it ran). */

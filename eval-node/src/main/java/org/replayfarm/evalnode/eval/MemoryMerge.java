@@ -49,6 +49,9 @@ public final class MemoryMerge {
     private record Contribution(AtomicContribution atomic, int group) {
     }
 
+    /** Per merged atomic location (range &lt;&lt; 40 | offset): its width and every contributing group's key, in order. */
+    private final Map<Long, int[]> atomicGroups = new HashMap<>();
+
     /** Whether contributions of {@code op} combine to the same value in any order (image atomics too). */
     static boolean commutative(String op) {
         return COMMUTATIVE.contains(op);
@@ -121,6 +124,27 @@ public final class MemoryMerge {
         return storer[n];
     }
 
+    /**
+     * Every group (by key, ascending) whose atomics contributed to the merged atomic covering byte
+     * {@code offset} of range {@code n}; empty when no merged atomic covers it (after {@link #applyAtomics}).
+     */
+    public List<Integer> atomicContributors(int n, long offset) {
+        if (atomicGroups.isEmpty()) {
+            return List.of();
+        }
+        for (int back = 0; back < 8 && back <= offset; back++) {
+            int[] who = atomicGroups.get((long) n << 40 | (offset - back));
+            if (who != null && back < who[0]) {
+                List<Integer> keys = new ArrayList<>();
+                for (int i = 1; i < who.length; i++) {
+                    keys.add(who[i]);
+                }
+                return keys;
+            }
+        }
+        return List.of();
+    }
+
     private String name(int key) {
         long linear = key - 1L;
         return "(" + linear % groupsX + ", " + linear / groupsX % groupsY + ", " + linear / ((long) groupsX * groupsY) + ")";
@@ -147,6 +171,13 @@ public final class MemoryMerge {
                 value = apply(c.atomic(), value);
             }
             write(first.range(), first.offset(), first.bytes(), value);
+            int[] who = new int[1 + groups.size()];
+            who[0] = first.bytes();
+            int g = 1;
+            for (int k : groups) {
+                who[g++] = k;
+            }
+            atomicGroups.put(e.getKey(), who);
             int last = list.get(list.size() - 1).group();
             for (int i = 0; i < first.bytes(); i++) {
                 storer[first.range()][(int) first.offset() + i] = last;

@@ -49,8 +49,42 @@ public final class GroupMemory {
         final BitSet stored = new BitSet(PAGE);
     }
 
+    private StoreTracer tracer;
+    private int traceWave;
+    private long tracePc;
+    private org.replayfarm.model.isa.Instruction traceInstruction;
+
     public GroupMemory(InitialMemory initial) {
         this.initial = initial;
+    }
+
+    /** Sends every later write to {@code t} ({@link HostModel#runTraced}). */
+    void traceWith(StoreTracer t) {
+        this.tracer = t;
+    }
+
+    boolean tracing() {
+        return tracer != null;
+    }
+
+    /** The wave and instruction the writes that follow come from (set before each instruction when tracing). */
+    void traceAt(int wave, long pc, org.replayfarm.model.isa.Instruction instruction) {
+        traceWave = wave;
+        tracePc = pc;
+        traceInstruction = instruction;
+    }
+
+    private void trace(int lane, String kind, int range, long offset, int image, long texel, byte[] value) {
+        tracer.written(new StoreTracer.Event(traceWave, lane, tracePc, traceInstruction, kind, range, offset, image, texel,
+                value.clone()));
+    }
+
+    private static byte[] littleEndian(long value, int bytes) {
+        byte[] b = new byte[bytes];
+        for (int i = 0; i < bytes; i++) {
+            b[i] = (byte) (value >>> (8 * i));
+        }
+        return b;
     }
 
     public InitialMemory initial() {
@@ -79,7 +113,10 @@ public final class GroupMemory {
 
     /** Writes {@code bytes} (1..8) little-endian bytes as a plain store. */
     public void store(long address, long value, int bytes, int lane) {
-        range(address, bytes, lane);
+        InitialMemory.Range r = range(address, bytes, lane);
+        if (tracer != null) {
+            trace(lane, "store", r.index(), address - r.address(), -1, -1, littleEndian(value, bytes));
+        }
         if (!atomics.isEmpty() && touchedByAtomic(address, bytes)) {
             materializeAtomics(address, bytes);
         }
@@ -95,6 +132,9 @@ public final class GroupMemory {
     public void atomic(long address, long newValue, int bytes, int lane, String op, long operand, long comparand,
                        long returned) {
         InitialMemory.Range r = range(address, bytes, lane);
+        if (tracer != null) {
+            trace(lane, "atomic " + op, r.index(), address - r.address(), -1, -1, littleEndian(newValue, bytes));
+        }
         boolean overStore = storedAny(address, bytes);
         for (int i = 0; i < bytes; i++) {
             put(address + i, (byte) (newValue >>> (8 * i)), overStore);
@@ -214,6 +254,14 @@ public final class GroupMemory {
      * replaces the group's earlier atomics on the texel (the store comes after them in the group).
      */
     public void storeTexel(int image, long texel, byte[] value) {
+        storeTexel(image, texel, value, -1);
+    }
+
+    /** As above, by {@code lane} (named when tracing). */
+    public void storeTexel(int image, long texel, byte[] value, int lane) {
+        if (tracer != null) {
+            trace(lane, "texel store", -1, -1, image, texel, value);
+        }
         TexelKey key = new TexelKey(image, texel);
         texels.put(key, value.clone());
         ownTexels.put(key, value.clone());
@@ -227,6 +275,15 @@ public final class GroupMemory {
      */
     public void atomicTexel(int image, long texel, byte[] newValue, String op, long operand, long comparand,
                             long returned) {
+        atomicTexel(image, texel, newValue, op, operand, comparand, returned, -1);
+    }
+
+    /** As above, by {@code lane} (named when tracing). */
+    public void atomicTexel(int image, long texel, byte[] newValue, String op, long operand, long comparand,
+                            long returned, int lane) {
+        if (tracer != null) {
+            trace(lane, "texel atomic " + op, -1, -1, image, texel, newValue);
+        }
         TexelKey key = new TexelKey(image, texel);
         ownTexels.put(key, newValue.clone());
         texelAtomics.computeIfAbsent(key, k -> new ArrayList<>())

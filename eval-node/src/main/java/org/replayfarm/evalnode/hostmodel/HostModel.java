@@ -48,7 +48,22 @@ public final class HostModel {
 
     /** Runs one group and keeps its final state. */
     public Run runKeepingState(int x, int y, int z) {
+        return run(x, y, z, null);
+    }
+
+    /**
+     * Runs one group with store tracing: {@code tracer} sees every write to guest memory and images with the
+     * wave, lane, PC and instruction that made it. The result is the same as {@link #runGroup}'s.
+     */
+    public Run runTraced(int x, int y, int z, StoreTracer tracer) {
+        return run(x, y, z, java.util.Objects.requireNonNull(tracer));
+    }
+
+    private Run run(int x, int y, int z, StoreTracer tracer) {
         Workgroup group = new Workgroup(kernel, x, y, z);
+        if (tracer != null) {
+            group.memory().traceWith(tracer);
+        }
         for (int w = 0; w < kernel.wavesPerGroup(); w++) {
             group.add(initialWave(group, w));
         }
@@ -110,6 +125,10 @@ public final class HostModel {
                         + " exhausted (a runaway loop?)");
             }
             counts[semantics.fidelity(insn.opcode()) == Fidelity.APPROXIMATE ? 1 : 0]++;
+            GroupMemory memory = wave.group().memory();
+            if (memory.tracing()) {
+                memory.traceAt(wave.index(), pc, insn);
+            }
             wave.count(Long.bitCount(wave.exec()));
             try {
                 handler.execute(wave, insn);

@@ -205,7 +205,7 @@ final class ImageUnit {
             }
             long texel = laneTexel(w, m, v, n, lane, mip);
             if (texel >= 0) {
-                v.write(texel, TexelCodec.encode(v.format, readData(w, m, lane, v.format)));
+                v.write(texel, TexelCodec.encode(v.format, readData(w, m, lane, v.format)), lane);
             }
         }
     }
@@ -272,7 +272,7 @@ final class ImageUnit {
                 long next = MemoryOps.atomic(op, old, data, cmp, bytes);
                 byte[] value = new byte[bytes];
                 MemoryOps.putLittleEndian(value, 0, next, bytes);
-                v.writeAtomic(texel, value, op, data, cmp, old);
+                v.writeAtomic(texel, value, op, data, cmp, old, lane);
             }
             if (m.glc()) {
                 MemoryOps.setVgprData(w, m.vdata(), lane, bytes, old);

@@ -156,13 +156,13 @@ final class ImageView {
         return out;
     }
 
-    void write(long texel, byte[] value) {
-        memory.storeTexel(index, texel, value);
+    void write(long texel, byte[] value, int lane) {
+        memory.storeTexel(index, texel, value, lane);
     }
 
     /** The write of an image atomic: {@code value} is the texel's new bytes, the rest its contribution. */
-    void writeAtomic(long texel, byte[] value, String op, long operand, long comparand, long returned) {
-        memory.atomicTexel(index, texel, value, op, operand, comparand, returned);
+    void writeAtomic(long texel, byte[] value, String op, long operand, long comparand, long returned, int lane) {
+        memory.atomicTexel(index, texel, value, op, operand, comparand, returned, lane);
     }
 
     /** The four channel register values of a texel, in storage order (no DST_SEL applied). */

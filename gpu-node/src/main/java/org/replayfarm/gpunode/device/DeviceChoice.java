@@ -8,11 +8,12 @@ import org.replayfarm.proto.RecordedRun;
 /**
  * Which device a comparison uses, as {@code --device} spells it: {@code auto} (a GPU when this node has
  * one, else the capture's first recorded run, else none), {@code recorded} (the first recorded run),
- * {@code recorded:LABEL} (the run with that label) or {@code none} (host only). {@link #resolve} says
+ * {@code recorded:LABEL} (the run with that label), {@code dir:PATH} (a folder of guest-&lt;n&gt;.bin and
+ * image-&lt;k&gt;.raw another tool wrote, {@link DirectoryBackend}) or {@code none} (host only). {@link #resolve} says
  * which it took and why.
  */
 public record DeviceChoice(Kind kind, String label) {
-    public enum Kind { AUTO, RECORDED, NONE }
+    public enum Kind { AUTO, RECORDED, NONE, DIR }
 
     /** The resolved choice: the backend (empty for none) and a line saying what was taken and why. */
     public record Resolved(Optional<DeviceBackend> backend, String reason) {
@@ -31,7 +32,10 @@ public record DeviceChoice(Kind kind, String label) {
         if (spec.startsWith("recorded:") && spec.length() > "recorded:".length()) {
             return new DeviceChoice(Kind.RECORDED, spec.substring("recorded:".length()));
         }
-        throw new IllegalArgumentException("--device '" + spec + "': expected auto, recorded, recorded:LABEL or none");
+        if (spec.startsWith("dir:") && spec.length() > "dir:".length()) {
+            return new DeviceChoice(Kind.DIR, spec.substring("dir:".length())); // the label holds the folder
+        }
+        throw new IllegalArgumentException("--device '" + spec + "': expected auto, recorded, recorded:LABEL, dir:PATH or none");
     }
 
     /** The spelling {@link #parse} reads back. */
@@ -40,6 +44,7 @@ public record DeviceChoice(Kind kind, String label) {
             case AUTO -> "auto";
             case NONE -> "none";
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
+            case DIR -> "dir:" + label;
         };
     }
 
@@ -53,6 +58,14 @@ public record DeviceChoice(Kind kind, String label) {
     public Resolved resolve(CaptureFile capture) {
         List<RecordedRun> runs = capture.metadata().getRunsList();
         return switch (kind) {
+            case DIR -> {
+                java.nio.file.Path dir = java.nio.file.Path.of(label);
+                if (!java.nio.file.Files.isDirectory(dir)) {
+                    throw new IllegalArgumentException("--device " + spelling() + ": no such folder");
+                }
+                yield new Resolved(Optional.of(new DirectoryBackend(dir)), "the folder " + label
+                        + " (dir: its guest-<n>.bin and image-<k>.raw, asked for)");
+            }
             case NONE -> new Resolved(Optional.empty(), "none (asked for): the host model only, nothing compared");
             case AUTO -> runs.isEmpty()
                     ? new Resolved(Optional.empty(), "none: no GPU on this node and the capture holds no recorded run; "

@@ -42,27 +42,37 @@ public record KernelMetadata(String name, String symbol, List<Arg> args, int ker
     public static List<KernelMetadata> read(ElfFile elf) throws CodeObjectException {
         List<KernelMetadata> kernels = new ArrayList<>();
         for (byte[] note : elf.notes("AMDGPU", NT_AMDGPU_METADATA)) {
-            Value root;
-            try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(note)) {
-                root = unpacker.unpackValue();
-            } catch (IOException | RuntimeException e) {
-                throw new CodeObjectException("AMDGPU metadata note: not valid MessagePack: " + e.getMessage(), e);
+            kernels.addAll(fromNote(note));
+        }
+        return kernels;
+    }
+
+    /**
+     * Reads every kernel from one NT_AMDGPU_METADATA note's descriptor (the MessagePack bytes), e.g. a note
+     * found in a loaded code object image rather than in an ELF file.
+     */
+    public static List<KernelMetadata> fromNote(byte[] note) throws CodeObjectException {
+        List<KernelMetadata> kernels = new ArrayList<>();
+        Value root;
+        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(note)) {
+            root = unpacker.unpackValue();
+        } catch (IOException | RuntimeException e) {
+            throw new CodeObjectException("AMDGPU metadata note: not valid MessagePack: " + e.getMessage(), e);
+        }
+        if (!root.isMapValue()) {
+            throw new CodeObjectException("AMDGPU metadata note: the root is not a map");
+        }
+        try {
+            Value list = get(root, "amdhsa.kernels");
+            if (list == null || !list.isArrayValue()) {
+                throw new CodeObjectException("AMDGPU metadata note: no amdhsa.kernels list");
             }
-            if (!root.isMapValue()) {
-                throw new CodeObjectException("AMDGPU metadata note: the root is not a map");
+            for (Value k : list.asArrayValue()) {
+                kernels.add(kernel(k));
             }
-            try {
-                Value list = get(root, "amdhsa.kernels");
-                if (list == null || !list.isArrayValue()) {
-                    throw new CodeObjectException("AMDGPU metadata note: no amdhsa.kernels list");
-                }
-                for (Value k : list.asArrayValue()) {
-                    kernels.add(kernel(k));
-                }
-            } catch (MessagePackException e) {
-                // strings are decoded lazily: malformed UTF-8 surfaces here
-                throw new CodeObjectException("AMDGPU metadata note: " + e.getMessage(), e);
-            }
+        } catch (MessagePackException e) {
+            // strings are decoded lazily: malformed UTF-8 surfaces here
+            throw new CodeObjectException("AMDGPU metadata note: " + e.getMessage(), e);
         }
         return kernels;
     }

@@ -1,0 +1,348 @@
+package org.replayfarm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.diff.Comparison;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.capture.CaptureFile;
+
+/**
+ * {@code replay run} over many captures in one process and one embedded cluster (deqp-runner's model): the
+ * captures run in parallel as jobs of the one coordinator, each into {@code OUT/<name>/} (replay run's layout);
+ * then {@code OUT/junit.xml} (one test case per capture), {@code OUT/summary.txt} and {@code OUT/batch.json}.
+ * Each capture ends as {@code pass}, {@code fail}, {@code crash} (the job failed, the capture or device could not
+ * be read, or the host model faulted), {@code timeout}, {@code expected-fail} (every difference is in the
+ * baseline) or {@code flake} (it differed, and its re-run did not differ the same way). A capture that differs
+ * is re-run once to tell a flake from a failure; a known difference no longer seen becomes a note.
+ */
+final class BatchRun {
+    /** One capture of the batch: where it is and the name its outputs and test case get. */
+    record Item(Path capture, String name) {
+    }
+
+    /** How one capture ended. */
+    record Result(Item item, String status, String reason, List<String> notes, double seconds, String sha) {
+    }
+
+    /** What one run of a capture gave: its verdict (null when it did not finish) and its differences. */
+    record Observed(String state, String reason, Baseline.Differences differences) {
+        boolean different() {
+            return state.equals("different");
+        }
+    }
+
+    private final FarmNode node;
+    private final GroupSelection selection;
+    private final long budget;
+    private final CompareWith compare;
+    private final Baseline baseline;
+    private final long timeoutSeconds;
+    private final Path out;
+    private final Map<Path, String> stored = new LinkedHashMap<>();
+
+    /**
+     * What one capture is compared with: {@code --device dir:PATH} means PATH/NAME for a capture named NAME when
+     * that folder exists (a batch's device outputs side by side), else PATH itself.
+     */
+    private CompareWith compareFor(Item item) {
+        CompareWith c = compare.withOrigin(item.capture());
+        if (c.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.DIR) {
+            Path mine = Path.of(c.device().label()).resolve(item.name());
+            if (Files.isDirectory(mine)) {
+                return new CompareWith(org.replayfarm.gpunode.device.DeviceChoice.parse("dir:" + mine), c.ulp(),
+                        c.approximate(), c.views(), c.values(), c.origin());
+            }
+        }
+        return c;
+    }
+
+    BatchRun(FarmNode node, GroupSelection selection, long budget, CompareWith compare, Baseline baseline,
+             long timeoutSeconds, Path out) {
+        this.node = node;
+        this.selection = selection;
+        this.budget = budget;
+        this.compare = compare;
+        this.baseline = baseline;
+        this.timeoutSeconds = timeoutSeconds;
+        this.out = out;
+    }
+
+    /** Reads a manifest: one capture per line, relative to the manifest's folder; {@code #} starts a comment. */
+    static List<Path> manifest(Path file) throws IOException {
+        List<Path> out = new ArrayList<>();
+        Path base = file.toAbsolutePath().getParent();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String l = line.replaceAll("#.*", "").trim();
+            if (!l.isEmpty()) {
+                out.add(base.resolve(l));
+            }
+        }
+        return out;
+    }
+
+    /** Names each capture by its file name without {@code .capture}, made unique with {@code -2}, {@code -3}, ... */
+    static List<Item> items(List<Path> captures) {
+        List<Item> items = new ArrayList<>();
+        Set<String> taken = new HashSet<>();
+        for (Path p : captures) {
+            String base = p.getFileName().toString().replaceFirst("\\.capture$", "");
+            String name = base;
+            for (int n = 2; !taken.add(name); n++) {
+                name = base + "-" + n;
+            }
+            items.add(new Item(p, name));
+        }
+        return items;
+    }
+
+    /** Runs every item, {@code parallel} at a time, and writes the batch's outputs; returns the results in order. */
+    List<Result> run(List<Item> items, int parallel, PrintWriter progress) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallel));
+        List<Future<Result>> futures = new ArrayList<>();
+        try {
+            for (Item item : items) {
+                futures.add(pool.submit(() -> {
+                    Result r = one(item);
+                    synchronized (progress) {
+                        progress.printf("%-13s %s%s%n", r.status(), r.item().name(), r.reason().isEmpty() ? "" : ": " + r.reason());
+                        progress.flush();
+                    }
+                    return r;
+                }));
+            }
+            List<Result> results = new ArrayList<>();
+            for (Future<Result> f : futures) {
+                results.add(f.get());
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Result one(Item item) {
+        long start = System.nanoTime();
+        String sha = "";
+        try {
+            sha = store(item.capture());
+            CaptureFile file = CaptureFile.open(item.capture());
+            compareFor(item).device().resolve(file);
+            Observed first = observe(item, sha, out.resolve(item.name()), "b-" + item.name());
+            List<Baseline.Entry> known = baseline.of(sha, item.capture().getFileName().toString());
+            String id = sha;
+            return classify(item, sha, first, known, () -> observe(item, id, out.resolve(item.name()).resolve("rerun"),
+                    "b-" + item.name() + "-rerun"), seconds(start));
+        } catch (Exception e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage();
+            return new Result(item, "crash", why, List.of(), seconds(start), sha);
+        }
+    }
+
+    private static double seconds(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    private synchronized String store(Path capture) throws Exception {
+        String sha = stored.get(capture.toAbsolutePath());
+        if (sha == null) {
+            sha = node.jobs().storeCapture(capture);
+            stored.put(capture.toAbsolutePath(), sha);
+        }
+        return sha;
+    }
+
+    /** Runs one job to its end (or the timeout) and reads its report. */
+    Observed observe(Item item, String sha, Path dir, String id) throws Exception {
+        AtomicReference<Comparison.Result> result = new AtomicReference<>();
+        CompletableFuture<JobProgress> ended = new CompletableFuture<>();
+        node.jobs().start(id, sha, selection, budget, dir.toAbsolutePath(), compareFor(item),
+                item.capture().getFileName().toString(), result::set);
+        JobProgress end;
+        try (AutoCloseable sub = node.jobs().subscribe(id, p -> {
+            if (p.ended()) {
+                ended.complete(p);
+            }
+        })) {
+            end = timeoutSeconds > 0 ? ended.get(timeoutSeconds, TimeUnit.SECONDS) : ended.get();
+        } catch (TimeoutException e) {
+            return new Observed("timeout", "no result after " + timeoutSeconds + " s", null);
+        }
+        if (!end.state().equals("finished") || result.get() == null) {
+            return new Observed("crash", "the job " + end.state() + ": " + end.error(), null);
+        }
+        JsonNode report = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        String status = result.get().verdict().status();
+        String reason = String.join("; ", result.get().verdict().reasons());
+        Baseline.Differences d = Baseline.Differences.of(report);
+        return switch (status) {
+            case "equal" -> new Observed("equal", "", d);
+            case "host only" -> new Observed("equal", "host only: no device, nothing compared", d);
+            case "different" -> new Observed(report.path("faults").size() > 0 ? "crash" : "different", reason, d);
+            default -> new Observed("crash", status + ": " + reason, d);
+        };
+    }
+
+    /** A re-run of the same capture, when its first run differed. */
+    @FunctionalInterface
+    interface Rerun {
+        Observed run() throws Exception;
+    }
+
+    /**
+     * The status of a capture from its first run, its baseline entries and (if it differed beyond them) a re-run:
+     * crash and timeout as observed; equal is pass; every region known is expected-fail; otherwise the re-run
+     * decides: the same differences again is fail, anything else (equal, other regions, a crash) is flake. Known
+     * differences not seen are notes.
+     */
+    static Result classify(Item item, String sha, Observed first, List<Baseline.Entry> known, Rerun rerun, double seconds)
+            throws Exception {
+        List<String> notes = new ArrayList<>();
+        if (first.state().equals("crash") || first.state().equals("timeout")) {
+            return new Result(item, first.state(), first.reason(), notes, seconds, sha);
+        }
+        List<Baseline.Region> regions = first.differences() == null ? List.of() : first.differences().regions();
+        for (Baseline.Entry e : known) {
+            if (regions.stream().noneMatch(e::holds)) {
+                notes.add("known difference not seen: " + e.format() + (e.line().isEmpty() ? "" : " (" + e.line() + ")"));
+            }
+        }
+        if (first.state().equals("equal")) {
+            return new Result(item, "pass", first.reason(), notes, seconds, sha);
+        }
+        List<String> unknown = new ArrayList<>();
+        for (Baseline.Region r : regions) {
+            if (known.stream().noneMatch(e -> e.holds(r))) {
+                unknown.add(r.describe());
+            }
+        }
+        for (String u : first.differences().unlisted()) {
+            String[] p = u.split(" ", 2);
+            if (known.stream().noneMatch(e -> e.whole() && e.kind().equals(p[0]) && e.name().equals(p[1]))) {
+                unknown.add(u + " (regions beyond those listed)");
+            }
+        }
+        if (unknown.isEmpty()) {
+            return new Result(item, "expected-fail", "every difference is in the baseline (" + regions.size() + " region(s))",
+                    notes, seconds, sha);
+        }
+        Observed again = rerun.run();
+        String why = first.reason() + "; not in the baseline: " + String.join(", ", unknown.subList(0, Math.min(5,
+                unknown.size()))) + (unknown.size() > 5 ? " and " + (unknown.size() - 5) + " more" : "");
+        if (again.different() && again.differences().regions().equals(regions)) {
+            return new Result(item, "fail", why, notes, seconds, sha);
+        }
+        String then = again.state().equals("equal") ? "equal on its re-run" : again.different()
+                ? "different again on its re-run, in other places" : again.state() + " on its re-run: " + again.reason();
+        return new Result(item, "flake", "differed (" + first.reason() + "), then " + then, notes, seconds, sha);
+    }
+
+    /** Writes OUT/junit.xml, OUT/summary.txt and OUT/batch.json; returns the summary. */
+    static String write(Path out, List<Result> results, double seconds) throws IOException {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String s : List.of("pass", "fail", "crash", "timeout", "expected-fail", "flake")) {
+            counts.put(s, 0);
+        }
+        results.forEach(r -> counts.merge(r.status(), 1, Integer::sum));
+        StringWriter sw = new StringWriter();
+        PrintWriter w = new PrintWriter(sw);
+        w.printf("batch           %d capture(s) in %.1f s%n", results.size(), seconds);
+        StringBuilder line = new StringBuilder();
+        counts.forEach((k, v) -> line.append(line.length() == 0 ? "" : ", ").append(v).append(' ').append(k));
+        w.printf("statuses        %s%n", line);
+        for (Result r : results) {
+            w.printf("  %-13s %-24s %6.1f s  %s%n", r.status(), r.item().name(), r.seconds(), r.reason());
+            r.notes().forEach(n -> w.printf("                note: %s%n", n));
+        }
+        w.printf("result          %s (exit status %d)%n", exitStatus(results) == 0 ? "passed" : "failed", exitStatus(results));
+        w.flush();
+        String summary = sw.toString();
+        Files.writeString(out.resolve("summary.txt"), summary, StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("junit.xml"), junit(results, seconds, counts), StandardCharsets.UTF_8);
+        ObjectNode json = new ObjectMapper().createObjectNode().put("schema", "replay-farm/batch-report/1")
+                .put("seconds", seconds).put("exit_status", exitStatus(results));
+        ObjectNode c = json.putObject("counts");
+        counts.forEach(c::put);
+        ArrayNode list = json.putArray("captures");
+        for (Result r : results) {
+            ObjectNode n = list.addObject().put("name", r.item().name()).put("capture", r.item().capture().toString())
+                    .put("sha256", r.sha()).put("status", r.status()).put("reason", r.reason()).put("seconds", r.seconds())
+                    .put("report", r.item().name() + "/report.json");
+            r.notes().forEach(n.putArray("notes")::add);
+        }
+        Files.writeString(out.resolve("batch.json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValueAsString(json) + "\n", StandardCharsets.UTF_8);
+        return summary;
+    }
+
+    /** 1 when a capture failed, crashed or timed out; else 0 (expected failures and flakes pass). */
+    static int exitStatus(List<Result> results) {
+        return results.stream().anyMatch(r -> Set.of("fail", "crash", "timeout").contains(r.status())) ? 1 : 0;
+    }
+
+    private static String junit(List<Result> results, double seconds, Map<String, Integer> counts) {
+        StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        x.append(String.format("<testsuites tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">%n", results.size(),
+                counts.get("fail"), counts.get("crash") + counts.get("timeout"), seconds));
+        x.append(String.format("  <testsuite name=\"replay batch\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
+                + "time=\"%.3f\">%n", results.size(), counts.get("fail"), counts.get("crash") + counts.get("timeout"), seconds));
+        for (Result r : results) {
+            x.append(String.format("    <testcase classname=\"replay\" name=\"%s\" time=\"%.3f\">%n", esc(r.item().name()),
+                    r.seconds()));
+            x.append(String.format("      <properties><property name=\"status\" value=\"%s\"/><property name=\"sha256\" "
+                    + "value=\"%s\"/></properties>%n", r.status(), esc(r.sha())));
+            switch (r.status()) {
+                case "fail" -> x.append(String.format("      <failure message=\"%s\" type=\"fail\"/>%n", esc(r.reason())));
+                case "crash", "timeout" -> x.append(String.format("      <error message=\"%s\" type=\"%s\"/>%n",
+                        esc(r.reason()), r.status()));
+                default -> {
+                    if (!r.reason().isEmpty() || !r.notes().isEmpty()) {
+                        x.append("      <system-out>").append(esc(r.status() + ": " + r.reason()
+                                + (r.notes().isEmpty() ? "" : "; " + String.join("; ", r.notes())))).append("</system-out>\n");
+                    }
+                }
+            }
+            x.append("    </testcase>\n");
+        }
+        x.append("  </testsuite>\n</testsuites>\n");
+        return x.toString();
+    }
+
+    private static String esc(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '<' -> b.append("&lt;");
+                case '>' -> b.append("&gt;");
+                case '&' -> b.append("&amp;");
+                case '"' -> b.append("&quot;");
+                default -> b.append(c < 0x20 ? ' ' : c);
+            }
+        }
+        return b.toString();
+    }
+}

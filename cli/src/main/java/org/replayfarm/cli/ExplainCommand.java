@@ -1,0 +1,266 @@
+package org.replayfarm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.replayfarm.coordinator.diff.DwarfLines;
+import org.replayfarm.coordinator.diff.ElementType;
+import org.replayfarm.coordinator.diff.StoreTrace;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.capture.TexelLayout;
+import org.replayfarm.proto.Image;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = {"Name the instruction that stored an element of a compared run: re-runs the groups that wrote it "
+                + "on the host model with store tracing and prints every store or atomic to its bytes (group, wave, lane, "
+                + "PC, the instruction, the value written, and the source line when the code object beside the capture "
+                + "has -g line info), with the host's and the device's values from OUT_DIR.",
+                "The groups come from OUT_DIR/report.json (the element's listed value or the region holding it), or "
+                        + "--group; the capture from the report's capture_path, or --capture.",
+                "Exit status 0, 2 on error."})
+final class ExplainCommand implements Callable<Integer> {
+    /** With no group named, a dispatch of at most this many groups is re-run whole. */
+    static final int EVERY_GROUP_UP_TO = 256;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "OUT_DIR", description = "The output directory of replay run (or replay results).")
+    Path out;
+
+    static final class Target {
+        @Option(names = "--range", paramLabel = "NAME", required = true,
+                description = "The range: its kernel parameter, index or name.")
+        String range;
+
+        @Option(names = "--element", paramLabel = "I", required = true,
+                description = "The element index (a byte offset in an untyped range).")
+        long element;
+    }
+
+    static final class TexelTarget {
+        @Option(names = "--image", paramLabel = "K", required = true, description = "The image index.")
+        int image;
+
+        @Option(names = "--texel", paramLabel = "X,Y", required = true, description = "The texel of level 0, layer 0.")
+        String texel;
+    }
+
+    static final class Which {
+        @ArgGroup(exclusive = false)
+        Target range;
+
+        @ArgGroup(exclusive = false)
+        TexelTarget image;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Which which;
+
+    @Option(names = "--capture", paramLabel = "CAPTURE", description = "The capture (default: the report's capture_path).")
+    Path capture;
+
+    @Option(names = "--group", paramLabel = "X,Y,Z", description = "Re-run this group (repeatable) instead of those the report names.")
+    List<String> groups = new ArrayList<>();
+
+    @Option(names = "--debug-object", paramLabel = "ELF",
+            description = "The code object compiled with -g to take line info from (default: the capture's --elf beside it).")
+    Path debugObject;
+
+    @Override
+    public Integer call() throws Exception {
+        Path reportFile = out.resolve("report.json");
+        if (!Files.isRegularFile(reportFile)) {
+            throw new NoSuchFileException(reportFile.toString());
+        }
+        JsonNode report = new ObjectMapper().readTree(reportFile.toFile());
+        Path capturePath = capture != null ? capture : Path.of(report.path("capture_path").asText(""));
+        if (capture == null && report.path("capture_path").asText("").isEmpty()) {
+            throw new ParameterException(spec.commandLine(), reportFile + " names no capture_path: give --capture");
+        }
+        CaptureFile file = CaptureFile.open(capturePath);
+        if (!file.identity().equals(report.path("capture_sha256").asText(file.identity()))) {
+            throw new ParameterException(spec.commandLine(), capturePath + " has sha256 " + file.identity() + ", but "
+                    + reportFile + " is of " + report.path("capture_sha256").asText());
+        }
+        Kernel kernel = new Kernel(file);
+        StoreTrace.SourceLines lines = debugObject != null ? DwarfLines.of(debugObject, file)
+                : DwarfLines.forCapture(file, capturePath);
+        PrintWriter w = spec.commandLine().getOut();
+        StoreTrace.Target target;
+        Set<String> who = new LinkedHashSet<>();
+        if (which.range != null) {
+            JsonNode range = findRange(report, which.range.range);
+            JsonNode view = range.path("view");
+            boolean typed = view.path("typed").asBoolean(false);
+            ElementType type = typed ? ElementType.parseView(view.path("type").asText()) : null;
+            int eb = typed ? type.bytes() : 1;
+            long e = which.range.element;
+            long offset = e * eb;
+            int n = range.path("index").asInt();
+            if (e < 0 || offset + eb > range.path("bytes").asLong()) {
+                throw new ParameterException(spec.commandLine(), "--element " + e + ": range " + n + " ("
+                        + range.path("name").asText() + ") has " + range.path("bytes").asLong() / eb + " element(s)");
+            }
+            target = StoreTrace.Target.bytes(n, offset, eb, type);
+            int rows = view.path("rows").asInt(0);
+            int cols = view.path("cols").asInt(0);
+            w.printf("range %d %s (%s), element %d%s, bytes %d..%d%n", n, range.path("name").asText(),
+                    typed ? type.spelling() + (rows > 0 ? "[" + rows + "x" + cols + "]" : "") : "bytes", e,
+                    rows > 0 ? " [" + e / cols + "][" + e % cols + "]" : "", offset, offset + eb - 1);
+            printValues(w, type, eb, offset, out.resolve("host/guest-" + n + ".bin"), out.resolve("device/guest-" + n + ".bin"));
+            for (JsonNode v : range.path("values")) {
+                if (v.path("index").asLong() == e) {
+                    v.path("groups").forEach(g -> who.add(g.asText()));
+                }
+            }
+            if (who.isEmpty()) {
+                for (JsonNode r : range.path("regions")) {
+                    long o = r.path("offset").asLong();
+                    if (offset < o + r.path("length").asLong() && offset + eb > o) {
+                        r.path("groups").forEach(g -> who.add(g.path("group").asText()));
+                    }
+                }
+            }
+        } else {
+            int k = which.image.image;
+            List<Image> images = file.metadata().getImagesList();
+            if (k < 0 || k >= images.size()) {
+                throw new ParameterException(spec.commandLine(), "--image " + k + ": the capture has " + images.size()
+                        + " image(s)");
+            }
+            String[] xy = which.image.texel.split(",");
+            int x;
+            int y;
+            try {
+                x = Integer.parseInt(xy[0].trim());
+                y = Integer.parseInt(xy[1].trim());
+            } catch (RuntimeException ex) {
+                throw new ParameterException(spec.commandLine(), "--texel '" + which.image.texel + "': expected X,Y");
+            }
+            Image image = images.get(k);
+            if (xy.length != 2 || x < 0 || y < 0 || x >= image.getWidth() || y >= Math.max(1, image.getHeight())) {
+                throw new ParameterException(spec.commandLine(), "--texel " + which.image.texel + ": image " + k + " is "
+                        + image.getWidth() + "x" + image.getHeight());
+            }
+            long t = TexelLayout.texelIndex(image, new TexelLayout.Texel(0, 0, x, y, 0));
+            target = StoreTrace.Target.texel(k, t, new org.replayfarm.model.image.ImageFormat(image.getDataFormat(),
+                    image.getNumericFormat()));
+            w.printf("image %d %s, texel (%d, %d)%n", k, image.getName(), x, y);
+            JsonNode img = report.path("comparison").path("images").path(k);
+            for (JsonNode v : img.path("values")) {
+                if (v.path("index").asLong() == t) {
+                    w.printf("  host   %s%n  device %s%n", v.path("host"), v.path("device"));
+                    v.path("groups").forEach(g -> who.add(g.asText()));
+                }
+            }
+            if (who.isEmpty()) {
+                for (JsonNode r : img.path("regions")) {
+                    if (r.path("mip").asInt() == 0 && r.path("layer").asInt() == 0 && x >= r.path("x0").asInt()
+                            && x <= r.path("x1").asInt() && y >= r.path("y0").asInt() && y <= r.path("y1").asInt()) {
+                        r.path("groups").forEach(g -> who.add(g.path("group").asText()));
+                    }
+                }
+            }
+        }
+        if (!groups.isEmpty()) {
+            who.clear();
+            for (String g : groups) {
+                String[] p = g.split(",");
+                int[] id = new int[3];
+                try {
+                    for (int i = 0; i < p.length && i < 3; i++) {
+                        id[i] = Integer.parseInt(p[i].trim());
+                    }
+                } catch (NumberFormatException ex) {
+                    throw new ParameterException(spec.commandLine(), "--group '" + g + "': expected X[,Y[,Z]]");
+                }
+                who.add("(" + id[0] + ", " + id[1] + ", " + id[2] + ")");
+            }
+        }
+        var d = kernel.dispatch();
+        long all = (long) d.getGroupCountX() * d.getGroupCountY() * d.getGroupCountZ();
+        if (who.isEmpty() && all <= EVERY_GROUP_UP_TO) {
+            w.printf("the report names no group that stored it: re-running all %d group(s)%n", all);
+            for (int z = 0; z < d.getGroupCountZ(); z++) {
+                for (int y = 0; y < d.getGroupCountY(); y++) {
+                    for (int x = 0; x < d.getGroupCountX(); x++) {
+                        who.add("(" + x + ", " + y + ", " + z + ")");
+                    }
+                }
+            }
+        }
+        if (who.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "the report names no group that stored this element (it is not "
+                    + "among the listed differences, or no group stored it) and the dispatch has " + all + " groups; give "
+                    + "--group X,Y,Z");
+        }
+        w.printf("re-running %d group(s) with store tracing: %s%n", who.size(), String.join(" ", who));
+        Map<StoreTrace.Target, List<StoreTrace.Store>> stores = StoreTrace.trace(kernel, HostModel.DEFAULT_BUDGET,
+                Map.of(target, List.copyOf(who)), lines);
+        List<StoreTrace.Store> found = stores.get(target);
+        if (found.isEmpty()) {
+            w.println("  no store or atomic of these groups wrote it");
+        }
+        for (StoreTrace.Store s : found) {
+            w.println("  " + s.describe());
+        }
+        w.printf("%d write(s) listed (at most %d per group)%n", found.size(), StoreTrace.STORES_KEPT);
+        w.flush();
+        return 0;
+    }
+
+    private JsonNode findRange(JsonNode report, String key) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode r : report.path("comparison").path("ranges")) {
+            if (r.path("parameter").asText().equals(key) || r.path("name").asText().equals(key)
+                    || r.path("range_name").asText().equals(key) || String.valueOf(r.path("index").asInt()).equals(key)) {
+                return r;
+            }
+            names.add(r.path("index").asInt() + " (" + r.path("name").asText() + ")");
+        }
+        throw new ParameterException(spec.commandLine(), "--range '" + key + "': no such range in the report; ranges: " + names
+                + (names.isEmpty() ? " (the run compared nothing: was there a device?)" : ""));
+    }
+
+    private static void printValues(PrintWriter w, ElementType type, int eb, long offset, Path host, Path device)
+            throws java.io.IOException {
+        for (Path p : new Path[] {host, device}) {
+            String side = p == host ? "host  " : "device";
+            if (!Files.isRegularFile(p)) {
+                w.printf("  %s (not recorded)%n", side);
+                continue;
+            }
+            byte[] all = Files.readAllBytes(p);
+            byte[] bytes = java.util.Arrays.copyOfRange(all, (int) offset, (int) offset + eb);
+            List<String> parts = new ArrayList<>();
+            if (type == null) {
+                parts.add(String.format("0x%02x", bytes[0] & 0xFF));
+            } else {
+                for (int c = 0; c < type.components(); c++) {
+                    long bits = type.bits(bytes, 0, c);
+                    parts.add(type.value(bits) + " (" + type.hex(bits) + ")");
+                }
+            }
+            w.printf("  %s %s%n", side, String.join(", ", parts));
+        }
+    }
+}
