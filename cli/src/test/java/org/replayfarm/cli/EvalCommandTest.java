@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,5 +88,22 @@ class EvalCommandTest {
         assertEquals(0, three.exitCode(), three.out());
         assertEquals(java.util.Arrays.toString(Files.readAllBytes(dir.resolve("a/host/guest-0.bin"))),
                 java.util.Arrays.toString(Files.readAllBytes(dir.resolve("b/host/guest-0.bin"))));
+    }
+
+    @Test
+    void a_group_named_twice_is_refused_naming_it_by_eval_run_and_submit() throws Exception {
+        // an atomic add of 1 per lane: group 0 three times once gave a counter of 192 for 64 lanes
+        Path capture = capture(STORE_ID, "4");
+        for (String command : List.of("eval", "run")) {
+            CliRun twice = CliRun.of(command, capture.toString(), "--group", "0", "--group", "1", "--group", "0,0,0",
+                    "--group", "0", "--out", dir.resolve(command).toString());
+            assertEquals(2, twice.exitCode(), command + ": " + twice.out() + twice.err());
+            assertTrue(twice.err().contains("group (0, 0, 0) 3 times: name each group once"), twice.err());
+            assertTrue(!Files.exists(dir.resolve(command)), command + " wrote nothing");
+        }
+        CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", "http://127.0.0.1:9", "--group", "2",
+                "--group", "2,0");
+        assertEquals(2, submit.exitCode(), submit.out() + submit.err());
+        assertTrue(submit.err().contains("group (2, 0, 0) 2 times"), submit.err());
     }
 }

@@ -112,7 +112,13 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             }
             ids.add(id);
         }
-        return new JobRequest(sha, new GroupSelection(false, List.copyOf(ids)), compare, name);
+        GroupSelection selection;
+        try {
+            selection = new GroupSelection(false, ids);
+        } catch (IllegalArgumentException e) {
+            throw new Invalid("'groups': " + e.getMessage());
+        }
+        return new JobRequest(sha, selection, compare, name);
     }
 
     private static CompareWith compare(JsonNode root) throws Invalid {

@@ -272,6 +272,10 @@ class ApiRoutesTest {
         assertEquals(400, outside.statusCode());
         assertTrue(error(outside).contains("group (16, 0, 0) is outside the dispatch of 16 x 1 x 1 groups"), outside.body());
 
+        HttpResponse<String> repeated = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[3], [1], [3, 0, 0]]}");
+        assertEquals(400, repeated.statusCode());
+        assertTrue(error(repeated).contains("'groups': group (3, 0, 0) 2 times: name each group once"), repeated.body());
+
         for (String path : List.of("/jobs/nope", "/jobs/nope/events", "/jobs/nope/results", "/jobs/nope/results/report.json")) {
             HttpResponse<String> r = get(path);
             assertEquals(404, r.statusCode(), path);
