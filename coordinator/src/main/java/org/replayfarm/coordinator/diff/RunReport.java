@@ -18,6 +18,7 @@ import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.coordinator.sampling.SamplingReport;
 import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.OutputFolder;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
@@ -112,10 +113,12 @@ public final class RunReport {
             report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
                     .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
             SamplingReport.toJson(report, sampling);
+        }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
+            pictures(dir, o, device.run(), diff);
+            OutputFolder.write(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff).getBytes(StandardCharsets.UTF_8));
+            OutputFolder.write(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict)
+                    .getBytes(StandardCharsets.UTF_8));
         });
-        pictures(dir, o, device.run(), diff);
-        Files.writeString(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict), StandardCharsets.UTF_8);
         return verdict;
     }
 
@@ -187,12 +190,12 @@ public final class RunReport {
         }
         Path device = Files.createDirectories(dir.resolve("device"));
         for (var r : run.ranges().keySet()) {
-            Files.write(device.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
+            OutputFolder.write(device.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
         }
         for (var k : run.images().keySet()) {
             byte[] texels = run.imageTexels(k);
-            Files.write(device.resolve("image-" + k + ".raw"), texels);
-            Files.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
+            OutputFolder.write(device.resolve("image-" + k + ".raw"), texels);
+            OutputFolder.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
         }
         if (diff == null) {
             return;
@@ -200,7 +203,7 @@ public final class RunReport {
         Path pictures = Files.createDirectories(dir.resolve("diff"));
         for (ImageDiff d : diff.images()) {
             if (d.recorded()) {
-                Files.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
+                OutputFolder.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
                         o.images().initial().get(d.index()).image(), o.images().texels(d.index()),
                         d.differingTexels(), d.deviceOnlyTexels()));
             }
