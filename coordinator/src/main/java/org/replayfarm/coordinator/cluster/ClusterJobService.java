@@ -139,7 +139,7 @@ public final class ClusterJobService implements JobService {
             total = explicit.size();
         }
         outputs.put(id, out);
-        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, out,
+        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, 0, out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
                 compare.device(), compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {

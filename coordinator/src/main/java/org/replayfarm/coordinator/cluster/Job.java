@@ -83,14 +83,14 @@ public final class Job {
 
     /** Figures of a job beyond its progress (for reports and tests). */
     public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks,
-                           Map<String, Long> slicesByNode) {
+                           Map<String, Long> slicesByNode, Map<String, String> retired) {
     }
 
     private final ActorContext<Command> ctx;
     private final JobSpec spec;
     private final ActorRef<ShardingEnvelope<Object>> shards;
     private final Listener listener;
-    private final JobState<List<GroupOutcome>> state;
+    private final JobState state;
     private final Evaluation.Totals totals;
     private final String replyTo;
     private final ActorRef<org.replayfarm.proto.NodeDraining> drainingRef;
@@ -112,9 +112,7 @@ public final class Job {
         this.shards = shards;
         this.listener = listener;
         Config c = config.getConfig("replay.coordinator");
-        this.state = new JobState<>(spec.totalGroups(), new JobState.Settings(c.getDuration("slice-target").toNanos(),
-                c.getDuration("slice-timeout").toNanos(), c.getDouble("slice-timeout-factor"),
-                c.getDuration("slice-timeout-min").toNanos(), c.getInt("max-slice-failures")));
+        this.state = new JobState(spec.totalGroups(), settings(c, spec));
         this.defaultSlots = c.getInt("slices-per-node");
         this.totals = new Evaluation.Totals(spec.kernel());
         ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
@@ -194,7 +192,7 @@ public final class Job {
             akka.actor.Address a = region.hasLocalScope() ? self : region;
             Integer slots = unconfirmed.remove(a.toString());
             if (slots != null) {
-                state.nodeUp(a.toString(), slots);
+                state.updated(new JobState.NodeUp(a.toString(), slots));
             }
         }
         return pumpOrFinish();
@@ -209,14 +207,14 @@ public final class Job {
             // whatever it still holds goes elsewhere when it exits or at the slice's deadline
             ctx.getLog().info("job {}: evaluator {} is leaving; it gets no new slices", spec.jobId(),
                     left.member().address());
-            state.nodeLeaving(left.member().address().toString());
+            state.updated(new JobState.NodeLeaving(left.member().address().toString()));
         } else if (e instanceof ClusterEvent.MemberExited
                 || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
             Member gone = ((ClusterEvent.MemberEvent) e).member();
             if (gone.hasRole(EvaluatorSharding.ROLE)) {
                 ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
                         e.getClass().getSimpleName());
-                state.nodeGone(gone.address().toString());
+                state.updated(new JobState.NodeGone(gone.address().toString()));
                 unconfirmed.remove(gone.address().toString());
             }
         }
@@ -227,7 +225,7 @@ public final class Job {
         String node = d.notice().getNodeAddress();
         ctx.getLog().info("job {}: evaluator {} is draining; it gets no new slices and finishes the ones it holds",
                 spec.jobId(), node);
-        state.nodeLeaving(node);
+        state.updated(new JobState.NodeLeaving(node));
         unconfirmed.remove(node);
         return pumpOrFinish();
     }
@@ -236,7 +234,7 @@ public final class Job {
         if (r.event() instanceof ClusterEvent.UnreachableMember u && u.member().hasRole(EvaluatorSharding.ROLE)) {
             ctx.getLog().warn("job {}: evaluator {} is unreachable; its slices go elsewhere", spec.jobId(),
                     u.member().address());
-            state.nodeGone(u.member().address().toString());
+            state.updated(new JobState.NodeGone(u.member().address().toString()));
             unconfirmed.remove(u.member().address().toString());
         } else if (r.event() instanceof ClusterEvent.ReachableMember back && back.member().status() == MemberStatus.up()) {
             up(back.member());
@@ -245,9 +243,11 @@ public final class Job {
     }
 
     private Behavior<Command> onTick() {
-        int expired = state.expire(System.nanoTime());
-        if (expired > 0) {
-            ctx.getLog().warn("job {}: {} slice(s) passed their deadline; sending them again", spec.jobId(), expired);
+        for (JobState.AttemptExpired e : state.expire(System.nanoTime())) {
+            state.updated(e);
+            ctx.getLog().warn("job {}: attempt {} of slice {} passed its deadline; {}", spec.jobId(), e.attempt(),
+                    e.sliceId(), e.resend() ? "sending the slice once more (it keeps running where it is)"
+                            : "it is not sent again");
         }
         report(false);
         askRegions();
@@ -271,29 +271,66 @@ public final class Job {
             ctx.getLog().error("job {}: dropping a result of slice {}: {}", spec.jobId(), c.getSliceId(), e.getMessage());
             return Behaviors.same();
         }
-        JobState.Accepted a = state.onResult(r.getSliceId(), r.getResultHash().toByteArray(), r.getOutcomesCount(),
-                r.getEvalNanos(), r.getError(), r.getOutcomesList());
+        JobState.Verdict verdict = state.result(r.getSliceId(), r.getAttempt(), r.getNodeAddress(),
+                r.getResultHash().toByteArray(), r.getOutcomesCount(), r.getEvalNanos(), r.getError(),
+                r.getError().isEmpty() ? r.toByteArray() : new byte[0]);
+        JobState.Accepted a = verdict.accepted();
+        if (verdict.event() != null) {
+            Map<String, String> retiredBefore = state.retired();
+            state.updated(verdict.event());
+            state.retired().forEach((node, why) -> {
+                if (!retiredBefore.containsKey(node)) {
+                    ctx.getLog().warn("job {}: evaluator {} {}", spec.jobId(), node, why);
+                }
+            });
+        }
         switch (a) {
             case NONDETERMINISTIC -> ctx.getLog().error("job {}: NONDETERMINISM: slice {} evaluated again on {} "
                     + "(attempt {}) hashes differently from its first result", spec.jobId(), r.getSliceId(),
                     r.getNodeAddress(), r.getAttempt());
             case DUPLICATE -> ctx.getLog().debug("job {}: slice {} came back again (attempt {}); same hash, counted once",
                     spec.jobId(), r.getSliceId(), r.getAttempt());
-            case FAILED_ATTEMPT -> ctx.getLog().warn("job {}: slice {} failed on {}: {}", spec.jobId(), r.getSliceId(),
-                    r.getNodeAddress(), r.getError());
+            case FAILED_ATTEMPT -> ctx.getLog().warn("job {}: slice {} (attempt {}) failed on {}: {}; it goes to "
+                    + "another node", spec.jobId(), r.getSliceId(), r.getAttempt(), r.getNodeAddress(), r.getError());
+            case STALE_FAILURE -> ctx.getLog().info("job {}: superseded attempt {} of slice {} failed on {}: {}",
+                    spec.jobId(), r.getAttempt(), r.getSliceId(), r.getNodeAddress(), r.getError());
             default -> {
             }
         }
         if (a == JobState.Accepted.NEW) {
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
-            for (JobState.Ready<List<GroupOutcome>> ready : state.mergeable()) {
-                for (GroupOutcome o : ready.payload()) {
-                    totals.add(SliceCodec.decode(o));
-                }
-            }
+            merge();
             report(false);
         }
         return pumpOrFinish();
+    }
+
+    /** The job's JobState settings: the coordinator's, with the job's own slice deadline where it set one. */
+    static JobState.Settings settings(Config c, JobSpec spec) {
+        long first = c.getDuration("slice-timeout").toNanos();
+        long min = c.getDuration("slice-timeout-min").toNanos();
+        double factor = c.getDouble("slice-timeout-factor");
+        if (spec.sliceDeadlineNanos() > 0) { // the job's own: every slice has that long, whatever the rate
+            first = spec.sliceDeadlineNanos();
+            min = spec.sliceDeadlineNanos();
+            factor = 0;
+        }
+        return new JobState.Settings(c.getDuration("slice-target").toNanos(), first, factor, min,
+                c.getInt("max-slice-failures"), c.getInt("node-failure-limit"));
+    }
+
+    /** Merges the slices released in group order. */
+    private void merge() {
+        for (JobState.Ready ready : state.takeMergeable()) {
+            try {
+                for (GroupOutcome o : SliceResult.parseFrom(ready.payload()).getOutcomesList()) {
+                    totals.add(SliceCodec.decode(o));
+                }
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new IllegalStateException("job " + spec.jobId() + ": slice " + ready.sliceId()
+                        + " cannot be read back: " + e.getMessage(), e);
+            }
+        }
     }
 
     private Behavior<Command> pumpOrFinish() {
@@ -308,7 +345,8 @@ public final class Job {
     }
 
     private void pump() {
-        for (JobState.Send s : state.dispatch(System.nanoTime())) {
+        for (JobState.SliceSent s : state.dispatch(System.nanoTime())) {
+            state.updated(s);
             SliceTask.Builder task = SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
                     .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo).setDrainTo(drainTo)
                     .setBudget(spec.budget()).setTargetNode(s.node());
@@ -392,7 +430,7 @@ public final class Job {
 
     private JobStats stats() {
         return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks,
-                Map.copyOf(slicesByNode));
+                Map.copyOf(slicesByNode), state.retired());
     }
 
     private void report(boolean force) {
