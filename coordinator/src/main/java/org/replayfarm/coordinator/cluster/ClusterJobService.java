@@ -98,9 +98,9 @@ public final class ClusterJobService implements JobService {
     }
 
     @Override
-    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName) {
+    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName, Limits limits) {
         String id = UUID.randomUUID().toString();
-        return start(id, sha, selection, HostModel.DEFAULT_BUDGET, jobsDir.resolve(id), compare, captureName, r -> { });
+        return start(id, sha, selection, limits, jobsDir.resolve(id), compare, captureName, r -> { });
     }
 
     /** Starts a job with this id whose outputs go to {@code out}, compared with {@code --device auto}. */
@@ -117,6 +117,13 @@ public final class ClusterJobService implements JobService {
      */
     public String start(String id, String sha, GroupSelection selection, long budget, Path out, CompareWith compare,
                         String captureName, Consumer<Comparison.Result> onCompared) {
+        return start(id, sha, selection, new Limits(budget, 0), out, compare, captureName, onCompared);
+    }
+
+    /** As above, with the job's own budget and slice deadline. */
+    public String start(String id, String sha, GroupSelection selection, Limits limits, Path out, CompareWith compare,
+                        String captureName, Consumer<Comparison.Result> onCompared) {
+        long budget = limits.budget();
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
@@ -139,7 +146,7 @@ public final class ClusterJobService implements JobService {
             total = explicit.size();
         }
         outputs.put(id, out);
-        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, 0, out,
+        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, limits.sliceDeadlineNanos(), out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
                 compare.device(), compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {

@@ -380,8 +380,8 @@ public final class FarmNode implements AutoCloseable {
 
         @Override
         public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups,
-                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName) {
-            return d().start(captureSha256, groups, compare, captureName);
+                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName, Limits limits) {
+            return d().start(captureSha256, groups, compare, captureName, limits);
         }
 
         @Override

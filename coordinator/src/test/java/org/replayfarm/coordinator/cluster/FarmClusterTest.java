@@ -113,4 +113,32 @@ class FarmClusterTest {
                     dir.resolve("out"));
         }
     }
+
+    @Test
+    void a_runaway_group_is_sent_once_more_at_its_deadline_and_the_jobs_budget_ends_it() throws Exception {
+        // one group loops for ever: before, it was re-sent every deadline onto every healthy node
+        Path spin = TestCaptures.spin(dir, 1, Integer.MAX_VALUE);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 3, ConfigFactory.parseString(
+                "replay.coordinator.tick = 50ms"))) {
+            ClusterJobService jobs = farm.coordinator.jobs();
+            String sha = jobs.storeCapture(spin);
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            // a budget of 3 million instructions a wave and half a second a slice, the job's own
+            jobs.start("runaway", sha, GroupSelection.everyGroup(),
+                    new org.replayfarm.coordinator.jobs.JobService.Limits(3_000_000, 500_000_000L), dir.resolve("out"),
+                    org.replayfarm.coordinator.diff.CompareWith.auto(), "spin.capture", r -> { });
+            jobs.subscribe("runaway", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            });
+            JobProgress p = end.get(120, TimeUnit.SECONDS);
+            assertEquals("finished", p.state(), p.error());
+            assertEquals(1, p.faults(), "the budget stopped the group");
+            Job.JobStats stats = farm.stats("runaway");
+            assertEquals(1, stats.resent(), "sent once more, not once per deadline: " + stats);
+            String report = java.nio.file.Files.readString(dir.resolve("out/report.json"));
+            assertTrue(report.contains("budget"), report);
+        }
+    }
 }

@@ -276,6 +276,14 @@ class ApiRoutesTest {
         assertEquals(400, repeated.statusCode());
         assertTrue(error(repeated).contains("'groups': group (3, 0, 0) 2 times: name each group once"), repeated.body());
 
+        HttpResponse<String> badBudget = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"budget\": 0}");
+        assertEquals(400, badBudget.statusCode());
+        assertTrue(error(badBudget).contains("'budget' must be a positive integer"), badBudget.body());
+        HttpResponse<String> badDeadline = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", "
+                + "\"slice_deadline_seconds\": \"soon\"}");
+        assertEquals(400, badDeadline.statusCode());
+        assertTrue(error(badDeadline).contains("'slice_deadline_seconds' must be a number"), badDeadline.body());
+
         for (String path : List.of("/jobs/nope", "/jobs/nope/events", "/jobs/nope/results", "/jobs/nope/results/report.json")) {
             HttpResponse<String> r = get(path);
             assertEquals(404, r.statusCode(), path);
