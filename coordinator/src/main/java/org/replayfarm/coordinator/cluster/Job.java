@@ -376,6 +376,12 @@ public final class Job {
         double seconds = wall.toNanos() / 1e9;
         java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
         long nondeterministic = state.nondeterministic();
+        JobStats stats = stats();
+        java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> farm = n -> {
+            n.put("slices", stats.slices()).put("resent", stats.resent()).put("duplicates", stats.duplicates());
+            com.fasterxml.jackson.databind.node.ArrayNode out = n.putArray("nodes_out_of_rotation");
+            stats.retired().forEach((node, why) -> out.addObject().put("node", node).put("reason", why));
+        };
         java.util.concurrent.CompletionStage<Comparison.Result> compared = spec.sampling().get()
                 .exceptionally(e -> {
                     ctx.getLog().warn("job {}: the sampling store did not answer ({}); the report's sampling section "
@@ -385,7 +391,7 @@ public final class Job {
                 .thenApplyAsync(sampling -> {
                     try {
                         return Comparison.finish(spec.outDir(), outcome, spec.kernel(), spec.capture(), spec.identity(),
-                                spec.device(), spec.options(), nondeterministic, DeviceEvents.ignore(), sampling);
+                                spec.device(), spec.options(), nondeterministic, DeviceEvents.ignore(), sampling, farm);
                     } catch (Exception e) {
                         throw new java.util.concurrent.CompletionException(e);
                     }

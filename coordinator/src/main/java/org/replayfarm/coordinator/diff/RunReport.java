@@ -98,6 +98,13 @@ public final class RunReport {
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
             throws IOException {
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, farm -> { });
+    }
+
+    /** As above; {@code farm} fills report.json's "farm" section (a farm job's slices and nodes), where given. */
+    public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
+                                DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
+                                java.util.function.Consumer<ObjectNode> farm) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
@@ -113,6 +120,11 @@ public final class RunReport {
             report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
                     .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
             SamplingReport.toJson(report, sampling);
+            ObjectNode farmSection = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            farm.accept(farmSection);
+            if (!farmSection.isEmpty()) {
+                report.set("farm", farmSection);
+            }
         }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
             pictures(dir, o, device.run(), diff);
             OutputFolder.write(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff).getBytes(StandardCharsets.UTF_8));

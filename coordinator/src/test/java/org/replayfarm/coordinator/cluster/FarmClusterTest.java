@@ -141,4 +141,39 @@ class FarmClusterTest {
             assertTrue(report.contains("budget"), report);
         }
     }
+
+    @Test
+    void an_evaluator_whose_disk_is_full_leaves_the_rotation_and_every_job_completes() throws Exception {
+        // before: a failed slice went back to the same node, and three of three jobs failed in under a second
+        Path hist = TestCaptures.histogram(dir);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
+            FarmNode broken = farm.evaluators.get(1);
+            Path cache = broken.evaluator().cache().dir();
+            try (var files = java.nio.file.Files.list(cache)) {
+                for (Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(cache);
+            java.nio.file.Files.writeString(cache, "a file where the cache folder was: every fetch fails");
+            String brokenAddress = broken.system().address().toString();
+            for (int j = 0; j < 3; j++) {
+                Path out = dir.resolve("out-" + j);
+                String id = farm.run(hist, GroupSelection.everyGroup(), out);
+                TestCaptures.assertSameOutputs(TestCaptures.reference(hist, GroupSelection.everyGroup(),
+                        dir.resolve("ref-" + j)), out);
+                Job.JobStats stats = farm.stats(id);
+                assertTrue(stats.retired().containsKey(brokenAddress) || stats.slicesByNode().get(brokenAddress) == null,
+                        "the broken node finished nothing and left the rotation: " + stats);
+                String report = java.nio.file.Files.readString(out.resolve("report.json"));
+                if (!stats.retired().isEmpty()) {
+                    assertTrue(report.contains("\"nodes_out_of_rotation\"") && report.contains(brokenAddress)
+                            && report.contains("failed slices in a row"), report);
+                }
+                if (j == 0) {
+                    assertTrue(stats.retired().containsKey(brokenAddress), "the first job saw it fail: " + stats);
+                }
+            }
+        }
+    }
 }
