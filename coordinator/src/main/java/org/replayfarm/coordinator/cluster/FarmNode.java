@@ -157,7 +157,8 @@ public final class FarmNode implements AutoCloseable {
                 .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
         // replay.cluster (discovery, management, drain) stands for akka.* settings the node's own config may override
         Config bootstrap = Bootstrap.akkaSettings(s.config().withFallback(base), s.host());
-        return s.config().withFallback(settings).withFallback(bootstrap).withFallback(base).resolve();
+        Config journal = Journal.settings(s.config().withFallback(base).resolve(), s.workDir());
+        return s.config().withFallback(settings).withFallback(journal).withFallback(bootstrap).withFallback(base).resolve();
     }
 
     public static FarmNode start(Settings s) throws IOException, InterruptedException {
@@ -212,6 +213,7 @@ public final class FarmNode implements AutoCloseable {
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
+                Journal.createSchema(system);
                 CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got
                 List<Route> routes = new ArrayList<>();
@@ -228,6 +230,7 @@ public final class FarmNode implements AutoCloseable {
                         new ProgressMetrics(metrics, metricsSettings.jobRetention()),
                         () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
                 holder.delegate = jobs;
+                jobs.resume(); // every job an earlier run of this coordinator accepted
             }
             FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
             node.samplingStore = samplingStore;

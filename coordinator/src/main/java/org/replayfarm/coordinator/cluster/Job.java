@@ -58,6 +58,10 @@ public final class Job {
 
     enum Tick implements Command { INSTANCE }
 
+    /** The job's log read back what an earlier run of this job recorded. */
+    record Replayed(Journal.Recovered recovered) implements Command {
+    }
+
     record Regions(akka.cluster.sharding.ShardRegion.CurrentRegions current) implements Command {
     }
 
@@ -83,7 +87,7 @@ public final class Job {
 
     /** Figures of a job beyond its progress (for reports and tests). */
     public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks,
-                           Map<String, Long> slicesByNode, Map<String, String> retired) {
+                           Map<String, Long> slicesByNode, Map<String, String> retired, long resumedGroups) {
     }
 
     private final ActorContext<Command> ctx;
@@ -102,6 +106,9 @@ public final class Job {
     private final akka.actor.ActorRef regionsRef;
     private final long started = System.nanoTime();
     private long lastProgress;
+    private ActorRef<Journal.LogCommand> log;
+    /** Groups that had finished before this run of the job (read back from its journal). */
+    private long resumed;
     private long chunks;
     private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
 
@@ -125,8 +132,38 @@ public final class Job {
 
     public static Behavior<Command> create(JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
                                            Listener listener) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new Job(ctx, spec, shards, config, listener)
-                .start(timers, config.getDuration("replay.coordinator.tick"))));
+        // first the job's log (Journal.Log) reads back what an earlier run of this job recorded
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(1000, stash -> {
+            Job job = new Job(ctx, spec, shards, config, listener);
+            job.log = ctx.spawn(Journal.Log.create(spec.jobId(),
+                    ctx.messageAdapter(Journal.Recovered.class, Replayed::new)), "log");
+            return Behaviors.receive(Command.class)
+                    .onMessage(Replayed.class, r -> stash.unstashAll(job.resume(r.recovered(), timers,
+                            config.getDuration("replay.coordinator.tick"))))
+                    .onAnyMessage(m -> {
+                        stash.stash(m);
+                        return Behaviors.same();
+                    })
+                    .build();
+        })));
+    }
+
+    /**
+     * The events an earlier run of this job recorded, applied: the slices that had finished merge again
+     * (in group order, without being evaluated), and only the groups no finished slice covers are sent.
+     */
+    private Behavior<Command> resume(Journal.Recovered r, TimerScheduler<Command> timers, Duration tick) {
+        for (com.google.protobuf.Message m : r.events()) {
+            state.updated(Journal.decode(m));
+        }
+        merge();
+        state.updated(new JobState.Restarted());
+        if (!r.events().isEmpty()) {
+            resumed = state.groupsFinished();
+            ctx.getLog().info("job {}: resumed from its journal: {} of {} groups had finished ({} merged); the rest is "
+                    + "sent again", spec.jobId(), state.groupsFinished(), spec.totalGroups(), state.groupsMerged());
+        }
+        return start(timers, tick);
     }
 
     private Behavior<Command> start(TimerScheduler<Command> timers, Duration tick) {
@@ -278,6 +315,7 @@ public final class Job {
         if (verdict.event() != null) {
             Map<String, String> retiredBefore = state.retired();
             state.updated(verdict.event());
+            log.tell(new Journal.Append(Journal.encode(verdict.event())));
             state.retired().forEach((node, why) -> {
                 if (!retiredBefore.containsKey(node)) {
                     ctx.getLog().warn("job {}: evaluator {} {}", spec.jobId(), node, why);
@@ -436,7 +474,7 @@ public final class Job {
 
     private JobStats stats() {
         return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks,
-                Map.copyOf(slicesByNode), state.retired());
+                Map.copyOf(slicesByNode), state.retired(), resumed);
     }
 
     private void report(boolean force) {
