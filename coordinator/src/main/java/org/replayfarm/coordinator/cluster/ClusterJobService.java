@@ -95,7 +95,7 @@ public final class ClusterJobService implements JobService {
      * Every job the journal holds: a finished (or failed) one answers again with its final progress and
      * outputs; a running one starts again under its id, its finished slices read back from its own log.
      */
-    public void resume() {
+    public int resume() {
         Journal.Jobs all;
         try {
             all = akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, Journal.Jobs>ask(registry,
@@ -121,6 +121,7 @@ public final class ClusterJobService implements JobService {
                 update(failed);
             }
         }
+        return all.jobs().size();
     }
 
     private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,

@@ -33,9 +33,11 @@ class JobJournalTest {
             akka.loglevel = WARNING
             """);
 
+    private Config journal = ConfigFactory.empty();
+
     private FarmNode coordinator(Path work) throws Exception {
         return FarmNode.start(FarmNode.Settings.of(Set.of("coordinator"), work).withSerializeMessages(true)
-                .withConfig(ABRUPT));
+                .withConfig(journal.withFallback(ABRUPT)));
     }
 
     private FarmNode evaluator(FarmNode coordinator, Path work) throws Exception {
@@ -50,19 +52,34 @@ class JobJournalTest {
 
     @Test
     void a_coordinator_killed_mid_job_resumes_it_from_its_journal_without_recomputing_merged_slices() throws Exception {
-        Path spin = TestCaptures.spin(dir, 10, 300_000);
+        resumes(10, 300_000, 4);
+    }
+
+    /** The same against a real PostgreSQL server on loopback (the journal coordinators share in a cluster). */
+    @Test
+    void the_journal_on_postgresql_resumes_the_job_the_same_way() throws Exception {
+        try (PostgresServer pg = new PostgresServer()) {
+            journal = ConfigFactory.parseString("replay.coordinator.journal { url = \"" + pg.url()
+                    + "\", user = replay, password = \"\" }");
+            resumes(6, 200_000, 3);
+        }
+    }
+
+    private void resumes(int groups, int iters, int killAfter) throws Exception {
+        Path spin = TestCaptures.spin(dir, groups, iters);
         Path work = dir.resolve("coordinator");
         Path out = dir.resolve("out");
         String sha;
         FarmNode first = coordinator(work);
         FarmNode eval = evaluator(first, dir.resolve("eval-1"));
         try {
+            assertEquals(List.of(), first.startupWarnings(), "a coordinator with an empty journal has nothing to say");
             ClusterJobService jobs = first.jobs();
             sha = jobs.storeCapture(spin);
             CompletableFuture<JobProgress> partWay = new CompletableFuture<>();
             jobs.start("survivor", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, out);
             jobs.subscribe("survivor", p -> {
-                if (p.groupsDone() >= 4 || p.ended()) {
+                if (p.groupsDone() >= killAfter || p.ended()) {
                     partWay.complete(p);
                 }
             });
@@ -89,7 +106,7 @@ class JobJournalTest {
             assertTrue(stats.resumedGroups() >= 2, "the groups finished before the restart came from the journal: "
                     + stats);
             long evaluatedNow = stats.slicesByNode().values().stream().mapToLong(Long::longValue).sum();
-            assertTrue(evaluatedNow <= 10 - stats.resumedGroups(), "only what had not finished was evaluated again "
+            assertTrue(evaluatedNow <= groups - stats.resumedGroups(), "only what had not finished was evaluated again "
                     + "(one group a slice at first): " + stats);
             TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     out);
@@ -100,9 +117,12 @@ class JobJournalTest {
 
         FarmNode third = coordinator(work);
         try {
+            assertTrue(third.startupWarnings().stream().anyMatch(w -> w.contains("started without --seed")
+                    && w.contains("formed a new cluster of its own")), "one started without seeds after it ran is told so: "
+                    + third.startupWarnings());
             JobProgress again = third.jobs().progress("survivor").orElseThrow();
             assertEquals("finished", again.state(), "a finished job still answers after a restart");
-            assertEquals(10, again.groupsDone());
+            assertEquals(groups, again.groupsDone());
             assertEquals(out.toAbsolutePath(), third.jobs().results("survivor").orElseThrow());
         } finally {
             third.close();
