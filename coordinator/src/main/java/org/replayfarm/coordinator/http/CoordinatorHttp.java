@@ -66,7 +66,17 @@ public final class CoordinatorHttp extends AllDirectives {
                                 .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"" + (given.isEmpty()
                                         ? "this coordinator wants an API token: Authorization: Bearer TOKEN "
                                         + "(the CLI sends REPLAY_API_TOKEN)" : "wrong API token") + "\"}\n")));
-        return Http.get(system).newServerAt(host, port).bind(guarded);
+        // each connection must deliver its first request's headers within header-timeout (a client that
+        // trickles them, one line every few seconds, is never idle and would hold its connection for ever);
+        // later requests on a kept-alive connection are bounded by akka.http.server.idle-timeout
+        java.time.Duration headerTimeout = system.settings().config().getDuration("replay.coordinator.http.header-timeout");
+        akka.stream.Materializer materializer = akka.stream.Materializer.matFromSystem(system);
+        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse, akka.NotUsed> handler =
+                akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create().initialTimeout(headerTimeout)
+                        .via(guarded.flow(system));
+        return Http.get(system).newServerAt(host, port).connectionSource()
+                .to(akka.stream.javadsl.Sink.foreach(connection -> connection.handleWith(handler, materializer)))
+                .run(materializer);
     }
 
     /** The base URL a binding serves, e.g. {@code http://127.0.0.1:41234}. */

@@ -62,7 +62,7 @@ class ApiTokenTest {
             assertEquals(false, farm.coordinator.jobs().hasCapture(sha), "nothing was stored without the token");
 
             String token = "s3cret-token";
-            assertEquals(200, send(url, "POST", "/captures", token, bytes).statusCode());
+            assertEquals(201, send(url, "POST", "/captures", token, bytes).statusCode());
             HttpResponse<String> started = send(url, "POST", "/jobs", token, job);
             assertEquals(201, started.statusCode(), started.body());
             String id = new ObjectMapper().readTree(started.body()).get("job").asText();
