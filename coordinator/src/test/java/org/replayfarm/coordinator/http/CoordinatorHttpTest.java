@@ -70,19 +70,27 @@ class CoordinatorHttpTest {
                 out.flush();
                 long start = System.nanoTime();
                 boolean closed = false;
+                java.io.ByteArrayOutputStream answered = new java.io.ByteArrayOutputStream();
                 for (int i = 0; i < 20 && !closed; i++) {
                     try {
                         out.write(("X-Slow-" + i + ": 1\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                         out.flush();
-                        closed = slow.getInputStream().read() == -1;
+                        int b = slow.getInputStream().read();
+                        if (b == -1) {
+                            closed = true;
+                        } else {
+                            answered.write(b); // whatever the server says before it closes
+                        }
                     } catch (java.net.SocketTimeoutException stillOpen) {
                         // nothing to read yet: the server still waits for the headers
                     } catch (java.io.IOException reset) {
                         closed = true;
                     }
                 }
+                String said = answered.toString(java.nio.charset.StandardCharsets.US_ASCII);
                 assertTrue(closed, "the trickling connection was still open after 20 header lines, "
-                        + (System.nanoTime() - start) / 1_000_000 + " ms");
+                        + (System.nanoTime() - start) / 1_000_000 + " ms; the server said: " + said);
+                assertTrue(!said.contains(" 404 ") && !said.contains(" 200 "), "the request was not served: " + said);
             }
             HttpResponse<String> ok = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
                     CoordinatorHttp.url(binding) + "/captures/" + "0".repeat(64))).build(), HttpResponse.BodyHandlers.ofString());
