@@ -79,7 +79,13 @@ class CoordinatorHttpTest {
                         if (b == -1) {
                             closed = true;
                         } else {
-                            answered.write(b); // whatever the server says before it closes
+                            // the server answers (an error, the request never reached a route), then closes
+                            answered.write(b);
+                            slow.setSoTimeout(10_000);
+                            for (int c = slow.getInputStream().read(); c != -1; c = slow.getInputStream().read()) {
+                                answered.write(c);
+                            }
+                            closed = true;
                         }
                     } catch (java.net.SocketTimeoutException stillOpen) {
                         // nothing to read yet: the server still waits for the headers
