@@ -276,6 +276,12 @@ class ApiRoutesTest {
         assertEquals(400, repeated.statusCode());
         assertTrue(error(repeated).contains("'groups': group (3, 0, 0) 2 times: name each group once"), repeated.body());
 
+        HttpResponse<String> trailing = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\"} {\"x\": 1}");
+        assertEquals(400, trailing.statusCode(), trailing.body());
+        assertTrue(error(trailing).startsWith("the body is not JSON"), trailing.body());
+        HttpResponse<String> twice = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[1]], \"groups\": \"every\"}");
+        assertEquals(400, twice.statusCode(), twice.body());
+        assertTrue(error(twice).contains("Duplicate field 'groups'"), twice.body());
         HttpResponse<String> badBudget = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"budget\": 0}");
         assertEquals(400, badBudget.statusCode());
         assertTrue(error(badBudget).contains("'budget' must be a positive integer"), badBudget.body());
