@@ -42,6 +42,7 @@ final class CoordinatorClient {
 
     private final String base;
     private final HttpClient http;
+    private final java.util.Optional<String> token;
 
     CoordinatorClient(String url) {
         URI uri;
@@ -56,6 +57,11 @@ final class CoordinatorClient {
         }
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        try {
+            this.token = org.replayfarm.evalnode.cluster.ApiToken.fromEnvironment();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("REPLAY_API_TOKEN_FILE cannot be read: " + e.getMessage());
+        }
     }
 
     String url() {
@@ -215,6 +221,7 @@ final class CoordinatorClient {
     }
 
     private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) throws IOException {
+        token.ifPresent(t -> request.header("Authorization", org.replayfarm.evalnode.cluster.ApiToken.header(t)));
         try {
             return http.send(request.build(), body);
         } catch (ConnectException e) {

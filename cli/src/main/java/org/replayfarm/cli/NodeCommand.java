@@ -92,6 +92,11 @@ final class NodeCommand implements Callable<Integer> {
             description = "Where the node keeps captures and job outputs (default: a new temporary directory).")
     Path workDir;
 
+    @Option(names = "--api-token-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_API_TOKEN_FILE}",
+            description = "A file holding the API token: a coordinator then wants 'Authorization: Bearer TOKEN' on "
+                    + "every HTTP route (capture downloads included), evaluators send it (or REPLAY_API_TOKEN).")
+    Path apiTokenFile;
+
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
@@ -126,6 +131,13 @@ final class NodeCommand implements Callable<Integer> {
         }
         extra = metrics.overlay(extra, "fail", spec);
         extra = discovery.overlay(extra, spec);
+        if (apiTokenFile != null) {
+            if (!Files.isRegularFile(apiTokenFile)) {
+                throw new java.nio.file.NoSuchFileException(apiTokenFile.toString());
+            }
+            extra = extra.withValue("replay.api.token-file",
+                    com.typesafe.config.ConfigValueFactory.fromAnyRef(apiTokenFile.toAbsolutePath().toString()));
+        }
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
@@ -138,7 +150,24 @@ final class NodeCommand implements Callable<Integer> {
                 chosen.contains("gpu") ? " sampling " + node.gpu().settings().mode().configName()
                         + node.gpu().settings().refused().map(r -> " (refused: " + r + ")").orElse("") : "");
         out.flush();
+        var err = spec.commandLine().getErr();
+        node.startupWarnings().forEach(w -> err.println("replay node: warning: " + w));
+        if (chosen.contains(FarmNode.COORDINATOR) && org.replayfarm.evalnode.cluster.ApiToken.from(
+                node.system().settings().config()).isEmpty()) {
+            err.println("replay node: warning: no API token (--api-token-file or REPLAY_API_TOKEN): anyone who reaches "
+                    + node.httpUrl() + " can submit jobs and download captures");
+        }
+        err.flush();
         node.system().getWhenTerminated().toCompletableFuture().join();
+        var reason = akka.actor.CoordinatedShutdown.get(node.system()).getShutdownReason();
+        if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.clusterDowningReason()) {
+            // downed (unreachable too long, or the split-brain resolver kept the other side): an orchestrator
+            // must see a failure and start the node again, not a clean exit
+            err.println("replay node: this node lost its cluster (it was downed: unreachable, or on the side the "
+                    + "split-brain resolver stopped); exiting with status " + Replay.EXIT_ERROR);
+            err.flush();
+            return Replay.EXIT_ERROR;
+        }
         return Replay.EXIT_OK;
     }
 }

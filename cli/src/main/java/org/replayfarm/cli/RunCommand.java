@@ -140,7 +140,22 @@ final class RunCommand implements Callable<Integer> {
         AtomicReference<Comparison.Result> result = new AtomicReference<>();
         JobProgress end;
         // a taken metrics port only warns: the run's outputs do not depend on it
-        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
+        // SIGTERM or Ctrl-C stops the run at once: no drain of the embedded evaluators (they would finish the
+        // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
+        // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
+                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), "warn", spec);
+        PrintWriter errors = spec.commandLine().getErr();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread onSignal = new Thread(() -> {
+            if (!done.get()) {
+                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
+                errors.flush();
+                deleteTree(work);
+                deleteTree(work); // again: the node may have been writing into it
+            }
+        }, "replay-run-interrupted");
+        Runtime.getRuntime().addShutdownHook(onSignal);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
                 .withEvalThreads(n).withConfig(overlay))) {
             String sha = node.jobs().storeCapture(capture);
@@ -152,6 +167,10 @@ final class RunCommand implements Callable<Integer> {
                 // the job compares and writes the report as the coordinator's jobs do (one path)
                 node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), compare,
                         capture.getFileName().toString(), result::set);
+                if (pb == null) {
+                    errors.printf("replay run: evaluating %d group(s) on %d evaluator thread(s)%n", total, n);
+                    errors.flush();
+                }
                 try (AutoCloseable sub = node.jobs().subscribe("run", p -> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
@@ -168,6 +187,7 @@ final class RunCommand implements Callable<Integer> {
                 }
             }
         } finally {
+            done.set(true);
             deleteTree(work);
         }
         if (!end.state().equals("finished")) {

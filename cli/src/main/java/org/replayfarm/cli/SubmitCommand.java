@@ -39,12 +39,26 @@ final class SubmitCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     CompareOptions comparison = new CompareOptions();
 
+    @Option(names = "--budget", paramLabel = "N", description = "Instructions one wave may execute (default ${DEFAULT-VALUE}).",
+            defaultValue = "" + org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET)
+    long budget;
+
+    @Option(names = "--slice-deadline", paramLabel = "SECONDS", description = "How long one slice may run before the "
+            + "coordinator sends it once more to another node (default: the coordinator's, from the time per group).")
+    Double sliceDeadline;
+
     @Override
     public Integer call() throws Exception {
         GroupSelection groups;
         CoordinatorClient client;
         CompareWith compare;
+        org.replayfarm.coordinator.jobs.JobService.Limits limits;
         try {
+            if (sliceDeadline != null && !(sliceDeadline > 0)) {
+                throw new IllegalArgumentException("--slice-deadline must be a number of seconds above 0");
+            }
+            limits = new org.replayfarm.coordinator.jobs.JobService.Limits(budget,
+                    sliceDeadline == null ? 0 : (long) (sliceDeadline * 1e9));
             groups = selection.selection();
             compare = comparison.compareWith();
             if (!compare.views().isEmpty()) {
@@ -71,7 +85,7 @@ final class SubmitCommand implements Callable<Integer> {
                         + ", but its SHA-256 is " + sha + " (did the file change while uploading?)");
             }
         }
-        String job = client.start(new JobRequest(sha, groups, compare, capture.getFileName().toString()));
+        String job = client.start(new JobRequest(sha, groups, compare, capture.getFileName().toString(), limits));
         err.flush();
         PrintWriter out = spec.commandLine().getOut();
         out.println(job);

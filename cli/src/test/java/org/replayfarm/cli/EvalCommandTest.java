@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,5 +88,58 @@ class EvalCommandTest {
         assertEquals(0, three.exitCode(), three.out());
         assertEquals(java.util.Arrays.toString(Files.readAllBytes(dir.resolve("a/host/guest-0.bin"))),
                 java.util.Arrays.toString(Files.readAllBytes(dir.resolve("b/host/guest-0.bin"))));
+    }
+
+    @Test
+    void a_group_named_twice_is_refused_naming_it_by_eval_run_and_submit() throws Exception {
+        // an atomic add of 1 per lane: group 0 three times once gave a counter of 192 for 64 lanes
+        Path capture = capture(STORE_ID, "4");
+        for (String command : List.of("eval", "run")) {
+            CliRun twice = CliRun.of(command, capture.toString(), "--group", "0", "--group", "1", "--group", "0,0,0",
+                    "--group", "0", "--out", dir.resolve(command).toString());
+            assertEquals(2, twice.exitCode(), command + ": " + twice.out() + twice.err());
+            assertTrue(twice.err().contains("group (0, 0, 0) 3 times: name each group once"), twice.err());
+            assertTrue(!Files.exists(dir.resolve(command)), command + " wrote nothing");
+        }
+        CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", "http://127.0.0.1:9", "--group", "2",
+                "--group", "2,0");
+        assertEquals(2, submit.exitCode(), submit.out() + submit.err());
+        assertTrue(submit.err().contains("group (2, 0, 0) 2 times"), submit.err());
+    }
+
+    /**
+     * A write that fails part way (a folder stands where an output goes, as a full disk or a kill would stop
+     * it) leaves no report.json beside the new outputs, an INCOMPLETE note, every file written either whole
+     * or not at all under its final name, and no temporary file; the next run over the same folder finishes it.
+     */
+    @Test
+    void outputs_are_renamed_into_place_report_json_last_and_an_unfinished_folder_says_so() throws Exception {
+        Path capture = capture(STORE_ID.replace("s_cmp_eq_u32 s2, 2", "s_cmp_eq_u32 s2, 99"), "4");
+        for (String command : List.of("eval", "run")) {
+            Path out = dir.resolve(command);
+            CliRun first = CliRun.of(command, capture.toString(), "--group", "1", "--out", out.toString());
+            assertEquals(0, first.exitCode(), first.out() + first.err());
+            assertTrue(Files.isRegularFile(out.resolve("report.json")));
+            byte[] oldGuest = Files.readAllBytes(out.resolve("host/guest-0.bin"));
+            // eval stops at its second range, run at summary.txt (after every host file)
+            Path blocked = out.resolve(command.equals("eval") ? "host/guest-1.bin" : "summary.txt");
+            Files.delete(blocked);
+            Files.createDirectories(blocked.resolve("in-the-way"));
+            CliRun second = CliRun.of(command, capture.toString(), "--every-group", "--out", out.toString());
+            assertEquals(2, second.exitCode(), command + ": " + second.out() + second.err());
+            assertTrue(!Files.exists(out.resolve("report.json")), command + ": the old report.json is gone, no new one");
+            assertTrue(Files.readString(out.resolve("INCOMPLETE")).contains("holds no finished run"), command);
+            byte[] guest = Files.readAllBytes(out.resolve("host/guest-0.bin"));
+            assertEquals(64, guest.length);
+            assertTrue(!java.util.Arrays.equals(oldGuest, guest), command + ": guest-0.bin is the new run's, whole");
+            try (var files = Files.walk(out)) {
+                assertEquals(List.of(), files.filter(f -> f.getFileName().toString().endsWith(".tmp")).toList());
+            }
+            Files.delete(blocked.resolve("in-the-way"));
+            Files.delete(blocked);
+            CliRun third = CliRun.of(command, capture.toString(), "--every-group", "--out", out.toString());
+            assertEquals(0, third.exitCode(), third.out() + third.err());
+            assertTrue(Files.isRegularFile(out.resolve("report.json")) && !Files.exists(out.resolve("INCOMPLETE")), command);
+        }
     }
 }

@@ -120,4 +120,46 @@ class RunCommandTest {
             }
         }
     }
+
+    /**
+     * SIGTERM while a slice runs stops replay run at once (it took 57 s: the embedded evaluator drained,
+     * finishing its slice first), says so, writes no report and leaves no work directory behind.
+     */
+    @Test
+    void replay_run_exits_promptly_on_sigterm_while_a_slice_runs() throws Exception {
+        Path s = dir.resolve("spin.s");
+        Files.writeString(s, "loop:\ns_branch loop\ns_endpgm\n");
+        Path capture = dir.resolve("spin.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "2", "--group-size", "1",
+                "--arg", "zeros:64", "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path err = dir.resolve("run.err");
+        // each group loops for the whole default budget (about a minute on the host model)
+        Process p = new ProcessBuilder(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", classpath,
+                "org.replayfarm.cli.Replay", "run", capture.toString(), "--every-group", "--evaluators", "1",
+                "--metrics-port", "0", "--out", dir.resolve("out").toString())
+                .redirectError(err.toFile()).redirectOutput(dir.resolve("run.out").toFile()).start();
+        try {
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+            while (!Files.readString(err).contains("replay run: evaluating 2 group(s)") && System.nanoTime() < until
+                    && p.isAlive()) {
+                java.util.concurrent.TimeUnit.MILLISECONDS.sleep(100); // polling a condition
+            }
+            assertTrue(Files.readString(err).contains("replay run: evaluating 2 group(s)"), Files.readString(err));
+            java.util.concurrent.TimeUnit.SECONDS.sleep(3); // the first slice is sent within milliseconds
+            p.destroy(); // SIGTERM
+            assertTrue(p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS), "replay run still runs 15 s after SIGTERM");
+            assertEquals(143, p.exitValue(), "killed by SIGTERM");
+            assertTrue(Files.readString(err).contains("replay run: interrupted"), Files.readString(err));
+            assertTrue(!Files.exists(dir.resolve("out/report.json")));
+            try (var left = Files.list(tmp)) {
+                assertEquals(List.of(), left.filter(f -> f.getFileName().toString().startsWith("replay-run")).toList());
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
 }

@@ -153,7 +153,7 @@ class SubmitAgainstDeviceTest {
     /** The value of the one sample of {@code name} tagged with this job (Prometheus text format). */
     static long sample(String scraped, String name, String job) {
         for (String line : scraped.split("\n")) {
-            if (line.startsWith(name + "{") && line.contains("job=\"" + job + "\"")) {
+            if (line.startsWith(name + "{") && line.contains("job_id=\"" + job + "\"")) {
                 return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }

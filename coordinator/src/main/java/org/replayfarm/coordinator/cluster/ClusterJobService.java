@@ -7,6 +7,7 @@ import akka.cluster.sharding.typed.ShardingEnvelope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.replayfarm.proto.JobAccepted;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,6 +50,8 @@ public final class ClusterJobService implements JobService {
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
     private final Supplier<JobProgress.Sampling> liveSampling;
+    private final ActorRef<Journal.RegistryCommand> registry;
+    private static final java.time.Duration JOURNAL_TIMEOUT = java.time.Duration.ofSeconds(30);
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -85,6 +88,52 @@ public final class ClusterJobService implements JobService {
         this.jobsDir = Files.createDirectories(jobsDir);
         this.captureBaseUrl = captureBaseUrl;
         this.reportThreads = reportThreads;
+        this.registry = system.systemActorOf(Journal.Registry.create(), "job-registry", akka.actor.typed.Props.empty());
+    }
+
+    /**
+     * Every job the journal holds: a finished (or failed) one answers again with its final progress and
+     * outputs; a running one starts again under its id, its finished slices read back from its own log.
+     */
+    public int resume() {
+        Journal.Jobs all;
+        try {
+            all = akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, Journal.Jobs>ask(registry,
+                    Journal.GetAll::new, JOURNAL_TIMEOUT, system.scheduler()).toCompletableFuture()
+                    .get(JOURNAL_TIMEOUT.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("the coordinator's journal did not answer: " + e, e);
+        }
+        for (Journal.Entry entry : all.jobs()) {
+            JobAccepted a = entry.accepted();
+            Path out = Path.of(a.getOutDir());
+            outputs.put(a.getJobId(), out);
+            if (entry.ended() != null) {
+                board.update(org.replayfarm.coordinator.http.ProgressJson.read(entry.ended().getProgressJson().toStringUtf8()));
+                continue;
+            }
+            try {
+                launch(a, false, r -> { });
+            } catch (RuntimeException e) {
+                // a job that can no longer start (its capture is gone) fails, and says why
+                JobProgress failed = new JobProgress(a.getJobId(), a.getCaptureSha256(), "failed", 0, 0, 0, -1, 0, 0,
+                        "cannot resume after a restart: " + e.getMessage());
+                update(failed);
+            }
+        }
+        return all.jobs().size();
+    }
+
+    private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
+                                        CompareWith compare, String captureName) {
+        JobAccepted.Builder a = JobAccepted.newBuilder().setJobId(id).setCaptureSha256(sha).setEveryGroup(selection.every())
+                .setDevice(compare.device().spelling()).setUlp(compare.ulp()).setApproximate(compare.approximate())
+                .setCaptureName(captureName).setBudget(limits.budget()).setSliceDeadlineNanos(limits.sliceDeadlineNanos())
+                .setOutDir(out.toAbsolutePath().toString());
+        for (int[] g : selection.groups()) {
+            a.addGroups(org.replayfarm.proto.GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
+        }
+        return a.build();
     }
 
     @Override
@@ -98,9 +147,9 @@ public final class ClusterJobService implements JobService {
     }
 
     @Override
-    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName) {
+    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName, Limits limits) {
         String id = UUID.randomUUID().toString();
-        return start(id, sha, selection, HostModel.DEFAULT_BUDGET, jobsDir.resolve(id), compare, captureName, r -> { });
+        return start(id, sha, selection, limits, jobsDir.resolve(id), compare, captureName, r -> { });
     }
 
     /** Starts a job with this id whose outputs go to {@code out}, compared with {@code --device auto}. */
@@ -117,6 +166,26 @@ public final class ClusterJobService implements JobService {
      */
     public String start(String id, String sha, GroupSelection selection, long budget, Path out, CompareWith compare,
                         String captureName, Consumer<Comparison.Result> onCompared) {
+        return start(id, sha, selection, new Limits(budget, 0), out, compare, captureName, onCompared);
+    }
+
+    /** As above, with the job's own budget and slice deadline. */
+    public String start(String id, String sha, GroupSelection selection, Limits limits, Path out, CompareWith compare,
+                        String captureName, Consumer<Comparison.Result> onCompared) {
+        return launch(accepted(id, sha, selection, limits, out, compare, captureName), true, onCompared);
+    }
+
+    /** Starts (or, {@code record} false, resumes) the job {@code a} describes. */
+    private String launch(JobAccepted a, boolean record, Consumer<Comparison.Result> onCompared) {
+        String id = a.getJobId();
+        String sha = a.getCaptureSha256();
+        List<int[]> ids = new java.util.ArrayList<>();
+        a.getGroupsList().forEach(g -> ids.add(new int[] {g.getX(), g.getY(), g.getZ()}));
+        GroupSelection selection = a.getEveryGroup() ? GroupSelection.everyGroup() : new GroupSelection(false, ids);
+        CompareWith compare = CompareWith.parse(a.getDevice(), a.getUlp(), a.getApproximate());
+        Path out = Path.of(a.getOutDir());
+        String captureName = a.getCaptureName();
+        long budget = a.getBudget();
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
@@ -139,7 +208,7 @@ public final class ClusterJobService implements JobService {
             total = explicit.size();
         }
         outputs.put(id, out);
-        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, out,
+        JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, a.getSliceDeadlineNanos(), out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
                 compare.device(), compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {
@@ -158,6 +227,16 @@ public final class ClusterJobService implements JobService {
                 onCompared.accept(r);
             }
         };
+        if (record) {
+            // accepted only once the journal holds it: a coordinator that dies now still knows the job
+            try {
+                akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, akka.Done>ask(registry,
+                        done -> new Journal.Accept(a, done), JOURNAL_TIMEOUT, system.scheduler()).toCompletableFuture()
+                        .get(JOURNAL_TIMEOUT.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("the coordinator's journal did not keep job " + id + ": " + e, e);
+            }
+        }
         update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
         system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
                 DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
@@ -165,7 +244,13 @@ public final class ClusterJobService implements JobService {
     }
 
     private void update(JobProgress p) {
-        board.update(p.withFigures(p.figures().withSampling(liveSampling.get())));
+        JobProgress shown = p.withFigures(p.figures().withSampling(liveSampling.get()));
+        board.update(shown);
+        if (shown.ended()) {
+            registry.tell(new Journal.End(org.replayfarm.proto.JobEnded.newBuilder().setJobId(shown.jobId())
+                    .setState(shown.state()).setProgressJson(com.google.protobuf.ByteString.copyFromUtf8(
+                            org.replayfarm.coordinator.http.ProgressJson.write(shown))).build()));
+        }
     }
 
     @Override

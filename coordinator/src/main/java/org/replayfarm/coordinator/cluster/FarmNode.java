@@ -117,6 +117,8 @@ public final class FarmNode implements AutoCloseable {
     private final MetricsEndpoint metricsEndpoint;
     private final FarmMetrics metrics;
 
+    private final List<String> startupWarnings = new ArrayList<>();
+
     private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
                      int evalThreads, String url, MetricsEndpoint metricsEndpoint, FarmMetrics metrics) {
         this.url = url;
@@ -157,7 +159,8 @@ public final class FarmNode implements AutoCloseable {
                 .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
         // replay.cluster (discovery, management, drain) stands for akka.* settings the node's own config may override
         Config bootstrap = Bootstrap.akkaSettings(s.config().withFallback(base), s.host());
-        return s.config().withFallback(settings).withFallback(bootstrap).withFallback(base).resolve();
+        Config journal = Journal.settings(s.config().withFallback(base).resolve(), s.workDir());
+        return s.config().withFallback(settings).withFallback(journal).withFallback(bootstrap).withFallback(base).resolve();
     }
 
     public static FarmNode start(Settings s) throws IOException, InterruptedException {
@@ -182,6 +185,7 @@ public final class FarmNode implements AutoCloseable {
             throw e;
         }
         MetricsEndpoint metricsEndpoint = null;
+        List<String> startupWarnings = new ArrayList<>();
         try {
             Cluster cluster = Cluster.get(system);
             Bootstrap bootstrap = Bootstrap.of(config);
@@ -203,7 +207,8 @@ public final class FarmNode implements AutoCloseable {
                 Path cacheDir = dir.isEmpty() ? s.workDir().resolve("cache") : Path.of(dir);
                 Executor executor = system.dispatchers().lookup(DispatcherSelector.fromConfig("replay.eval.dispatcher"));
                 FarmMetrics.EvalSeries evalMetrics = metrics.eval();
-                evaluator = new EvaluatorNode(new CaptureCache(cacheDir, evalMetrics), executor,
+                evaluator = new EvaluatorNode(new CaptureCache(cacheDir, evalMetrics,
+                        org.replayfarm.evalnode.cluster.ApiToken.from(config)), executor,
                         cluster.selfMember().address().toString(), evalMetrics);
             }
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
@@ -212,12 +217,14 @@ public final class FarmNode implements AutoCloseable {
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
+                Journal.createSchema(system);
                 CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got
                 List<Route> routes = new ArrayList<>();
                 JobServiceHolder holder = new JobServiceHolder();
                 routes.addAll(s.routes().apply(holder));
-                binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes)
+                binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes,
+                        org.replayfarm.evalnode.cluster.ApiToken.from(config))
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
                 SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
@@ -228,9 +235,18 @@ public final class FarmNode implements AutoCloseable {
                         new ProgressMetrics(metrics, metricsSettings.jobRetention()),
                         () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
                 holder.delegate = jobs;
+                int known = jobs.resume(); // every job an earlier run of this coordinator accepted
+                if (known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
+                    startupWarnings.add("this coordinator ran before (its journal holds " + known + " job(s)) and was "
+                            + "started without --seed: it formed a new cluster of its own, which the evaluators of the "
+                            + "earlier one do not join, so its jobs wait for evaluators. Start it with --seed naming "
+                            + "itself and a surviving evaluator to rejoin the cluster.");
+                }
             }
             FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
             node.samplingStore = samplingStore;
+            node.startupWarnings.addAll(startupWarnings);
+            startupWarnings.forEach(w -> system.log().warn(w));
             if (s.roles().contains(GpuNode.ROLE)) {
                 // sampling as this node's replay.gpu.sampling says; its records go to the coordinators' stores
                 PcSampler sampler = s.sampler() != null ? s.sampler() : new NoDeviceSampler();
@@ -281,6 +297,11 @@ public final class FarmNode implements AutoCloseable {
     }
 
     /** The job service (coordinator nodes only). */
+    /** What the node found at start that its operator should know (printed by replay node). */
+    public List<String> startupWarnings() {
+        return List.copyOf(startupWarnings);
+    }
+
     public ClusterJobService jobs() {
         if (jobs == null) {
             throw new IllegalStateException("this node has no coordinator role");
@@ -380,8 +401,8 @@ public final class FarmNode implements AutoCloseable {
 
         @Override
         public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups,
-                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName) {
-            return d().start(captureSha256, groups, compare, captureName);
+                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName, Limits limits) {
+            return d().start(captureSha256, groups, compare, captureName, limits);
         }
 
         @Override

@@ -58,6 +58,10 @@ public final class Job {
 
     enum Tick implements Command { INSTANCE }
 
+    /** The job's log read back what an earlier run of this job recorded. */
+    record Replayed(Journal.Recovered recovered) implements Command {
+    }
+
     record Regions(akka.cluster.sharding.ShardRegion.CurrentRegions current) implements Command {
     }
 
@@ -83,14 +87,14 @@ public final class Job {
 
     /** Figures of a job beyond its progress (for reports and tests). */
     public record JobStats(long slices, long duplicates, long resent, long nondeterministic, long chunks,
-                           Map<String, Long> slicesByNode) {
+                           Map<String, Long> slicesByNode, Map<String, String> retired, long resumedGroups) {
     }
 
     private final ActorContext<Command> ctx;
     private final JobSpec spec;
     private final ActorRef<ShardingEnvelope<Object>> shards;
     private final Listener listener;
-    private final JobState<List<GroupOutcome>> state;
+    private final JobState state;
     private final Evaluation.Totals totals;
     private final String replyTo;
     private final ActorRef<org.replayfarm.proto.NodeDraining> drainingRef;
@@ -102,6 +106,9 @@ public final class Job {
     private final akka.actor.ActorRef regionsRef;
     private final long started = System.nanoTime();
     private long lastProgress;
+    private ActorRef<Journal.LogCommand> log;
+    /** Groups that had finished before this run of the job (read back from its journal). */
+    private long resumed;
     private long chunks;
     private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
 
@@ -112,9 +119,7 @@ public final class Job {
         this.shards = shards;
         this.listener = listener;
         Config c = config.getConfig("replay.coordinator");
-        this.state = new JobState<>(spec.totalGroups(), new JobState.Settings(c.getDuration("slice-target").toNanos(),
-                c.getDuration("slice-timeout").toNanos(), c.getDouble("slice-timeout-factor"),
-                c.getDuration("slice-timeout-min").toNanos(), c.getInt("max-slice-failures")));
+        this.state = new JobState(spec.totalGroups(), settings(c, spec));
         this.defaultSlots = c.getInt("slices-per-node");
         this.totals = new Evaluation.Totals(spec.kernel());
         ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
@@ -127,8 +132,38 @@ public final class Job {
 
     public static Behavior<Command> create(JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
                                            Listener listener) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new Job(ctx, spec, shards, config, listener)
-                .start(timers, config.getDuration("replay.coordinator.tick"))));
+        // first the job's log (Journal.Log) reads back what an earlier run of this job recorded
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(1000, stash -> {
+            Job job = new Job(ctx, spec, shards, config, listener);
+            job.log = ctx.spawn(Journal.Log.create(spec.jobId(),
+                    ctx.messageAdapter(Journal.Recovered.class, Replayed::new)), "log");
+            return Behaviors.receive(Command.class)
+                    .onMessage(Replayed.class, r -> stash.unstashAll(job.resume(r.recovered(), timers,
+                            config.getDuration("replay.coordinator.tick"))))
+                    .onAnyMessage(m -> {
+                        stash.stash(m);
+                        return Behaviors.same();
+                    })
+                    .build();
+        })));
+    }
+
+    /**
+     * The events an earlier run of this job recorded, applied: the slices that had finished merge again
+     * (in group order, without being evaluated), and only the groups no finished slice covers are sent.
+     */
+    private Behavior<Command> resume(Journal.Recovered r, TimerScheduler<Command> timers, Duration tick) {
+        for (com.google.protobuf.Message m : r.events()) {
+            state.updated(Journal.decode(m));
+        }
+        merge();
+        state.updated(new JobState.Restarted());
+        if (!r.events().isEmpty()) {
+            resumed = state.groupsFinished();
+            ctx.getLog().info("job {}: resumed from its journal: {} of {} groups had finished ({} merged); the rest is "
+                    + "sent again", spec.jobId(), state.groupsFinished(), spec.totalGroups(), state.groupsMerged());
+        }
+        return start(timers, tick);
     }
 
     private Behavior<Command> start(TimerScheduler<Command> timers, Duration tick) {
@@ -194,7 +229,7 @@ public final class Job {
             akka.actor.Address a = region.hasLocalScope() ? self : region;
             Integer slots = unconfirmed.remove(a.toString());
             if (slots != null) {
-                state.nodeUp(a.toString(), slots);
+                state.updated(new JobState.NodeUp(a.toString(), slots));
             }
         }
         return pumpOrFinish();
@@ -209,14 +244,14 @@ public final class Job {
             // whatever it still holds goes elsewhere when it exits or at the slice's deadline
             ctx.getLog().info("job {}: evaluator {} is leaving; it gets no new slices", spec.jobId(),
                     left.member().address());
-            state.nodeLeaving(left.member().address().toString());
+            state.updated(new JobState.NodeLeaving(left.member().address().toString()));
         } else if (e instanceof ClusterEvent.MemberExited
                 || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
             Member gone = ((ClusterEvent.MemberEvent) e).member();
             if (gone.hasRole(EvaluatorSharding.ROLE)) {
                 ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
                         e.getClass().getSimpleName());
-                state.nodeGone(gone.address().toString());
+                state.updated(new JobState.NodeGone(gone.address().toString()));
                 unconfirmed.remove(gone.address().toString());
             }
         }
@@ -227,7 +262,7 @@ public final class Job {
         String node = d.notice().getNodeAddress();
         ctx.getLog().info("job {}: evaluator {} is draining; it gets no new slices and finishes the ones it holds",
                 spec.jobId(), node);
-        state.nodeLeaving(node);
+        state.updated(new JobState.NodeLeaving(node));
         unconfirmed.remove(node);
         return pumpOrFinish();
     }
@@ -236,7 +271,7 @@ public final class Job {
         if (r.event() instanceof ClusterEvent.UnreachableMember u && u.member().hasRole(EvaluatorSharding.ROLE)) {
             ctx.getLog().warn("job {}: evaluator {} is unreachable; its slices go elsewhere", spec.jobId(),
                     u.member().address());
-            state.nodeGone(u.member().address().toString());
+            state.updated(new JobState.NodeGone(u.member().address().toString()));
             unconfirmed.remove(u.member().address().toString());
         } else if (r.event() instanceof ClusterEvent.ReachableMember back && back.member().status() == MemberStatus.up()) {
             up(back.member());
@@ -245,9 +280,11 @@ public final class Job {
     }
 
     private Behavior<Command> onTick() {
-        int expired = state.expire(System.nanoTime());
-        if (expired > 0) {
-            ctx.getLog().warn("job {}: {} slice(s) passed their deadline; sending them again", spec.jobId(), expired);
+        for (JobState.AttemptExpired e : state.expire(System.nanoTime())) {
+            state.updated(e);
+            ctx.getLog().warn("job {}: attempt {} of slice {} passed its deadline; {}", spec.jobId(), e.attempt(),
+                    e.sliceId(), e.resend() ? "sending the slice once more (it keeps running where it is)"
+                            : "it is not sent again");
         }
         report(false);
         askRegions();
@@ -271,29 +308,67 @@ public final class Job {
             ctx.getLog().error("job {}: dropping a result of slice {}: {}", spec.jobId(), c.getSliceId(), e.getMessage());
             return Behaviors.same();
         }
-        JobState.Accepted a = state.onResult(r.getSliceId(), r.getResultHash().toByteArray(), r.getOutcomesCount(),
-                r.getEvalNanos(), r.getError(), r.getOutcomesList());
+        JobState.Verdict verdict = state.result(r.getSliceId(), r.getAttempt(), r.getNodeAddress(),
+                r.getResultHash().toByteArray(), r.getOutcomesCount(), r.getEvalNanos(), r.getError(),
+                r.getError().isEmpty() ? r.toByteArray() : new byte[0]);
+        JobState.Accepted a = verdict.accepted();
+        if (verdict.event() != null) {
+            Map<String, String> retiredBefore = state.retired();
+            state.updated(verdict.event());
+            log.tell(new Journal.Append(Journal.encode(verdict.event())));
+            state.retired().forEach((node, why) -> {
+                if (!retiredBefore.containsKey(node)) {
+                    ctx.getLog().warn("job {}: evaluator {} {}", spec.jobId(), node, why);
+                }
+            });
+        }
         switch (a) {
             case NONDETERMINISTIC -> ctx.getLog().error("job {}: NONDETERMINISM: slice {} evaluated again on {} "
                     + "(attempt {}) hashes differently from its first result", spec.jobId(), r.getSliceId(),
                     r.getNodeAddress(), r.getAttempt());
             case DUPLICATE -> ctx.getLog().debug("job {}: slice {} came back again (attempt {}); same hash, counted once",
                     spec.jobId(), r.getSliceId(), r.getAttempt());
-            case FAILED_ATTEMPT -> ctx.getLog().warn("job {}: slice {} failed on {}: {}", spec.jobId(), r.getSliceId(),
-                    r.getNodeAddress(), r.getError());
+            case FAILED_ATTEMPT -> ctx.getLog().warn("job {}: slice {} (attempt {}) failed on {}: {}; it goes to "
+                    + "another node", spec.jobId(), r.getSliceId(), r.getAttempt(), r.getNodeAddress(), r.getError());
+            case STALE_FAILURE -> ctx.getLog().info("job {}: superseded attempt {} of slice {} failed on {}: {}",
+                    spec.jobId(), r.getAttempt(), r.getSliceId(), r.getNodeAddress(), r.getError());
             default -> {
             }
         }
         if (a == JobState.Accepted.NEW) {
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
-            for (JobState.Ready<List<GroupOutcome>> ready : state.mergeable()) {
-                for (GroupOutcome o : ready.payload()) {
-                    totals.add(SliceCodec.decode(o));
-                }
-            }
+            merge();
             report(false);
         }
         return pumpOrFinish();
+    }
+
+    /** The job's JobState settings: the coordinator's, with the job's own slice deadline where it set one. */
+    static JobState.Settings settings(Config c, JobSpec spec) {
+        long first = c.getDuration("slice-timeout").toNanos();
+        long min = c.getDuration("slice-timeout-min").toNanos();
+        double factor = c.getDouble("slice-timeout-factor");
+        if (spec.sliceDeadlineNanos() > 0) { // the job's own: every slice has that long, whatever the rate
+            first = spec.sliceDeadlineNanos();
+            min = spec.sliceDeadlineNanos();
+            factor = 0;
+        }
+        return new JobState.Settings(c.getDuration("slice-target").toNanos(), first, factor, min,
+                c.getInt("max-slice-failures"), c.getInt("node-failure-limit"));
+    }
+
+    /** Merges the slices released in group order. */
+    private void merge() {
+        for (JobState.Ready ready : state.takeMergeable()) {
+            try {
+                for (GroupOutcome o : SliceResult.parseFrom(ready.payload()).getOutcomesList()) {
+                    totals.add(SliceCodec.decode(o));
+                }
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new IllegalStateException("job " + spec.jobId() + ": slice " + ready.sliceId()
+                        + " cannot be read back: " + e.getMessage(), e);
+            }
+        }
     }
 
     private Behavior<Command> pumpOrFinish() {
@@ -308,7 +383,8 @@ public final class Job {
     }
 
     private void pump() {
-        for (JobState.Send s : state.dispatch(System.nanoTime())) {
+        for (JobState.SliceSent s : state.dispatch(System.nanoTime())) {
+            state.updated(s);
             SliceTask.Builder task = SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
                     .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo).setDrainTo(drainTo)
                     .setBudget(spec.budget()).setTargetNode(s.node());
@@ -338,6 +414,12 @@ public final class Job {
         double seconds = wall.toNanos() / 1e9;
         java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
         long nondeterministic = state.nondeterministic();
+        JobStats stats = stats();
+        java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> farm = n -> {
+            n.put("slices", stats.slices()).put("resent", stats.resent()).put("duplicates", stats.duplicates());
+            com.fasterxml.jackson.databind.node.ArrayNode out = n.putArray("nodes_out_of_rotation");
+            stats.retired().forEach((node, why) -> out.addObject().put("node", node).put("reason", why));
+        };
         java.util.concurrent.CompletionStage<Comparison.Result> compared = spec.sampling().get()
                 .exceptionally(e -> {
                     ctx.getLog().warn("job {}: the sampling store did not answer ({}); the report's sampling section "
@@ -347,7 +429,7 @@ public final class Job {
                 .thenApplyAsync(sampling -> {
                     try {
                         return Comparison.finish(spec.outDir(), outcome, spec.kernel(), spec.capture(), spec.identity(),
-                                spec.device(), spec.options(), nondeterministic, DeviceEvents.ignore(), sampling);
+                                spec.device(), spec.options(), nondeterministic, DeviceEvents.ignore(), sampling, farm);
                     } catch (Exception e) {
                         throw new java.util.concurrent.CompletionException(e);
                     }
@@ -392,7 +474,7 @@ public final class Job {
 
     private JobStats stats() {
         return new JobStats(state.slicesPlanned(), state.duplicates(), state.resent(), state.nondeterministic(), chunks,
-                Map.copyOf(slicesByNode));
+                Map.copyOf(slicesByNode), state.retired(), resumed);
     }
 
     private void report(boolean force) {

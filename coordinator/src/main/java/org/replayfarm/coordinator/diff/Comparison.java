@@ -130,6 +130,15 @@ public final class Comparison {
     public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
                                 RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
                                 DeviceEvents events, SamplingSnapshot sampling) throws IOException, DeviceException {
+        return finish(dir, o, kernel, capture, id, choice, options, nondeterministic, events, sampling, farm -> { });
+    }
+
+    /** As above; {@code farm} adds the coordinator's figures (slices, re-sends, nodes out of rotation) to report.json. */
+    public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
+                                RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
+                                DeviceEvents events, SamplingSnapshot sampling,
+                                java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> farm)
+            throws IOException, DeviceException {
         DeviceChoice.Resolved resolved = choice.resolve(capture);
         DeviceRun run = null;
         long start = System.nanoTime();
@@ -147,7 +156,7 @@ public final class Comparison {
         double diffSeconds = (System.nanoTime() - diffStart) / 1e9;
         RunReport.Device device = new RunReport.Device(choice.spelling(), resolved.reason(), run, deviceSeconds);
         RunReport.Verdict verdict = RunReport.write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds,
-                sampling, options.origin().isEmpty() ? capture.path() : Path.of(options.origin()));
+                sampling, options.origin().isEmpty() ? capture.path() : Path.of(options.origin()), farm);
         return new Result(verdict, RunReport.summary(o, id, device, diff, options, verdict), diff);
     }
 }

@@ -18,6 +18,7 @@ import org.replayfarm.coordinator.diff.DiffResult.ImageDiff;
 import org.replayfarm.coordinator.diff.DiffResult.RangeDiff;
 import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.OutputFolder;
 import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
 import org.replayfarm.proto.Image;
@@ -59,7 +60,7 @@ public final class DiffPictures {
         Path out = Files.createDirectories(dir.resolve("diff"));
         for (RangeDiff d : diff.ranges()) {
             if (d.recorded() && d.view().shaped() && d.distance() != null) {
-                Files.write(dir.resolve(heatMapName(d.index())), heatMap(d));
+                OutputFolder.write(dir.resolve(heatMapName(d.index())), heatMap(d));
             }
         }
         for (ImageDiff d : diff.images()) {
@@ -75,11 +76,11 @@ public final class DiffPictures {
                         ? Files.readAllBytes(dir.resolve("device/image-" + d.index() + ".raw")) : null;
                 Normalised n = Normalised.of(image, host, device);
                 background = n.picture(image, host);
-                Files.write(dir.resolve("host/image-" + d.index() + ".png"), png(background, n.text("host")));
+                OutputFolder.write(dir.resolve("host/image-" + d.index() + ".png"), png(background, n.text("host")));
                 if (device != null) {
-                    Files.write(devicePng, png(n.picture(image, device), n.text("device")));
+                    OutputFolder.write(devicePng, png(n.picture(image, device), n.text("device")));
                 }
-                Files.write(out.resolve("image-" + d.index() + ".png"), png(DiffPicture.draw(background,
+                OutputFolder.write(out.resolve("image-" + d.index() + ".png"), png(DiffPicture.draw(background,
                         d.differingTexels(), d.deviceOnlyTexels()), Map.of("Description", DIFF_TEXT, "Normalisation",
                         n.describe())));
             }
@@ -91,7 +92,7 @@ public final class DiffPictures {
                 if (region.mip() != 0) {
                     continue; // the pictures show level 0
                 }
-                Files.write(dir.resolve(cropName(d.index(), r)), crop(image, drawn, region));
+                OutputFolder.write(dir.resolve(cropName(d.index(), r)), crop(image, drawn, region));
             }
         }
     }

@@ -18,6 +18,7 @@ import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.coordinator.sampling.SamplingReport;
 import org.replayfarm.coordinator.sampling.SamplingSnapshot;
 import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.OutputFolder;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
@@ -101,13 +102,16 @@ public final class RunReport {
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
             throws IOException {
-        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null);
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null, farm -> { });
     }
 
-    /** As above; {@code capturePath} (null: unknown) is where the capture lies, for {@code replay explain}. */
+    /**
+     * As above; {@code capturePath} (null: unknown) is where the capture lies, for {@code replay explain}, and
+     * {@code farm} fills report.json's "farm" section (a farm job's slices and nodes), where given.
+     */
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
-                                Path capturePath) throws IOException {
+                                Path capturePath, java.util.function.Consumer<ObjectNode> farm) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
@@ -124,11 +128,18 @@ public final class RunReport {
             report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
                     .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
             SamplingReport.toJson(report, sampling);
+            ObjectNode farmSection = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            farm.accept(farmSection);
+            if (!farmSection.isEmpty()) {
+                report.set("farm", farmSection);
+            }
+        }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
+            pictures(dir, o, device.run(), diff);
+            DiffPictures.write(dir, o, diff);
+            OutputFolder.write(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff).getBytes(StandardCharsets.UTF_8));
+            OutputFolder.write(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict)
+                    .getBytes(StandardCharsets.UTF_8));
         });
-        pictures(dir, o, device.run(), diff);
-        DiffPictures.write(dir, o, diff);
-        Files.writeString(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict), StandardCharsets.UTF_8);
         return verdict;
     }
 
@@ -288,12 +299,12 @@ public final class RunReport {
         }
         Path device = Files.createDirectories(dir.resolve("device"));
         for (var r : run.ranges().keySet()) {
-            Files.write(device.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
+            OutputFolder.write(device.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
         }
         for (var k : run.images().keySet()) {
             byte[] texels = run.imageTexels(k);
-            Files.write(device.resolve("image-" + k + ".raw"), texels);
-            Files.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
+            OutputFolder.write(device.resolve("image-" + k + ".raw"), texels);
+            OutputFolder.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
         }
         if (diff == null) {
             return;
@@ -301,7 +312,7 @@ public final class RunReport {
         Path pictures = Files.createDirectories(dir.resolve("diff"));
         for (ImageDiff d : diff.images()) {
             if (d.recorded()) {
-                Files.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
+                OutputFolder.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
                         o.images().initial().get(d.index()).image(), o.images().texels(d.index()),
                         d.differingTexels(), d.deviceOnlyTexels()));
             }

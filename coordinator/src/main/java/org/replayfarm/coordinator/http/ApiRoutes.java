@@ -215,7 +215,8 @@ public final class ApiRoutes extends AllDirectives {
         }
         String id;
         try {
-            id = jobs.start(request.captureSha256(), request.groups(), request.compare(), request.reportName());
+            id = jobs.start(request.captureSha256(), request.groups(), request.compare(), request.reportName(),
+                    request.limits());
         } catch (IllegalArgumentException e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
         } catch (RuntimeException e) {

@@ -43,11 +43,40 @@ public final class CoordinatorHttp extends AllDirectives {
     /** Binds {@code host:port} (port 0 picks a free one) with the capture routes and {@code more}. */
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more) {
+        return start(system, host, port, captures, more, java.util.Optional.empty());
+    }
+
+    /**
+     * As above; with a {@code token}, every route wants {@code Authorization: Bearer TOKEN} and answers 401
+     * (JSON {@code {"error": ...}}, {@code WWW-Authenticate: Bearer}) without it.
+     */
+    public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
+                                                       List<Route> more, java.util.Optional<String> token) {
         List<Route> routes = new ArrayList<>();
         routes.add(captureRoutes(captures));
         routes.addAll(more);
         Route all = new CoordinatorHttp(captures).concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
-        return Http.get(system).newServerAt(host, port).bind(all);
+        CoordinatorHttp d = new CoordinatorHttp(captures);
+        Route guarded = token.isEmpty() ? all : d.optionalHeaderValueByName("Authorization", given ->
+                org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null)) ? all
+                        : d.complete(akka.http.javadsl.model.HttpResponse.create()
+                                .withStatus(StatusCodes.UNAUTHORIZED)
+                                .addHeader(akka.http.javadsl.model.headers.RawHeader.create("WWW-Authenticate",
+                                        "Bearer realm=\"replay-farm\""))
+                                .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"" + (given.isEmpty()
+                                        ? "this coordinator wants an API token: Authorization: Bearer TOKEN "
+                                        + "(the CLI sends REPLAY_API_TOKEN)" : "wrong API token") + "\"}\n")));
+        // each connection must deliver its first request's headers within header-timeout (a client that
+        // trickles them, one line every few seconds, is never idle and would hold its connection for ever);
+        // later requests on a kept-alive connection are bounded by akka.http.server.idle-timeout
+        java.time.Duration headerTimeout = system.settings().config().getDuration("replay.coordinator.http.header-timeout");
+        akka.stream.Materializer materializer = akka.stream.Materializer.matFromSystem(system);
+        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse, akka.NotUsed> handler =
+                akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create().initialTimeout(headerTimeout)
+                        .via(guarded.flow(system));
+        return Http.get(system).newServerAt(host, port).connectionSource()
+                .to(akka.stream.javadsl.Sink.foreach(connection -> connection.handleWith(handler, materializer)))
+                .run(materializer);
     }
 
     /** The base URL a binding serves, e.g. {@code http://127.0.0.1:41234}. */

@@ -20,10 +20,16 @@ import org.replayfarm.evalnode.eval.GroupSelection;
  * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
  * {@link #parse} says what is wrong, naming the field, for anything else.
  */
-public record JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
+public record JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName,
+                         org.replayfarm.coordinator.jobs.JobService.Limits limits) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "approximate",
-            "capture_name");
+            "capture_name", "budget", "slice_deadline_seconds");
+
+    /** With the default budget and slice deadline. */
+    public JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
+        this(captureSha256, groups, compare, captureName, org.replayfarm.coordinator.jobs.JobService.Limits.DEFAULT);
+    }
 
     /** Compared with {@code --device auto}, exactly; the capture named by its hash. */
     public JobRequest(String captureSha256, GroupSelection groups) {
@@ -58,7 +64,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             String name = names.next();
             if (!FIELDS.contains(name)) {
                 throw new Invalid("unknown field '" + name + "' (a job takes \"capture\", \"groups\", \"device\", "
-                        + "\"ulp\", \"approximate\" and \"capture_name\")");
+                        + "\"ulp\", \"approximate\", \"capture_name\", \"budget\" and \"slice_deadline_seconds\")");
             }
         }
         JsonNode capture = root.get("capture");
@@ -87,7 +93,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             if (!groups.asText().equals("every")) {
                 throw new Invalid("'groups': the only word allowed is \"every\", not \"" + groups.asText() + "\"");
             }
-            return new JobRequest(sha, GroupSelection.everyGroup(), compare, name);
+            return new JobRequest(sha, GroupSelection.everyGroup(), compare, name, limits(root));
         }
         if (!groups.isArray()) {
             throw new Invalid("'groups' must be \"every\" or a list of [x, y, z] group ids");
@@ -112,7 +118,29 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             }
             ids.add(id);
         }
-        return new JobRequest(sha, new GroupSelection(false, List.copyOf(ids)), compare, name);
+        GroupSelection selection;
+        try {
+            selection = new GroupSelection(false, ids);
+        } catch (IllegalArgumentException e) {
+            throw new Invalid("'groups': " + e.getMessage());
+        }
+        return new JobRequest(sha, selection, compare, name, limits(root));
+    }
+
+    /** {@code "budget"}: instructions per wave; {@code "slice_deadline_seconds"}: the deadline of one slice. */
+    private static org.replayfarm.coordinator.jobs.JobService.Limits limits(JsonNode root) throws Invalid {
+        JsonNode budget = root.get("budget");
+        if (budget != null && (!budget.isIntegralNumber() || !budget.canConvertToLong() || budget.asLong() <= 0)) {
+            throw new Invalid("'budget' must be a positive integer (instructions one wave may execute), not " + budget);
+        }
+        JsonNode deadline = root.get("slice_deadline_seconds");
+        if (deadline != null && (!deadline.isNumber() || !(deadline.asDouble() > 0) || deadline.asDouble() > 86_400 * 30)) {
+            throw new Invalid("'slice_deadline_seconds' must be a number of seconds above 0 (at most 30 days), not "
+                    + deadline);
+        }
+        return new org.replayfarm.coordinator.jobs.JobService.Limits(
+                budget == null ? org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET : budget.asLong(),
+                deadline == null ? 0 : (long) (deadline.asDouble() * 1e9));
     }
 
     private static CompareWith compare(JsonNode root) throws Invalid {
@@ -153,6 +181,10 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         n.put("approximate", compare.approximate());
         if (!captureName.isEmpty()) {
             n.put("capture_name", captureName);
+        }
+        n.put("budget", limits.budget());
+        if (limits.sliceDeadlineNanos() > 0) {
+            n.put("slice_deadline_seconds", limits.sliceDeadlineNanos() / 1e9);
         }
         return n;
     }

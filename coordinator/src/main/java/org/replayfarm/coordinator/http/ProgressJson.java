@@ -22,7 +22,10 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  * metrics ({@code replay_job_*} on {@code /metrics}), taken from the same {@link JobProgress}.
  */
 public final class ProgressJson {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Strict: a body with trailing garbage or a key given twice is refused, not half read. */
+    static final ObjectMapper MAPPER = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private ProgressJson() {
     }

@@ -15,6 +15,24 @@ import org.replayfarm.model.capture.CaptureFormatException;
  * {@code host/}, {@code device/}, {@code diff/}).
  */
 public interface JobService extends AutoCloseable {
+    /**
+     * A job's own bounds: the instructions one wave may execute ({@code budget}) and how long one slice may
+     * take before it is sent once more ({@code sliceDeadlineNanos}; 0: the coordinator's, measured from the
+     * time per group).
+     */
+    record Limits(long budget, long sliceDeadlineNanos) {
+        public static final Limits DEFAULT = new Limits(org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, 0);
+
+        public Limits {
+            if (budget <= 0) {
+                throw new IllegalArgumentException("the budget must be positive, not " + budget);
+            }
+            if (sliceDeadlineNanos < 0) {
+                throw new IllegalArgumentException("the slice deadline cannot be negative");
+            }
+        }
+    }
+
     /** Validates a capture file and stores it under its SHA-256, which it returns. */
     String storeCapture(Path file) throws IOException, CaptureFormatException;
 
@@ -34,7 +52,12 @@ public interface JobService extends AutoCloseable {
      * @throws IllegalArgumentException when the capture is not stored, a group is outside its dispatch, or
      *         the device asked for is not in the capture (a recorded run it lacks)
      */
-    String start(String captureSha256, GroupSelection groups, CompareWith compare, String captureName);
+    default String start(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
+        return start(captureSha256, groups, compare, captureName, Limits.DEFAULT);
+    }
+
+    /** As above, with the job's own budget and slice deadline. */
+    String start(String captureSha256, GroupSelection groups, CompareWith compare, String captureName, Limits limits);
 
     Optional<JobProgress> progress(String jobId);
 

@@ -53,7 +53,7 @@ public final class LocalJobService implements JobService {
     }
 
     @Override
-    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName) {
+    public String start(String sha, GroupSelection selection, CompareWith compare, String captureName, Limits limits) {
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
@@ -73,7 +73,7 @@ public final class LocalJobService implements JobService {
         update(new JobProgress(id, sha, "running", groups.size(), 0, 0, -1, 0, 0, ""));
         runner.submit(() -> {
             try {
-                Evaluation.Outcome o = Evaluation.run(kernel, groups, threads, HostModel.DEFAULT_BUDGET, done -> {
+                Evaluation.Outcome o = Evaluation.run(kernel, groups, threads, limits.budget(), done -> {
                     double seconds = (System.nanoTime() - start) / 1e9;
                     double rate = done / Math.max(seconds, 1e-9);
                     update(new JobProgress(id, sha, "running", groups.size(), done, rate,

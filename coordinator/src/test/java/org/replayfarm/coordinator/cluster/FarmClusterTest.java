@@ -113,4 +113,67 @@ class FarmClusterTest {
                     dir.resolve("out"));
         }
     }
+
+    @Test
+    void a_runaway_group_is_sent_once_more_at_its_deadline_and_the_jobs_budget_ends_it() throws Exception {
+        // one group loops for ever: before, it was re-sent every deadline onto every healthy node
+        Path spin = TestCaptures.spin(dir, 1, Integer.MAX_VALUE);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 3, ConfigFactory.parseString(
+                "replay.coordinator.tick = 50ms"))) {
+            ClusterJobService jobs = farm.coordinator.jobs();
+            String sha = jobs.storeCapture(spin);
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            // a budget of 3 million instructions a wave and half a second a slice, the job's own
+            jobs.start("runaway", sha, GroupSelection.everyGroup(),
+                    new org.replayfarm.coordinator.jobs.JobService.Limits(3_000_000, 500_000_000L), dir.resolve("out"),
+                    org.replayfarm.coordinator.diff.CompareWith.auto(), "spin.capture", r -> { });
+            jobs.subscribe("runaway", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            });
+            JobProgress p = end.get(120, TimeUnit.SECONDS);
+            assertEquals("finished", p.state(), p.error());
+            assertEquals(1, p.faults(), "the budget stopped the group");
+            Job.JobStats stats = farm.stats("runaway");
+            assertEquals(1, stats.resent(), "sent once more, not once per deadline: " + stats);
+            String report = java.nio.file.Files.readString(dir.resolve("out/report.json"));
+            assertTrue(report.contains("budget"), report);
+        }
+    }
+
+    @Test
+    void an_evaluator_whose_disk_is_full_leaves_the_rotation_and_every_job_completes() throws Exception {
+        // before: a failed slice went back to the same node, and three of three jobs failed in under a second
+        Path hist = TestCaptures.histogram(dir);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
+            FarmNode broken = farm.evaluators.get(1);
+            Path cache = broken.evaluator().cache().dir();
+            try (var files = java.nio.file.Files.list(cache)) {
+                for (Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(cache);
+            java.nio.file.Files.writeString(cache, "a file where the cache folder was: every fetch fails");
+            String brokenAddress = broken.system().address().toString();
+            for (int j = 0; j < 3; j++) {
+                Path out = dir.resolve("out-" + j);
+                String id = farm.run(hist, GroupSelection.everyGroup(), out);
+                TestCaptures.assertSameOutputs(TestCaptures.reference(hist, GroupSelection.everyGroup(),
+                        dir.resolve("ref-" + j)), out);
+                Job.JobStats stats = farm.stats(id);
+                assertTrue(stats.retired().containsKey(brokenAddress) || stats.slicesByNode().get(brokenAddress) == null,
+                        "the broken node finished nothing and left the rotation: " + stats);
+                String report = java.nio.file.Files.readString(out.resolve("report.json"));
+                if (!stats.retired().isEmpty()) {
+                    assertTrue(report.contains("\"nodes_out_of_rotation\"") && report.contains(brokenAddress)
+                            && report.contains("failed slices in a row"), report);
+                }
+                if (j == 0) {
+                    assertTrue(stats.retired().containsKey(brokenAddress), "the first job saw it fail: " + stats);
+                }
+            }
+        }
+    }
 }

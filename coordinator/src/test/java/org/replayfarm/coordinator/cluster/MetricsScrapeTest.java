@@ -138,7 +138,7 @@ class MetricsScrapeTest {
                     throw new IllegalStateException(e);
                 }
             });
-            Map<String, String> ofJob = Map.of("job", job, "role", "coordinator");
+            Map<String, String> ofJob = Map.of("job_id", job, "role", "coordinator");
             TreeSet<Double> seen = new TreeSet<>();
             long started = System.nanoTime();
             while (!jobs.progress(job).orElseThrow().ended()) {

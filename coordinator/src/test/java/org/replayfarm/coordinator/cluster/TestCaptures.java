@@ -110,7 +110,7 @@ final class TestCaptures {
 
     /** What a run report adds to replay eval's (docs/report-schema.md), and the schema name it replaces. */
     static final List<String> RUN_REPORT_FIELDS = List.of("schema", "capture_file", "capture_path", "job", "selection",
-            "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling");
+            "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling", "farm");
 
     /**
      * Every file replay eval wrote under host/ byte-identical in the job's host/ (which adds the PNGs of

@@ -185,7 +185,7 @@ class ApiRoutesTest {
                 assertEquals(compared, last.figures().bytesCompared(), "the final progress carries the diff's counts");
                 for (ObjectNode n : List.of(got, want)) {
                     n.remove(List.of("wall_time_seconds", "schema", "capture_file", "capture_path", "job", "selection",
-                            "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling"));
+                            "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling", "farm"));
                 }
                 assertEquals(want, got, "report.json equals replay eval's in eval-report/1's fields but for the wall time");
                 assertEquals(got.get("groups").asLong(), last.groupsDone());
@@ -271,6 +271,24 @@ class ApiRoutesTest {
         HttpResponse<String> outside = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[0], [16, 0, 0]]}");
         assertEquals(400, outside.statusCode());
         assertTrue(error(outside).contains("group (16, 0, 0) is outside the dispatch of 16 x 1 x 1 groups"), outside.body());
+
+        HttpResponse<String> repeated = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[3], [1], [3, 0, 0]]}");
+        assertEquals(400, repeated.statusCode());
+        assertTrue(error(repeated).contains("'groups': group (3, 0, 0) 2 times: name each group once"), repeated.body());
+
+        HttpResponse<String> trailing = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\"} {\"x\": 1}");
+        assertEquals(400, trailing.statusCode(), trailing.body());
+        assertTrue(error(trailing).startsWith("the body is not JSON"), trailing.body());
+        HttpResponse<String> twice = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[1]], \"groups\": \"every\"}");
+        assertEquals(400, twice.statusCode(), twice.body());
+        assertTrue(error(twice).contains("Duplicate field 'groups'"), twice.body());
+        HttpResponse<String> badBudget = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"budget\": 0}");
+        assertEquals(400, badBudget.statusCode());
+        assertTrue(error(badBudget).contains("'budget' must be a positive integer"), badBudget.body());
+        HttpResponse<String> badDeadline = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", "
+                + "\"slice_deadline_seconds\": \"soon\"}");
+        assertEquals(400, badDeadline.statusCode());
+        assertTrue(error(badDeadline).contains("'slice_deadline_seconds' must be a number"), badDeadline.body());
 
         for (String path : List.of("/jobs/nope", "/jobs/nope/events", "/jobs/nope/results", "/jobs/nope/results/report.json")) {
             HttpResponse<String> r = get(path);

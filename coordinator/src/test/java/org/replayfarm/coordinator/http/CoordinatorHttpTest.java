@@ -48,4 +48,62 @@ class CoordinatorHttpTest {
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * A client that trickles its headers (one line a second, so it is never idle) is cut off at the header
+     * timeout; before, it held its connection until it stopped, and 1,030 of them made the API unreachable.
+     * A well-behaved request on another connection is answered meanwhile.
+     */
+    @Test
+    void a_client_that_trickles_its_headers_is_cut_off_at_the_header_timeout() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-slow",
+                com.typesafe.config.ConfigFactory.parseString("replay.coordinator.http.header-timeout = 2s")
+                        .withFallback(com.typesafe.config.ConfigFactory.load()));
+        try {
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store, List.of())
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS);
+            try (java.net.Socket slow = new java.net.Socket("127.0.0.1", binding.localAddress().getPort())) {
+                slow.setSoTimeout(1000);
+                var out = slow.getOutputStream();
+                out.write("GET /captures/x HTTP/1.1\r\nHost: a\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.flush();
+                long start = System.nanoTime();
+                boolean closed = false;
+                java.io.ByteArrayOutputStream answered = new java.io.ByteArrayOutputStream();
+                for (int i = 0; i < 20 && !closed; i++) {
+                    try {
+                        out.write(("X-Slow-" + i + ": 1\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                        out.flush();
+                        int b = slow.getInputStream().read();
+                        if (b == -1) {
+                            closed = true;
+                        } else {
+                            // the server answers (an error, the request never reached a route), then closes
+                            answered.write(b);
+                            slow.setSoTimeout(10_000);
+                            for (int c = slow.getInputStream().read(); c != -1; c = slow.getInputStream().read()) {
+                                answered.write(c);
+                            }
+                            closed = true;
+                        }
+                    } catch (java.net.SocketTimeoutException stillOpen) {
+                        // nothing to read yet: the server still waits for the headers
+                    } catch (java.io.IOException reset) {
+                        closed = true;
+                    }
+                }
+                String said = answered.toString(java.nio.charset.StandardCharsets.US_ASCII);
+                assertTrue(closed, "the trickling connection was still open after 20 header lines, "
+                        + (System.nanoTime() - start) / 1_000_000 + " ms; the server said: " + said);
+                assertTrue(!said.contains(" 404 ") && !said.contains(" 200 "), "the request was not served: " + said);
+            }
+            HttpResponse<String> ok = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    CoordinatorHttp.url(binding) + "/captures/" + "0".repeat(64))).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, ok.statusCode(), "a prompt request is answered");
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
 }

@@ -44,6 +44,7 @@ public final class CaptureCache {
     }
 
     private final Path dir;
+    private final java.util.Optional<String> token;
     private final HttpClient client;
     private final Map<String, CompletableFuture<Kernel>> kernels = new ConcurrentHashMap<>();
     private final AtomicInteger fetches = new AtomicInteger();
@@ -56,6 +57,12 @@ public final class CaptureCache {
 
     /** As above, counting hits, downloads and the bytes fetched in {@code metrics}. */
     public CaptureCache(Path dir, FarmMetrics.EvalSeries metrics) throws IOException {
+        this(dir, metrics, java.util.Optional.empty());
+    }
+
+    /** As above; {@code token}: the coordinator's API token, sent with every fetch. */
+    public CaptureCache(Path dir, FarmMetrics.EvalSeries metrics, java.util.Optional<String> token) throws IOException {
+        this.token = token;
         this.dir = Files.createDirectories(dir);
         this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         this.metrics = metrics;
@@ -98,8 +105,9 @@ public final class CaptureCache {
         try {
             HttpResponse<InputStream> response;
             try {
-                response = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10)).build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
+                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10));
+                token.ifPresent(t -> request.header("Authorization", ApiToken.header(t)));
+                response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while fetching " + url, e);

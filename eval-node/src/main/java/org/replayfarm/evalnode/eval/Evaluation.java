@@ -165,17 +165,35 @@ public final class Evaluation {
      */
     public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir,
                              java.util.function.Consumer<ObjectNode> more) throws IOException {
+        write(o, kernel, captureSha256, dir, more, () -> { });
+    }
+
+    /** More files of a run, written after the host's outputs and before report.json. */
+    @FunctionalInterface
+    public interface MoreFiles {
+        void write() throws IOException;
+    }
+
+    /**
+     * As {@link #write(Outcome, Kernel, String, Path, java.util.function.Consumer)}, through
+     * {@link OutputFolder}: every file goes to a temporary name and is renamed, {@code files} writes its
+     * own (with {@link OutputFolder#write}) after the host's, and report.json is renamed into place last.
+     */
+    public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir,
+                             java.util.function.Consumer<ObjectNode> more, MoreFiles files) throws IOException {
+        OutputFolder.begin(dir);
         Path host = dir.resolve("host");
         Files.createDirectories(host);
         InitialMemory memory = o.memory().initial();
         for (InitialMemory.Range r : memory.ranges()) {
-            Files.write(host.resolve("guest-" + r.index() + ".bin"), o.memory().range(r.index()));
+            OutputFolder.write(host.resolve("guest-" + r.index() + ".bin"), o.memory().range(r.index()));
         }
         for (int k = 0; k < o.images().imageCount(); k++) {
-            Files.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
-            Files.write(host.resolve("image-" + k + ".png"), org.replayfarm.model.image.ImagePng.encode(
+            OutputFolder.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
+            OutputFolder.write(host.resolve("image-" + k + ".png"), org.replayfarm.model.image.ImagePng.encode(
                     o.images().initial().get(k).image(), o.images().texels(k)));
         }
+        files.write();
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode report = json.createObjectNode();
         report.put("schema", "replay-farm/eval-report/1");
@@ -239,7 +257,7 @@ public final class Evaluation {
         }
         more.accept(report);
         report.put("wall_time_seconds", o.wallTime().toNanos() / 1e9);
-        json.writeValue(dir.resolve("report.json").toFile(), report);
+        OutputFolder.finish(dir, json.writeValueAsBytes(report));
     }
 
     /** The one-screen summary. */

@@ -4,8 +4,29 @@ import java.util.ArrayList;
 import java.util.List;
 import org.replayfarm.proto.Dispatch;
 
-/** Which groups to evaluate: every group of the dispatch, or a list given as {@code X,Y[,Z]}. */
+/**
+ * Which groups to evaluate: every group of the dispatch, or a list given as {@code X,Y[,Z]}. A group named
+ * more than once is refused (it would be evaluated and its atomics merged once per mention).
+ */
 public record GroupSelection(boolean every, List<int[]> groups) {
+    public GroupSelection {
+        groups = List.copyOf(groups);
+        java.util.Map<java.util.List<Integer>, Integer> seen = new java.util.LinkedHashMap<>();
+        for (int[] g : groups) {
+            seen.merge(List.of(g[0], g[1], g[2]), 1, Integer::sum);
+        }
+        List<String> repeated = new ArrayList<>();
+        seen.forEach((g, n) -> {
+            if (n > 1) {
+                repeated.add(String.format("(%d, %d, %d) %d times", g.get(0), g.get(1), g.get(2), n));
+            }
+        });
+        if (!repeated.isEmpty()) {
+            throw new IllegalArgumentException("group" + (repeated.size() > 1 ? "s " : " ") + String.join(", ", repeated)
+                    + ": name each group once (a repeated group would be evaluated, and its atomics merged, again)");
+        }
+    }
+
     public static GroupSelection everyGroup() {
         return new GroupSelection(true, List.of());
     }

@@ -31,7 +31,7 @@ public final class FarmMetrics {
     /** Tag names. */
     public static final String NODE = "node";
     public static final String ROLE = "role";
-    public static final String JOB = "job";
+    public static final String JOB = "job_id";
     public static final String SERIALIZED = "serialized";
 
     /** The values of the {@code serialized} tag of a device execution (seed 000: unknown is never omitted). */

@@ -95,4 +95,27 @@ class DashboardTest {
                 names("sum by (job) (replay_job_groups_done_total{job=~\"replay_x\"}) / replay_nonexistent_total"));
         assertFalse(exported().contains("replay_nonexistent_total"));
     }
+
+    /**
+     * Prometheus puts its own target label {@code job} on every scraped series and renames a metric's own
+     * {@code job} to {@code exported_job}: the job tag is {@code job_id}, and the dashboard selects and
+     * groups by it.
+     */
+    @Test
+    void the_job_tag_is_job_id_which_prometheus_keeps_and_the_dashboard_uses_it() throws Exception {
+        assertEquals("job_id", FarmMetrics.JOB);
+        String text = java.nio.file.Files.readString(DASHBOARD);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("by \\((\\w+)\\)|\\{(\\w+)=~|\\{\\{(\\w+)\\}\\}|label_values\\([a-z_]+, (\\w+)\\)")
+                .matcher(text);
+        Set<String> labels = new java.util.TreeSet<>();
+        while (m.find()) {
+            for (int g = 1; g <= 4; g++) {
+                if (m.group(g) != null) {
+                    labels.add(m.group(g));
+                }
+            }
+        }
+        assertTrue(labels.contains("job_id"), labels.toString());
+        assertFalse(labels.contains("job"), "the dashboard selects by Prometheus' scrape job: " + labels);
+    }
 }

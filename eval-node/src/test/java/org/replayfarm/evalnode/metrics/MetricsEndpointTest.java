@@ -91,7 +91,7 @@ class MetricsEndpointTest {
                     assertTrue(s.contains("\n" + name + "{"), metric + " appears as " + name + ":\n" + s);
                 }
             }
-            Map<String, String> jobLabels = Map.of("job", "j-1", "node", "127.0.0.1:1", "role", "coordinator");
+            Map<String, String> jobLabels = Map.of("job_id", "j-1", "node", "127.0.0.1:1", "role", "coordinator");
             assertEquals(3.0, value(s, "replay_job_groups_done_total", jobLabels));
             assertEquals(4096.0, value(s, "replay_capture_fetched_bytes_total", Map.of("role", "eval")));
             assertEquals(1.0, value(s, "replay_gpu_executions_total", Map.of("serialized", "unknown")));
@@ -103,7 +103,7 @@ class MetricsEndpointTest {
             assertEquals(7.0, value(s, "replay_job_groups_done_total", jobLabels), "a counter adds up across ticks");
 
             job.remove();
-            s = scrapeUntil(e, t -> !t.contains("job=\"j-1\""));
+            s = scrapeUntil(e, t -> !t.contains("job_id=\"j-1\""));
             assertTrue(s.contains("replay_eval_groups_total{"), "the node's series stay");
             assertEquals(4.0, value(s, "replay_eval_groups_total", Map.of("node", "127.0.0.1:1")));
             eval.remove();
@@ -124,8 +124,8 @@ class MetricsEndpointTest {
             assertTrue(taken.getMessage().contains("cannot listen on 127.0.0.1:" + a.port()), taken.getMessage());
             assertNull(MetricsEndpoint.start(settings(a.port(), false), "x"), "warn: the node goes on without it");
             FarmMetrics.forNode("127.0.0.1:2", true).job("j-2").add(FarmMetrics.Metric.JOB_FAULTS, 1);
-            String fromA = scrapeUntil(a, t -> t.contains("job=\"j-2\""));
-            String fromB = scrapeUntil(b, t -> t.contains("job=\"j-2\""));
+            String fromA = scrapeUntil(a, t -> t.contains("job_id=\"j-2\""));
+            String fromB = scrapeUntil(b, t -> t.contains("job_id=\"j-2\""));
             assertFalse(fromA.isEmpty() || fromB.isEmpty());
             FarmMetrics.forNode("127.0.0.1:2", true).job("j-2").remove();
         }

@@ -31,6 +31,11 @@ public final class CaptureValidator {
     public static final int VGPR_LIMIT = 256;
     public static final int LDS_LIMIT = 64 * 1024;
     public static final int GROUP_SIZE_LIMIT = 1024;
+    /**
+     * The most groups a dispatch may have (2^31 - 1): every group count, and their product, then fits a
+     * non-negative Java int, so no reader of the dispatch can see a count as negative.
+     */
+    public static final long MAX_GROUPS = Integer.MAX_VALUE;
 
     private CaptureValidator() {
     }
@@ -140,6 +145,7 @@ public final class CaptureValidator {
     }
 
     private static void dispatch(Dispatch d) throws CaptureFormatException {
+        // every count and size is a uint32 on the wire: read unsigned, never as a Java int
         int[] counts = {d.getGroupCountX(), d.getGroupCountY(), d.getGroupCountZ()};
         int[] sizes = {d.getGroupSizeX(), d.getGroupSizeY(), d.getGroupSizeZ()};
         String[] axis = {"x", "y", "z"};
@@ -158,11 +164,16 @@ public final class CaptureValidator {
                 throw new CaptureFormatException("dispatch.group_count_" + axis[i], "grid of " + count + " groups of "
                         + size + " work-items overflows the 32-bit grid size in " + axis[i]);
             }
-            try {
-                groups = Math.multiplyExact(groups, count);
-            } catch (ArithmeticException e) {
-                throw new CaptureFormatException("dispatch.group_count_" + axis[i],
-                        "the product of the group counts overflows 64 bits");
+            if (size > GROUP_SIZE_LIMIT) {
+                throw new CaptureFormatException("dispatch.group_size_" + axis[i], "a group of " + size
+                        + " work-items in " + axis[i] + " exceeds the limit of " + GROUP_SIZE_LIMIT);
+            }
+            // each factor is below 2^32 and the product so far at most MAX_GROUPS (< 2^31): no overflow
+            groups *= count;
+            if (groups > MAX_GROUPS) {
+                throw new CaptureFormatException("dispatch.group_count_" + axis[i], "the dispatch's "
+                        + Integer.toUnsignedString(counts[0]) + " x " + Integer.toUnsignedString(counts[1]) + " x "
+                        + Integer.toUnsignedString(counts[2]) + " groups exceed the limit of " + MAX_GROUPS + " groups");
             }
             lanes *= size;
         }

@@ -88,11 +88,32 @@ class CaptureValidationTest {
 
     @Test
     void group_counts_whose_product_overflows_are_refused() throws Exception {
-        var e = refused("dispatch.group_count_y", c -> c.getDispatchBuilder().setGroupSizeX(1)
+        var e = refused("dispatch.group_count_x", c -> c.getDispatchBuilder().setGroupSizeX(1)
                 .setGroupCountX(-1).setGroupCountY(-1).setGroupCountZ(-1));
-        assertTrue(e.getMessage().contains("overflows"), e.getMessage());
+        assertTrue(e.getMessage().contains("4294967295 x 4294967295 x 4294967295 groups exceed the limit"),
+                e.getMessage());
         refused("dispatch.group_count_x", c -> c.getDispatchBuilder().setGroupCountX(1 << 30).setGroupSizeX(64));
         refused("dispatch.group_size_x", c -> c.getDispatchBuilder().setGroupSizeX(1024).setGroupSizeY(2));
+    }
+
+    @Test
+    void a_y_or_z_group_count_of_2_pow_31_or_more_is_read_unsigned_and_refused() throws Exception {
+        // 30 x 17 x 2^31 was read as "30 x 17 x -2147483648" and evaluated 0 groups
+        var e = refused("dispatch.group_count_z", c -> c.getDispatchBuilder().setGroupSizeX(1).setGroupSizeY(1)
+                .setGroupSizeZ(1).setGroupCountX(30).setGroupCountY(17).setGroupCountZ(1 << 31));
+        assertTrue(e.getMessage().contains("30 x 17 x 2147483648 groups exceed the limit of 2147483647"), e.getMessage());
+        refused("dispatch.group_count_y", c -> c.getDispatchBuilder().setGroupSizeX(1).setGroupSizeY(1)
+                .setGroupCountX(1).setGroupCountY(0x8000_0001));
+        // 46341^2 > 2^31 - 1: the product is bounded, not just each count
+        refused("dispatch.group_count_y", c -> c.getDispatchBuilder().setGroupSizeX(1).setGroupSizeY(1)
+                .setGroupCountX(46341).setGroupCountY(46341));
+    }
+
+    @Test
+    void group_sizes_whose_product_wraps_64_bits_are_refused() throws Exception {
+        // 2^31 in each of x, y, z multiplies to 2^93, which wrapped to 0 work-items and passed
+        refused("dispatch.group_size_x", c -> c.getDispatchBuilder().setGroupCountX(1).setGroupCountY(1)
+                .setGroupCountZ(1).setGroupSizeX(1 << 31).setGroupSizeY(1 << 31).setGroupSizeZ(1 << 31));
     }
 
     @Test

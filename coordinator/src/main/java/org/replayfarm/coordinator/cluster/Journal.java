@@ -1,0 +1,271 @@
+package org.replayfarm.coordinator.cluster;
+
+import akka.actor.NoSerializationVerificationNeeded;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.persistence.typed.PersistenceId;
+import akka.persistence.typed.RecoveryCompleted;
+import akka.persistence.typed.javadsl.CommandHandler;
+import akka.persistence.typed.javadsl.EventHandler;
+import akka.persistence.typed.javadsl.EventSourcedBehavior;
+import akka.persistence.typed.javadsl.SignalHandler;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.replayfarm.proto.AttemptFailedEvent;
+import org.replayfarm.proto.JobAccepted;
+import org.replayfarm.proto.JobEnded;
+import org.replayfarm.proto.ResultRepeatedEvent;
+import org.replayfarm.proto.SliceFinishedEvent;
+
+/**
+ * The coordinator's journal: Akka Persistence typed (event sourcing) over akka-persistence-jdbc, on an H2
+ * database in the coordinator's work directory by default, or on PostgreSQL
+ * ({@code replay.coordinator.journal.url = "jdbc:postgresql://..."}) for coordinators that must share it.
+ * Events are protobuf messages (journal.proto), written by Akka's ProtobufSerializer.
+ *
+ * <ul>
+ * <li>{@link Registry} (persistence id {@code replay-jobs}): every job accepted ({@link JobAccepted}) and how
+ * it ended ({@link JobEnded}), so a restarted coordinator starts every unfinished job again and still
+ * answers for finished ones.</li>
+ * <li>{@link Log} (persistence id {@code job-ID}): a job's {@link JobState.Durable} events, so the
+ * restarted job merges the slices that had finished without evaluating them again.</li>
+ * </ul>
+ *
+ * <p>Why event sourcing: a job's progress is a sequence of facts (slice results) that arrive one at a time
+ * and are never changed, which is exactly an append-only journal; replaying it through
+ * {@link JobState#updated} rebuilds the same state the job had, with no second model of it to keep in step.
+ */
+public final class Journal {
+    private Journal() {
+    }
+
+    /**
+     * The persistence settings for a node whose work directory is {@code workDir}: the journal the
+     * coordinator's {@code replay.coordinator.journal} names (H2 under {@code workDir/journal} when its url
+     * is empty).
+     */
+    public static Config settings(Config c, Path workDir) {
+        Config j = c.getConfig("replay.coordinator.journal");
+        String url = j.getString("url");
+        String profile;
+        String driver;
+        if (url.isEmpty()) {
+            url = "jdbc:h2:file:" + workDir.toAbsolutePath().resolve("journal").resolve("jobs");
+            profile = "slick.jdbc.H2Profile$";
+            driver = "org.h2.Driver";
+        } else if (url.startsWith("jdbc:postgresql:")) {
+            profile = "slick.jdbc.PostgresProfile$";
+            driver = "org.postgresql.Driver";
+        } else if (url.startsWith("jdbc:h2:")) {
+            profile = "slick.jdbc.H2Profile$";
+            driver = "org.h2.Driver";
+        } else {
+            throw new IllegalArgumentException("replay.coordinator.journal.url: only jdbc:postgresql: and jdbc:h2: "
+                    + "databases are supported, not " + url);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("akka.persistence.journal.plugin", "jdbc-journal");
+        m.put("akka.persistence.snapshot-store.plugin", "jdbc-snapshot-store");
+        m.put("jdbc-journal.use-shared-db", "journal");
+        m.put("jdbc-snapshot-store.use-shared-db", "journal");
+        m.put("jdbc-read-journal.use-shared-db", "journal");
+        String db = "akka-persistence-jdbc.shared-databases.journal";
+        m.put(db + ".profile", profile);
+        m.put(db + ".db.url", url);
+        m.put(db + ".db.driver", driver);
+        m.put(db + ".db.user", j.getString("user"));
+        m.put(db + ".db.password", j.getString("password"));
+        m.put(db + ".db.connectionPool", "HikariCP");
+        m.put(db + ".db.numThreads", 2);
+        m.put(db + ".db.maxConnections", 2);
+        m.put(db + ".db.minConnections", 1);
+        return ConfigFactory.parseMap(m);
+    }
+
+    /** Creates the journal's tables where they do not exist yet (H2 or PostgreSQL). */
+    public static void createSchema(akka.actor.typed.ActorSystem<?> system) throws java.io.IOException,
+            InterruptedException {
+        try {
+            akka.persistence.jdbc.testkit.javadsl.SchemaUtils.createIfNotExists(system).toCompletableFuture()
+                    .get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new java.io.IOException("the coordinator's journal (" + system.settings().config()
+                    .getString("akka-persistence-jdbc.shared-databases.journal.db.url") + ") cannot be opened: " + cause, e);
+        }
+    }
+
+    // ---- a job's durable events as protobuf ----
+
+    static Message encode(JobState.Durable e) {
+        if (e instanceof JobState.SliceFinished f) {
+            return SliceFinishedEvent.newBuilder().setSliceId(f.sliceId()).setStart(f.start()).setCount(f.count())
+                    .setAttempt(f.attempt()).setNode(f.node()).setHash(ByteString.copyFrom(f.hash())).setGroups(f.groups())
+                    .setEvalNanos(f.evalNanos()).setPayload(ByteString.copyFrom(f.payload())).build();
+        }
+        if (e instanceof JobState.AttemptFailed f) {
+            return AttemptFailedEvent.newBuilder().setSliceId(f.sliceId()).setStart(f.start()).setCount(f.count())
+                    .setAttempt(f.attempt()).setNode(f.node()).setError(f.error()).build();
+        }
+        JobState.ResultRepeated r = (JobState.ResultRepeated) e;
+        return ResultRepeatedEvent.newBuilder().setSliceId(r.sliceId()).setAttempt(r.attempt()).setNode(r.node())
+                .setSame(r.same()).build();
+    }
+
+    static JobState.Durable decode(Message m) {
+        if (m instanceof SliceFinishedEvent f) {
+            return new JobState.SliceFinished(f.getSliceId(), f.getStart(), f.getCount(), f.getAttempt(), f.getNode(),
+                    f.getHash().toByteArray(), f.getGroups(), f.getEvalNanos(), f.getPayload().toByteArray());
+        }
+        if (m instanceof AttemptFailedEvent f) {
+            return new JobState.AttemptFailed(f.getSliceId(), f.getStart(), f.getCount(), f.getAttempt(), f.getNode(),
+                    f.getError());
+        }
+        if (m instanceof ResultRepeatedEvent r) {
+            return new JobState.ResultRepeated(r.getSliceId(), r.getAttempt(), r.getNode(), r.getSame());
+        }
+        throw new IllegalArgumentException("not a job event: " + m.getClass().getName());
+    }
+
+    // ---- a job's log ----
+
+    /** What a job's log takes. */
+    public sealed interface LogCommand extends NoSerializationVerificationNeeded {
+    }
+
+    /** Keep this event (its order is the order of the appends). */
+    public record Append(Message event) implements LogCommand {
+    }
+
+    /** The job's events read back, in order, once its log recovered. */
+    public record Recovered(List<Message> events) {
+    }
+
+    /** What a job's log holds in memory: the events read back, until they are handed to the job. */
+    public static final class Kept {
+        final List<Message> events = new ArrayList<>();
+        boolean live;
+    }
+
+    /** A job's durable events ({@code job-ID}); on recovery it hands them to {@code job}, then appends. */
+    public static final class Log extends EventSourcedBehavior<LogCommand, Message, Kept> {
+        private final ActorRef<Recovered> job;
+
+        private Log(String jobId, ActorRef<Recovered> job) {
+            super(PersistenceId.ofUniqueId("job-" + jobId));
+            this.job = job;
+        }
+
+        public static Behavior<LogCommand> create(String jobId, ActorRef<Recovered> job) {
+            return new Log(jobId, job);
+        }
+
+        @Override
+        public Kept emptyState() {
+            return new Kept();
+        }
+
+        @Override
+        public CommandHandler<LogCommand, Message, Kept> commandHandler() {
+            return newCommandHandlerBuilder().forAnyState()
+                    .onCommand(Append.class, (state, a) -> Effect().persist(a.event()))
+                    .build();
+        }
+
+        @Override
+        public EventHandler<Kept, Message> eventHandler() {
+            // events are kept only while recovering (then handed to the job); appended ones are the job's already
+            return newEventHandlerBuilder().forAnyState().onAnyEvent((state, e) -> {
+                if (!state.live) {
+                    state.events.add(e);
+                }
+                return state;
+            });
+        }
+
+        @Override
+        public SignalHandler<Kept> signalHandler() {
+            return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), state -> {
+                job.tell(new Recovered(List.copyOf(state.events)));
+                state.events.clear();
+                state.live = true;
+            }).build();
+        }
+    }
+
+    // ---- the registry of jobs ----
+
+    /** What the registry takes. */
+    public sealed interface RegistryCommand extends NoSerializationVerificationNeeded {
+    }
+
+    /** Keep a job accepted; {@code done} answers once it is in the journal. */
+    public record Accept(JobAccepted job, ActorRef<akka.Done> done) implements RegistryCommand {
+    }
+
+    /** Keep how a job ended. */
+    public record End(JobEnded ended) implements RegistryCommand {
+    }
+
+    /** Every job the registry knows, in the order they were accepted. */
+    public record GetAll(ActorRef<Jobs> replyTo) implements RegistryCommand {
+    }
+
+    /** One job in the registry: how it was accepted, and how it ended (null while it runs). */
+    public record Entry(JobAccepted accepted, JobEnded ended) {
+    }
+
+    public record Jobs(List<Entry> jobs) {
+    }
+
+    /** Every job accepted and how it ended ({@code replay-jobs}). */
+    public static final class Registry extends EventSourcedBehavior<RegistryCommand, Message, Map<String, Entry>> {
+        private Registry() {
+            super(PersistenceId.ofUniqueId("replay-jobs"));
+        }
+
+        public static Behavior<RegistryCommand> create() {
+            return Behaviors.setup(ctx -> new Registry());
+        }
+
+        @Override
+        public Map<String, Entry> emptyState() {
+            return new LinkedHashMap<>();
+        }
+
+        @Override
+        public CommandHandler<RegistryCommand, Message, Map<String, Entry>> commandHandler() {
+            return newCommandHandlerBuilder().forAnyState()
+                    .onCommand(Accept.class, (state, a) -> Effect().persist(a.job()).thenRun(s -> a.done().tell(akka.Done.getInstance())))
+                    .onCommand(End.class, (state, e) -> Effect().persist(e.ended()))
+                    .onCommand(GetAll.class, (state, g) -> Effect().none().thenRun(s ->
+                            g.replyTo().tell(new Jobs(List.copyOf(s.values())))))
+                    .build();
+        }
+
+        @Override
+        public EventHandler<Map<String, Entry>, Message> eventHandler() {
+            return newEventHandlerBuilder().forAnyState()
+                    .onEvent(JobAccepted.class, (state, a) -> {
+                        state.put(a.getJobId(), new Entry(a, null));
+                        return state;
+                    })
+                    .onEvent(JobEnded.class, (state, e) -> {
+                        Entry was = state.get(e.getJobId());
+                        if (was != null) {
+                            state.put(e.getJobId(), new Entry(was.accepted(), e));
+                        }
+                        return state;
+                    })
+                    .build();
+        }
+    }
+}
