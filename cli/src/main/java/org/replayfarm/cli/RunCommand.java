@@ -189,6 +189,11 @@ final class RunCommand implements Callable<Integer> {
         } finally {
             done.set(true);
             deleteTree(work);
+            try {
+                Runtime.getRuntime().removeShutdownHook(onSignal); // many runs in one JVM (tests, batches) keep none
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is exiting: the hook runs, sees done and does nothing
+            }
         }
         if (!end.state().equals("finished")) {
             throw new IllegalStateException("the job failed: " + end.error());

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.gpunode.device.DeviceChoice;
 import org.replayfarm.coordinator.diff.Comparison;
 import org.replayfarm.coordinator.diff.RunReport;
 import org.replayfarm.coordinator.jobs.CaptureStore;
@@ -129,7 +130,8 @@ public final class ClusterJobService implements JobService {
         JobAccepted.Builder a = JobAccepted.newBuilder().setJobId(id).setCaptureSha256(sha).setEveryGroup(selection.every())
                 .setDevice(compare.device().spelling()).setUlp(compare.ulp()).setApproximate(compare.approximate())
                 .setCaptureName(captureName).setBudget(limits.budget()).setSliceDeadlineNanos(limits.sliceDeadlineNanos())
-                .setOutDir(out.toAbsolutePath().toString());
+                .setOutDir(out.toAbsolutePath().toString())
+                .addAllViews(compare.views()).setValues(compare.values()).setOrigin(compare.origin());
         for (int[] g : selection.groups()) {
             a.addGroups(org.replayfarm.proto.GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
         }
@@ -182,7 +184,8 @@ public final class ClusterJobService implements JobService {
         List<int[]> ids = new java.util.ArrayList<>();
         a.getGroupsList().forEach(g -> ids.add(new int[] {g.getX(), g.getY(), g.getZ()}));
         GroupSelection selection = a.getEveryGroup() ? GroupSelection.everyGroup() : new GroupSelection(false, ids);
-        CompareWith compare = CompareWith.parse(a.getDevice(), a.getUlp(), a.getApproximate());
+        CompareWith compare = new CompareWith(DeviceChoice.parse(a.getDevice()), a.getUlp(), a.getApproximate(),
+                a.getViewsList(), a.getValues(), a.getOrigin());
         Path out = Path.of(a.getOutDir());
         String captureName = a.getCaptureName();
         long budget = a.getBudget();
