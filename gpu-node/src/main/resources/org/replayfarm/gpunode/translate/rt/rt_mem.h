@@ -46,16 +46,24 @@ RT_FN const char *rt_mem_fault_text(int code) {
 }
 
 /* ------------------------------------------------------------------ the range table */
-#define RT_RANGE_READONLY 1u
-
-/* One guest range: guest bytes [lo, hi) live at device address dev (dev % 16 == lo % 16 is required:
- * the alignment of a guest address is then the alignment of its device address). */
+#ifndef RT_SLOT
+/* Included without replay_rt.h (unit tests): the same range record as replay_rt.h's launch bundle. */
+enum { RT_RANGE_READ = 1, RT_RANGE_WRITE = 2 };
 typedef struct rt_range {
-  uint64_t lo, hi;
-  uint64_t dev;
+  uint64_t lo;
+  uint64_t size;
+  uint8_t *base;
   uint32_t flags;
-  uint32_t index; /* the capture's range number */
+  uint32_t index; /* the capture's range index n */
 } rt_range_t;
+#endif
+
+/* A range marked readable but not writable refuses stores and atomics (RT_MEM_FAULT_READONLY); flags 0 is
+ * read-write, as every captured range is for the host model. The alignment of base must be that of lo
+ * modulo 16: a guest address's alignment is then its device address's. */
+RT_FN int rt_mem_readonly(const rt_range_t *r) {
+  return (r->flags & RT_RANGE_READ) && !(r->flags & RT_RANGE_WRITE);
+}
 
 /* What one group's memory accesses see. */
 typedef struct rt_mem {
@@ -80,8 +88,7 @@ RT_FN const rt_range_t *rt_mem_find(const rt_mem_t *m, uint64_t a, uint32_t n) {
   if (lo == 0) return 0;
   const rt_range_t *r = &m->ranges[lo - 1];
   uint64_t at = a - r->lo;
-  uint64_t size = r->hi - r->lo;
-  if (at >= size || (uint64_t)n > size - at) return 0;
+  if (at >= r->size || (uint64_t)n > r->size - at) return 0;
   return r;
 }
 
@@ -89,9 +96,9 @@ RT_FN const rt_range_t *rt_mem_find(const rt_mem_t *m, uint64_t a, uint32_t n) {
 RT_FN uint8_t *rt_mem_global_ptr(const rt_mem_t *m, uint64_t a, uint32_t n, int write, int *code) {
   const rt_range_t *r = rt_mem_find(m, a, n);
   if (!r) { *code = RT_MEM_FAULT_RANGE; return 0; }
-  if (write && (r->flags & RT_RANGE_READONLY)) { *code = RT_MEM_FAULT_READONLY; return 0; }
+  if (write && rt_mem_readonly(r)) { *code = RT_MEM_FAULT_READONLY; return 0; }
   *code = RT_MEM_OK;
-  return (uint8_t *)(uintptr_t)(r->dev + (a - r->lo));
+  return r->base + (a - r->lo);
 }
 
 /* Copies n bytes between device memory and a local buffer with accesses no wider than the alignment
@@ -562,3 +569,60 @@ RT_FN uint32_t rt_mem_dword(const uint8_t *b, uint32_t d) {
 }
 
 RT_FN void rt_mem_put_dword(uint8_t *b, uint32_t d, uint32_t v) { memcpy(b + 4 * d, &v, 4); }
+
+/* ------------------------------------------------------------------ glue to replay_rt.h (generated code) */
+#ifdef RT_SLOT
+/* The memory context of the running wave: the launch's ranges, the group's LDS and scratch. The scratch
+ * backing store of every group sits at the guest address FLAT_SCRATCH starts at (the capture's scratch
+ * base), waves_per_group * RT_WAVE * scratch_per_lane bytes; the apertures are Linux's (hsa-abi.md 3.4). */
+RT_FN rt_mem_t rt_mem_of(const rt_ctx_t *c) {
+  rt_mem_t m;
+  m.ranges = c->l->ranges;
+  m.nranges = c->l->nranges;
+  m.lds_bytes = c->l->lds_bytes;
+  m.lds = c->g->lds;
+  m.scratch = c->g->scratch;
+  m.scratch_lo = c->l->flat_scratch;
+  m.scratch_bytes = m.scratch ? (uint64_t)c->l->waves_per_group * RT_WAVE * c->l->scratch_per_lane : 0;
+  m.shared_hi = 1u << 16;
+  m.private_hi = 2u << 16;
+  return m;
+}
+
+/* An rt_mem fault code as the launch's fault code. */
+RT_FN uint32_t rt_mem_fault_code(int code) {
+  return code == RT_MEM_FAULT_ALIGN ? RT_FAULT_MISALIGNED : RT_FAULT_MEMORY;
+}
+
+/* VGPR r of lane src as this thread sees it, from inside an RT_FOR_LANES loop that every thread of the
+ * wave runs the same number of times (the GPU reads it with shuffles; the CPU directly). */
+#if RT_GPU
+RT_FN uint32_t rt_mem_gather(const uint32_t *slots, uint32_t src) {
+  uint32_t v0 = __shfl_sync(0xffffffffu, slots[0], (int)(src & 31u));
+#if RT_WAVE == 64
+  uint32_t v1 = __shfl_sync(0xffffffffu, slots[1], (int)(src & 31u));
+  return (src >> 5) ? v1 : v0;
+#else
+  return v0;
+#endif
+}
+#define RT_MEM_GATHER(r, src) rt_mem_gather(W->v[(r)], (src))
+#else
+#define RT_MEM_GATHER(r, src) (W->v[(r)][(src)])
+#endif
+
+/* An LDS atomic performed once for the wave (ds_append / ds_consume); every thread gets its result. */
+RT_FN int rt_ds_wave_atomic(const rt_mem_t *m, uint32_t a, int op, uint64_t data, uint64_t *old, uint64_t *fault_addr) {
+#if RT_GPU
+  int rc = 0;
+  uint64_t o = 0, fa = 0;
+  if ((threadIdx.x & 31u) == 0) rc = rt_ds_atomic(m, a, op, data, 0, 4, &o, &fa);
+  rc = __shfl_sync(0xffffffffu, rc, 0);
+  *old = __shfl_sync(0xffffffffu, (unsigned long long)o, 0);
+  *fault_addr = __shfl_sync(0xffffffffu, (unsigned long long)fa, 0);
+  return rc;
+#else
+  return rt_ds_atomic(m, a, op, data, 0, 4, old, fault_addr);
+#endif
+}
+#endif

@@ -24,8 +24,8 @@ int main() {
   for (int i = 0; i < 64; i++) g1[i] = (uint8_t)(0xA0 + i);
   for (int i = 0; i < 256; i++) lds[i] = (uint8_t)(i ^ 0x5A);
   for (int i = 0; i < 1024; i++) scratch[i] = (uint8_t)i;
-  rt_range_t ranges[2] = {{0x100000000ull, 0x100000100ull, (uint64_t)(uintptr_t)g0, 0, 0},
-                          {0x100020000ull, 0x100020040ull, (uint64_t)(uintptr_t)g1, RT_RANGE_READONLY, 1}};
+  rt_range_t ranges[2] = {{0x100000000ull, 256, g0, RT_RANGE_READ | RT_RANGE_WRITE, 0},
+                          {0x100020000ull, 64, g1, RT_RANGE_READ, 1}};
   rt_mem_t m;
   m.ranges = ranges; m.nranges = 2; m.lds_bytes = 256; m.lds = lds;
   m.scratch = scratch; m.scratch_lo = 0x7F0000000000ull; m.scratch_bytes = 1024;
