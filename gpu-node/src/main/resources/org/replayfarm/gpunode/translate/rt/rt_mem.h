@@ -570,6 +570,42 @@ RT_FN uint32_t rt_mem_dword(const uint8_t *b, uint32_t d) {
 
 RT_FN void rt_mem_put_dword(uint8_t *b, uint32_t d, uint32_t v) { memcpy(b + 4 * d, &v, 4); }
 
+/* ------------------------------------------------------------------ FLAT: the apertures */
+
+/* Where a FLAT address goes: 1 LDS (shared aperture), 2 private (private aperture), 0 guest memory. */
+RT_FN int rt_flat_space(const rt_mem_t *m, uint64_t a) {
+  uint32_t hi = (uint32_t)(a >> 32);
+  return hi == m->shared_hi ? 1 : hi == m->private_hi ? 2 : 0;
+}
+
+/* A FLAT load of n bytes at a for lane `lane` of a wave of W lanes whose private base is pbase. */
+RT_FN int rt_flat_load(const rt_mem_t *m, uint64_t a, uint32_t n, uint64_t pbase, uint32_t lane, uint32_t w,
+                       void *buf, uint64_t *fault_addr) {
+  switch (rt_flat_space(m, a)) {
+  case 1: rt_ds_load(m, (uint32_t)a, n, buf); return RT_MEM_OK;
+  case 2: return rt_mem_private_load(m, pbase, (uint32_t)a, n, lane, w, buf, fault_addr);
+  default: return rt_mem_global_load(m, a, n, buf, fault_addr);
+  }
+}
+
+RT_FN int rt_flat_store(const rt_mem_t *m, uint64_t a, uint32_t n, uint64_t pbase, uint32_t lane, uint32_t w,
+                        const void *buf, uint64_t *fault_addr) {
+  switch (rt_flat_space(m, a)) {
+  case 1: rt_ds_store(m, (uint32_t)a, n, buf); return RT_MEM_OK;
+  case 2: return rt_mem_private_store(m, pbase, (uint32_t)a, n, lane, w, buf, fault_addr);
+  default: return rt_mem_global_store(m, a, n, buf, fault_addr);
+  }
+}
+
+RT_FN int rt_flat_atomic(const rt_mem_t *m, uint64_t a, uint64_t pbase, uint32_t lane, uint32_t w, int op,
+                         uint64_t data, uint64_t cmp, int bytes, uint64_t *old, uint64_t *fault_addr) {
+  switch (rt_flat_space(m, a)) {
+  case 1: return rt_ds_atomic(m, (uint32_t)a, op, data, cmp, bytes, old, fault_addr);
+  case 2: return rt_mem_private_atomic(m, pbase, (uint32_t)a, lane, w, op, data, cmp, bytes, old, fault_addr);
+  default: return rt_mem_global_atomic(m, a, op, data, cmp, bytes, old, fault_addr);
+  }
+}
+
 /* ------------------------------------------------------------------ glue to replay_rt.h (generated code) */
 #ifdef RT_SLOT
 /* The memory context of the running wave: the launch's ranges, the group's LDS and scratch. The scratch
