@@ -305,23 +305,51 @@ RT_FN uint32_t rt_img_from_d16(const rt_img_fmt_t *f, uint32_t h) {
 /* T# TYPE codes */
 enum { RT_TT_1D = 8, RT_TT_2D = 9, RT_TT_3D = 10, RT_TT_CUBE = 11, RT_TT_1D_ARRAY = 12, RT_TT_2D_ARRAY = 13 };
 
-/* One captured image, as the launch bundle's image section describes it; texels in the capture's layout
- * (mip-major; in a level layer-major, then slice, then row by row). */
+/*
+ * The launch bundle's image section (written by translate/image/ImageBundle.java; the device reads and
+ * writes it in place, so after the run it holds the final texels):
+ *   0: u32 magic 0x474D4952 ("RIMG"), u32 version 1, u32 image count, u32 16 (header bytes)
+ *  16: one 64-byte record per image (rt_image_t), then the texels of each at its 16-aligned texel_offset
+ *      from the section's start, in the capture's layout (mip-major; in a level layer-major, then slice,
+ *      then row by row).
+ * BVH nodes travel as what they are to the guest, a captured memory range: image_bvh*_intersect_ray reads
+ * them through the range table as the host model reads them through guest memory.
+ */
+#define RT_IMG_MAGIC 0x474D4952u
 typedef struct {
     uint64_t guest_addr;
     uint32_t index;      /* the capture's image index */
     uint32_t type;       /* T# TYPE code of the captured image type (RT_TT_*) */
     uint32_t data, num;  /* capture protocol DataFormat / NumericFormat numbers */
-    uint32_t width, height, depth, layers, levels; /* height, depth, layers, levels at least 1 */
+    uint32_t width, height, depth, layers; /* height, depth, layers at least 1 */
+    uint32_t levels;     /* mip levels the capture holds */
     uint32_t bpt;        /* bytes per texel of the data format */
+    uint64_t texel_offset;
     uint64_t nbytes;
-    uint8_t *texels;
 } rt_image_t;
 
 typedef struct {
     uint32_t count;
-    rt_image_t *img;
+    const rt_image_t *img;
+    uint8_t *base; /* the section: texels at base + img[i].texel_offset */
 } rt_images_t;
+
+/* The images of a section (count 0 when there is none or it is not one). */
+RT_FN rt_images_t rt_img_section(uint8_t *section, uint64_t bytes) {
+    rt_images_t s;
+    s.count = 0;
+    s.img = 0;
+    s.base = section;
+    uint32_t h[4];
+    if (section && bytes >= 16) {
+        memcpy(h, section, 16);
+        if (h[0] == RT_IMG_MAGIC && h[1] == 1u && 16ull + 64ull * h[2] <= bytes) {
+            s.count = h[2];
+            s.img = (const rt_image_t *)(section + 16);
+        }
+    }
+    return s;
+}
 
 RT_FN uint32_t rt_img_extent(uint32_t base, uint32_t level) {
     uint32_t v = level >= 32 ? 0 : base >> level;
@@ -403,9 +431,11 @@ enum {
 /* One captured image as one T# views it. */
 typedef struct {
     const rt_image_t *im;
+    uint8_t *texels;
     rt_tsharp_t t;
     rt_img_fmt_t fmt;
-    uint32_t first_layer, layers;
+    uint32_t first_layer;
+    int32_t layers; /* may be 0 or less: a view past its last slice */
     int32_t levels; /* LAST_LEVEL - BASE_LEVEL + 1 */
 } rt_img_view_t;
 
@@ -439,12 +469,13 @@ RT_FN int rt_img_view(const rt_images_t *imgs, const uint32_t *words, int r128, 
     if (at < 0) return RT_IMG_E_NOIMAGE;
     if (!fmt_ok) return RT_IMG_E_FORMAT;
     v->im = &imgs->img[at];
+    v->texels = imgs->base + v->im->texel_offset;
     if (v->fmt.bytes != v->im->bpt) return RT_IMG_E_BPT;
     v->levels = (int32_t)v->t.last_level - (int32_t)v->t.base_level + 1;
     v->first_layer = v->t.wide && v->t.type != RT_TT_3D ? v->t.base_array : 0u;
     if (!rt_img_arrayed(v->t.type)) v->layers = 1;
-    else if (v->t.wide) v->layers = (v->t.depth_field & 0x1FFFu) + 1u - v->t.base_array;
-    else v->layers = v->im->layers;
+    else if (v->t.wide) v->layers = (int32_t)(v->t.depth_field & 0x1FFFu) + 1 - (int32_t)v->t.base_array;
+    else v->layers = (int32_t)v->im->layers;
     return RT_IMG_OK;
 }
 
@@ -480,7 +511,7 @@ RT_FN int64_t rt_img_texel(const rt_img_view_t *v, int32_t level, int64_t layer,
 }
 
 RT_FN uint8_t *rt_img_texel_ptr(const rt_img_view_t *v, int64_t texel) {
-    return v->im->texels + (uint64_t)texel * v->im->bpt;
+    return v->texels + (uint64_t)texel * v->im->bpt;
 }
 
 /* Storage-order channel values of a texel. */
@@ -616,7 +647,7 @@ RT_FN uint32_t rt_img_resinfo(const rt_img_view_t *v, uint32_t dim, uint32_t dma
     if (level >= 0) {
         info[0] = rt_img_vw(v, level);
         info[1] = (dim == 0 || dim == 4) ? 1u : rt_img_vh(v, level);
-        info[2] = dim == 2 ? rt_img_vd(v, level) : dim == 3 ? v->layers / 6u : (dim == 4 || dim == 5) ? v->layers : 1u;
+        info[2] = dim == 2 ? rt_img_vd(v, level) : dim == 3 ? (uint32_t)(v->layers / 6) : (dim == 4 || dim == 5) ? (uint32_t)v->layers : 1u;
     }
     info[3] = v->levels > 0 ? (uint32_t)v->levels : 0u;
     rt_img_fmt_t u32;
@@ -1014,9 +1045,9 @@ RT_FN uint32_t rt_img_sample(const rt_img_view_t *v, const rt_ssharp_t *s, int u
 typedef struct {
     uint64_t base;
     uint32_t stride, swizzle, num_records, dst_sel, format, index_stride, add_tid, oob;
-} rt_vsharp_t;
+} rt_img_vsharp_t;
 
-RT_FN void rt_img_vsharp(const uint32_t w[4], rt_vsharp_t *r) {
+RT_FN void rt_img_vsharp(const uint32_t w[4], rt_img_vsharp_t *r) {
     r->base = ((uint64_t)(w[1] & 0xFFFFu) << 32) | w[0];
     r->stride = (w[1] >> 16) & 0x3FFFu;
     r->swizzle = w[1] >> 31;
@@ -1034,7 +1065,7 @@ typedef struct {
 } rt_img_bufl_t;
 
 /* Byte k of the element: its guest address (swizzled buffers interleave 4-byte elements of INDEX_STRIDE records). */
-RT_FN uint64_t rt_img_buf_addr(const rt_vsharp_t *r, const rt_img_bufl_t *l, uint64_t k) {
+RT_FN uint64_t rt_img_buf_addr(const rt_img_vsharp_t *r, const rt_img_bufl_t *l, uint64_t k) {
     uint64_t off = l->offset + k, bo;
     if (r->swizzle) {
         uint64_t is = r->index_stride;
@@ -1046,7 +1077,7 @@ RT_FN uint64_t rt_img_buf_addr(const rt_vsharp_t *r, const rt_img_bufl_t *l, uin
 }
 
 /* Whether the whole element of `size` bytes passes the V#'s range check (OOB_SELECT). */
-RT_FN int rt_img_buf_in_range(const rt_vsharp_t *r, const rt_img_bufl_t *l, uint32_t size) {
+RT_FN int rt_img_buf_in_range(const rt_img_vsharp_t *r, const rt_img_bufl_t *l, uint32_t size) {
     switch (r->oob) {
     case 0: return l->index < r->num_records && l->offset + size <= r->stride;
     case 1: return l->index < r->num_records;
@@ -1270,3 +1301,113 @@ RT_FN void rt_bvh_ray(const uint32_t *a, int a16, float ray[10]) {
         for (int k = 4; k < 10; k++) ray[k] = rt_img_f(a[k]);
     }
 }
+
+/* ------------------------------------------------------------------ glue to replay_rt.h (generated code) */
+#ifdef RT_SLOT
+
+/* The launch's images. */
+RT_FN rt_images_t rt_img_images_of(const rt_ctx_t *c) { return rt_img_section(c->l->images, c->l->images_bytes); }
+
+/* Records an image-unit fault: lane -1 unless the fault is one lane's; addr carries the RT_IMG_E_* code
+ * (memory faults carry the guest address as RT_FAULT_MEMORY does). */
+RT_FN void rt_img_fault(rt_ctx_t *c, uint64_t pc, int lane, int err) {
+    rt_fault(c, RT_FAULT_OTHER, pc, lane, (uint64_t)(uint32_t)err);
+}
+
+/* Device bytes of guest [a, a + n): the group's scratch backing store (from FLAT_SCRATCH, waves_per_group *
+ * RT_WAVE * scratch_per_lane bytes) when the address lies in it, else the one captured range holding all of
+ * it (a store into a range flagged read-only refuses). 0 when none. */
+RT_FN uint8_t *rt_img_mem(const rt_ctx_t *c, uint64_t a, uint32_t n, int write, int scratch_ok) {
+    const rt_launch_t *L = c->l;
+    uint64_t sbytes = c->g->scratch ? (uint64_t)L->waves_per_group * RT_WAVE * L->scratch_per_lane : 0;
+    if (scratch_ok && a >= L->flat_scratch && a - L->flat_scratch < sbytes) {
+        uint64_t at = a - L->flat_scratch;
+        return at + n <= sbytes ? c->g->scratch + at : (uint8_t *)0;
+    }
+    for (uint32_t i = 0; i < L->nranges; i++) {
+        const rt_range_t *r = &L->ranges[i];
+        if (a >= r->lo && a - r->lo < r->size && (uint64_t)n <= r->size - (a - r->lo)) {
+            if (write && (r->flags & RT_RANGE_READ) && !(r->flags & RT_RANGE_WRITE)) return 0;
+            return r->base + (a - r->lo);
+        }
+    }
+    return 0;
+}
+
+/* Copies between device memory and a local buffer byte by byte (any alignment is safe on the device). */
+RT_FN void rt_img_copy(volatile uint8_t *dst, const volatile uint8_t *src, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) dst[i] = src[i];
+}
+
+/* One lane of image_bvh*_intersect_ray: the node test over the node's dwords read through the ranges.
+ * Returns 1 when it faulted (recorded: a node past SIZE, a dword outside every range). */
+RT_FN int rt_img_bvh_lane(rt_ctx_t *c, const rt_bvh_desc_t *d, uint64_t pc, int lane, int a16, int wide,
+                          const uint32_t *addr, uint32_t out[4]) {
+    uint64_t node = wide ? rt_pair(addr[0], addr[1]) : (uint64_t)addr[0];
+    float ray[10];
+    rt_bvh_ray(addr + (wide ? 2 : 1), a16, ray);
+    if (!rt_bvh_holds(d, node)) { rt_img_fault(c, pc, lane, RT_IMG_E_BVH_SIZE); return 1; }
+    uint32_t mask = rt_bvh_fetch_mask(node), nd[32];
+    uint64_t at = rt_bvh_node_addr(d, node);
+    for (int i = 0; i < 32; i++) {
+        nd[i] = 0;
+        if (!((mask >> i) & 1u)) continue;
+        const uint8_t *p = rt_img_mem(c, at + 4u * (uint64_t)i, 4, 0, 0);
+        if (!p) { rt_fault(c, RT_FAULT_MEMORY, pc, lane, at + 4u * (uint64_t)i); return 1; }
+        uint8_t b[4];
+        rt_img_copy(b, p, 4);
+        memcpy(&nd[i], b, 4);
+    }
+    rt_bvh_intersect(d, node, ray, nd, out);
+    return 0;
+}
+
+/* Bytes [0, n) of a formatted buffer element: linear elements at one address (all of them inside one range
+ * or the scratch store), swizzled ones byte by byte; 1 when it faulted (recorded with the lane and address). */
+RT_FN int rt_img_buf_bytes(rt_ctx_t *c, const rt_img_vsharp_t *r, const rt_img_bufl_t *l, uint32_t n, int write,
+                           uint8_t *buf, uint64_t pc, int lane) {
+    uint32_t pieces = r->swizzle ? n : 1u, size = r->swizzle ? 1u : n;
+    for (uint32_t k = 0; k < pieces; k++) { /* check every piece before touching any */
+        uint64_t a = rt_img_buf_addr(r, l, k);
+        if (!rt_img_mem(c, a, size, write, 1)) { rt_fault(c, RT_FAULT_MEMORY, pc, lane, a); return 1; }
+    }
+    for (uint32_t k = 0; k < pieces; k++) {
+        uint8_t *p = rt_img_mem(c, rt_img_buf_addr(r, l, k), size, write, 1);
+        if (write) rt_img_copy(p, buf + k * size, size); else rt_img_copy(buf + k * size, p, size);
+    }
+    return 0;
+}
+
+/* A lane's buffer addressing: index = (IDXEN ? VADDR : 0) + (ADD_TID ? lane : 0), offset = (OFFEN ? the
+ * offset VGPR : 0) + OFFSET in 32 bits, soffset the SGPR operand. */
+RT_FN rt_img_bufl_t rt_img_buf_lane(const rt_img_vsharp_t *r, int idxen, int offen, uint32_t v0, uint32_t v1,
+                                    uint32_t inst_offset, uint32_t soffset, uint32_t lane) {
+    rt_img_bufl_t l;
+    l.index = (idxen ? (uint64_t)v0 : 0u) + (r->add_tid ? (uint64_t)lane : 0u);
+    l.offset = (uint64_t)(uint32_t)((offen ? (idxen ? v1 : v0) : 0u) + inst_offset);
+    l.soffset = soffset;
+    return l;
+}
+
+/* The buffer format of a V# / MTBUF FORMAT: 1..77 (0 is INVALID). */
+RT_FN int rt_img_buf_format(uint32_t number, rt_img_fmt_t *f) {
+    return number >= 1 && number <= 77 && rt_img_format(number, f);
+}
+
+/* VGPR r of lane src from inside an RT_FOR_LANES loop every thread runs alike (shuffles on the GPU). */
+#if RT_GPU
+RT_FN uint32_t rt_img_gather(const uint32_t *slots, uint32_t src) {
+    uint32_t v0 = __shfl_sync(0xffffffffu, slots[0], (int)(src & 31u));
+#if RT_WAVE == 64
+    uint32_t v1 = __shfl_sync(0xffffffffu, slots[1], (int)(src & 31u));
+    return (src >> 5) ? v1 : v0;
+#else
+    return v0;
+#endif
+}
+#define RT_IMG_GATHER(r, src) rt_img_gather(W->v[(r)], (uint32_t)(src))
+#else
+#define RT_IMG_GATHER(r, src) (W->v[(r)][(src)])
+#endif
+
+#endif /* RT_SLOT */
