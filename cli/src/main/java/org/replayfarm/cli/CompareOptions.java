@@ -5,9 +5,11 @@ import picocli.CommandLine.Option;
 
 /** What the host's results are compared with, and how: {@code replay run} and {@code replay submit} take the same. */
 final class CompareOptions {
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|cuda-cpu|none", defaultValue = "auto",
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|cuda|cuda-cpu|none", defaultValue = "auto",
             description = "The device side: auto (a GPU when the farm has one, else the capture's first recorded run, "
-                    + "else none), recorded (the first recorded run), recorded:LABEL, cuda-cpu (the program translated "
+                    + "else none), recorded (the first recorded run), recorded:LABEL, cuda (the program translated to CUDA C "
+                    + "and launched on a GPU: this machine's, or a GPU node's of the farm; an error naming why when there "
+                    + "is none), cuda-cpu (the program translated "
                     + "to CUDA C, built with g++ and run on the CPU in a separate process), or none (default "
                     + "${DEFAULT-VALUE}).")
     String device;
