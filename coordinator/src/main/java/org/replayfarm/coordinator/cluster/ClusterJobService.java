@@ -49,6 +49,8 @@ public final class ClusterJobService implements JobService {
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
     private final Supplier<JobProgress.Sampling> liveSampling;
+    /** Where a job's cuda (or auto) device run goes: the cluster's GPU nodes (null: this node's own GPU). */
+    private volatile org.replayfarm.gpunode.device.GpuSource gpu;
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -85,6 +87,11 @@ public final class ClusterJobService implements JobService {
         this.jobsDir = Files.createDirectories(jobsDir);
         this.captureBaseUrl = captureBaseUrl;
         this.reportThreads = reportThreads;
+    }
+
+    /** Jobs send their cuda (and auto) device runs to {@code source}: the cluster's GPU nodes. */
+    public void gpuSource(org.replayfarm.gpunode.device.GpuSource source) {
+        gpu = source;
     }
 
     @Override
@@ -128,7 +135,8 @@ public final class ClusterJobService implements JobService {
         } catch (IOException | CaptureFormatException e) {
             throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
         }
-        compare.device().resolve(file); // a recorded run the capture lacks is refused now, not after evaluating
+        org.replayfarm.gpunode.device.DeviceChoice device = gpu == null ? compare.device() : compare.device().withGpu(gpu);
+        device.resolve(file); // a recorded run the capture lacks (or cuda without a GPU node) is refused now
         List<int[]> explicit = null;
         long total;
         var d = kernel.dispatch();
@@ -141,7 +149,7 @@ public final class ClusterJobService implements JobService {
         outputs.put(id, out);
         JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
-                compare.device(), compare.options(selection), sampling);
+                device, compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {
             @Override
             public void progress(JobProgress p) {

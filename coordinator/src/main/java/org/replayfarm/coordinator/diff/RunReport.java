@@ -129,6 +129,16 @@ public final class RunReport {
                         .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
             }
         }
+        // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
+        ArrayNode hot = n.putArray("hot_guest_instructions");
+        if (device.run() != null) {
+            for (org.replayfarm.proto.GuestHotspot h : device.run().hotspots()) {
+                ObjectNode o = hot.addObject().put("pc", String.format("0x%x", h.getGuestPc())).put("line", h.getLine())
+                        .put("text", h.getText()).put("samples", h.getSamples());
+                ArrayNode stalls = o.putArray("stall_reasons");
+                h.getStallsList().forEach(st -> stalls.addObject().put("reason", st.getReason()).put("samples", st.getSamples()));
+            }
+        }
     }
 
     private static void comparison(ObjectNode n, DiffResult diff, DiffOptions options) {
@@ -216,6 +226,10 @@ public final class RunReport {
         w.printf("selection       %s%n", id.selection());
         Evaluation.summarize(o, w);
         w.printf("device          %s%n", device.reason());
+        if (device.run() != null && !device.run().hotspots().isEmpty()) {
+            w.printf("hottest guest   %s%n", device.run().hotspots().stream().limit(3).map(h -> String.format("0x%x %s (%d)",
+                    h.getGuestPc(), h.getText(), h.getSamples())).collect(java.util.stream.Collectors.joining("; ")));
+        }
         if (diff != null) {
             w.printf("comparison      %s%n", options.describe());
             for (ImageDiff d : diff.images()) {

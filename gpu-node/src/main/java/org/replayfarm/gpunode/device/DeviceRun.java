@@ -9,15 +9,24 @@ import java.util.TreeMap;
 /**
  * A device run's outputs: the final bytes of each range it recorded (by range index n, as in
  * guest-<n>.bin) and the final texels of each image (by image index, in the capture's texel layout), and
- * the executions it made. A range or image absent from the maps was not recorded by this run and cannot be
+ * the executions it made, and (a GPU run that sampled) the hottest guest instructions its PC samples were
+ * traced to. A range or image absent from the maps was not recorded by this run and cannot be
  * compared. Buffers are read-only views.
  */
 public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
-                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions,
+                        List<org.replayfarm.proto.GuestHotspot> hotspots) {
     public DeviceRun {
         ranges = readOnly(ranges);
         images = readOnly(images);
         executions = List.copyOf(executions);
+        hotspots = List.copyOf(hotspots);
+    }
+
+    /** A run without PC samples traced to guest instructions. */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+        this(kind, label, ranges, images, executions, List.of());
     }
 
     private static SortedMap<Integer, ByteBuffer> readOnly(Map<Integer, ByteBuffer> in) {
