@@ -45,12 +45,18 @@ final class CaptureAddRunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CAPTURE")
     Path capture;
 
-    @Option(names = "--label", required = true, paramLabel = "TEXT",
-            description = "What produced the run, e.g. \"native x86-64 (clang-19)\".")
+    @Option(names = "--label", paramLabel = "TEXT",
+            description = "What produced the run, e.g. \"native x86-64 (clang-19)\" (with --from-device: the device, "
+                    + "its driver and the translation's hash, unless given).")
     String label;
 
-    @Option(names = "--from", required = true, paramLabel = "DIR", description = "Directory holding the run's outputs.")
+    @Option(names = "--from", paramLabel = "DIR", description = "Directory holding the run's outputs.")
     Path from;
+
+    @Option(names = "--from-device", paramLabel = "cuda|cuda-cpu",
+            description = "Run the capture's whole dispatch on this device now and record its outputs: cuda (the "
+                    + "translation launched on this machine's GPU; exit 2 naming why when there is none) or cuda-cpu.")
+    String fromDevice;
 
     @Option(names = {"-o", "--out"}, paramLabel = "OUT.capture", description = "Write here instead of rewriting CAPTURE.")
     Path out;
@@ -60,6 +66,26 @@ final class CaptureAddRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ((from == null) == (fromDevice == null)) {
+            throw new ParameterException(spec.commandLine(), "give either --from DIR or --from-device cuda|cuda-cpu");
+        }
+        if (fromDevice != null) {
+            Path tmp = Files.createTempDirectory("replay-add-run");
+            try {
+                label = DeviceRunToFiles.run(capture, fromDevice, label, tmp, spec);
+                from = tmp;
+                return addRun();
+            } finally {
+                RunCommand.deleteTree(tmp);
+            }
+        }
+        if (label == null) {
+            throw new ParameterException(spec.commandLine(), "--label must say what produced the run");
+        }
+        return addRun();
+    }
+
+    private Integer addRun() throws Exception {
         if (label.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--label must say what produced the run");
         }

@@ -90,8 +90,35 @@ public final class GpuNodes implements GpuSource {
         known.remove(node);
     }
 
+    /**
+     * GPU members that are up but have not advertised their device yet (just joined): an offer waits for
+     * them a little ({@link #ADVERTISE_WAIT}) rather than answer "no GPU node" to a job started at once.
+     */
+    private boolean gpuMembersUnheard() {
+        akka.cluster.ClusterEvent.CurrentClusterState state = akka.cluster.typed.Cluster.get(system).state();
+        for (akka.cluster.Member m : state.getMembers()) {
+            if (m.hasRole(org.replayfarm.gpunode.node.GpuNode.ROLE) && m.status() == akka.cluster.MemberStatus.up()
+                    && !known.containsKey(m.address().toString())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How long an offer waits for GPU members that are up but have not advertised yet. */
+    static final Duration ADVERTISE_WAIT = Duration.ofSeconds(15);
+
     @Override
     public Offer offer() {
+        long end = System.nanoTime() + ADVERTISE_WAIT.toNanos();
+        while (nodes().stream().noneMatch(GpuDeviceInfo::getAvailable) && gpuMembersUnheard() && System.nanoTime() < end) {
+            try {
+                Thread.sleep(50); // the runner's answer to DeviceQuery is on its way
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         List<GpuDeviceInfo> all = nodes();
         List<GpuDeviceInfo> usable = all.stream().filter(GpuDeviceInfo::getAvailable).toList();
         if (usable.isEmpty()) {

@@ -96,6 +96,36 @@ class CubinLinesTest {
     }
 
     @Test
+    void samplesAreAttributedToGuestInstructionsHottestFirst() throws Exception {
+        CubinLines lines = CubinLines.read(Files.readAllBytes(built.cubin()));
+        GuestPcMap map = new GuestPcMap(lines, saxpy.listing());
+        List<CubinLines.Row> guest = lines.rows().stream().filter(r -> !r.end() && r.file().equals("guest.s")).toList();
+        CubinLines.Row a = guest.get(guest.size() / 3);
+        CubinLines.Row b = guest.stream().filter(r -> r.line() != a.line()).findFirst().orElseThrow();
+        List<GuestPcMap.Sample> samples = List.of(
+                new GuestPcMap.Sample("replay_kernel", a.address(), "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 7),
+                new GuestPcMap.Sample("replay_kernel", a.address(), "smsp__pcsamp_warps_issue_stalled_wait", 2),
+                new GuestPcMap.Sample("replay_kernel", b.address(), "smsp__pcsamp_warps_issue_stalled_wait", 4),
+                new GuestPcMap.Sample("replay_kernel", 0, "smsp__pcsamp_warps_issue_stalled_wait", 5), // the prologue
+                new GuestPcMap.Sample("elsewhere", 0x10, "smsp__pcsamp_warps_issue_stalled_wait", 1));
+        GuestPcMap.Attribution at = map.attribute(samples, 10);
+        assertEquals(13, at.attributed());
+        assertEquals(6, at.unattributed(), "the kernel's prologue and an unknown function are counted apart");
+        assertEquals(2, at.hottest().size());
+        GuestPcMap.Hotspot first = at.hottest().get(0);
+        assertEquals(a.line(), first.line());
+        assertEquals(9, first.samples());
+        assertEquals(List.of("smsp__pcsamp_warps_issue_stalled_long_scoreboard", "smsp__pcsamp_warps_issue_stalled_wait"),
+                List.copyOf(first.stallReasons().keySet()), "most samples first");
+        String listed = saxpy.listing().get(a.line() - 1);
+        assertTrue(listed.contains(first.text()), listed + " / " + first.text());
+        assertEquals(Long.parseLong(listed.substring(listed.indexOf("// ") + 3, listed.indexOf("// ") + 15), 16),
+                first.guestPc());
+        assertEquals(b.line(), at.hottest().get(1).line());
+        assertEquals(1, map.attribute(samples, 1).hottest().size(), "top N");
+    }
+
+    @Test
     void aKernelWithKnownLinesMapsItsPcsToThem(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("k.cu"), """
                 #line 1 "guest.s"
