@@ -36,7 +36,7 @@ class CudaDeviceCommandsTest {
         assertTrue(add.err().contains("--device cuda: no GPU on this node"), add.err());
         CliRun both = CliRun.of("capture", "add-run", SAXPY.toString(), "--from-device", "cuda", "--from", dir.toString());
         assertEquals(2, both.exitCode());
-        assertTrue(both.err().contains("give either --from DIR or --from-device"), both.err());
+        assertTrue(both.err().contains("give one of --from DIR and --from-device cuda|cuda-cpu"), both.err());
     }
 
     @Test

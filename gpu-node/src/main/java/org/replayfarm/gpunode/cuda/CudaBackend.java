@@ -330,7 +330,18 @@ public final class CudaBackend implements DeviceBackend {
                 throw new IOException("the device's images section: " + e.getMessage(), e);
             }
             LOG.debug("cuda: {} groups in {} ms (events), {} ms wall", groups, ms[0], wall / 1e6);
-            DeviceRun run = new DeviceRun(kind(), label(), out, texels, List.of(exec));
+            long wave = 0;
+            long lane = 0;
+            long faulted = 0;
+            for (LaunchBundle.GroupOutcome g : result.groups()) {
+                wave += g.waveInstructions();
+                lane += g.laneInstructions();
+                faulted += g.faulted() ? 1 : 0;
+            }
+            int translated = t.coverage().values().stream().mapToInt(Translation.Count::translated).sum();
+            DeviceRun.Fidelity fidelity = new DeviceRun.Fidelity(translated - t.approximate(), t.approximate(), 0,
+                    t.unreached(), wave, lane, faulted);
+            DeviceRun run = new DeviceRun(kind(), label(), out, texels, List.of(exec), fidelity);
             events.on(new DeviceEvent.Finished(out.size(), texels.size()));
             return run;
         } finally {

@@ -46,6 +46,13 @@ public final class DeviceRunCodec {
                 .setTexels(ByteString.copyFrom(b.duplicate()))));
         run.executions().forEach(e -> out.addExecutions(launch(e)));
         out.addAllHotspots(run.hotspots());
+        DeviceRun.Fidelity f = run.fidelity();
+        if (f != null) {
+            out.setFidelity(org.replayfarm.proto.DeviceFidelity.newBuilder().setTranslatedExact(f.translatedExact())
+                    .setTranslatedApproximate(f.translatedApproximate()).setRefused(f.refused()).setUnreached(f.unreached())
+                    .setWaveInstructions(f.waveInstructions()).setLaneInstructions(f.laneInstructions())
+                    .setFaultedGroups(f.faultedGroups()));
+        }
         return out;
     }
 
@@ -56,7 +63,13 @@ public final class DeviceRunCodec {
         TreeMap<Integer, ByteBuffer> images = new TreeMap<>();
         o.getImagesList().forEach(i -> images.put(i.getIndex(), i.getTexels().asReadOnlyByteBuffer()));
         List<ExecutionRecord> execs = o.getExecutionsList().stream().map(DeviceRunCodec::execution).toList();
-        return new DeviceRun(o.getKind(), o.getLabel() + labelSuffix, ranges, images, execs, o.getHotspotsList());
+        DeviceRun.Fidelity fidelity = null;
+        if (o.hasFidelity()) {
+            var f = o.getFidelity();
+            fidelity = new DeviceRun.Fidelity(f.getTranslatedExact(), f.getTranslatedApproximate(), f.getRefused(),
+                    f.getUnreached(), f.getWaveInstructions(), f.getLaneInstructions(), f.getFaultedGroups());
+        }
+        return new DeviceRun(o.getKind(), o.getLabel() + labelSuffix, ranges, images, execs, fidelity, o.getHotspotsList());
     }
 
     public static List<DeviceRunChunk> chunks(DeviceRunOutput o) {
