@@ -124,7 +124,7 @@ public final class GpuNodes implements GpuSource {
         if (usable.isEmpty()) {
             String others = all.isEmpty() ? "" : "; " + all.stream().map(i -> i.getNodeAddress() + ": " + i.getWhy())
                     .collect(Collectors.joining("; "));
-            return Offer.none("no GPU node in the cluster can take a device run" + others);
+            return Offer.none("no GPU on this node and no GPU node in the cluster can take a device run" + others);
         }
         GpuDeviceInfo first = usable.get(0);
         return Offer.of(new RemoteDeviceBackend(system, this, usable, captureBaseUrl, timeout), "GPU node "

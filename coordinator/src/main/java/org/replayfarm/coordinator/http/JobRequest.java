@@ -118,7 +118,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
     private static CompareWith compare(JsonNode root) throws Invalid {
         JsonNode device = root.get("device");
         if (device != null && !device.isTextual()) {
-            throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL, cuda-cpu or none, not " + device);
+            throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL, cuda, cuda-cpu or none, not " + device);
         }
         JsonNode ulp = root.get("ulp");
         if (ulp != null && (!ulp.isIntegralNumber() || !ulp.canConvertToInt() || ulp.asInt() < 0)) {
