@@ -26,7 +26,7 @@ else
   echo "[gpu-check-prepare] WARNING: no CUPTI shim (gpu-node/target/native/libreplaycupti.so); the sampling steps will say so"
 fi
 echo "[gpu-check-prepare] jlink"
-jlink --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.unsupported,jdk.management,java.instrument \
+jlink --add-modules java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.unsupported,jdk.management,java.instrument,jdk.jfr,jdk.httpserver \
   --strip-debug --no-man-pages --no-header-files --compress=0 --output "$out/stage/jre" >/dev/null
 echo "[gpu-check-prepare] jars (stored, compressed whole below)"
 python3 - "$root/cli/target" "$out/stage/lib" <<'PY'
