@@ -148,7 +148,8 @@ final class NodeCommand implements Callable<Integer> {
                 chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "",
                 node.metricsUrl().map(u -> " metrics " + u).orElse(""),
                 chosen.contains("gpu") ? " sampling " + node.gpu().settings().mode().configName()
-                        + node.gpu().settings().refused().map(r -> " (refused: " + r + ")").orElse("") : "");
+                        + node.gpu().settings().refused().map(r -> " (refused: " + r + ")").orElse("")
+                        + " device " + node.device().line() : "");
         out.flush();
         var err = spec.commandLine().getErr();
         node.startupWarnings().forEach(w -> err.println("replay node: warning: " + w));

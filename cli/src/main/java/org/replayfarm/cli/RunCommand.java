@@ -156,7 +156,10 @@ final class RunCommand implements Callable<Integer> {
             }
         }, "replay-run-interrupted");
         Runtime.getRuntime().addShutdownHook(onSignal);
-        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
+        // a machine with a GPU runs a GPU node too: cuda (and auto) device runs go to it as in a cluster
+        Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
+                ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(roles, work)
                 .withEvalThreads(n).withConfig(overlay))) {
             String sha = node.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();

@@ -93,6 +93,11 @@ class KernelCorpusTest {
         }
     }
 
+    @org.junit.jupiter.api.AfterAll
+    static void translations_compiled() throws Exception {
+        CudaCpuCorpus.finish();
+    }
+
     @TestFactory
     Stream<DynamicTest> every_kernel_evaluates_bit_for_bit_like_its_native_build() throws IOException {
         Path kernels = Toolchain.root().resolve("cli/src/test/resources/kernels");
@@ -208,6 +213,7 @@ class KernelCorpusTest {
         CliRun eval = CliRun.of("eval", work.resolve("k.capture").toString(), "--every-group", "--threads", "2",
                 "--out", work.resolve("out").toString());
         assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        keepForGpuCheck(spec, opt, wave64, work);
         // the native side: the same source, clang-19 for x86-64, one thread per work-item; its result does not
         // depend on the device build's -O level, so it is built and run once per kernel and wave size
         Path reference = nativeRuns.get(spec.source() + (wave64 ? " wave64" : " wave32"));
@@ -219,6 +225,29 @@ class KernelCorpusTest {
         for (int i = 0; i < buffers.size(); i++) {
             byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
             compare(spec, i, host, Files.readAllBytes(reference.resolve("native" + i + ".bin")));
+        }
+        // the translator (issue 13): the same capture through cuda-cpu, against the host model
+        CudaCpuCorpus.check(spec.source().getFileName() + " " + opt + (wave64 ? " wave64" : " wave32"),
+                work.resolve("k.capture"), work, spec.toleranceUlps(), buffers.size());
+    }
+
+    /**
+     * gpu-node/gpu-check-prepare.sh runs the corpus with {@code -Dreplay.corpus.keep=DIR}: each capture and
+     * the host model's outputs go to {@code DIR/<kernel>-<opt>-<wave>/} for the GPU check to run there.
+     */
+    private static void keepForGpuCheck(Spec spec, String opt, boolean wave64, Path work) throws IOException {
+        String keep = System.getProperty("replay.corpus.keep", "");
+        if (keep.isBlank()) {
+            return;
+        }
+        String name = spec.source().getFileName().toString().replace(".cl", "") + opt + (wave64 ? "-w64" : "-w32");
+        Path to = Files.createDirectories(Path.of(keep).resolve(name));
+        Files.copy(work.resolve("k.capture"), to.resolve("k.capture"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path host = Files.createDirectories(to.resolve("host"));
+        try (var files = Files.list(work.resolve("out/host"))) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("guest-")).toList()) {
+                Files.copy(f, host.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
         }
     }
 

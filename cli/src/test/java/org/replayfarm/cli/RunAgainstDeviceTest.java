@@ -99,9 +99,9 @@ class RunAgainstDeviceTest {
                 dir.resolve("u").toString());
         assertEquals(2, unknown.exitCode());
         assertTrue(unknown.err().contains("no recorded run labelled 'gpu'; it has ['" + NATIVE + "']"), unknown.err());
-        CliRun bad = CliRun.of("run", capture.toString(), "--group", "0", "--device", "cuda", "--out", dir.resolve("b").toString());
+        CliRun bad = CliRun.of("run", capture.toString(), "--group", "0", "--device", "gpu", "--out", dir.resolve("b").toString());
         assertEquals(2, bad.exitCode());
-        assertTrue(bad.err().contains("expected auto, recorded, recorded:LABEL"), bad.err());
+        assertTrue(bad.err().contains("expected auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu or none"), bad.err());
     }
 
     /**

@@ -103,8 +103,9 @@ class SubmitAgainstDeviceTest {
             String sha = CoordinatorClient.sha256(saxpy);
             HttpResponse<String> cuda = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"cuda\"}");
             assertEquals(400, cuda.statusCode(), cuda.body());
-            assertTrue(cuda.body().contains("'device': --device 'cuda': expected auto, recorded, recorded:LABEL"),
-                    cuda.body());
+            // cuda is a device now (issue 14): refused here because no GPU node can take the run, saying so
+            assertTrue(cuda.body().contains("--device cuda: no GPU on this node and no GPU node in the cluster can take a "
+                    + "device run"), cuda.body());
             HttpResponse<String> ulp = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"ulp\": -1}");
             assertEquals(400, ulp.statusCode(), ulp.body());
             assertTrue(ulp.body().contains("'ulp' must be a non-negative 32-bit integer, not -1"), ulp.body());
@@ -115,7 +116,7 @@ class SubmitAgainstDeviceTest {
                     + "recorded run labelled 'gpu'; it has ['native x86-64 (clang-19)']"), label.err());
             CliRun local400 = CliRun.of("submit", saxpy.toString(), "--every-group", "--device", "gpu", "--coordinator", url);
             assertEquals(2, local400.exitCode());
-            assertTrue(local400.err().contains("expected auto, recorded, recorded:LABEL"), local400.err());
+            assertTrue(local400.err().contains("expected auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu or none"), local400.err());
         }
         assertTrue(!Files.readString(dir.resolve("bad-run/summary.txt")).isEmpty());
     }

@@ -53,6 +53,8 @@ public final class ClusterJobService implements JobService {
     private final Supplier<JobProgress.Sampling> liveSampling;
     private final ActorRef<Journal.RegistryCommand> registry;
     private static final java.time.Duration JOURNAL_TIMEOUT = java.time.Duration.ofSeconds(30);
+    /** Where a job's cuda (or auto) device run goes: the cluster's GPU nodes (null: this node's own GPU). */
+    private volatile org.replayfarm.gpunode.device.GpuSource gpu;
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
@@ -138,6 +140,11 @@ public final class ClusterJobService implements JobService {
         return a.build();
     }
 
+    /** Jobs send their cuda (and auto) device runs to {@code source}: the cluster's GPU nodes. */
+    public void gpuSource(org.replayfarm.gpunode.device.GpuSource source) {
+        gpu = source;
+    }
+
     @Override
     public String storeCapture(Path file) throws IOException, CaptureFormatException {
         return captures.store(file);
@@ -200,7 +207,8 @@ public final class ClusterJobService implements JobService {
         } catch (IOException | CaptureFormatException e) {
             throw new IllegalStateException("stored capture " + sha + " no longer opens: " + e.getMessage(), e);
         }
-        compare.device().resolve(file); // a recorded run the capture lacks is refused now, not after evaluating
+        org.replayfarm.gpunode.device.DeviceChoice device = gpu == null ? compare.device() : compare.device().withGpu(gpu);
+        device.resolve(file); // a recorded run the capture lacks (or cuda without a GPU node) is refused now
         List<int[]> explicit = null;
         long total;
         var d = kernel.dispatch();
@@ -213,7 +221,7 @@ public final class ClusterJobService implements JobService {
         outputs.put(id, out);
         JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, a.getSliceDeadlineNanos(), out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
-                compare.device(), compare.options(selection), sampling);
+                device, compare.options(selection), sampling);
         Job.Listener listener = new Job.Listener() {
             @Override
             public void progress(JobProgress p) {

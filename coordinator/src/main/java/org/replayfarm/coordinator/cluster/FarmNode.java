@@ -114,6 +114,16 @@ public final class FarmNode implements AutoCloseable {
     private final String url;
     private ActorRef<Object> samplingStore;
     private GpuNode gpu;
+    private org.replayfarm.gpunode.node.DeviceSetup device;
+    private org.replayfarm.coordinator.device.GpuNodes gpuNodes;
+
+    /** The GPU nodes this coordinator knows and what each advertised (coordinator nodes only). */
+    public org.replayfarm.coordinator.device.GpuNodes gpuNodes() {
+        if (gpuNodes == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return gpuNodes;
+    }
     private final MetricsEndpoint metricsEndpoint;
     private final FarmMetrics metrics;
 
@@ -164,6 +174,15 @@ public final class FarmNode implements AutoCloseable {
     }
 
     public static FarmNode start(Settings s) throws IOException, InterruptedException {
+        return start(s, null);
+    }
+
+    /**
+     * As above; on a node with role {@value GpuNode#ROLE}, {@code device} (when not null) is its device
+     * instead of the one {@code replay.gpu.backend} names (tests: a device that never finishes).
+     */
+    public static FarmNode start(Settings s, org.replayfarm.gpunode.node.DeviceSetup deviceOverride)
+            throws IOException, InterruptedException {
         Config base = s.config().withFallback(ConfigFactory.load());
         int threads = s.evalThreads() > 0 ? s.evalThreads()
                 : base.getInt("replay.eval.threads") > 0 ? base.getInt("replay.eval.threads")
@@ -213,6 +232,7 @@ public final class FarmNode implements AutoCloseable {
             }
             ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
             ClusterJobService jobs = null;
+            org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
             ActorRef<Object> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
@@ -235,6 +255,9 @@ public final class FarmNode implements AutoCloseable {
                         new ProgressMetrics(metrics, metricsSettings.jobRetention()),
                         () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
                 holder.delegate = jobs;
+                gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
+                        config.getDuration("replay.coordinator.device-run-timeout"));
+                jobs.gpuSource(gpuNodes);
                 int known = jobs.resume(); // every job an earlier run of this coordinator accepted
                 if (known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
                     startupWarnings.add("this coordinator ran before (its journal holds " + known + " job(s)) and was "
@@ -245,12 +268,19 @@ public final class FarmNode implements AutoCloseable {
             }
             FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
             node.samplingStore = samplingStore;
+            node.gpuNodes = gpuNodes;
             node.startupWarnings.addAll(startupWarnings);
             startupWarnings.forEach(w -> system.log().warn(w));
             if (s.roles().contains(GpuNode.ROLE)) {
                 // sampling as this node's replay.gpu.sampling says; its records go to the coordinators' stores
-                PcSampler sampler = s.sampler() != null ? s.sampler() : new NoDeviceSampler();
+                org.replayfarm.gpunode.node.DeviceSetup device = deviceOverride != null ? deviceOverride
+                        : org.replayfarm.gpunode.node.DeviceSetup.from(config);
+                PcSampler sampler = s.sampler() != null ? s.sampler()
+                        : org.replayfarm.gpunode.node.GpuSampler.forDevice(config, device.backend());
                 node.gpu = GpuNode.start(system, sampler, System.currentTimeMillis());
+                node.device = device;
+                org.replayfarm.gpunode.node.DeviceRunner.start(system, device.backend(), device.info(),
+                        s.workDir().resolve("gpu-captures"), node.gpu);
             }
             return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
@@ -323,6 +353,14 @@ public final class FarmNode implements AutoCloseable {
             throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
         }
         return gpu;
+    }
+
+    /** The GPU node's device (nodes with role {@value GpuNode#ROLE} only): its backend and what it advertises. */
+    public org.replayfarm.gpunode.node.DeviceSetup device() {
+        if (device == null) {
+            throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
+        }
+        return device;
     }
 
     /** The evaluator (eval nodes only; null otherwise). */

@@ -152,6 +152,23 @@ public final class RunReport {
                 executions.addObject().put("id", e.id()).put("duration_ns", e.durationNanos())
                         .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
             }
+            DeviceRun.Fidelity f = device.run().fidelity();
+            if (f != null) {
+                n.putObject("fidelity").put("translated_exact", f.translatedExact())
+                        .put("translated_approximate", f.translatedApproximate()).put("refused", f.refused())
+                        .put("unreached", f.unreached()).put("wave_instructions", f.waveInstructions())
+                        .put("lane_instructions", f.laneInstructions()).put("faulted_groups", f.faultedGroups());
+            }
+        }
+        // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
+        ArrayNode hot = n.putArray("hot_guest_instructions");
+        if (device.run() != null) {
+            for (org.replayfarm.proto.GuestHotspot h : device.run().hotspots()) {
+                ObjectNode o = hot.addObject().put("pc", String.format("0x%x", h.getGuestPc())).put("line", h.getLine())
+                        .put("text", h.getText()).put("samples", h.getSamples());
+                ArrayNode stalls = o.putArray("stall_reasons");
+                h.getStallsList().forEach(st -> stalls.addObject().put("reason", st.getReason()).put("samples", st.getSamples()));
+            }
         }
     }
 
@@ -328,6 +345,17 @@ public final class RunReport {
         w.printf("selection       %s%n", id.selection());
         Evaluation.summarize(o, w);
         w.printf("device          %s%n", device.reason());
+        if (device.run() != null && device.run().fidelity() != null) {
+            DeviceRun.Fidelity f = device.run().fidelity();
+            w.printf("device ran      %s: %d wave, %d lane instructions, %d group(s) faulted%n", device.label(),
+                    f.waveInstructions(), f.laneInstructions(), f.faultedGroups());
+            w.printf("device fidelity translated %d exact, %d approximate, %d refused, %d unreachable (not translated)%n",
+                    f.translatedExact(), f.translatedApproximate(), f.refused(), f.unreached());
+        }
+        if (device.run() != null && !device.run().hotspots().isEmpty()) {
+            w.printf("hottest guest   %s%n", device.run().hotspots().stream().limit(3).map(h -> String.format("0x%x %s (%d)",
+                    h.getGuestPc(), h.getText(), h.getSamples())).collect(java.util.stream.Collectors.joining("; ")));
+        }
         if (diff != null) {
             w.printf("comparison      %s%n", Scope.of(diff, options).statement(options));
             for (ImageDiff d : diff.images()) {

@@ -2,6 +2,7 @@ package org.replayfarm.gpunode.device;
 
 import java.util.List;
 import java.util.Optional;
+import org.replayfarm.gpunode.cuda.LocalGpu;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.proto.RecordedRun;
 
@@ -9,15 +10,30 @@ import org.replayfarm.proto.RecordedRun;
  * Which device a comparison uses, as {@code --device} spells it: {@code auto} (a GPU when this node has
  * one, else the capture's first recorded run, else none), {@code recorded} (the first recorded run),
  * {@code recorded:LABEL} (the run with that label), {@code dir:PATH} (a folder of guest-&lt;n&gt;.bin and
- * image-&lt;k&gt;.raw another tool wrote, {@link DirectoryBackend}) or {@code none} (host only). {@link #resolve} says
- * which it took and why.
+ * image-&lt;k&gt;.raw another tool wrote, {@link DirectoryBackend}), {@code cuda-cpu} (the translation to CUDA C, built
+ * with g++ and run on the CPU: {@link CudaCpuBackend}), {@code cuda} (the translation launched on a GPU:
+ * this node's, or in a cluster a GPU node's, as {@code gpu} offers it) or {@code none} (host only).
+ * {@link #resolve} says which it took and why.
  */
-public record DeviceChoice(Kind kind, String label) {
-    public enum Kind { AUTO, RECORDED, NONE, DIR }
+public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
+    public enum Kind { AUTO, RECORDED, NONE, CUDA_CPU, CUDA, DIR }
+
+    /** A choice whose GPU is this node's own ({@link LocalGpu}). */
+    public DeviceChoice(Kind kind, String label) {
+        this(kind, label, LocalGpu.get());
+    }
+
+    /** The same choice with its GPU taken from {@code source} (a cluster's GPU nodes). */
+    public DeviceChoice withGpu(GpuSource source) {
+        return new DeviceChoice(kind, label, source);
+    }
 
     /** The resolved choice: the backend (empty for none) and a line saying what was taken and why. */
     public record Resolved(Optional<DeviceBackend> backend, String reason) {
     }
+
+    /** Every spelling {@link #parse} takes, as its error lists them. */
+    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu or none";
 
     public static DeviceChoice parse(String spec) {
         if (spec == null || spec.equals("auto")) {
@@ -25,6 +41,12 @@ public record DeviceChoice(Kind kind, String label) {
         }
         if (spec.equals("none")) {
             return new DeviceChoice(Kind.NONE, "");
+        }
+        if (spec.equals("cuda")) {
+            return new DeviceChoice(Kind.CUDA, "");
+        }
+        if (spec.equals("cuda-cpu")) {
+            return new DeviceChoice(Kind.CUDA_CPU, "");
         }
         if (spec.equals("recorded")) {
             return new DeviceChoice(Kind.RECORDED, "");
@@ -35,7 +57,7 @@ public record DeviceChoice(Kind kind, String label) {
         if (spec.startsWith("dir:") && spec.length() > "dir:".length()) {
             return new DeviceChoice(Kind.DIR, spec.substring("dir:".length())); // the label holds the folder
         }
-        throw new IllegalArgumentException("--device '" + spec + "': expected auto, recorded, recorded:LABEL, dir:PATH or none");
+        throw new IllegalArgumentException("--device '" + spec + "': expected " + SPELLINGS);
     }
 
     /** The spelling {@link #parse} reads back. */
@@ -43,21 +65,37 @@ public record DeviceChoice(Kind kind, String label) {
         return switch (kind) {
             case AUTO -> "auto";
             case NONE -> "none";
+            case CUDA_CPU -> "cuda-cpu";
+            case CUDA -> "cuda";
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
             case DIR -> "dir:" + label;
         };
     }
 
     /**
-     * Picks the backend for this capture. No GPU backend exists yet, so {@code auto} falls to the
-     * recorded runs.
+     * Picks the backend for this capture: {@code auto} takes the GPU when one is offered, else the
+     * capture's first recorded run, else none.
      *
      * @throws IllegalArgumentException when a recorded run is asked for and the capture has none (or none
-     *         with that label); the message lists the labels it has
+     *         with that label; the message lists the labels it has), or {@code cuda} is asked for and no GPU
+     *         is offered (the message says why)
      */
     public Resolved resolve(CaptureFile capture) {
         List<RecordedRun> runs = capture.metadata().getRunsList();
+        String noGpu = "";
+        if (kind == Kind.CUDA || kind == Kind.AUTO) {
+            GpuSource.Offer offer = gpu.offer();
+            noGpu = offer.why();
+            if (offer.backend().isPresent()) {
+                return new Resolved(offer.backend(), "cuda (" + (kind == Kind.AUTO ? "auto" : "asked for") + "): "
+                        + offer.why());
+            }
+            if (kind == Kind.CUDA) {
+                throw new IllegalArgumentException("--device cuda: " + offer.why());
+            }
+        }
         return switch (kind) {
+            case CUDA -> throw new IllegalStateException("unreachable");
             case DIR -> {
                 java.nio.file.Path dir = java.nio.file.Path.of(label);
                 if (!java.nio.file.Files.isDirectory(dir)) {
@@ -67,11 +105,13 @@ public record DeviceChoice(Kind kind, String label) {
                         + " (dir: its guest-<n>.bin and image-<k>.raw, asked for)");
             }
             case NONE -> new Resolved(Optional.empty(), "none (asked for): the host model only, nothing compared");
+            case CUDA_CPU -> new Resolved(Optional.of(new CudaCpuBackend()), "cuda-cpu (asked for): the program "
+                    + "translated to CUDA C, built with g++ and run on this node's CPU");
             case AUTO -> runs.isEmpty()
-                    ? new Resolved(Optional.empty(), "none: no GPU on this node and the capture holds no recorded run; "
+                    ? new Resolved(Optional.empty(), "none: " + noGpu + ", and the capture holds no recorded run; "
                             + "the host model only, nothing compared")
                     : new Resolved(Optional.of(new RecordedBackend(runs.get(0))), "recorded run '" + runs.get(0).getLabel()
-                            + "' (auto: no GPU on this node; the capture's first recorded run)");
+                            + "' (auto: " + noGpu + "; the capture's first recorded run)");
             case RECORDED -> {
                 if (runs.isEmpty()) {
                     throw new IllegalArgumentException("--device " + spelling() + ": the capture holds no recorded run");

@@ -9,15 +9,40 @@ import java.util.TreeMap;
 /**
  * A device run's outputs: the final bytes of each range it recorded (by range index n, as in
  * guest-<n>.bin) and the final texels of each image (by image index, in the capture's texel layout), and
- * the executions it made. A range or image absent from the maps was not recorded by this run and cannot be
+ * the executions it made, and (a GPU run that sampled) the hottest guest instructions its PC samples were
+ * traced to. A range or image absent from the maps was not recorded by this run and cannot be
  * compared. Buffers are read-only views.
  */
 public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
-                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
+                        List<org.replayfarm.proto.GuestHotspot> hotspots) {
     public DeviceRun {
         ranges = readOnly(ranges);
         images = readOnly(images);
         executions = List.copyOf(executions);
+        hotspots = List.copyOf(hotspots);
+    }
+
+    /** A run without PC samples traced to guest instructions. */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity) {
+        this(kind, label, ranges, images, executions, fidelity, List.of());
+    }
+
+    /** A run with no fidelity counts (a recorded run: nothing was translated). */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+        this(kind, label, ranges, images, executions, null, List.of());
+    }
+
+    /**
+     * What a translated run says about itself: of the program's instructions, how many the translation
+     * holds as exact and as approximate (transcendentals, the clock), how many it refused and how many the
+     * entry cannot reach (not translated); what the device executed (wave and lane instructions); and how
+     * many groups faulted on the device.
+     */
+    public record Fidelity(long translatedExact, long translatedApproximate, long refused, long unreached,
+                           long waveInstructions, long laneInstructions, long faultedGroups) {
     }
 
     private static SortedMap<Integer, ByteBuffer> readOnly(Map<Integer, ByteBuffer> in) {

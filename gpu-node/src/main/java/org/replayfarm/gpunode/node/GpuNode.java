@@ -49,9 +49,56 @@ public final class GpuNode {
         AtomicLong undelivered = new AtomicLong();
         ActorRef<Object> link = system.systemActorOf(SamplingLink.create(known, undelivered),
                 "gpu-sampling-link-" + incarnation, Props.empty());
-        SamplingSession session = new SamplingSession(settings, sampler, link::tell,
-                cluster.selfMember().address().toString(), incarnation);
-        return new GpuNode(settings, session, link, known, undelivered);
+        java.util.List<java.util.function.Consumer<com.google.protobuf.Message>> taps =
+                new java.util.concurrent.CopyOnWriteArrayList<>();
+        SamplingSession session = new SamplingSession(settings, sampler, m -> {
+            link.tell(m);
+            for (var t : taps) {
+                t.accept(m);
+            }
+        }, cluster.selfMember().address().toString(), incarnation);
+        GpuNode node = new GpuNode(settings, session, link, known, undelivered);
+        node.taps = taps;
+        return node;
+    }
+
+    private java.util.List<java.util.function.Consumer<com.google.protobuf.Message>> taps = java.util.List.of();
+
+    /**
+     * Hears every record the session sends (besides the coordinator's store) until the returned handle
+     * is closed: a device run forwards its windows and keeps its PC samples with it.
+     */
+    public AutoCloseable tap(java.util.function.Consumer<com.google.protobuf.Message> listener) {
+        taps.add(listener);
+        return () -> taps.remove(listener);
+    }
+
+    /** The session's launch hooks for the device runner's launching thread. */
+    public org.replayfarm.gpunode.cuda.LaunchHooks launchHooks() {
+        return new org.replayfarm.gpunode.cuda.LaunchHooks() {
+            @Override
+            public void enter() {
+                session.onLaunchEnter(false);
+            }
+
+            @Override
+            public void exit() {
+                session.onLaunchExit();
+            }
+
+            @Override
+            public void afterRun() {
+                session.report();
+            }
+
+            @Override
+            public org.replayfarm.gpunode.device.ExecutionRecord.Serialized disclosure() {
+                // off (or refused): nothing was serialized; otherwise the coordinator's window store decides
+                return settings.mode() == org.replayfarm.gpunode.sampling.SamplingMode.OFF
+                        ? org.replayfarm.gpunode.device.ExecutionRecord.Serialized.FALSE
+                        : org.replayfarm.gpunode.device.ExecutionRecord.Serialized.UNKNOWN;
+            }
+        };
     }
 
     public SamplingSettings settings() {

@@ -1,0 +1,212 @@
+package org.replayfarm.coordinator.device;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorRefResolver;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.cluster.ClusterEvent;
+import akka.cluster.typed.Cluster;
+import akka.cluster.typed.Subscribe;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.replayfarm.gpunode.device.DeviceBackend;
+import org.replayfarm.gpunode.device.DeviceEvent;
+import org.replayfarm.gpunode.device.DeviceEvents;
+import org.replayfarm.gpunode.device.DeviceException;
+import org.replayfarm.gpunode.device.DeviceRequest;
+import org.replayfarm.gpunode.device.DeviceRun;
+import org.replayfarm.gpunode.node.DeviceRunCodec;
+import org.replayfarm.proto.DeviceRunChunk;
+import org.replayfarm.proto.DeviceRunEvent;
+import org.replayfarm.proto.DeviceRunOutput;
+import org.replayfarm.proto.DeviceRunTask;
+import org.replayfarm.proto.GpuDeviceInfo;
+
+/**
+ * A device run on a GPU node of the cluster: the task goes to the first node that can take it; its
+ * launches and sampling windows come back while it runs and its outputs in chunks. When that node leaves
+ * (or becomes unreachable) before the outputs are complete the run goes to the next GPU node; with none
+ * left the device side fails, naming the node that left — the comparison then never reads "equal".
+ */
+public final class RemoteDeviceBackend implements DeviceBackend {
+    private final ActorSystem<?> system;
+    private final GpuNodes directory;
+    private final List<GpuDeviceInfo> candidates;
+    private final String captureBaseUrl;
+    private final Duration timeout;
+
+    RemoteDeviceBackend(ActorSystem<?> system, GpuNodes directory, List<GpuDeviceInfo> candidates, String captureBaseUrl,
+                        Duration timeout) {
+        this.system = system;
+        this.directory = directory;
+        this.candidates = List.copyOf(candidates);
+        this.captureBaseUrl = captureBaseUrl;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public String kind() {
+        return candidates.get(0).getBackend();
+    }
+
+    @Override
+    public String label() {
+        return candidates.get(0).getLabel();
+    }
+
+    @Override
+    public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+        CompletableFuture<DeviceRun> done = new CompletableFuture<>();
+        String id = UUID.randomUUID().toString();
+        system.systemActorOf(client(id, request.captureSha256(), events, done), "device-run-" + id, Props.empty());
+        try {
+            return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof DeviceException d) {
+                throw d;
+            }
+            throw new DeviceException("the device side failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            done.completeExceptionally(e);
+            throw new DeviceException("the device side failed: no GPU node finished the device run within " + timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DeviceException("interrupted waiting for the device run");
+        }
+    }
+
+    private Behavior<Object> client(String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
+        return Behaviors.setup(ctx -> {
+            Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(
+                    ctx.messageAdapter(ClusterEvent.MemberEvent.class, m -> m), ClusterEvent.MemberEvent.class));
+            Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(
+                    ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class, m -> m), ClusterEvent.ReachabilityEvent.class));
+            return new Client(ctx, runId, sha, events, done).send();
+        });
+    }
+
+    /** One run's conversation with GPU nodes. */
+    private final class Client {
+        private final ActorContext<Object> ctx;
+        private final String runId;
+        private final String sha;
+        private final DeviceEvents events;
+        private final CompletableFuture<DeviceRun> done;
+        private final String self;
+        private final Set<String> gone = new HashSet<>();
+        private final List<DeviceRunChunk> chunks = new ArrayList<>();
+        private final List<String> history = new ArrayList<>();
+        private int attempt;
+        private GpuDeviceInfo current;
+
+        Client(ActorContext<Object> ctx, String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
+            this.ctx = ctx;
+            this.runId = runId;
+            this.sha = sha;
+            this.events = events;
+            this.done = done;
+            this.self = ActorRefResolver.get(system).toSerializationFormat(ctx.getSelf());
+        }
+
+        Behavior<Object> send() {
+            current = null;
+            for (GpuDeviceInfo c : candidates) {
+                if (!gone.contains(c.getNodeAddress())) {
+                    current = c;
+                    break;
+                }
+            }
+            if (current == null) {
+                done.completeExceptionally(new DeviceException("the device side failed: " + String.join("; ", history)
+                        + "; no other GPU node can take the device run, so nothing was compared"));
+                return Behaviors.stopped();
+            }
+            attempt++;
+            chunks.clear();
+            ActorRef<Object> runner = ActorRefResolver.get(system).resolveActorRef(current.getRunner());
+            runner.tell(DeviceRunTask.newBuilder().setJobId(runId).setCaptureSha256(sha)
+                    .setCaptureUrl(captureBaseUrl + "/captures/" + sha).setAttempt(attempt).setReplyTo(self).build());
+            ctx.getLog().info("device run {} (attempt {}) sent to GPU node {}", runId, attempt, current.getNodeAddress());
+            return Behaviors.receive(Object.class)
+                    .onMessage(DeviceRunEvent.class, this::onEvent)
+                    .onMessage(DeviceRunChunk.class, this::onChunk)
+                    .onMessage(ClusterEvent.MemberEvent.class, m -> onGone(m.member().address().toString(), m))
+                    .onMessage(ClusterEvent.UnreachableMember.class, m -> onGone(m.member().address().toString(), m))
+                    .onAnyMessage(m -> done.isDone() ? Behaviors.stopped() : Behaviors.same())
+                    .build();
+        }
+
+        private Behavior<Object> onEvent(DeviceRunEvent e) {
+            if (e.getAttempt() != attempt) {
+                return Behaviors.same();
+            }
+            switch (e.getEventCase()) {
+                case STARTED_LABEL -> events.on(new DeviceEvent.Started(current.getBackend(), e.getStartedLabel()));
+                case LAUNCH -> events.on(new DeviceEvent.Executed(new org.replayfarm.gpunode.device.ExecutionRecord(
+                        e.getLaunch().getExecutionId(), e.getLaunch().getDurationNs(), switch (e.getLaunch().getSerialized()) {
+                            case "true" -> org.replayfarm.gpunode.device.ExecutionRecord.Serialized.TRUE;
+                            case "false" -> org.replayfarm.gpunode.device.ExecutionRecord.Serialized.FALSE;
+                            default -> org.replayfarm.gpunode.device.ExecutionRecord.Serialized.UNKNOWN;
+                        })));
+                case WINDOW -> ctx.getLog().debug("device run {}: sampling window {} [{}, {}]", runId,
+                        e.getWindow().getSequence(), e.getWindow().getStartNs(), e.getWindow().getEndNs());
+                default -> {
+                }
+            }
+            return done.isDone() ? Behaviors.stopped() : Behaviors.same();
+        }
+
+        private Behavior<Object> onChunk(DeviceRunChunk c) {
+            if (c.getAttempt() != attempt) {
+                return Behaviors.same(); // a node that was given up on answered late
+            }
+            chunks.add(c);
+            if (!c.getLast()) {
+                return Behaviors.same();
+            }
+            DeviceRunOutput o;
+            try {
+                o = DeviceRunCodec.join(chunks);
+            } catch (IllegalArgumentException e) {
+                done.completeExceptionally(new DeviceException("the device side failed: GPU node " + c.getNodeAddress()
+                        + " sent outputs that do not join: " + e.getMessage()));
+                return Behaviors.stopped();
+            }
+            if (!o.getError().isEmpty()) {
+                done.completeExceptionally(new DeviceException("the device side failed on GPU node " + o.getNodeAddress()
+                        + ": " + o.getError()));
+            } else {
+                done.complete(DeviceRunCodec.run(o, " (GPU node " + o.getNodeAddress()
+                        + (attempt > 1 ? ", attempt " + attempt + " after " + String.join("; ", history) : "") + ")"));
+            }
+            return Behaviors.stopped();
+        }
+
+        private Behavior<Object> onGone(String node, Object event) {
+            boolean leaving = event instanceof ClusterEvent.MemberRemoved || event instanceof ClusterEvent.MemberExited
+                    || event instanceof ClusterEvent.MemberDowned || event instanceof ClusterEvent.MemberLeft
+                    || event instanceof ClusterEvent.UnreachableMember;
+            if (!leaving || current == null || !node.equals(current.getNodeAddress()) || done.isDone()) {
+                return done.isDone() ? Behaviors.stopped() : Behaviors.same();
+            }
+            gone.add(node);
+            directory.forget(node);
+            String what = "GPU node " + node + " left during the device run (attempt " + attempt + ", "
+                    + event.getClass().getSimpleName() + ")";
+            history.add(what);
+            ctx.getLog().warn("device run {}: {}; trying another GPU node", runId, what);
+            return send();
+        }
+    }
+}

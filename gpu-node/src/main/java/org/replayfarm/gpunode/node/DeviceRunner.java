@@ -1,0 +1,220 @@
+package org.replayfarm.gpunode.node;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorRefResolver;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.receptionist.Receptionist;
+import akka.actor.typed.receptionist.ServiceKey;
+import akka.cluster.typed.Cluster;
+import com.google.protobuf.Message;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.replayfarm.gpunode.cuda.CubinLines;
+import org.replayfarm.gpunode.cuda.CudaBackend;
+import org.replayfarm.gpunode.cuda.GuestPcMap;
+import org.replayfarm.gpunode.device.CudaCpuBackend;
+import org.replayfarm.gpunode.device.DeviceBackend;
+import org.replayfarm.gpunode.device.DeviceEvent;
+import org.replayfarm.gpunode.device.DeviceRequest;
+import org.replayfarm.gpunode.device.DeviceRun;
+import org.replayfarm.gpunode.translate.LaunchBundle;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.proto.DeviceFault;
+import org.replayfarm.proto.DeviceQuery;
+import org.replayfarm.proto.DeviceRunEvent;
+import org.replayfarm.proto.DeviceRunOutput;
+import org.replayfarm.proto.DeviceRunTask;
+import org.replayfarm.proto.DeviceWindowSeen;
+import org.replayfarm.proto.GpuDeviceInfo;
+import org.replayfarm.proto.GpuPcSampleBatch;
+import org.replayfarm.proto.GpuSamplingWindowV1;
+import org.replayfarm.proto.GuestHotspot;
+import org.replayfarm.proto.GuestStall;
+import org.replayfarm.proto.PcSample;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The GPU node's device runner: registered with the receptionist under {@link #KEY}, it answers
+ * {@link DeviceQuery} with the node's {@link GpuDeviceInfo} and runs each {@link DeviceRunTask} on its one
+ * launching thread (the thread PC sampling is driven from): fetches the capture, runs the backend, streams
+ * {@link DeviceRunEvent}s (started, each launch, each sampling window) and sends the outputs in chunks,
+ * with the device's faults and the hottest guest instructions its PC samples were traced to. A run that
+ * fails is an output with {@code error} set; the node serves on.
+ */
+public final class DeviceRunner {
+    public static final ServiceKey<Object> KEY = ServiceKey.create(Object.class, "gpu-device-runner");
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceRunner.class);
+    /** How many guest instructions a run's hotspot list keeps. */
+    public static final int HOTTEST = 20;
+
+    private final ActorSystem<?> system;
+    private final DeviceBackend backend;
+    private final GpuDeviceInfo info;
+    private final CaptureFetch fetch;
+    private final GpuNode gpu;
+    private final ExecutorService launcher;
+    private final String node;
+
+    private DeviceRunner(ActorSystem<?> system, DeviceBackend backend, GpuDeviceInfo info, CaptureFetch fetch, GpuNode gpu) {
+        this.system = system;
+        this.backend = backend;
+        this.info = info;
+        this.fetch = fetch;
+        this.gpu = gpu;
+        this.node = Cluster.get(system).selfMember().address().toString();
+        this.launcher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "gpu-launcher");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts the runner. {@code backend} null: the node has no usable device ({@code info} says why) and
+     * answers every task with that error. {@code gpu}: the node's sampling (its session's hooks run around
+     * each launch when the backend is {@code cuda}).
+     */
+    public static ActorRef<Object> start(ActorSystem<?> system, DeviceBackend backend, GpuDeviceInfo info, Path cacheDir,
+                                         GpuNode gpu) {
+        DeviceRunner r = new DeviceRunner(system, backend, info, new CaptureFetch(cacheDir), gpu);
+        if (backend instanceof CudaBackend cuda && gpu != null) {
+            cuda.hooks(gpu.launchHooks());
+        }
+        system.getWhenTerminated().thenRun(r.launcher::shutdownNow);
+        return system.systemActorOf(r.behavior(), "gpu-device-runner", Props.empty());
+    }
+
+    private Behavior<Object> behavior() {
+        return Behaviors.setup(ctx -> {
+            ctx.getSystem().receptionist().tell(Receptionist.register(KEY, ctx.getSelf()));
+            String self = ActorRefResolver.get(system).toSerializationFormat(ctx.getSelf());
+            GpuDeviceInfo me = info.toBuilder().setNodeAddress(node).setRunner(self).build();
+            LOG.info("device runner on {}: {} ({})", node, me.getBackend(), me.getAvailable() ? me.getWhy()
+                    : "takes no device runs: " + me.getWhy());
+            return Behaviors.receive(Object.class)
+                    .onMessage(DeviceQuery.class, q -> {
+                        resolve(q.getReplyTo()).tell(me);
+                        return Behaviors.same();
+                    })
+                    .onMessage(DeviceRunTask.class, t -> {
+                        launcher.execute(() -> run(t));
+                        return Behaviors.same();
+                    })
+                    .build();
+        });
+    }
+
+    private ActorRef<Object> resolve(String ref) {
+        return ActorRefResolver.get(system).resolveActorRef(ref);
+    }
+
+    private void run(DeviceRunTask task) {
+        ActorRef<Object> reply = resolve(task.getReplyTo());
+        DeviceRunEvent.Builder ev = DeviceRunEvent.newBuilder().setJobId(task.getJobId()).setAttempt(task.getAttempt())
+                .setNodeAddress(node);
+        DeviceRunOutput.Builder out = DeviceRunOutput.newBuilder().setJobId(task.getJobId()).setAttempt(task.getAttempt())
+                .setNodeAddress(node).setKind(info.getBackend()).setLabel(info.getLabel());
+        List<PcSample> samples = new ArrayList<>();
+        AutoCloseable tap = null;
+        long started = System.nanoTime();
+        try {
+            if (backend == null) {
+                throw new org.replayfarm.gpunode.device.DeviceException("GPU node " + node + " has no usable device: "
+                        + info.getWhy());
+            }
+            if (gpu != null) {
+                tap = gpu.tap((Message m) -> {
+                    if (m instanceof GpuSamplingWindowV1 w) {
+                        reply.tell(ev.clone().setWindow(DeviceWindowSeen.newBuilder().setSequence(w.getSequence())
+                                .setStartNs(w.getStartNs()).setEndNs(w.getEndNs())).build());
+                    } else if (m instanceof GpuPcSampleBatch b) {
+                        samples.addAll(b.getSamplesList());
+                    }
+                });
+            }
+            CaptureFile capture = CaptureFile.open(fetch.fetch(task.getCaptureSha256(), task.getCaptureUrl()));
+            DeviceRun run = backend.run(new DeviceRequest(capture, task.getCaptureSha256()), e -> {
+                if (e instanceof DeviceEvent.Started s) {
+                    reply.tell(ev.clone().setStartedLabel(s.label()).build());
+                } else if (e instanceof DeviceEvent.Executed x) {
+                    reply.tell(ev.clone().setLaunch(DeviceRunCodec.launch(x.execution())).build());
+                }
+            });
+            DeviceRunCodec.output(run, out);
+            faults(out);
+            hotspots(out, samples);
+            LOG.info("device run of job {} (attempt {}) on {}: {} launch(es), {} s", task.getJobId(), task.getAttempt(),
+                    backend.kind(), run.executions().size(), (System.nanoTime() - started) / 1e9);
+        } catch (Exception | LinkageError e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage();
+            LOG.error("device run of job {} (attempt {}) failed: {}", task.getJobId(), task.getAttempt(), why);
+            out.clearRanges().clearImages().setError(why);
+        } finally {
+            if (tap != null) {
+                try {
+                    tap.close();
+                } catch (Exception ignored) {
+                    // the list removal cannot fail
+                }
+            }
+        }
+        for (var c : DeviceRunCodec.chunks(out.build())) {
+            reply.tell(c);
+        }
+    }
+
+    private void faults(DeviceRunOutput.Builder out) {
+        LaunchBundle.Result r = null;
+        if (backend instanceof CudaBackend c && c.lastOutcome() != null) {
+            r = c.lastOutcome().result();
+        } else if (backend instanceof CudaCpuBackend c && c.lastOutcome() != null) {
+            r = c.lastOutcome().result();
+        }
+        if (r == null) {
+            return;
+        }
+        for (int g = 0; g < r.groups().size(); g++) {
+            LaunchBundle.GroupOutcome o = r.groups().get(g);
+            if (o.faulted()) {
+                out.addFaults(DeviceFault.newBuilder().setGroup(g).setCode(o.code()).setWave(o.wave()).setLane(o.lane())
+                        .setPc(o.pc()).setAddress(o.address()));
+            }
+        }
+    }
+
+    /** The run's PC samples traced through the module's cubin to guest instructions. */
+    private void hotspots(DeviceRunOutput.Builder out, List<PcSample> samples) {
+        if (samples.isEmpty() || !(backend instanceof CudaBackend c) || c.lastOutcome() == null) {
+            return;
+        }
+        try {
+            CubinLines lines = CubinLines.read(java.nio.file.Files.readAllBytes(c.lastOutcome().built().cubin()));
+            GuestPcMap map = new GuestPcMap(lines, c.lastOutcome().translation().listing());
+            List<GuestPcMap.Sample> in = samples.stream().map(s -> new GuestPcMap.Sample(s.getFunction(),
+                    s.getPcOffset(), s.getStallReason(), s.getSamples())).toList();
+            GuestPcMap.Attribution a = map.attribute(in, HOTTEST);
+            out.setSamplesAttributed(a.attributed()).setSamplesUnattributed(a.unattributed());
+            out.addAllHotspots(toProto(a.hottest()));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            LOG.warn("PC samples could not be traced to guest instructions: {}", e.getMessage());
+        }
+    }
+
+    public static List<GuestHotspot> toProto(List<GuestPcMap.Hotspot> hot) {
+        List<GuestHotspot> out = new ArrayList<>();
+        for (GuestPcMap.Hotspot h : hot) {
+            GuestHotspot.Builder b = GuestHotspot.newBuilder().setGuestPc(h.guestPc()).setLine(h.line()).setText(h.text())
+                    .setSamples(h.samples());
+            h.stallReasons().forEach((r, n) -> b.addStalls(GuestStall.newBuilder().setReason(r).setSamples(n)));
+            out.add(b.build());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,281 @@
+package org.replayfarm.gpunode.translate;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.replayfarm.model.isa.DecodeException;
+import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.Listing;
+import org.replayfarm.model.isa.Syntax;
+
+/**
+ * The program → CUDA C driver: lists the program (guest.s, llvm-objdump syntax), finds its basic blocks,
+ * routes every instruction to its unit's emitter and writes one deterministic kernel.cu against the
+ * runtime headers. A label per block, branches as gotos, {@code s_setpc}/{@code s_swappc} through a
+ * switch over the program's addresses; a {@code #line} directive before every instruction names its line
+ * in guest.s. Any refusal refuses the whole translation (the result lists every one).
+ */
+public final class Translator {
+    /** Where the runtime headers live on the class path. */
+    public static final String RUNTIME = "/org/replayfarm/gpunode/translate/rt/";
+    private static final Pattern LISTED_PC = Pattern.compile("// ([0-9A-F]{12}):");
+    private static final Pattern INCLUDE = Pattern.compile("^#include \"([A-Za-z0-9_.]+)\"", Pattern.MULTILINE);
+
+    private final Map<Unit, UnitEmitter> emitters = new EnumMap<>(Unit.class);
+
+    public Translator() {
+        emitters.put(Unit.SCALAR, new ScalarEmitter());
+        emitters.put(Unit.BRANCH, new BranchEmitter());
+        emitters.put(Unit.SMEM, new SmemEmitter());
+        emitters.put(Unit.VECTOR, new VectorEmitter());
+        emitters.put(Unit.MEMORY, new MemoryEmitter());
+        emitters.put(Unit.IMAGE, new ImageEmitter());
+    }
+
+    /** Program-wide facts a unit may need while it emits (barrier numbering, the address switch). */
+    static final class State {
+        final NavigableMap<Long, String> blocks;
+        int barriers;
+        boolean dispatch;
+
+        State(NavigableMap<Long, String> blocks) {
+            this.blocks = blocks;
+        }
+    }
+
+    public Translation translate(ProgramInfo p) {
+        Syntax syntax = p.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
+        String symbol = p.name().isEmpty() ? "kernel" : p.name();
+        List<String> listing = Listing.lines(p.code().duplicate(), p.program().base(), Map.of(p.entry(), symbol),
+                ".text", syntax);
+        Map<Long, Integer> lineOf = new TreeMap<>();
+        for (int i = 0; i < listing.size(); i++) {
+            Matcher m = LISTED_PC.matcher(listing.get(i));
+            if (m.find()) {
+                lineOf.put(Long.parseLong(m.group(1), 16), i + 1);
+            }
+        }
+
+        // every position in address order: an instruction, or a dword that does not decode
+        TreeMap<Long, Instruction> insns = new TreeMap<>();
+        for (Instruction i : p.program().instructions()) {
+            insns.put(i.pc(), i);
+        }
+        TreeMap<Long, DecodeException> errors = new TreeMap<>();
+        for (DecodeException e : p.program().errors()) {
+            errors.put(e.pc(), e);
+        }
+
+        ControlFlow flow = ControlFlow.of(insns, p.entry());
+        NavigableMap<Long, String> blocks = new TreeMap<>();
+        for (long pc : flow.leaders) {
+            blocks.put(pc, label(pc));
+        }
+        State state = new State(blocks);
+
+        StringBuilder body = new StringBuilder();
+        Set<String> includes = new TreeSet<>();
+        includes.add("rt_salu.h");
+        List<Refusal> refusals = new ArrayList<>();
+        Map<String, int[]> coverage = new LinkedHashMap<>();
+        for (Unit u : Unit.values()) {
+            coverage.put(u.name().toLowerCase(java.util.Locale.ROOT), new int[2]);
+        }
+        // the instructions the entry can reach (all of them when a call's target is not a constant)
+        TreeSet<Long> positions = new TreeSet<>(flow.reachable);
+        if (flow.everything) {
+            positions.addAll(errors.keySet());
+        }
+        long end = p.program().base();
+        for (long pc : positions) {
+            if (blocks.containsKey(pc)) {
+                body.append(blocks.get(pc)).append(":;\n");
+            }
+            Integer line = lineOf.get(pc);
+            if (line != null) {
+                body.append("#line ").append(line).append(" \"guest.s\"\n");
+            }
+            Instruction insn = insns.get(pc);
+            if (insn == null) {
+                body.append("    { /* bytes that do not decode: ").append(comment(errors.get(pc).getMessage()))
+                        .append(" */ RT_FAULT_NOW(RT_FAULT_UNSUPPORTED, ").append(InsnContext.hex64(pc))
+                        .append(", -1, 0); }\n");
+                end = Math.max(end, pc + 4);
+                continue;
+            }
+            end = Math.max(end, insn.pc() + insn.length());
+            Unit unit = Routing.route(insn);
+            String unitName = unit.name().toLowerCase(java.util.Locale.ROOT);
+            InsnContext cx = new InsnContext(insn, p.waveSize(), p.vgprCount(), p.ldsBytes(), unitName, blocks::get, includes);
+            cx.state = state;
+            try {
+                UnitEmitter emitter = emitters.get(unit);
+                if (emitter == null) {
+                    throw cx.refuse("no unit translates " + insn.encoding() + " instructions");
+                }
+                emitter.emit(cx);
+                coverage.get(unitName)[0]++;
+                body.append("    { /* ").append(comment(cx.text())).append(" */\n");
+                body.append("        RT_TICK();\n");
+                if (cx.vgprFault() != null) {
+                    body.append("        /* ").append(comment(cx.vgprFault())).append(" */\n");
+                    body.append("        RT_FAULT_NOW(RT_FAULT_VGPR, ").append(cx.pcC()).append(", -1, 0);\n");
+                } else {
+                    for (String l : cx.lines()) {
+                        body.append("        ").append(l).append('\n');
+                    }
+                }
+                body.append("    }\n");
+                // a reachable instruction that can fall through to a PC where no instruction was emitted: the
+                // next PC holds none (else it would be reachable), and the host model faults there
+                Long following = positions.higher(pc);
+                if (!terminates(insn) && (following == null || following != cx.nextPc())) {
+                    body.append("    RT_FAULT_NOW(RT_FAULT_BRANCH, ").append(InsnContext.hex64(cx.nextPc()))
+                            .append(", -1, ").append(InsnContext.hex64(cx.nextPc())).append(");\n");
+                }
+            } catch (Refusal r) {
+                coverage.get(unitName)[1]++;
+                refusals.add(r);
+            }
+        }
+        // falling off the end of the code: the host model faults there (no instruction at that PC)
+        body.append("    RT_FAULT_NOW(RT_FAULT_BRANCH, ").append(InsnContext.hex64(end)).append(", -1, ")
+                .append(InsnContext.hex64(end)).append(");\n");
+        // branch targets that start no instruction (outside the code, or inside an instruction): a fault there
+        for (Map.Entry<Long, String> b : blocks.entrySet()) {
+            if (!positions.contains(b.getKey())) {
+                body.append(b.getValue()).append(":;\n    RT_FAULT_NOW(RT_FAULT_BRANCH, ")
+                        .append(InsnContext.hex64(b.getKey())).append(", -1, ").append(InsnContext.hex64(b.getKey()))
+                        .append(");\n");
+            }
+        }
+
+        StringBuilder src = new StringBuilder();
+        src.append("// kernel.cu: ").append(symbol).append(" translated from RDNA 2 (gfx1030) by replay-farm; ")
+                .append("each #line names the instruction's line in guest.s\n");
+        src.append("#define RT_WAVE ").append(p.waveSize()).append('\n');
+        src.append("#define RT_NVGPR ").append(Math.max(1, p.vgprCount())).append('\n');
+        src.append("#define RT_NRESUME ").append(state.barriers).append('\n');
+        src.append("#include \"replay_rt.h\"\n");
+        for (String h : includes) {
+            src.append("#include \"").append(h).append("\"\n");
+        }
+        src.append("\nRT_WAVE_FUNCTION(rt_program_wave) {\n");
+        src.append("    RT_PROLOGUE();\n");
+        if (state.barriers > 0) {
+            src.append("#if !RT_GPU\n    switch (W->resume) {\n");
+            for (int k = 1; k <= state.barriers; k++) {
+                src.append("    case ").append(k).append(": goto rt_resume_").append(k).append(";\n");
+            }
+            src.append("    default: break;\n    }\n#endif\n");
+        }
+        if (positions.isEmpty() || positions.first() != p.entry()) {
+            src.append("    goto ").append(blocks.get(p.entry())).append(";\n");
+        }
+        src.append(body);
+        if (state.dispatch) {
+            src.append("rt_dispatch:\n");
+            src.append("    RT_BACKEDGE(W->from);\n");
+            src.append("    switch (W->target) {\n");
+            for (Map.Entry<Long, String> b : blocks.entrySet()) {
+                src.append("    case ").append(InsnContext.hex64(b.getKey())).append(": goto ").append(b.getValue())
+                        .append(";\n");
+            }
+            src.append("    default: RT_FAULT_NOW(RT_FAULT_BRANCH, W->target, -1, W->target);\n    }\n");
+        }
+        src.append("    RT_EPILOGUE();\n}\n");
+
+        Map<String, String> headers = headers(includes);
+        Map<String, Translation.Count> counts = new LinkedHashMap<>();
+        coverage.forEach((k, v) -> {
+            if (v[0] + v[1] > 0) {
+                counts.put(k, new Translation.Count(v[0], v[1]));
+            }
+        });
+        int approximate = 0;
+        for (long pc : positions) {
+            Instruction i = insns.get(pc);
+            if (i != null && approximate(i.mnemonic())) {
+                approximate++;
+            }
+        }
+        return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
+                insns.size() - (int) insns.keySet().stream().filter(positions::contains).count());
+    }
+
+    /**
+     * Instructions whose result the ISA defines only approximately (the hardware's transcendental and
+     * reciprocal approximations) or that read a clock: the translation's fidelity class "approximate".
+     */
+    static boolean approximate(String m) {
+        return m.startsWith("v_rcp") || m.startsWith("v_rsq") || m.startsWith("v_sqrt") || m.startsWith("v_log")
+                || m.startsWith("v_exp") || m.startsWith("v_sin") || m.startsWith("v_cos") || m.equals("s_memtime")
+                || m.equals("s_memrealtime");
+    }
+
+    /** Whether control never falls through an instruction to the next one. */
+    static boolean terminates(Instruction i) {
+        String m = i.mnemonic();
+        return m.equals("s_branch") || m.equals("s_setpc_b64") || m.startsWith("s_endpgm") || m.equals("s_code_end")
+                || m.equals("s_trap");
+    }
+
+    static long branchTarget(Instruction i) {
+        return i.pc() + 4 + 4L * (short) ((Fields.Sopp) i.fields()).simm16();
+    }
+
+    static String label(long pc) {
+        return "L_" + Long.toHexString(pc);
+    }
+
+    private static String comment(String s) {
+        return s.replace("*/", "* /").replace('\n', ' ');
+    }
+
+    /** The runtime headers a kernel needs: replay_rt.h, the requested ones, and everything they include. */
+    static Map<String, String> headers(Set<String> requested) {
+        Map<String, String> out = new TreeMap<>();
+        List<String> todo = new ArrayList<>();
+        todo.add("replay_rt.h");
+        todo.addAll(requested);
+        while (!todo.isEmpty()) {
+            String name = todo.remove(todo.size() - 1);
+            if (out.containsKey(name)) {
+                continue;
+            }
+            String text = resource(name);
+            out.put(name, text);
+            Matcher m = INCLUDE.matcher(text);
+            while (m.find()) {
+                todo.add(m.group(1));
+            }
+        }
+        return out;
+    }
+
+    /** A runtime file's text (a header, or rt_cpu_main.cpp). */
+    public static String resource(String name) {
+        try (InputStream in = Translator.class.getResourceAsStream(RUNTIME + name)) {
+            if (in == null) {
+                throw new IllegalStateException("runtime file " + name + " is missing from the class path ("
+                        + RUNTIME + ")");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
