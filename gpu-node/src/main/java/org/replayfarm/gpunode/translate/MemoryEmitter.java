@@ -1,10 +1,32 @@
 package org.replayfarm.gpunode.translate;
 
+import java.util.Map;
+import org.replayfarm.gpunode.translate.memory.AccessWidth;
+import org.replayfarm.gpunode.translate.memory.AtomicOp;
+import org.replayfarm.model.isa.Encoding;
+import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.FlatOffset;
+
 /**
- * STUB (the memory unit's owner replaces this file wholesale): the memory unit translates DS, FLAT, GLOBAL, SCRATCH and MUBUF without a format. Until it
- * lands, every such instruction is refused with a reason, so a program that uses one is refused up front.
+ * The memory unit: DS, FLAT, GLOBAL, SCRATCH and MUBUF without a format, as C over rt_mem.h.
+ *
+ * <p>Every per-lane access follows one shape: inside {@code RT_FOR_ACTIVE(l)} the lane forms its address,
+ * the runtime checks the whole access (range table, LDS size, scratch bounds, alignment of atomics) before
+ * touching memory, and the first failing lane ends the loop and becomes the fault (lanes run in lane order
+ * on the CPU, as in the host model); after the loop {@code RT_SYNC_WAVE()} orders the wave's memory
+ * operations (every later instruction of the wave sees what this one wrote, in program order; on the GPU
+ * that is {@code __syncwarp()}) and {@code RT_CHECK()} stops a faulting wave. s_waitcnt is then nothing to
+ * wait for. DS crossbars (ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32) gather every source lane's value
+ * before any lane writes.
+ *
+ * <p>What the host model faults on when executed (a GDS access, the LDS bit of FLAT/MUBUF, the GDS-only
+ * DS instructions and ds_condxchg32_rtn_b64 it does not execute) becomes the same fault at run time
+ * ({@code RT_FAULT_UNSUPPORTED}); an instruction of another unit routed here, or an operand the unit cannot
+ * read, is refused.
  */
 public final class MemoryEmitter implements UnitEmitter {
+    private static final int SADDR_OFF = 0x7d;
+
     @Override
     public String unit() {
         return "memory";
@@ -12,6 +34,459 @@ public final class MemoryEmitter implements UnitEmitter {
 
     @Override
     public void emit(InsnContext cx) throws Refusal {
-        throw cx.refuse("the memory unit is not translated yet");
+        cx.include("rt_mem.h");
+        switch (cx.encoding()) {
+            case DS -> ds(cx);
+            case FLAT, GLOBAL, SCRATCH -> flat(cx);
+            case MUBUF -> mubuf(cx);
+            default -> throw cx.refuse("not a memory instruction (" + cx.encoding() + ")");
+        }
+    }
+
+    // ------------------------------------------------------------------ shared pieces
+
+    private static void open(InsnContext cx) {
+        cx.line("rt_mem_t t_m = rt_mem_of(C);");
+        cx.line("int t_rc = 0, t_fl = -1;");
+        cx.line("uint64_t t_fa = 0;");
+        cx.line("(void)t_fa;");
+    }
+
+    /** After the lane loop: the fault of the first failing lane, then order the wave's memory and stop on a fault. */
+    private static void close(InsnContext cx) {
+        cx.line("if (t_rc) " + cx.fault("rt_mem_fault_code(t_rc)", "t_fl", "t_fa"));
+        cx.line("RT_SYNC_WAVE();");
+        cx.line(cx.check());
+    }
+
+    /** The statement that ends the lane loop at a failed access. */
+    private static final String FAILED = "if (t_rc) { t_fl = l; break; }";
+
+    /** Writes the loaded bytes {@code t_b} of a lane to VGPRs from {@code vdst} as the width says. */
+    private static void writeLoaded(InsnContext cx, int vdst, AccessWidth w) {
+        if (w.bytes() >= 4) {
+            for (int d = 0; d < w.dwords(); d++) {
+                cx.line("    " + cx.vreg(vdst + d, "l") + " = rt_mem_dword(t_b, " + d + ");");
+            }
+            return;
+        }
+        String ext = "rt_mem_extend(t_b, " + w.bytes() + ", " + (w.signed() ? 1 : 0) + ")";
+        String v = cx.vreg(vdst, "l");
+        if (w.d16() == 0) {
+            cx.line("    " + v + " = " + ext + ";");
+        } else {
+            cx.line("    " + v + " = rt_mem_d16(" + v + ", " + ext + ", " + (w.d16() == 2 ? 1 : 0) + ");");
+        }
+    }
+
+    /** Fills {@code t_b} with the bytes a store of the width takes from VGPRs from {@code data}. */
+    private static void storeBytes(InsnContext cx, int data, AccessWidth w, String into) {
+        if (w.bytes() >= 4) {
+            for (int d = 0; d < w.dwords(); d++) {
+                cx.line("    rt_mem_put_dword(" + into + ", " + d + ", " + cx.vreg(data + d, "l") + ");");
+            }
+            return;
+        }
+        cx.line("    { uint32_t t_v = " + cx.vreg(data, "l") + (w.d16() == 2 ? " >> 16" : "") + "; " + into
+                + "[0] = (uint8_t)t_v; " + (w.bytes() == 2 ? into + "[1] = (uint8_t)(t_v >> 8); " : "") + "}");
+    }
+
+    /** A 32- or 64-bit VGPR operand of a lane. */
+    private static String data(InsnContext cx, int reg, int bytes) {
+        return bytes == 8 ? cx.vreg64(reg, "l") : "(uint64_t)" + cx.vreg(reg, "l");
+    }
+
+    /** A statement writing an atomic's returned value to VGPRs. */
+    private static String writeData(InsnContext cx, int reg, int bytes, String value) {
+        return bytes == 8 ? cx.writeV64(reg, "l", value) : cx.vreg(reg, "l") + " = (uint32_t)(" + value + ");";
+    }
+
+    private static void faultNow(InsnContext cx, String why) {
+        cx.line("/* " + why + " */");
+        cx.line("RT_FAULT_NOW(RT_FAULT_UNSUPPORTED, " + cx.pcC() + ", -1, 0);");
+    }
+
+    // ------------------------------------------------------------------ DS
+
+    /** DS read/write widths by suffix. */
+    private static final Map<String, AccessWidth> DS_READS = Map.ofEntries(
+            Map.entry("b32", AccessWidth.of(4)), Map.entry("b64", AccessWidth.of(8)), Map.entry("b96", AccessWidth.of(12)),
+            Map.entry("b128", AccessWidth.of(16)), Map.entry("u8", new AccessWidth(1, false, 0)),
+            Map.entry("i8", new AccessWidth(1, true, 0)), Map.entry("u16", new AccessWidth(2, false, 0)),
+            Map.entry("i16", new AccessWidth(2, true, 0)), Map.entry("u8_d16", new AccessWidth(1, false, 1)),
+            Map.entry("u8_d16_hi", new AccessWidth(1, false, 2)), Map.entry("i8_d16", new AccessWidth(1, true, 1)),
+            Map.entry("i8_d16_hi", new AccessWidth(1, true, 2)), Map.entry("u16_d16", new AccessWidth(2, false, 1)),
+            Map.entry("u16_d16_hi", new AccessWidth(2, false, 2)));
+    private static final Map<String, AccessWidth> DS_WRITES = Map.of("b32", AccessWidth.of(4), "b64", AccessWidth.of(8),
+            "b96", AccessWidth.of(12), "b128", AccessWidth.of(16), "b8", new AccessWidth(1, false, 0),
+            "b16", new AccessWidth(2, false, 0), "b8_d16_hi", new AccessWidth(1, false, 2),
+            "b16_d16_hi", new AccessWidth(2, false, 2));
+
+    private static void ds(InsnContext cx) throws Refusal {
+        Fields.Ds f = cx.fields(Fields.Ds.class);
+        String m = cx.mnemonic();
+        if (f.gds()) {
+            faultNow(cx, "GDS access: a replay has no global data share (the host model faults alike)");
+            return;
+        }
+        int offset = f.offset1() << 8 | f.offset0();
+        if (m.startsWith("ds_gws_") || m.equals("ds_ordered_count") || m.equals("ds_condxchg32_rtn_b64")) {
+            faultNow(cx, m + ": not executed by a replay (the host model faults alike)");
+            return;
+        }
+        if (m.equals("ds_nop")) {
+            cx.line("/* no effect */");
+            return;
+        }
+        if (m.startsWith("ds_read_addtid") || m.startsWith("ds_write_addtid")) {
+            addtid(cx, f, offset, m.startsWith("ds_read"));
+            return;
+        }
+        if (m.startsWith("ds_read_") && DS_READS.containsKey(m.substring(8))) {
+            dsRead(cx, f, offset, DS_READS.get(m.substring(8)));
+            return;
+        }
+        if (m.startsWith("ds_write_") && DS_WRITES.containsKey(m.substring(9))) {
+            dsWrite(cx, f, offset, DS_WRITES.get(m.substring(9)));
+            return;
+        }
+        if (m.matches("ds_(read2|write2|wrxchg2)(st64)?(_rtn)?_b(32|64)")) {
+            dsPair(cx, f, m);
+            return;
+        }
+        switch (m) {
+            case "ds_swizzle_b32" -> swizzle(cx, f, offset);
+            case "ds_bpermute_b32" -> bpermute(cx, f, offset);
+            case "ds_permute_b32" -> permute(cx, f, offset);
+            case "ds_append", "ds_consume" -> appendConsume(cx, f, offset, m.equals("ds_append"));
+            default -> {
+                AtomicOp.Ds a = AtomicOp.ds(m);
+                if (a == null) {
+                    throw cx.refuse("no translation of " + m);
+                }
+                dsAtomic(cx, f, offset, a);
+            }
+        }
+    }
+
+    private static String dsAddress(InsnContext cx, Fields.Ds f, long offset) {
+        return "rt_ds_addr(" + cx.vreg(f.addr(), "l") + ", " + InsnContext.hex32(offset) + ")";
+    }
+
+    private static void dsRead(InsnContext cx, Fields.Ds f, int offset, AccessWidth w) {
+        cx.line("rt_mem_t t_m = rt_mem_of(C);");
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line("    uint8_t t_b[16];");
+        cx.line("    rt_ds_load(&t_m, " + dsAddress(cx, f, offset) + ", " + w.bytes() + ", t_b);");
+        writeLoaded(cx, f.vdst(), w);
+        cx.line("}");
+        cx.line("RT_SYNC_WAVE();");
+    }
+
+    private static void dsWrite(InsnContext cx, Fields.Ds f, int offset, AccessWidth w) {
+        cx.line("rt_mem_t t_m = rt_mem_of(C);");
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line("    uint8_t t_b[16];");
+        storeBytes(cx, f.data0(), w, "t_b");
+        cx.line("    rt_ds_store(&t_m, " + dsAddress(cx, f, offset) + ", " + w.bytes() + ", t_b);");
+        cx.line("}");
+        cx.line("RT_SYNC_WAVE();");
+    }
+
+    /** read2 / write2 / wrxchg2 (st64): two elements of 4 or 8 bytes at ADDR + OFFSETk * size (* 64). */
+    private static void dsPair(InsnContext cx, Fields.Ds f, String m) {
+        int size = m.endsWith("b64") ? 8 : 4;
+        long scale = (long) size * (m.contains("st64") ? 64 : 1);
+        String a0 = "(" + cx.vreg(f.addr(), "l") + " + " + InsnContext.hex32(f.offset0() * scale) + ")";
+        String a1 = "(" + cx.vreg(f.addr(), "l") + " + " + InsnContext.hex32(f.offset1() * scale) + ")";
+        AccessWidth w = AccessWidth.of(size);
+        int regs = size / 4;
+        if (m.startsWith("ds_read2")) {
+            cx.line("rt_mem_t t_m = rt_mem_of(C);");
+            cx.line("RT_FOR_ACTIVE(l) {");
+            cx.line("    uint8_t t_b[8], t_c[8];");
+            cx.line("    rt_ds_load(&t_m, (uint32_t)" + a0 + ", " + size + ", t_b);");
+            cx.line("    rt_ds_load(&t_m, (uint32_t)" + a1 + ", " + size + ", t_c);");
+            writeLoaded(cx, f.vdst(), w);
+            for (int d = 0; d < regs; d++) {
+                cx.line("    " + cx.vreg(f.vdst() + regs + d, "l") + " = rt_mem_dword(t_c, " + d + ");");
+            }
+            cx.line("}");
+            cx.line("RT_SYNC_WAVE();");
+        } else if (m.startsWith("ds_write2")) {
+            cx.line("rt_mem_t t_m = rt_mem_of(C);");
+            cx.line("RT_FOR_ACTIVE(l) {");
+            cx.line("    uint8_t t_b[8], t_c[8];");
+            storeBytes(cx, f.data0(), w, "t_b");
+            storeBytes(cx, f.data1(), w, "t_c");
+            cx.line("    rt_ds_store(&t_m, (uint32_t)" + a0 + ", " + size + ", t_b);");
+            cx.line("    rt_ds_store(&t_m, (uint32_t)" + a1 + ", " + size + ", t_c);");
+            cx.line("}");
+            cx.line("RT_SYNC_WAVE();");
+        } else {
+            open(cx);
+            cx.line("RT_FOR_ACTIVE(l) {");
+            cx.line("    uint64_t t_o0 = 0, t_o1 = 0;");
+            cx.line("    uint64_t t_d0 = " + data(cx, f.data0(), size) + ", t_d1 = " + data(cx, f.data1(), size) + ";");
+            cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a0 + ", RT_AOP_SWAP, t_d0, 0, " + size + ", &t_o0, &t_fa);");
+            cx.line("    " + FAILED);
+            cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a1 + ", RT_AOP_SWAP, t_d1, 0, " + size + ", &t_o1, &t_fa);");
+            cx.line("    " + FAILED);
+            cx.line("    " + writeData(cx, f.vdst(), size, "t_o0"));
+            cx.line("    " + writeData(cx, f.vdst() + regs, size, "t_o1"));
+            cx.line("}");
+            close(cx);
+        }
+    }
+
+    private static void dsAtomic(InsnContext cx, Fields.Ds f, int offset, AtomicOp.Ds a) {
+        open(cx);
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line("    uint64_t t_old = 0;");
+        String d0 = data(cx, f.data0(), a.bytes());
+        String d1 = a.usesData1() ? data(cx, f.data1(), a.bytes()) : "0";
+        // cmpst: DATA0 is the comparand, DATA1 the new value (the DS order); mskor, wrap: DATA1 is the second operand
+        String operand = a.op() == AtomicOp.CMPSWAP || a.op() == AtomicOp.FCMPSWAP ? d1 : d0;
+        String second = a.op() == AtomicOp.CMPSWAP || a.op() == AtomicOp.FCMPSWAP ? d0 : d1;
+        cx.line("    t_rc = rt_ds_atomic(&t_m, " + dsAddress(cx, f, offset) + ", " + a.op().c() + ", " + operand + ", "
+                + second + ", " + a.bytes() + ", &t_old, &t_fa);");
+        cx.line("    " + FAILED);
+        if (a.returns()) {
+            cx.line("    " + writeData(cx, f.vdst(), a.bytes(), "t_old"));
+        } else {
+            cx.line("    (void)t_old;");
+        }
+        cx.line("}");
+        close(cx);
+    }
+
+    /** Gathers DATA (or ADDR) of every source lane first, then writes the active lanes. */
+    private static void swizzle(InsnContext cx, Fields.Ds f, int pattern) {
+        cx.line("uint32_t t_out[RT_LPT];");
+        cx.line("RT_FOR_LANES(l) {");
+        cx.line("    uint32_t t_s = rt_ds_swizzle_src((uint32_t)l, " + InsnContext.hex32(pattern) + ");");
+        cx.line("    uint32_t t_v = RT_MEM_GATHER(" + regIndex(cx, f.addr()) + ", t_s);");
+        cx.line("    t_out[RT_SLOT(l)] = ((RT_EXEC >> t_s) & 1u) ? t_v : 0u;");
+        cx.line("}");
+        cx.line("RT_FOR_ACTIVE(l) " + cx.vreg(f.vdst(), "l") + " = t_out[RT_SLOT(l)];");
+    }
+
+    private static void bpermute(InsnContext cx, Fields.Ds f, int offset) {
+        cx.line("uint32_t t_out[RT_LPT];");
+        cx.line("RT_FOR_LANES(l) {");
+        cx.line("    uint32_t t_s = rt_ds_permute_lane(" + cx.vreg(f.addr(), "l") + ", " + InsnContext.hex32(offset)
+                + ", (uint32_t)l, RT_WAVE);");
+        cx.line("    uint32_t t_v = RT_MEM_GATHER(" + regIndex(cx, f.data0()) + ", t_s);");
+        cx.line("    t_out[RT_SLOT(l)] = ((RT_EXEC >> t_s) & 1u) ? t_v : 0u;");
+        cx.line("}");
+        cx.line("RT_FOR_ACTIVE(l) " + cx.vreg(f.vdst(), "l") + " = t_out[RT_SLOT(l)];");
+    }
+
+    /** Forward permute: each destination lane takes DATA0 of the highest active lane that names it, else 0. */
+    private static void permute(InsnContext cx, Fields.Ds f, int offset) {
+        cx.line("uint32_t t_out[RT_LPT];");
+        cx.line("RT_FOR_LANES(l) t_out[RT_SLOT(l)] = 0u;");
+        cx.line("for (uint32_t t_k = 0; t_k < RT_WAVE; t_k++) {");
+        cx.line("    uint32_t t_ka = RT_MEM_GATHER(" + regIndex(cx, f.addr()) + ", t_k);");
+        cx.line("    uint32_t t_kd = RT_MEM_GATHER(" + regIndex(cx, f.data0()) + ", t_k);");
+        cx.line("    uint32_t t_to = rt_ds_permute_lane(t_ka, " + InsnContext.hex32(offset) + ", t_k, RT_WAVE);");
+        cx.line("    if ((RT_EXEC >> t_k) & 1u) { RT_FOR_LANES(l) if ((uint32_t)l == t_to) t_out[RT_SLOT(l)] = t_kd; }");
+        cx.line("}");
+        cx.line("RT_FOR_ACTIVE(l) " + cx.vreg(f.vdst(), "l") + " = t_out[RT_SLOT(l)];");
+    }
+
+    /** A VGPR number for RT_MEM_GATHER (checked against the allocation through the context). */
+    private static String regIndex(InsnContext cx, int reg) {
+        String v = cx.vreg(reg, "0");
+        return v.substring(2, v.indexOf(','));
+    }
+
+    /** ds_append / ds_consume: the counter at M0[15:0] + OFFSET changes by the active lanes, once; each active lane gets the old value. */
+    private static void appendConsume(InsnContext cx, Fields.Ds f, int offset, boolean append) {
+        cx.line("if (RT_EXEC != 0) {");
+        cx.line("    rt_mem_t t_m = rt_mem_of(C);");
+        cx.line("    uint64_t t_old = 0, t_fa = 0;");
+        cx.line("    uint32_t t_n = (uint32_t)rt_popc64(RT_EXEC);");
+        cx.line("    int t_rc = rt_ds_wave_atomic(&t_m, (RT_M0 & 0xffffu) + " + InsnContext.hex32(offset) + ", RT_AOP_ADD, "
+                + (append ? "t_n" : "0u - t_n") + ", &t_old, &t_fa);");
+        cx.line("    if (t_rc) " + cx.fault("rt_mem_fault_code(t_rc)", "-1", "t_fa"));
+        cx.line("    else RT_FOR_ACTIVE(l) " + cx.vreg(f.vdst(), "l") + " = (uint32_t)t_old;");
+        cx.line("}");
+        cx.line("RT_SYNC_WAVE();");
+        cx.line(cx.check());
+    }
+
+    /** ds_read_addtid_b32 / ds_write_addtid_b32: LDS address M0[15:0] + OFFSET + lane * 4. */
+    private static void addtid(InsnContext cx, Fields.Ds f, int offset, boolean read) {
+        cx.line("rt_mem_t t_m = rt_mem_of(C);");
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line("    uint8_t t_b[4];");
+        String a = "(RT_M0 & 0xffffu) + " + InsnContext.hex32(offset) + " + 4u * (uint32_t)l";
+        if (read) {
+            cx.line("    rt_ds_load(&t_m, " + a + ", 4, t_b);");
+            cx.line("    " + cx.vreg(f.vdst(), "l") + " = rt_mem_dword(t_b, 0);");
+        } else {
+            cx.line("    rt_mem_put_dword(t_b, 0, " + cx.vreg(f.data0(), "l") + ");");
+            cx.line("    rt_ds_store(&t_m, " + a + ", 4, t_b);");
+        }
+        cx.line("}");
+        cx.line("RT_SYNC_WAVE();");
+    }
+
+    // ------------------------------------------------------------------ FLAT, GLOBAL, SCRATCH
+
+    private static void flat(InsnContext cx) throws Refusal {
+        Fields.Flat f = cx.fields(Fields.Flat.class);
+        String m = cx.mnemonic();
+        if (f.lds()) {
+            faultNow(cx, m + " with the LDS bit (load into LDS): not executed by a replay (the host model faults alike)");
+            return;
+        }
+        Encoding e = cx.encoding();
+        long offset = FlatOffset.of(e, f.offset());
+        boolean addtid = m.endsWith("_addtid");
+        String kind = m.contains("_load_") ? "load" : m.contains("_store_") ? "store" : m.contains("_atomic_") ? "atomic"
+                : null;
+        if (kind == null) {
+            throw cx.refuse("no translation of " + m);
+        }
+        // the lane's address: a 64-bit guest/FLAT address, or (SCRATCH) a 32-bit private offset
+        String address;
+        if (e == Encoding.SCRATCH) {
+            String base = f.saddr() == SADDR_OFF ? cx.vreg(f.addr(), "l") : f.saddr() == 0x7f ? "0u" : cx.sreg(f.saddr());
+            address = "(uint32_t)(" + base + " + " + InsnContext.hex32(offset) + ")";
+        } else if (addtid) {
+            String base = f.saddr() == SADDR_OFF ? "0ull" : saddr64(cx, f.saddr());
+            address = base + " + " + InsnContext.hex64(offset) + " + 4ull * (uint64_t)l";
+        } else if (e == Encoding.GLOBAL && f.saddr() != SADDR_OFF) {
+            address = saddr64(cx, f.saddr()) + " + (uint64_t)" + cx.vreg(f.addr(), "l") + " + " + InsnContext.hex64(offset);
+        } else {
+            address = cx.vreg64(f.addr(), "l") + " + " + InsnContext.hex64(offset);
+        }
+        open(cx);
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line((e == Encoding.SCRATCH ? "    uint32_t" : "    uint64_t") + " t_a = " + address + ";");
+        String access = switch (e) {
+            case SCRATCH -> "private";
+            case GLOBAL -> "global";
+            default -> "flat";
+        };
+        switch (kind) {
+            case "load" -> {
+                AccessWidth w = addtid ? AccessWidth.of(4) : AccessWidth.suffix(m.substring(m.indexOf("_load_") + 6));
+                cx.line("    uint8_t t_b[16];");
+                cx.line("    t_rc = " + call(access, "load", w.bytes(), "t_b") + ";");
+                cx.line("    " + FAILED);
+                writeLoaded(cx, f.vdst(), w);
+            }
+            case "store" -> {
+                AccessWidth w = addtid ? AccessWidth.of(4) : AccessWidth.suffix(m.substring(m.indexOf("_store_") + 7));
+                cx.line("    uint8_t t_b[16];");
+                storeBytes(cx, f.data(), w, "t_b");
+                cx.line("    t_rc = " + call(access, "store", w.bytes(), "t_b") + ";");
+                cx.line("    " + FAILED);
+            }
+            default -> {
+                AtomicOp.Vmem a = AtomicOp.vmem(m);
+                if (a == null) {
+                    throw cx.refuse("no translation of " + m);
+                }
+                cx.line("    uint64_t t_old = 0;");
+                String cmp = a.compare() ? data(cx, f.data() + a.bytes() / 4, a.bytes()) : "0";
+                String args = a.op().c() + ", " + data(cx, f.data(), a.bytes()) + ", " + cmp + ", " + a.bytes()
+                        + ", &t_old, &t_fa";
+                String callText = switch (access) {
+                    case "private" -> "rt_mem_private_atomic(&t_m, W->flat_scratch, t_a, (uint32_t)l, RT_WAVE, " + args + ")";
+                    case "global" -> "rt_mem_global_atomic(&t_m, t_a, " + args + ")";
+                    default -> "rt_flat_atomic(&t_m, t_a, W->flat_scratch, (uint32_t)l, RT_WAVE, " + args + ")";
+                };
+                cx.line("    t_rc = " + callText + ";");
+                cx.line("    " + FAILED);
+                cx.line("    " + (f.glc() ? writeData(cx, f.vdst(), a.bytes(), "t_old") : "(void)t_old;"));
+            }
+        }
+        cx.line("}");
+        close(cx);
+    }
+
+    /** The 64-bit SGPR pair a GLOBAL SADDR names (an odd code names the pair below, as llvm-objdump-19 prints it). */
+    private static String saddr64(InsnContext cx, int saddr) throws Refusal {
+        return cx.src64(saddr & ~1, false);
+    }
+
+    private static String call(String access, String what, int bytes, String buf) {
+        return switch (access) {
+            case "private" -> "rt_mem_private_" + what + "(&t_m, W->flat_scratch, t_a, " + bytes + ", (uint32_t)l, RT_WAVE, "
+                    + buf + ", &t_fa)";
+            case "global" -> "rt_mem_global_" + what + "(&t_m, t_a, " + bytes + ", " + buf + ", &t_fa)";
+            default -> "rt_flat_" + what + "(&t_m, t_a, " + bytes + ", W->flat_scratch, (uint32_t)l, RT_WAVE, " + buf
+                    + ", &t_fa)";
+        };
+    }
+
+    // ------------------------------------------------------------------ MUBUF (non-format)
+
+    private static void mubuf(InsnContext cx) throws Refusal {
+        Fields.Mubuf f = cx.fields(Fields.Mubuf.class);
+        String m = cx.mnemonic();
+        if (m.contains("_format_")) {
+            throw cx.refuse("formatted buffer accesses are the image unit's");
+        }
+        if (m.equals("buffer_gl0_inv") || m.equals("buffer_gl1_inv")) {
+            cx.line("/* cache invalidation: no effect on a replay that keeps no caches */");
+            return;
+        }
+        if (f.lds()) {
+            faultNow(cx, m + " with the LDS bit (load into LDS): not executed by a replay (the host model faults alike)");
+            return;
+        }
+        String kind = m.startsWith("buffer_load_") ? "load" : m.startsWith("buffer_store_") ? "store"
+                : m.startsWith("buffer_atomic_") ? "atomic" : null;
+        if (kind == null) {
+            throw cx.refuse("no translation of " + m);
+        }
+        int r = f.srsrc();
+        cx.line("rt_vsharp_t t_v = rt_buf_vsharp(" + cx.sreg(r) + ", " + cx.sreg(r + 1) + ", " + cx.sreg(r + 2) + ", "
+                + cx.sreg(r + 3) + ");");
+        cx.line("uint32_t t_so = " + cx.src32(f.soffset()) + ";");
+        open(cx);
+        String v0 = f.idxen() || f.offen() ? cx.vreg(f.vaddr(), "l") : "0u";
+        String v1 = f.idxen() && f.offen() ? cx.vreg(f.vaddr() + 1, "l") : "0u";
+        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line("    rt_buf_lane_t t_l = rt_buf_lane(&t_v, " + (f.idxen() ? 1 : 0) + ", " + (f.offen() ? 1 : 0) + ", " + v0
+                + ", " + v1 + ", " + InsnContext.hex32(f.offset()) + ", t_so, (uint32_t)l);");
+        switch (kind) {
+            case "load" -> {
+                AccessWidth w = AccessWidth.suffix(m.substring("buffer_load_".length()));
+                cx.line("    uint8_t t_b[16];");
+                cx.line("    t_rc = rt_buf_load(&t_m, &t_v, &t_l, " + w.bytes() + ", t_b, &t_fa);");
+                cx.line("    " + FAILED);
+                writeLoaded(cx, f.vdata(), w);
+                if (f.tfe()) {
+                    cx.line("    " + cx.vreg(f.vdata() + w.dwords(), "l") + " = 0u; /* TFE: no texture fault */");
+                }
+            }
+            case "store" -> {
+                AccessWidth w = AccessWidth.suffix(m.substring("buffer_store_".length()));
+                cx.line("    uint8_t t_b[16];");
+                storeBytes(cx, f.vdata(), w, "t_b");
+                cx.line("    t_rc = rt_buf_store(&t_m, &t_v, &t_l, " + w.bytes() + ", t_b, &t_fa);");
+                cx.line("    " + FAILED);
+            }
+            default -> {
+                AtomicOp.Vmem a = AtomicOp.vmem(m);
+                if (a == null) {
+                    throw cx.refuse("no translation of " + m);
+                }
+                String cmp = a.compare() ? data(cx, f.vdata() + a.bytes() / 4, a.bytes()) : "0";
+                cx.line("    uint64_t t_old = 0;");
+                cx.line("    t_rc = rt_buf_atomic(&t_m, &t_v, &t_l, " + a.op().c() + ", " + data(cx, f.vdata(), a.bytes())
+                        + ", " + cmp + ", " + a.bytes() + ", &t_old, &t_fa);");
+                cx.line("    " + FAILED);
+                cx.line("    " + (f.glc() ? writeData(cx, f.vdata(), a.bytes(), "t_old") : "(void)t_old;"));
+            }
+        }
+        cx.line("}");
+        close(cx);
     }
 }
