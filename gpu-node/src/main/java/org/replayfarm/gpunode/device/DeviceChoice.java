@@ -8,11 +8,12 @@ import org.replayfarm.proto.RecordedRun;
 /**
  * Which device a comparison uses, as {@code --device} spells it: {@code auto} (a GPU when this node has
  * one, else the capture's first recorded run, else none), {@code recorded} (the first recorded run),
- * {@code recorded:LABEL} (the run with that label) or {@code none} (host only). {@link #resolve} says
+ * {@code recorded:LABEL} (the run with that label), {@code cuda-cpu} (the translation to CUDA C, built
+ * with g++ and run on the CPU: {@link CudaCpuBackend}) or {@code none} (host only). {@link #resolve} says
  * which it took and why.
  */
 public record DeviceChoice(Kind kind, String label) {
-    public enum Kind { AUTO, RECORDED, NONE }
+    public enum Kind { AUTO, RECORDED, NONE, CUDA_CPU }
 
     /** The resolved choice: the backend (empty for none) and a line saying what was taken and why. */
     public record Resolved(Optional<DeviceBackend> backend, String reason) {
@@ -25,13 +26,16 @@ public record DeviceChoice(Kind kind, String label) {
         if (spec.equals("none")) {
             return new DeviceChoice(Kind.NONE, "");
         }
+        if (spec.equals("cuda-cpu")) {
+            return new DeviceChoice(Kind.CUDA_CPU, "");
+        }
         if (spec.equals("recorded")) {
             return new DeviceChoice(Kind.RECORDED, "");
         }
         if (spec.startsWith("recorded:") && spec.length() > "recorded:".length()) {
             return new DeviceChoice(Kind.RECORDED, spec.substring("recorded:".length()));
         }
-        throw new IllegalArgumentException("--device '" + spec + "': expected auto, recorded, recorded:LABEL or none");
+        throw new IllegalArgumentException("--device '" + spec + "': expected auto, recorded, recorded:LABEL, cuda-cpu or none");
     }
 
     /** The spelling {@link #parse} reads back. */
@@ -39,6 +43,7 @@ public record DeviceChoice(Kind kind, String label) {
         return switch (kind) {
             case AUTO -> "auto";
             case NONE -> "none";
+            case CUDA_CPU -> "cuda-cpu";
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
         };
     }
@@ -54,6 +59,8 @@ public record DeviceChoice(Kind kind, String label) {
         List<RecordedRun> runs = capture.metadata().getRunsList();
         return switch (kind) {
             case NONE -> new Resolved(Optional.empty(), "none (asked for): the host model only, nothing compared");
+            case CUDA_CPU -> new Resolved(Optional.of(new CudaCpuBackend()), "cuda-cpu (asked for): the program "
+                    + "translated to CUDA C, built with g++ and run on this node's CPU");
             case AUTO -> runs.isEmpty()
                     ? new Resolved(Optional.empty(), "none: no GPU on this node and the capture holds no recorded run; "
                             + "the host model only, nothing compared")

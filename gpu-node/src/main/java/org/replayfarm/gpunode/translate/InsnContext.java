@@ -34,6 +34,7 @@ public final class InsnContext {
     private final Instruction insn;
     private final int waveSize;
     private final int vgprCount;
+    private final int ldsBytes;
     private final String unit;
     private final LongFunction<String> labels;
     private final List<String> lines = new ArrayList<>();
@@ -42,9 +43,10 @@ public final class InsnContext {
     /** Program-wide state (barrier numbering, the address switch), for the lead's own units. */
     Translator.State state;
 
-    InsnContext(Instruction insn, int waveSize, int vgprCount, String unit, LongFunction<String> labels,
+    InsnContext(Instruction insn, int waveSize, int vgprCount, int ldsBytes, String unit, LongFunction<String> labels,
                 Set<String> includes) {
         this.insn = insn;
+        this.ldsBytes = ldsBytes;
         this.waveSize = waveSize;
         this.vgprCount = vgprCount;
         this.unit = unit;
@@ -99,6 +101,11 @@ public final class InsnContext {
 
     public int vgprCount() {
         return vgprCount;
+    }
+
+    /** The program's LDS allocation in bytes (as the capture gives it). */
+    public int ldsBytes() {
+        return ldsBytes;
     }
 
     /** The instruction as llvm-objdump-19 prints it (for comments and messages). */

@@ -90,6 +90,9 @@ public final class Translator {
             if (i.opcode().has("branch")) {
                 leaders.add(branchTarget(i));
             }
+            if (i.mnemonic().equals("s_call_b64")) {
+                leaders.add(i.pc() + 4 + 4L * (short) ((Fields.Sopk) i.fields()).simm16());
+            }
         }
         NavigableMap<Long, String> blocks = new TreeMap<>();
         for (long pc : leaders) {
@@ -127,7 +130,7 @@ public final class Translator {
             end = Math.max(end, insn.pc() + insn.length());
             Unit unit = Routing.route(insn);
             String unitName = unit.name().toLowerCase(java.util.Locale.ROOT);
-            InsnContext cx = new InsnContext(insn, p.waveSize(), p.vgprCount(), unitName, blocks::get, includes);
+            InsnContext cx = new InsnContext(insn, p.waveSize(), p.vgprCount(), p.ldsBytes(), unitName, blocks::get, includes);
             cx.state = state;
             try {
                 UnitEmitter emitter = emitters.get(unit);
@@ -155,6 +158,14 @@ public final class Translator {
         // falling off the end of the code: the host model faults there (no instruction at that PC)
         body.append("    RT_FAULT_NOW(RT_FAULT_BRANCH, ").append(InsnContext.hex64(end)).append(", -1, ")
                 .append(InsnContext.hex64(end)).append(");\n");
+        // branch targets that start no instruction (outside the code, or inside an instruction): a fault there
+        for (Map.Entry<Long, String> b : blocks.entrySet()) {
+            if (!positions.contains(b.getKey())) {
+                body.append(b.getValue()).append(":;\n    RT_FAULT_NOW(RT_FAULT_BRANCH, ")
+                        .append(InsnContext.hex64(b.getKey())).append(", -1, ").append(InsnContext.hex64(b.getKey()))
+                        .append(");\n");
+            }
+        }
 
         StringBuilder src = new StringBuilder();
         src.append("// kernel.cu: ").append(symbol).append(" translated from RDNA 2 (gfx1030) by replay-farm; ")
@@ -187,7 +198,7 @@ public final class Translator {
                 src.append("    case ").append(InsnContext.hex64(b.getKey())).append(": goto ").append(b.getValue())
                         .append(";\n");
             }
-            src.append("    default: RT_FAULT_NOW(RT_FAULT_BRANCH, W->from, -1, W->target);\n    }\n");
+            src.append("    default: RT_FAULT_NOW(RT_FAULT_BRANCH, W->target, -1, W->target);\n    }\n");
         }
         src.append("    RT_EPILOGUE();\n}\n");
 

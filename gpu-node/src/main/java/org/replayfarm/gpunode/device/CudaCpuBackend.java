@@ -1,0 +1,141 @@
+package org.replayfarm.gpunode.device;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.replayfarm.gpunode.translate.CpuBuild;
+import org.replayfarm.gpunode.translate.LaunchBundle;
+import org.replayfarm.gpunode.translate.ProgramInfo;
+import org.replayfarm.gpunode.translate.Translation;
+import org.replayfarm.gpunode.translate.Translator;
+import org.replayfarm.model.capture.CaptureFile;
+
+/**
+ * The {@code cuda-cpu} backend: translates the capture's program to CUDA C, builds it for the CPU with
+ * g++ (cached by program hash), and runs the whole dispatch in a separate process over a launch bundle,
+ * so a crash in generated code never takes the node down: a crash, a non-zero exit or a timeout is the
+ * device failing, reported with the runner's output. Its outputs are the final ranges and images.
+ */
+public final class CudaCpuBackend implements DeviceBackend {
+    /** Where builds are cached unless told otherwise: {@code $REPLAY_CUDA_CPU_CACHE}, else the temp directory. */
+    public static Path defaultCache() {
+        String env = System.getenv("REPLAY_CUDA_CPU_CACHE");
+        return env != null && !env.isEmpty() ? Path.of(env)
+                : Path.of(System.getProperty("java.io.tmpdir"), "replay-farm-cuda-cpu");
+    }
+
+    private final CpuBuild build;
+    private final long timeoutSeconds;
+    private final long budget;
+    private String label;
+    private volatile Outcome last;
+
+    public CudaCpuBackend() {
+        this(new CpuBuild("g++", defaultCache()), 600, LaunchBundle.DEFAULT_BUDGET);
+    }
+
+    public CudaCpuBackend(CpuBuild build, long timeoutSeconds, long budget) {
+        this.build = build;
+        this.timeoutSeconds = timeoutSeconds;
+        this.budget = budget;
+    }
+
+    @Override
+    public String kind() {
+        return "cuda-cpu";
+    }
+
+    @Override
+    public synchronized String label() {
+        if (label == null) {
+            String v;
+            try {
+                v = build.compilerVersion();
+            } catch (IOException e) {
+                v = "(g++ not found: " + e.getMessage() + ")";
+            }
+            label = "CUDA C translation on the CPU, g++ " + v;
+        }
+        return label;
+    }
+
+    /** What the last run did besides its outputs: the translation, the build, per group faults and counts. */
+    public record Outcome(Translation translation, CpuBuild.Built built, LaunchBundle.Result result, long runNanos) {
+    }
+
+    /** The last run's outcome (for reports and tests), or null before the first. */
+    public Outcome lastOutcome() {
+        return last;
+    }
+
+    @Override
+    public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+        CaptureFile capture = request.capture();
+        events.on(new DeviceEvent.Started(kind(), label()));
+        Translation t = new Translator().translate(ProgramInfo.of(capture));
+        if (!t.ok()) {
+            throw new DeviceException("cuda-cpu: the translation of '" + capture.metadata().getProgram().getKernelName()
+                    + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
+                    .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
+        }
+        if (capture.metadata().getImagesCount() > 0) {
+            throw new DeviceException("cuda-cpu: the capture holds " + capture.metadata().getImagesCount()
+                    + " images; the launch bundle's images section is not written yet");
+        }
+        CpuBuild.Built built;
+        try {
+            built = build.build(t);
+        } catch (IOException e) {
+            throw new DeviceException("cuda-cpu: g++ could not build the translation: " + e.getMessage(), e);
+        }
+        Path work = null;
+        try {
+            work = Files.createTempDirectory("replay-cuda-cpu");
+            Path bundle = work.resolve("launch.bundle");
+            Path result = work.resolve("result.bin");
+            Files.write(bundle, LaunchBundle.write(capture, budget, new byte[0]));
+            long start = System.nanoTime();
+            try {
+                CpuBuild.run(List.of(built.runner().toString(), bundle.toString(), result.toString()), work,
+                        timeoutSeconds);
+            } catch (IOException e) {
+                throw new DeviceException("cuda-cpu: the device failed (runner " + built.hash().substring(0, 12)
+                        + "): " + e.getMessage(), e);
+            }
+            long took = System.nanoTime() - start;
+            LaunchBundle.Result r;
+            try {
+                r = LaunchBundle.read(Files.readAllBytes(result));
+            } catch (IllegalArgumentException e) {
+                throw new DeviceException("cuda-cpu: the device failed: " + e.getMessage(), e);
+            }
+            last = new Outcome(t, built, r, took);
+            ExecutionRecord exec = new ExecutionRecord(UUID.randomUUID().toString(), took,
+                    ExecutionRecord.Serialized.UNKNOWN);
+            events.on(new DeviceEvent.Executed(exec));
+            SortedMap<Integer, ByteBuffer> ranges = new TreeMap<>(r.ranges());
+            DeviceRun out = new DeviceRun(kind(), label(), ranges, new TreeMap<>(),
+                    List.of(exec));
+            events.on(new DeviceEvent.Finished(ranges.size(), 0));
+            return out;
+        } catch (IOException e) {
+            throw new DeviceException("cuda-cpu: " + e.getMessage(), e);
+        } finally {
+            if (work != null) {
+                try (var walk = Files.walk(work)) {
+                    for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(q);
+                    }
+                } catch (IOException ignored) {
+                    // a leftover temp directory is harmless
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package org.replayfarm.gpunode.translate;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Writes a translation to a directory (kernel.cu, its headers, guest.s, BUILD) and builds the CPU runner
+ * with g++, cached by the hash of everything that goes into the build: the same program on the same
+ * compiler builds once.
+ */
+public final class CpuBuild {
+    /** The g++ flags of the CPU runner (TRANSLATOR.md): no contraction, no fast-math, IEEE rounding modes honoured. */
+    public static final List<String> GXX_FLAGS = List.of("-std=c++17", "-O2", "-ffp-contract=off",
+            "-fno-strict-aliasing", "-frounding-math", "-w");
+    /** The nvcc flags of the GPU build. */
+    public static final List<String> NVCC_FLAGS = List.of("-gencode", "arch=compute_90,code=[sm_90,compute_90]",
+            "--fmad=false", "-prec-div=true", "-prec-sqrt=true", "-lineinfo");
+
+    private final String gxx;
+    private final Path cache;
+    private String version;
+
+    /**
+     * @param gxx   the g++ to build with
+     * @param cache the directory builds are cached in (one subdirectory per hash)
+     */
+    public CpuBuild(String gxx, Path cache) {
+        this.gxx = gxx;
+        this.cache = cache;
+    }
+
+    /** g++'s version, e.g. "14.2.0" (the report's device label names it). */
+    public synchronized String compilerVersion() throws IOException {
+        if (version == null) {
+            version = run(List.of(gxx, "-dumpfullversion"), null, 60).trim();
+        }
+        return version;
+    }
+
+    /** Writes kernel.cu, the headers, guest.s and BUILD into {@code dir} (the `replay translate` layout). */
+    public static void writeSources(Translation t, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("kernel.cu"), t.source());
+        for (Map.Entry<String, String> h : t.headers().entrySet()) {
+            Files.writeString(dir.resolve(h.getKey()), h.getValue());
+        }
+        Files.writeString(dir.resolve("rt_cpu_main.cpp"), Translator.resource("rt_cpu_main.cpp"));
+        Files.writeString(dir.resolve("guest.s"), t.guestListing());
+        Files.writeString(dir.resolve("BUILD"), buildFile());
+    }
+
+    /** The BUILD file: the exact commands that build the translation for the GPU and for the CPU. */
+    public static String buildFile() {
+        return "# The translation builds as it lies in this directory.\n"
+                + "# GPU (sm_90, no GPU needed to compile):\n"
+                + "nvcc " + String.join(" ", NVCC_FLAGS) + " -c kernel.cu -o kernel.o\n"
+                + "# GPU, as a fat binary the device runner loads:\n"
+                + "nvcc " + String.join(" ", NVCC_FLAGS) + " -fatbin kernel.cu -o kernel.fatbin\n"
+                + "# CPU runner (cuda-cpu): ./runner BUNDLE RESULT\n"
+                + "g++ " + String.join(" ", GXX_FLAGS) + " -I. rt_cpu_main.cpp -o runner\n";
+    }
+
+    /** The hash a build is cached under: the sources, the flags and the compiler's version. */
+    public String hash(Translation t) throws IOException {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            update(md, "kernel.cu", t.source());
+            for (Map.Entry<String, String> h : new java.util.TreeMap<>(t.headers()).entrySet()) {
+                update(md, h.getKey(), h.getValue());
+            }
+            update(md, "rt_cpu_main.cpp", Translator.resource("rt_cpu_main.cpp"));
+            update(md, "flags", String.join(" ", GXX_FLAGS));
+            update(md, "compiler", gxx + " " + compilerVersion());
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void update(MessageDigest md, String name, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        md.update(name.getBytes(StandardCharsets.UTF_8));
+        md.update((byte) 0);
+        md.update(java.nio.ByteBuffer.allocate(8).putLong(b.length).array());
+        md.update(b);
+    }
+
+    /** A built runner and whether this call built it (false: it came from the cache). */
+    public record Built(Path runner, String hash, boolean compiled, long compileNanos) {
+    }
+
+    /**
+     * The runner for a translation: from the cache, or built now (into a temporary directory, then moved
+     * into place, so concurrent builds of one program never see half a runner).
+     *
+     * @throws IOException when g++ fails (the message carries its output)
+     */
+    public Built build(Translation t) throws IOException {
+        String h = hash(t);
+        Path dir = cache.resolve(h);
+        Path runner = dir.resolve("runner");
+        if (Files.isExecutable(runner)) {
+            return new Built(runner, h, false, 0);
+        }
+        Files.createDirectories(cache);
+        Path tmp = Files.createTempDirectory(cache, h.substring(0, 12) + ".tmp");
+        writeSources(t, tmp);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(gxx);
+        cmd.addAll(GXX_FLAGS);
+        cmd.addAll(List.of("-I.", "rt_cpu_main.cpp", "-o", "runner"));
+        long start = System.nanoTime();
+        run(cmd, tmp, 600);
+        long took = System.nanoTime() - start;
+        try {
+            Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException | java.nio.file.FileAlreadyExistsException
+                 | java.nio.file.DirectoryNotEmptyException e) {
+            // another build of the same program won the race: use its runner
+            deleteTree(tmp);
+        }
+        if (!Files.isExecutable(runner)) {
+            throw new IOException("the build of " + h + " left no runner in " + dir);
+        }
+        return new Built(runner, h, true, took);
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (var walk = Files.walk(p)) {
+            for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(q);
+            }
+        }
+    }
+
+    /** Runs a command, returns its output; a non-zero exit or a timeout is an IOException with the output. */
+    public static String run(List<String> cmd, Path dir, long timeoutSeconds) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (dir != null) {
+            pb.directory(dir.toFile());
+        }
+        Process p = pb.start();
+        byte[] out;
+        try {
+            var reader = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            });
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", cmd) + ": timed out after " + timeoutSeconds + " s");
+            }
+            out = reader.join();
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: " + String.join(" ", cmd), e);
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " exited with " + p.exitValue() + ":\n" + tail(text));
+        }
+        return text;
+    }
+
+    static String tail(String s) {
+        return s.length() <= 4000 ? s : "..." + s.substring(s.length() - 4000);
+    }
+}

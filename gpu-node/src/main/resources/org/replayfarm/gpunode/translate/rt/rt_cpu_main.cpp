@@ -1,0 +1,223 @@
+/*
+ * rt_cpu_main.cpp: the CPU runner of a translation (cuda-cpu). Built as one translation unit with the
+ * kernel:  g++ -std=c++17 -O2 -ffp-contract=off -fno-strict-aliasing -frounding-math -I. rt_cpu_main.cpp
+ * (it includes kernel.cu). Usage: runner BUNDLE RESULT
+ *
+ * Reads the launch bundle (LaunchBundle.java writes it), runs every group of the dispatch in order
+ * (x fastest), each group's waves under a deterministic scheduler: wave 0, 1, ... each runs until it
+ * ends, faults or reaches a barrier; once every wave that has not ended waits, the barrier opens and
+ * the round starts again. A fault stops the whole group (the other groups run), as the host model does.
+ * Writes the final ranges, the images section, and per group its fault record and instruction counts.
+ *
+ * Bundle (little-endian): "RFLB0001"; u32 group_count[3], group_size[3], waves_per_group, mode,
+ * scratch_per_lane, lds_bytes; u64 budget, flat_scratch; u32 nuser then (u32 index, u32 value)*;
+ * u32 nsys then (index, kind)*; u32 nwi then (index, dim)*; u32 nranges then per range (u32 index,
+ * u32 flags, u64 guest address, u64 size, size bytes, zero padding to 8); u64 image section bytes, the
+ * section, padding to 8.
+ * Result: "RFLR0001"; u32 nranges then per range (u32 index, u32 0, u64 size, bytes, padding to 8);
+ * u64 image section bytes, the section, padding; u32 ngroups then per group (u32 set, u32 code,
+ * u32 wave, i32 lane, u64 pc, u64 addr, u64 wave instructions, u64 lane instructions).
+ */
+#include "kernel.cu"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+#include <string>
+
+namespace {
+
+struct Reader {
+    const uint8_t *p;
+    size_t n, at;
+    bool bad = false;
+    uint32_t u32() { uint32_t v = 0; take(&v, 4); return v; }
+    uint64_t u64() { uint64_t v = 0; take(&v, 8); return v; }
+    void take(void *dst, size_t k) {
+        if (at + k > n) { bad = true; memset(dst, 0, k); return; }
+        memcpy(dst, p + at, k);
+        at += k;
+    }
+    const uint8_t *bytes(size_t k) {
+        if (at + k > n) { bad = true; return nullptr; }
+        const uint8_t *r = p + at;
+        at += k;
+        return r;
+    }
+    void align8() { at = (at + 7) & ~(size_t)7; }
+};
+
+[[noreturn]] void die(const char *what) {
+    fprintf(stderr, "rt_cpu_main: %s\n", what);
+    exit(3);
+}
+
+void put(FILE *f, const void *p, size_t k) {
+    if (k && fwrite(p, 1, k, f) != k) die("cannot write the result");
+}
+void put32(FILE *f, uint32_t v) { put(f, &v, 4); }
+void put64(FILE *f, uint64_t v) { put(f, &v, 8); }
+void pad8(FILE *f, size_t k) {
+    static const uint8_t zero[8] = {0};
+    put(f, zero, (8 - (k & 7)) & 7);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc != 3 && argc != 4) die("usage: runner BUNDLE RESULT [STATE]");
+    /* STATE (for differential tests): per group, per wave: u32 state, scc, mode, 0, the 128 SGPRs, then
+       RT_NVGPR x RT_WAVE VGPR words (register-major, lanes contiguous) */
+    FILE *state = argc == 4 ? fopen(argv[3], "wb") : nullptr;
+    if (argc == 4 && !state) die("cannot create the state file");
+    FILE *in = fopen(argv[1], "rb");
+    if (!in) die("cannot open the bundle");
+    std::vector<uint8_t> data;
+    {
+        uint8_t buf[1 << 16];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, in)) > 0) data.insert(data.end(), buf, buf + k);
+        fclose(in);
+    }
+    Reader r{data.data(), data.size(), 0};
+    const uint8_t *magic = r.bytes(8);
+    if (!magic || memcmp(magic, "RFLB0001", 8) != 0) die("not a launch bundle (magic)");
+
+    static rt_launch_t L;
+    memset(&L, 0, sizeof L);
+    for (int i = 0; i < 3; i++) L.group_count[i] = r.u32();
+    for (int i = 0; i < 3; i++) L.group_size[i] = r.u32();
+    L.waves_per_group = r.u32();
+    L.mode = r.u32();
+    L.scratch_per_lane = r.u32();
+    L.lds_bytes = r.u32();
+    L.budget = r.u64();
+    L.flat_scratch = r.u64();
+    L.nuser = r.u32();
+    if (L.nuser > RT_MAX_USER) die("too many user SGPRs");
+    for (uint32_t i = 0; i < L.nuser; i++) { L.user_index[i] = r.u32(); L.user_value[i] = r.u32(); }
+    L.nsys = r.u32();
+    if (L.nsys > RT_MAX_SYS) die("too many system SGPRs");
+    for (uint32_t i = 0; i < L.nsys; i++) { L.sys_index[i] = r.u32(); L.sys_kind[i] = r.u32(); }
+    L.nwi = r.u32();
+    if (L.nwi > 3) die("too many work-item VGPRs");
+    for (uint32_t i = 0; i < L.nwi; i++) { L.wi_index[i] = r.u32(); L.wi_dim[i] = r.u32(); }
+    for (uint32_t i = 0; i < L.nuser; i++) if (L.user_index[i] > 127) die("user SGPR index past 127");
+    for (uint32_t i = 0; i < L.nsys; i++) if (L.sys_index[i] > 127) die("system SGPR index past 127");
+    for (uint32_t i = 0; i < L.nwi; i++) if (L.wi_dim[i] < 1 || L.wi_dim[i] > 3) die("bad work-item dimension");
+
+    L.nranges = r.u32();
+    std::vector<rt_range_t> ranges(L.nranges);
+    std::vector<std::vector<uint8_t>> memory(L.nranges);
+    for (uint32_t i = 0; i < L.nranges; i++) {
+        ranges[i].index = r.u32();
+        ranges[i].flags = r.u32();
+        ranges[i].lo = r.u64();
+        ranges[i].size = r.u64();
+        const uint8_t *b = r.bytes(ranges[i].size);
+        if (!b) die("the bundle ends inside a range");
+        memory[i].assign(b, b + ranges[i].size);
+        memory[i].resize(ranges[i].size + 16); /* slack: never addressed by a checked access */
+        ranges[i].base = memory[i].data();
+        r.align8();
+    }
+    L.ranges = ranges.data();
+    uint64_t image_bytes = r.u64();
+    const uint8_t *ib = r.bytes(image_bytes);
+    if (!ib) die("the bundle ends inside the images section");
+    std::vector<uint8_t> images(ib, ib + image_bytes);
+    images.resize(image_bytes + 16);
+    L.images = images.data();
+    L.images_bytes = image_bytes;
+    r.align8();
+    if (r.bad) die("the bundle is truncated");
+
+    uint64_t groups = (uint64_t)L.group_count[0] * L.group_count[1] * L.group_count[2];
+    std::vector<rt_fault_t> faults(groups);
+    std::vector<uint64_t> counts(2 * groups);
+    memset(faults.data(), 0, groups * sizeof(rt_fault_t));
+    L.faults = faults.data();
+    L.counts = counts.data();
+    static volatile uint32_t abort_flag = 0;
+    L.abort = &abort_flag;
+
+    uint32_t nw = L.waves_per_group;
+    std::vector<rt_wave_t> waves(nw);
+    std::vector<uint8_t> lds(L.lds_bytes + 16);
+    uint64_t scratch_bytes = (uint64_t)nw * RT_WAVE * L.scratch_per_lane;
+    std::vector<uint8_t> scratch(scratch_bytes + 16);
+    L.scratch = scratch.data();
+
+    for (uint32_t gz = 0; gz < L.group_count[2]; gz++)
+    for (uint32_t gy = 0; gy < L.group_count[1]; gy++)
+    for (uint32_t gx = 0; gx < L.group_count[0]; gx++) {
+        uint64_t linear = gx + (uint64_t)L.group_count[0] * (gy + (uint64_t)L.group_count[1] * gz);
+        rt_group_t g;
+        memset(&g, 0, sizeof g);
+        g.id[0] = gx; g.id[1] = gy; g.id[2] = gz;
+        g.linear = (uint32_t)linear;
+        std::fill(lds.begin(), lds.end(), 0);
+        std::fill(scratch.begin(), scratch.end(), 0);
+        g.lds = lds.data();
+        g.scratch = scratch.data();
+        g.fault = &faults[linear];
+        for (uint32_t w = 0; w < nw; w++) rt_wave_init(&waves[w], &L, &g, w);
+        bool stopped = false;
+        while (!stopped) {
+            bool live = false;
+            for (uint32_t w = 0; w < nw && !stopped; w++) {
+                rt_wave_t *wave = &waves[w];
+                if (wave->state == RT_RUNNING) {
+                    rt_ctx_t ctx = {wave, &g, &L};
+                    rt_program_wave(&ctx);
+                    if (wave->state == RT_STOPPED || g.stopped) stopped = true;
+                }
+                live |= wave->state != RT_ENDED;
+            }
+            if (stopped || !live) break;
+            /* every wave that has not ended waits at a barrier: it opens */
+            for (uint32_t w = 0; w < nw; w++) if (waves[w].state == RT_AT_BARRIER) waves[w].state = RT_RUNNING;
+        }
+        for (uint32_t w = 0; w < nw; w++) {
+            counts[2 * linear] += waves[w].icount;
+            counts[2 * linear + 1] += waves[w].lcount;
+            if (state) {
+                put32(state, waves[w].state);
+                put32(state, waves[w].scc);
+                put32(state, waves[w].mode);
+                put32(state, 0);
+                put(state, waves[w].s, sizeof waves[w].s);
+                put(state, waves[w].v, sizeof waves[w].v);
+            }
+        }
+    }
+
+    FILE *out = fopen(argv[2], "wb");
+    if (!out) die("cannot create the result");
+    put(out, "RFLR0001", 8);
+    put32(out, L.nranges);
+    for (uint32_t i = 0; i < L.nranges; i++) {
+        put32(out, ranges[i].index);
+        put32(out, 0);
+        put64(out, ranges[i].size);
+        put(out, memory[i].data(), ranges[i].size);
+        pad8(out, ranges[i].size);
+    }
+    put64(out, image_bytes);
+    put(out, images.data(), image_bytes);
+    pad8(out, image_bytes);
+    put32(out, (uint32_t)groups);
+    for (uint64_t i = 0; i < groups; i++) {
+        put32(out, faults[i].set ? 1u : 0u);
+        put32(out, faults[i].code);
+        put32(out, faults[i].wave);
+        put32(out, (uint32_t)faults[i].lane);
+        put64(out, faults[i].pc);
+        put64(out, faults[i].addr);
+        put64(out, counts[2 * i]);
+        put64(out, counts[2 * i + 1]);
+    }
+    if (fclose(out) != 0) die("cannot write the result");
+    if (state && fclose(state) != 0) die("cannot write the state file");
+    return 0;
+}
