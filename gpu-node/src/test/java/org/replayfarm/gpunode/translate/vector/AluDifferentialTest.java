@@ -53,8 +53,12 @@ class AluDifferentialTest {
     void triage() throws Exception {
         String t = System.getProperty("alu.triage");
         org.junit.jupiter.api.Assumptions.assumeTrue(t != null, "set -Dalu.triage=WAVE:SEED to triage a program");
-        int wave = Integer.parseInt(t.split(":")[0]);
-        long seed = Long.parseLong(t.split(":")[1], 16);
+        for (String one : t.split(",")) {
+            triage(Integer.parseInt(one.split(":")[0]), Long.parseLong(one.split(":")[1], 16));
+        }
+    }
+
+    private void triage(int wave, long seed) throws Exception {
         int lo = 0;
         int hi = BODY;
         while (lo + 1 < hi) {
@@ -73,7 +77,7 @@ class AluDifferentialTest {
         VectorRig rig = new VectorRig(dir, wave, AluProgramGenerator.VREGS);
         List<String> listing = rig.build("l" + hi, c.asm()).translation().listing();
         System.out.println("TRIAGE first disagreeing prefix: " + hi + " instructions; " + f);
-        listing.stream().filter(l -> l.contains("//")).skip(Math.max(0, listing.size() - 30)).forEach(
+        listing.stream().filter(l -> l.contains("//")).skip(Math.max(0, listing.size() - 8)).forEach(
                 l -> System.out.println("TRIAGE " + l));
     }
 

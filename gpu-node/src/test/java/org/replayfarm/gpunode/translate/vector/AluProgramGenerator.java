@@ -14,7 +14,8 @@ import org.replayfarm.model.isa.OpcodeTable;
  * field the hardware has can be set, whatever an assembler accepts): VOP1, VOP2, VOPC in their 32-bit
  * forms and with DPP16, DPP8 and SDWA words, VOP3 (abs, neg, clamp, omod, op_sel) and VOP3P rows, with
  * VGPR, SGPR, inline-constant and literal operands, lane masks in SGPRs and VCC, random EXEC set through
- * v_readlane into exec, v_cmpx narrowing it, and s_cbranch_execz / vccz skips for divergence. Every row the
+ * v_readlane into exec, v_cmpx narrowing it, s_cbranch_execz / vccz skips for divergence, and
+ * s_round_mode / s_denorm_mode changing the float mode (directed rounding, denormal flushing). Every row the
  * host model executes EXACTLY and the vector unit translates is a candidate (the approximate ones whose
  * both sides are the same correctly rounded double formula too: rcp, rsq, sqrt).
  *
@@ -99,6 +100,10 @@ final class AluProgramGenerator {
             }
             if (r.nextInt(20) == 0) {
                 skip();
+            }
+            if (r.nextInt(12) == 0) {
+                // the float mode: s_round_mode (f32 and f16/f64 round modes) or s_denorm_mode
+                sopp(r.nextBoolean() ? 36 : 37, r.nextInt(16));
             }
             instruction();
         }
