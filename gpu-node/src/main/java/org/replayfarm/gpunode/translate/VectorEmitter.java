@@ -219,7 +219,7 @@ public final class VectorEmitter implements UnitEmitter {
         }
 
         private void mode() {
-            cx.line("rt_mode_t t_m = rt_mode_make(RT_MODE);");
+            cx.line("rt_mode_t t_m = rt_mode_make(RT_MODE); (void)t_m;");
         }
 
         /** The DPP gather of source 0 (every lane's value read before any is written), then the write-enable per lane. */

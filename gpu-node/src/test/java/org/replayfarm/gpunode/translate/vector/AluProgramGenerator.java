@@ -116,6 +116,37 @@ final class AluProgramGenerator {
         return b.toString();
     }
 
+    /**
+     * Every candidate row once in each of its forms (VOP3; the 32-bit form; DPP16, DPP8 and SDWA where the
+     * row has them; VOP3P), operands random: a program for compile checks of everything the unit emits.
+     */
+    String everyRow(boolean everyForm) {
+        prologue();
+        for (Row row : rows) {
+            if (row.vop3p() != null) {
+                vop3p(row);
+                continue;
+            }
+            boolean both = row.vop3() != null && row.shortForm() != null;
+            if (row.vop3() != null && (everyForm || !both || r.nextBoolean())) {
+                vop3Form(row, row.vop3());
+            } else if (row.shortForm() != null) {
+                shortForm(row, row.shortForm());
+            }
+            if (everyForm && row.shortForm() != null) {
+                for (int k = 0; k < 2; k++) {
+                    shortForm(row, row.shortForm());
+                }
+            }
+        }
+        sopp(1, 0);
+        StringBuilder b = new StringBuilder();
+        for (int w : words) {
+            b.append(String.format(".long 0x%08x%n", w));
+        }
+        return b.toString();
+    }
+
     // ---------------------------------------------------------------- set-up
 
     private int value() {
