@@ -109,7 +109,7 @@ class VectorHeadersTest {
             v_fma_f64 v[18:19], v[6:7], v[8:9], v[10:11]
             v_ldexp_f64 v[20:21], v[6:7], v4
             v_rcp_f32 v22, v2
-            v_cmpx_lt_u32 VCC, v0, 20
+            v_cmpx_lt_u32_e64 v0, 20
             s_round_mode 0x3
             v_add_f32 v3, v1, v6
             s_endpgm
