@@ -74,8 +74,12 @@ final class ImageRig {
         MemoryMerge memory = new MemoryMerge(kernel.memory(), kernel.dispatch());
         List<int[][]> vgprs = new ArrayList<>();
         List<String> faults = new ArrayList<>();
-        for (int x = 0; x < kernel.dispatch().getGroupCountX(); x++) {
-            HostModel.Run run = model.runKeepingState(x, 0, 0);
+        var d = kernel.dispatch();
+        for (int g = 0; g < d.getGroupCountX() * Math.max(1, d.getGroupCountY()) * Math.max(1, d.getGroupCountZ()); g++) {
+            int x = g % d.getGroupCountX();
+            int y = g / d.getGroupCountX() % Math.max(1, d.getGroupCountY());
+            int z = g / (d.getGroupCountX() * Math.max(1, d.getGroupCountY()));
+            HostModel.Run run = model.runKeepingState(x, y, z);
             GroupResult r = run.result();
             images.add(r);
             memory.add(r);
