@@ -36,6 +36,7 @@ class FormattedBufferAndFaultTest {
         ImageRig.Side device = ImageRig.device(capture, dir);
         List<String> diff = ImageRig.differences(host, device, lanes, wave, Set.of(), 0, new long[1]);
         assertTrue(diff.isEmpty(), what + ":\n  " + String.join("\n  ", diff));
+        assertTrue(host.faults().stream().allMatch(String::isEmpty), what + ": the host model faulted " + host.messages());
     }
 
     /** V# from the kernarg: buffer 0 in, buffer 1 out, u32 word 1 high bits (stride, swizzle), u32 word 3. */
@@ -43,7 +44,7 @@ class FormattedBufferAndFaultTest {
             s_load_dwordx2 s[2:3], s[0:1], 0x0
             s_load_dwordx2 s[4:5], s[0:1], 0x8
             s_load_dword s6, s[0:1], 0x10
-            s_load_dword s7, s[0:1], 0x18
+            s_load_dword s7, s[0:1], 0x14
             s_waitcnt lgkmcnt(0)
             s_mov_b32 s8, s2
             s_and_b32 s9, s3, 0xffff
