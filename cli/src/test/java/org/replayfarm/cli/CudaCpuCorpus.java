@@ -34,6 +34,8 @@ final class CudaCpuCorpus {
     private static final List<Future<String>> compiles = Collections.synchronizedList(new ArrayList<>());
     private static ExecutorService nvcc;
     private static int variants;
+    private static long checkNanos;
+    private static final java.util.concurrent.atomic.AtomicLong nvccNanos = new java.util.concurrent.atomic.AtomicLong();
 
     private CudaCpuCorpus() {
     }
@@ -44,6 +46,18 @@ final class CudaCpuCorpus {
         synchronized (CudaCpuCorpus.class) {
             variant = variants++;
         }
+        long started = System.nanoTime();
+        try {
+            checkVariant(name, capture, work, toleranceUlps, buffers, variant);
+        } finally {
+            synchronized (CudaCpuCorpus.class) {
+                checkNanos += System.nanoTime() - started;
+            }
+        }
+    }
+
+    private static void checkVariant(String name, Path capture, Path work, int toleranceUlps, int buffers, int variant)
+            throws Exception {
         Path out = work.resolve("cuda-cpu");
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
         if (run.exitCode() == Replay.EXIT_ERROR && run.err().contains("is refused")) {
@@ -94,8 +108,10 @@ final class CudaCpuCorpus {
                 List<String> cmd = new ArrayList<>(List.of(NVCC.toString()));
                 cmd.addAll(CpuBuild.NVCC_FLAGS);
                 cmd.addAll(List.of("-c", "kernel.cu", "-o", "kernel.o"));
+                long t0 = System.nanoTime();
                 try {
                     CpuBuild.run(cmd, keep, 600);
+                    nvccNanos.addAndGet(System.nanoTime() - t0);
                     return Files.size(keep.resolve("kernel.o")) > 0 ? "" : name + ": nvcc wrote an empty object";
                 } catch (Exception e) {
                     return name + ": " + e.getMessage();
@@ -152,8 +168,10 @@ final class CudaCpuCorpus {
             }
         }
         System.out.printf("[cuda-cpu corpus] %d variants: %d equal, %d within tolerance, %d refused; nvcc sm_90: %d "
-                + "compiled, %d failed%n", equal.size() + approximate.size() + refused.size(), equal.size(),
-                approximate.size(), refused.size(), compiles.size() - failures.size(), failures.size());
+                + "compiled, %d failed; %.1f s in cuda-cpu runs (translate, g++, run, compare), %.1f s of background nvcc "
+                + "(wall, noisy: the machine is shared)%n", equal.size() + approximate.size() + refused.size(), equal.size(),
+                approximate.size(), refused.size(), compiles.size() - failures.size(), failures.size(), checkNanos / 1e9,
+                nvccNanos.get() / 1e9);
         for (String r : refused) {
             System.out.println("[cuda-cpu corpus]   refused " + r);
         }
