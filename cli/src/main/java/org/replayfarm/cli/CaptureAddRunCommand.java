@@ -32,6 +32,9 @@ import picocli.CommandLine.Spec;
         description = {"Attach the outputs of a run made elsewhere (a GPU, a native build) to a capture as a recorded "
                 + "run: DIR/guest-<n>.bin (range n's final bytes) and DIR/image-<k>.raw (image k's final texels, in the "
                 + "capture's layout), or the same files under DIR/host/ (the layout replay eval and run write).",
+                "--from-device cuda-cpu runs the capture's dispatch through the translation to CUDA C on this "
+                        + "machine's CPU instead (g++, a separate process) and records its outputs, labelled with what "
+                        + "ran unless --label says otherwise.",
                 "Every file must have its range's or image's exact size; ranges and images without a file are not "
                         + "recorded (and not compared). The capture is rewritten deterministically: the same inputs give "
                         + "the same bytes."})
@@ -45,12 +48,16 @@ final class CaptureAddRunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CAPTURE")
     Path capture;
 
-    @Option(names = "--label", required = true, paramLabel = "TEXT",
-            description = "What produced the run, e.g. \"native x86-64 (clang-19)\".")
+    @Option(names = "--label", paramLabel = "TEXT",
+            description = "What produced the run, e.g. \"native x86-64 (clang-19)\" (required with --from).")
     String label;
 
-    @Option(names = "--from", required = true, paramLabel = "DIR", description = "Directory holding the run's outputs.")
+    @Option(names = "--from", paramLabel = "DIR", description = "Directory holding the run's outputs.")
     Path from;
+
+    @Option(names = "--from-device", paramLabel = "cuda-cpu",
+            description = "Run the dispatch on this device and record its outputs (instead of --from).")
+    String fromDevice;
 
     @Option(names = {"-o", "--out"}, paramLabel = "OUT.capture", description = "Write here instead of rewriting CAPTURE.")
     Path out;
@@ -60,9 +67,53 @@ final class CaptureAddRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (label.isBlank()) {
-            throw new ParameterException(spec.commandLine(), "--label must say what produced the run");
+        Path deviceOutputs = null;
+        try {
+            if ((from == null) == (fromDevice == null)) {
+                throw new ParameterException(spec.commandLine(), "give one of --from DIR and --from-device cuda-cpu");
+            }
+            if (fromDevice != null) {
+                if (!fromDevice.equals("cuda-cpu")) {
+                    throw new ParameterException(spec.commandLine(), "--from-device '" + fromDevice
+                            + "': the device this node can run is cuda-cpu");
+                }
+                deviceOutputs = Files.createTempDirectory("replay-add-run");
+                String ran = runDevice(deviceOutputs);
+                from = deviceOutputs;
+                if (label == null) {
+                    label = ran;
+                }
+            }
+            if (label == null || label.isBlank()) {
+                throw new ParameterException(spec.commandLine(), "--label must say what produced the run");
+            }
+            return add();
+        } finally {
+            if (deviceOutputs != null) {
+                try (Stream<Path> walk = Files.walk(deviceOutputs)) {
+                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
         }
+    }
+
+    /** Runs the capture on cuda-cpu, writes its outputs as guest-n.bin / image-k.raw; returns the device's label. */
+    private String runDevice(Path dir) throws Exception {
+        CaptureFile file = CaptureFile.open(capture);
+        var backend = new org.replayfarm.gpunode.device.CudaCpuBackend();
+        var run = backend.run(new org.replayfarm.gpunode.device.DeviceRequest(file, file.identity()), e -> { });
+        for (var r : run.ranges().keySet()) {
+            Files.write(dir.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
+        }
+        for (var i : run.images().keySet()) {
+            Files.write(dir.resolve("image-" + i + ".raw"), run.imageTexels(i));
+        }
+        return run.label();
+    }
+
+    private Integer add() throws Exception {
         CaptureFile file = CaptureFile.open(capture);
         Capture meta = file.metadata();
         Path dir = outputsDir();

@@ -5,9 +5,11 @@ import picocli.CommandLine.Option;
 
 /** What the host's results are compared with, and how: {@code replay run} and {@code replay submit} take the same. */
 final class CompareOptions {
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|none", defaultValue = "auto",
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|cuda-cpu|none", defaultValue = "auto",
             description = "The device side: auto (a GPU when the farm has one, else the capture's first recorded run, "
-                    + "else none), recorded (the first recorded run), recorded:LABEL, or none (default ${DEFAULT-VALUE}).")
+                    + "else none), recorded (the first recorded run), recorded:LABEL, cuda-cpu (the program translated "
+                    + "to CUDA C, built with g++ and run on the CPU in a separate process), or none (default "
+                    + "${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",

@@ -81,6 +81,11 @@ class KernelCorpusTest {
         }
     }
 
+    @org.junit.jupiter.api.AfterAll
+    static void translations_compiled() throws Exception {
+        CudaCpuCorpus.finish();
+    }
+
     @TestFactory
     Stream<DynamicTest> every_kernel_evaluates_bit_for_bit_like_its_native_build() throws IOException {
         Path kernels = Toolchain.root().resolve("cli/src/test/resources/kernels");
@@ -198,6 +203,9 @@ class KernelCorpusTest {
             byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
             compare(spec, i, host, Files.readAllBytes(reference.resolve("native" + i + ".bin")));
         }
+        // the translator (issue 13): the same capture through cuda-cpu, against the host model
+        CudaCpuCorpus.check(spec.source().getFileName() + " " + opt + (wave64 ? " wave64" : " wave32"),
+                work.resolve("k.capture"), work, spec.toleranceUlps(), buffers.size());
     }
 
     /** Builds the harness for the kernel and runs it: {@code native<i>.bin} in {@code work} for each buffer. */

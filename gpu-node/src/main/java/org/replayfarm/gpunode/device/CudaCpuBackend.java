@@ -14,6 +14,7 @@ import org.replayfarm.gpunode.translate.LaunchBundle;
 import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
 import org.replayfarm.gpunode.translate.Translator;
+import org.replayfarm.gpunode.translate.image.ImageBundle;
 import org.replayfarm.model.capture.CaptureFile;
 
 /**
@@ -84,9 +85,11 @@ public final class CudaCpuBackend implements DeviceBackend {
                     + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
                     .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
         }
-        if (capture.metadata().getImagesCount() > 0) {
-            throw new DeviceException("cuda-cpu: the capture holds " + capture.metadata().getImagesCount()
-                    + " images; the launch bundle's images section is not written yet");
+        byte[] section;
+        try {
+            section = ImageBundle.section(capture);
+        } catch (IllegalArgumentException e) {
+            throw new DeviceException("cuda-cpu: the capture's images cannot go to the device: " + e.getMessage(), e);
         }
         CpuBuild.Built built;
         try {
@@ -99,7 +102,7 @@ public final class CudaCpuBackend implements DeviceBackend {
             work = Files.createTempDirectory("replay-cuda-cpu");
             Path bundle = work.resolve("launch.bundle");
             Path result = work.resolve("result.bin");
-            Files.write(bundle, LaunchBundle.write(capture, budget, new byte[0]));
+            Files.write(bundle, LaunchBundle.write(capture, budget, section));
             long start = System.nanoTime();
             try {
                 CpuBuild.run(List.of(built.runner().toString(), bundle.toString(), result.toString()), work,
@@ -120,9 +123,25 @@ public final class CudaCpuBackend implements DeviceBackend {
                     ExecutionRecord.Serialized.UNKNOWN);
             events.on(new DeviceEvent.Executed(exec));
             SortedMap<Integer, ByteBuffer> ranges = new TreeMap<>(r.ranges());
-            DeviceRun out = new DeviceRun(kind(), label(), ranges, new TreeMap<>(),
-                    List.of(exec));
-            events.on(new DeviceEvent.Finished(ranges.size(), 0));
+            SortedMap<Integer, ByteBuffer> images;
+            try {
+                images = new TreeMap<>(ImageBundle.texels(r.images()));
+            } catch (IllegalArgumentException e) {
+                throw new DeviceException("cuda-cpu: the device failed: its images section: " + e.getMessage(), e);
+            }
+            long wave = 0;
+            long lane = 0;
+            long faulted = 0;
+            for (LaunchBundle.GroupOutcome g : r.groups()) {
+                wave += g.waveInstructions();
+                lane += g.laneInstructions();
+                faulted += g.faulted() ? 1 : 0;
+            }
+            int translated = t.coverage().values().stream().mapToInt(Translation.Count::translated).sum();
+            DeviceRun.Fidelity fidelity = new DeviceRun.Fidelity(translated - t.approximate(), t.approximate(), 0,
+                    t.unreached(), wave, lane, faulted);
+            DeviceRun out = new DeviceRun(kind(), label(), ranges, images, List.of(exec), fidelity);
+            events.on(new DeviceEvent.Finished(ranges.size(), images.size()));
             return out;
         } catch (IOException e) {
             throw new DeviceException("cuda-cpu: " + e.getMessage(), e);

@@ -43,6 +43,13 @@ public final class InsnContext {
     /** Program-wide state (barrier numbering, the address switch), for the lead's own units. */
     Translator.State state;
 
+    /** A context outside a translation (unit tests of one emitter): no LDS, no program state. */
+    InsnContext(Instruction insn, int waveSize, int vgprCount, String unit, LongFunction<String> labels,
+                Set<String> includes) {
+        this(insn, waveSize, vgprCount, 0, unit, labels, includes);
+        this.state = new Translator.State(new java.util.TreeMap<>());
+    }
+
     InsnContext(Instruction insn, int waveSize, int vgprCount, int ldsBytes, String unit, LongFunction<String> labels,
                 Set<String> includes) {
         this.insn = insn;

@@ -79,23 +79,9 @@ public final class Translator {
             errors.put(e.pc(), e);
         }
 
-        boolean indirect = insns.values().stream().anyMatch(i -> i.mnemonic().equals("s_setpc_b64")
-                || i.mnemonic().equals("s_swappc_b64"));
-        TreeSet<Long> leaders = new TreeSet<>();
-        leaders.add(p.entry());
-        for (Instruction i : insns.values()) {
-            if (indirect) {
-                leaders.add(i.pc());
-            }
-            if (i.opcode().has("branch")) {
-                leaders.add(branchTarget(i));
-            }
-            if (i.mnemonic().equals("s_call_b64")) {
-                leaders.add(i.pc() + 4 + 4L * (short) ((Fields.Sopk) i.fields()).simm16());
-            }
-        }
+        ControlFlow flow = ControlFlow.of(insns, p.entry());
         NavigableMap<Long, String> blocks = new TreeMap<>();
-        for (long pc : leaders) {
+        for (long pc : flow.leaders) {
             blocks.put(pc, label(pc));
         }
         State state = new State(blocks);
@@ -108,8 +94,11 @@ public final class Translator {
         for (Unit u : Unit.values()) {
             coverage.put(u.name().toLowerCase(java.util.Locale.ROOT), new int[2]);
         }
-        TreeSet<Long> positions = new TreeSet<>(insns.keySet());
-        positions.addAll(errors.keySet());
+        // the instructions the entry can reach (all of them when a call's target is not a constant)
+        TreeSet<Long> positions = new TreeSet<>(flow.reachable);
+        if (flow.everything) {
+            positions.addAll(errors.keySet());
+        }
         long end = p.program().base();
         for (long pc : positions) {
             if (blocks.containsKey(pc)) {
@@ -150,6 +139,13 @@ public final class Translator {
                     }
                 }
                 body.append("    }\n");
+                // a reachable instruction that can fall through to a PC where no instruction was emitted: the
+                // next PC holds none (else it would be reachable), and the host model faults there
+                Long following = positions.higher(pc);
+                if (!terminates(insn) && (following == null || following != cx.nextPc())) {
+                    body.append("    RT_FAULT_NOW(RT_FAULT_BRANCH, ").append(InsnContext.hex64(cx.nextPc()))
+                            .append(", -1, ").append(InsnContext.hex64(cx.nextPc())).append(");\n");
+                }
             } catch (Refusal r) {
                 coverage.get(unitName)[1]++;
                 refusals.add(r);
@@ -209,7 +205,32 @@ public final class Translator {
                 counts.put(k, new Translation.Count(v[0], v[1]));
             }
         });
-        return new Translation(src.toString(), listing, headers, refusals, counts);
+        int approximate = 0;
+        for (long pc : positions) {
+            Instruction i = insns.get(pc);
+            if (i != null && approximate(i.mnemonic())) {
+                approximate++;
+            }
+        }
+        return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
+                insns.size() - (int) insns.keySet().stream().filter(positions::contains).count());
+    }
+
+    /**
+     * Instructions whose result the ISA defines only approximately (the hardware's transcendental and
+     * reciprocal approximations) or that read a clock: the translation's fidelity class "approximate".
+     */
+    static boolean approximate(String m) {
+        return m.startsWith("v_rcp") || m.startsWith("v_rsq") || m.startsWith("v_sqrt") || m.startsWith("v_log")
+                || m.startsWith("v_exp") || m.startsWith("v_sin") || m.startsWith("v_cos") || m.equals("s_memtime")
+                || m.equals("s_memrealtime");
+    }
+
+    /** Whether control never falls through an instruction to the next one. */
+    static boolean terminates(Instruction i) {
+        String m = i.mnemonic();
+        return m.equals("s_branch") || m.equals("s_setpc_b64") || m.startsWith("s_endpgm") || m.equals("s_code_end")
+                || m.equals("s_trap");
     }
 
     static long branchTarget(Instruction i) {

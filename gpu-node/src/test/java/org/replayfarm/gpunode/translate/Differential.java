@@ -135,7 +135,7 @@ public final class Differential {
         Path bundle = Files.createTempFile(work, "launch", ".bundle");
         Path result = Files.createTempFile(work, "result", ".bin");
         Path state = Files.createTempFile(work, "state", ".bin");
-        Files.write(bundle, LaunchBundle.write(capture, budget, new byte[0]));
+        Files.write(bundle, LaunchBundle.write(capture, budget, org.replayfarm.gpunode.translate.image.ImageBundle.section(capture)));
         CpuBuild.run(List.of(built.runner().toString(), bundle.toString(), result.toString(), state.toString()), work, 300);
         LaunchBundle.Result r = LaunchBundle.read(Files.readAllBytes(result));
         Map<Integer, byte[]> ranges = new LinkedHashMap<>();

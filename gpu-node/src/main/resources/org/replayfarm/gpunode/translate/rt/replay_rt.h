@@ -85,6 +85,8 @@
 #endif
 
 #if RT_GPU
+/* a label per guest basic block: not every one is a branch target */
+#pragma nv_diag_suppress 177
 #define RT_LPT (RT_WAVE / 32) /* lanes each thread holds */
 #define RT_SLOT(l) ((l) >> 5)
 #else

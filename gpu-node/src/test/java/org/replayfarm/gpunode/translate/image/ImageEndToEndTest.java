@@ -59,6 +59,7 @@ class ImageEndToEndTest {
         ImageRig.Side device = ImageRig.device(capture, dir);
         List<String> diff = ImageRig.differences(host, device, lanes, wave, approximate, bound, approx);
         assertTrue(diff.isEmpty(), what + ":\n  " + String.join("\n  ", diff));
+        assertTrue(host.faults().stream().allMatch(String::isEmpty), what + ": the host model faulted " + host.messages());
     }
 
     /**
@@ -246,6 +247,61 @@ class ImageEndToEndTest {
                 "zeros:64", "sampler:bilinear,wrap,unnormalized"), c -> c, approx, 2f / 256 + 1e-6f, count);
         System.out.printf("sampling: %d runs of 32 lanes x 18 values, %d values not bit-equal (all within the bound)%n",
                 runs + 1, count[0]);
+    }
+
+    /** 3D (eight taps, CLAMP_Z) and 2D-array sampling (slice rounding and clamping), through T# TYPEs the program sets. */
+    @Test
+    void sampling_3d_and_arrays() throws Exception {
+        String asm = PROLOGUE + """
+                s_load_dwordx4 s[32:35], s[6:7], 0x0
+                s_waitcnt lgkmcnt(0)
+                s_mov_b32 s16, s8
+                s_mov_b32 s17, s9
+                s_mov_b32 s18, s10
+                s_and_b32 s19, s11, 0x0fffffff
+                s_or_b32 s19, s19, 0xa0000000
+                s_and_b32 s20, s12, 0xffffc000
+                s_or_b32 s20, s20, 1
+                s_mov_b32 s21, s13
+                s_mov_b32 s22, s14
+                s_mov_b32 s23, s15
+                s_and_b32 s27, s27, 0x0fffffff
+                s_or_b32 s27, s27, 0xd0000000
+                v_cvt_f32_u32 v3, v0
+                v_mul_f32 v4, 0x3e0f5c29, v3
+                v_sub_f32 v4, v4, 0x3f400000
+                v_mul_f32 v5, 0x3d4ccccd, v3
+                v_sub_f32 v5, 0x3f200000, v5
+                v_mul_f32 v6, 0x3d8f5c29, v3
+                v_sub_f32 v6, v6, 0x3f000000
+                image_sample_lz v[8:11], v[4:6], s[16:23], s[32:35] dmask:0xf dim:SQ_RSRC_IMG_3D
+                image_sample_lz v[12:15], v[4:6], s[24:31], s[32:35] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY
+                v_mov_b32 v7, 0
+                image_sample_l v[16:19], v[4:7], s[24:31], s[32:35] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY
+                s_waitcnt vmcnt(0)
+                """;
+        Random r = new Random(19);
+        float[] tex = new float[4 * 32];
+        for (int i = 0; i < tex.length; i++) {
+            tex[i] = r.nextFloat();
+        }
+        Path a = file("v.in", floats(tex));
+        Set<Integer> approx = new java.util.HashSet<>();
+        for (int v = 8; v <= 19; v++) {
+            approx.add(v);
+        }
+        long[] count = unequal();
+        for (String sampler : new String[] {"sampler:bilinear,wrap", "sampler:bilinear,mirror_once_border,border=opaque_black",
+                "sampler:point,clamp", "sampler:bilinear,clamp_half_border"}) {
+            // argument 0 the 3D image (its T# made 3D with depth 2 above), 1 the same texels as a 2D array of 2 layers
+            same(sampler, asm, 32, 32, 1, List.of("image:raw:" + a + ",4x4x2,format=32_32_32_32_FLOAT",
+                    "image:raw:" + a + ",4x4x2,format=32_32_32_32_FLOAT", sampler), c -> {
+                        Capture.Builder x = c.toBuilder();
+                        x.setImages(1, x.getImages(1).toBuilder().setType(ImageType.IMAGE_2D_ARRAY).setDepth(1).setLayers(2));
+                        return x.build();
+                    }, approx, 1f / 256 + 1e-6f, count);
+        }
+        System.out.printf("3D / array sampling: 4 runs of 32 lanes x 12 values, %d values not bit-equal%n", count[0]);
     }
 
     /** image_bvh_intersect_ray (plain, a16) and image_bvh64_intersect_ray on a built scene, both return modes. */

@@ -44,7 +44,8 @@ final class ImageRig {
     private static final long BUDGET = 1_000_000;
 
     /** A side's outcome. */
-    record Side(Map<Integer, byte[]> images, Map<Integer, byte[]> ranges, List<int[][]> vgprs, List<String> faults) {
+    record Side(Map<Integer, byte[]> images, Map<Integer, byte[]> ranges, List<int[][]> vgprs, List<String> faults,
+                List<String> messages) {
     }
 
     private ImageRig() {
@@ -74,13 +75,19 @@ final class ImageRig {
         MemoryMerge memory = new MemoryMerge(kernel.memory(), kernel.dispatch());
         List<int[][]> vgprs = new ArrayList<>();
         List<String> faults = new ArrayList<>();
-        for (int x = 0; x < kernel.dispatch().getGroupCountX(); x++) {
-            HostModel.Run run = model.runKeepingState(x, 0, 0);
+        List<String> messages = new ArrayList<>();
+        var d = kernel.dispatch();
+        for (int g = 0; g < d.getGroupCountX() * Math.max(1, d.getGroupCountY()) * Math.max(1, d.getGroupCountZ()); g++) {
+            int x = g % d.getGroupCountX();
+            int y = g / d.getGroupCountX() % Math.max(1, d.getGroupCountY());
+            int z = g / (d.getGroupCountX() * Math.max(1, d.getGroupCountY()));
+            HostModel.Run run = model.runKeepingState(x, y, z);
             GroupResult r = run.result();
             images.add(r);
             memory.add(r);
             faults.add(r.fault().map(f -> "wave " + f.wave() + " lane " + f.lane() + " pc 0x" + Long.toHexString(f.pc()))
                     .orElse(""));
+            messages.add(r.fault().map(Object::toString).orElse(""));
             for (Wave w : run.group().waves()) {
                 int[][] v = new int[w.vgprCount()][w.waveSize()];
                 for (int reg = 0; reg < w.vgprCount(); reg++) {
@@ -101,7 +108,7 @@ final class ImageRig {
         for (int n = 0; n < capture.metadata().getRangesCount(); n++) {
             ranges.put(n, memory.range(n));
         }
-        return new Side(im, ranges, vgprs, faults);
+        return new Side(im, ranges, vgprs, faults, messages);
     }
 
     static Translation translate(CaptureFile capture) {
@@ -153,7 +160,7 @@ final class ImageRig {
                 vgprs.add(v);
             }
         }
-        return new Side(images, ranges, vgprs, faults);
+        return new Side(images, ranges, vgprs, faults, List.of());
     }
 
     private static byte[] bytes(ByteBuffer b) {

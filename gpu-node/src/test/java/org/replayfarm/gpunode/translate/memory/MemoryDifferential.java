@@ -70,7 +70,7 @@ final class MemoryDifferential {
 
     private static RawLayout raw(MemoryProgramGenerator g, Map<Integer, Integer> sgprs, int waveSize) {
         return new RawLayout(waveSize, MemoryProgramGenerator.VGPRS, 106, g.ldsBytes(), g.scratchPerLane(), sgprs,
-                OptionalInt.of(100), OptionalInt.of(102));
+                OptionalInt.of(0), OptionalInt.of(31));
     }
 
     /** The host model's run of group (0, 0, 0). */

@@ -63,7 +63,7 @@ final class MemoryProgramGenerator {
 
     /** The size of range 2 (the dump) for these parameters. */
     int outBytes() {
-        return (COUNT + lds / (4 * w) + (lds % (4 * w) == 0 ? 0 : 1) + scratch / 4) * 4 * w;
+        return (lds / (4 * w) + (lds % (4 * w) == 0 ? 0 : 1) + scratch / 4) * 4 * w;
     }
 
     int dataBytes() {
@@ -110,35 +110,26 @@ final class MemoryProgramGenerator {
                 i++;
             }
         }
+        // user SGPRs (s[0:1] is the kernarg pointer): s2 buffer SOFFSET, s3 scratch SADDR, s[4:7] the init bases,
+        // s[8:9] data, s[10:11] and s[28:29] EXEC masks, s[12:15] a raw V# over data, s[16:19] the scratch V#,
+        // s[20:23] a structured V# over data, s[24:27] the dump's V#, s30 M0
         Map<Integer, Integer> sgprs = new LinkedHashMap<>();
         put64(sgprs, 4, initAddress + 2048);
         put64(sgprs, 6, initAddress + 6144);
         put64(sgprs, 8, dataAddress);
-        // a raw buffer over the data range (OOB_SELECT 3: NUM_RECORDS bytes), and a structured one over it
-        int[] raw = vsharp(dataAddress, 0, false, dataBytes - 32 - r.nextInt(32), 3, false, 0);
-        for (int i = 0; i < 4; i++) {
-            sgprs.put(12 + i, raw[i]);
-        }
+        putV(sgprs, 12, vsharp(dataAddress, 0, false, dataBytes - 32 - r.nextInt(32), 3, false, 0));
         int stride = 8 * (1 + r.nextInt(4));
-        int[] structured = vsharp(dataAddress, stride, false, dataBytes / stride, r.nextInt(2), false, 0);
-        for (int i = 0; i < 4; i++) {
-            sgprs.put(48 + i, structured[i]);
-        }
+        putV(sgprs, 20, vsharp(dataAddress, stride, false, dataBytes / stride, r.nextInt(2), false, 0));
         // the scratch V# ROCr hands over (swizzled, ADD_TID, index stride = the wave size, OOB_SELECT 2)
-        int[] scr = vsharp(0x7F00_0000_0000L, 0, true, scratch * w, 2, true, w == 64 ? 3 : 2);
-        for (int i = 0; i < 4; i++) {
-            sgprs.put(16 + i, scr[i]);
-        }
-        sgprs.put(2, r.nextInt(3) == 0 ? 4 * r.nextInt(8) : 0); // buffer SOFFSET
-        sgprs.put(3, 4 * r.nextInt(scratch / 4 - 3)); // scratch SADDR offset
-        for (int i = 0; i < 10; i++) {
-            put64(sgprs, 20 + 2 * i, outAddress + 2048 + 4096L * i);
-        }
-        for (int i = 0; i < 4; i++) {
-            long m = r.nextLong() & (lanes == 64 ? -1L : (1L << lanes) - 1);
-            put64(sgprs, 40 + 2 * i, r.nextInt(4) == 0 ? (lanes == 64 ? -1L : (1L << lanes) - 1) : m);
-        }
-        sgprs.put(52, 4 * r.nextInt(lds / 4)); // M0 for append/consume/addtid
+        putV(sgprs, 16, vsharp(0x7F00_0000_0000L, 0, true, scratch * w, 2, true, w == 64 ? 3 : 2));
+        // the dump: lane l's dword at base + SOFFSET + 4 l (ADD_TID, stride 4)
+        putV(sgprs, 24, vsharp(outAddress, 4, false, outBytes(), 3, true, 0));
+        sgprs.put(2, r.nextInt(3) == 0 ? 4 * r.nextInt(8) : 0);
+        sgprs.put(3, 4 * r.nextInt(scratch / 4 - 6));
+        long all = lanes == 64 ? -1L : (1L << lanes) - 1;
+        put64(sgprs, 10, r.nextInt(4) == 0 ? all : r.nextLong() & all);
+        put64(sgprs, 28, r.nextLong() & all);
+        sgprs.put(30, 4 * r.nextInt(lds / 4));
 
         StringBuilder asm = new StringBuilder();
         asm.append("// seed ").append(seed).append(", wave").append(w).append(", ").append(lanes).append(" lanes\n");
@@ -149,10 +140,10 @@ final class MemoryProgramGenerator {
         if (exec) {
             asm.append(w == 64 ? "s_mov_b64 s[60:61], exec\n" : "s_mov_b32 s60, exec_lo\n");
         }
-        asm.append("s_mov_b32 m0, s52\n");
+        asm.append("s_mov_b32 m0, s30\n");
         for (int i = 0; i < instructions; i++) {
             if (exec && r.nextInt(8) == 0) {
-                int m = 40 + 2 * r.nextInt(4);
+                int m = r.nextBoolean() ? 10 : 28;
                 body.add(w == 64 ? String.format("s_mov_b64 exec, s[%d:%d]", m, m + 1) : "s_mov_b32 exec_lo, s" + m);
             }
             body.add(instruction());
@@ -164,28 +155,20 @@ final class MemoryProgramGenerator {
         if (exec) {
             asm.append(w == 64 ? "s_mov_b64 exec, s[60:61]\n" : "s_mov_b32 exec_lo, s60\n");
         }
-        // the dump: every VGPR, the LDS (dword l of each row of 4W bytes by lane l), private memory
+        // the dump (the final VGPRs are compared directly): the LDS, dword l of each row of 4W bytes by lane l,
+        // then private memory, dword by dword
+        asm.append("s_mov_b32 m0, 0\n");
         int slot = 0;
-        for (int i = 0; i < COUNT; i++) {
-            asm.append(store(FIRST + i, slot++));
-        }
         for (int row = 0; row * 4 * w < lds; row++) {
             asm.append(String.format("ds_read_addtid_b32 v%d offset:%d%n", TEMP, row * 4 * w));
             asm.append(store(TEMP, slot++));
         }
         for (int d = 0; d < scratch / 4; d++) {
-            asm.append(String.format("scratch_load_dword v%d, off, s%d offset:%d%n", TEMP + 1, 70, 4 * d));
+            asm.append(String.format("scratch_load_dword v%d, off, s%d offset:%d%n", TEMP + 1, 62, 4 * d));
             asm.append(store(TEMP + 1, slot++));
         }
         asm.append("s_endpgm\n");
-        sgprs.put(70, 0);
-        // ds_read_addtid reads M0 + offset + 4 * lane: M0 must be 0 for the dump
-        String text = asm.toString().replace("s_endpgm\n", "") ;
-        int dumpAt = text.indexOf("ds_read_addtid_b32 v" + TEMP);
-        if (dumpAt >= 0) {
-            text = text.substring(0, dumpAt) + "s_mov_b32 m0, 0\n" + text.substring(dumpAt);
-        }
-        text += "s_endpgm\n";
+        String text = asm.toString();
         ByteBuffer init = ByteBuffer.allocate(INIT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < COUNT; i++) {
             for (int l = 0; l < w; l++) {
@@ -203,10 +186,15 @@ final class MemoryProgramGenerator {
     }
 
     private String store(int vgpr, int slot) {
-        int base = slot * 4 * w;
-        int pair = 20 + 2 * (base / 4096);
-        return String.format("global_store_dword_addtid v%d, s[%d:%d] offset:%d%n", vgpr, pair, pair + 1,
-                base % 4096 - 2048);
+        int at = slot * 4 * w;
+        return String.format("s_mov_b32 s63, 0x%x%nbuffer_store_dword v%d, off, s[24:27], s63 offset:%d%n",
+                at & ~0xFFF, vgpr, at & 0xFFF);
+    }
+
+    private static void putV(Map<Integer, Integer> s, int at, int[] v) {
+        for (int i = 0; i < 4; i++) {
+            s.put(at + i, v[i]);
+        }
     }
 
     private static void put64(Map<Integer, Integer> s, int at, long v) {
@@ -504,12 +492,12 @@ final class MemoryProgramGenerator {
                 + (sgpr ? "s3" : "off") + off;
     }
 
-    /** MUBUF addressing: the raw V# in s[12:15] (offen / none), the structured one in s[48:51] (idxen), scratch in s[16:19]. */
+    /** MUBUF addressing: the raw V# in s[12:15] (offen / none), the structured one in s[20:23] (idxen), scratch in s[16:19]. */
     private String bufferOperands() {
         return switch (r.nextInt(5)) {
             case 0 -> "off, s[12:15], s2 offset:" + r.nextInt(64);
             case 1, 2 -> "v" + reg(Kind.GOFF, Kind.GOFF8) + ", s[12:15], s2 offen offset:" + r.nextInt(32);
-            case 3 -> "v" + reg(Kind.BIDX) + ", s[48:51], 0 idxen offset:" + 4 * r.nextInt(3);
+            case 3 -> "v" + reg(Kind.BIDX) + ", s[20:23], 0 idxen offset:" + 4 * r.nextInt(3);
             default -> "v" + reg(Kind.POFF, Kind.POFF8) + ", s[16:19], 0 offen offset:" + 4 * r.nextInt(3);
         };
     }
@@ -530,7 +518,7 @@ final class MemoryProgramGenerator {
         int n = x2 ? 2 : 1;
         boolean cmp = a.endsWith("cmpswap");
         boolean glc = r.nextBoolean();
-        String ops = r.nextBoolean() ? "v" + reg(Kind.GOFF8) + ", s[12:15], 0 offen" : "v" + reg(Kind.BIDX) + ", s[48:51], 0 idxen";
+        String ops = r.nextBoolean() ? "v" + reg(Kind.GOFF8) + ", s[12:15], 0 offen" : "v" + reg(Kind.BIDX) + ", s[20:23], 0 idxen";
         // the data registers are also the destination: a DATA run
         return "buffer_atomic_" + a + (x2 ? "_x2" : "") + " " + dst(cmp ? 2 * n : n) + ", " + ops + (glc ? " glc" : "");
     }

@@ -1,0 +1,180 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.replayfarm.gpunode.translate.CpuBuild;
+
+/**
+ * The translator's proof on the kernel corpus, run inside KernelCorpusTest on the captures it builds (no
+ * second clang or capture build): every variant goes through {@code replay run --device cuda-cpu}, and its
+ * device ranges must equal the host model's bit for bit (kernels whose header states an f32 tolerance:
+ * within it, the words outside exactness counted). A refused translation is reported with what was refused;
+ * any other device failure or difference fails. A rotating sample of variants (every variant with
+ * {@code -Dreplay.nvcc=all}) is also compiled by nvcc for sm_90 with PTX, in the background; {@link #finish}
+ * waits for those compiles and prints the summary.
+ */
+final class CudaCpuCorpus {
+    private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
+    private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
+    private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
+    private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
+    private static final List<Future<String>> compiles = Collections.synchronizedList(new ArrayList<>());
+    private static ExecutorService nvcc;
+    private static int variants;
+    private static long checkNanos;
+    private static final java.util.concurrent.atomic.AtomicLong nvccNanos = new java.util.concurrent.atomic.AtomicLong();
+
+    private CudaCpuCorpus() {
+    }
+
+    /** Runs one corpus variant's capture through cuda-cpu and checks it against the host model. */
+    static void check(String name, Path capture, Path work, int toleranceUlps, int buffers) throws Exception {
+        int variant;
+        synchronized (CudaCpuCorpus.class) {
+            variant = variants++;
+        }
+        long started = System.nanoTime();
+        try {
+            checkVariant(name, capture, work, toleranceUlps, buffers, variant);
+        } finally {
+            synchronized (CudaCpuCorpus.class) {
+                checkNanos += System.nanoTime() - started;
+            }
+        }
+    }
+
+    private static void checkVariant(String name, Path capture, Path work, int toleranceUlps, int buffers, int variant)
+            throws Exception {
+        Path out = work.resolve("cuda-cpu");
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
+        if (run.exitCode() == Replay.EXIT_ERROR && run.err().contains("is refused")) {
+            String first = run.err().lines().filter(l -> l.contains("refused") && l.contains("pc 0x")).findFirst()
+                    .orElse(run.err().lines().findFirst().orElse("")).trim();
+            refused.add(name + ": " + first);
+            System.out.println("[cuda-cpu corpus] " + name + ": REFUSED " + first);
+            return;
+        }
+        if (run.exitCode() == Replay.EXIT_ERROR) {
+            fail("cuda-cpu failed on " + name + ":\n" + run.out() + run.err());
+        }
+        int inexact = 0;
+        for (int i = 0; i < buffers; i++) {
+            byte[] host = Files.readAllBytes(out.resolve("host/guest-" + i + ".bin"));
+            byte[] device = Files.readAllBytes(out.resolve("device/guest-" + i + ".bin"));
+            assertEquals(host.length, device.length, name + ": range " + i + " size");
+            inexact += compare(name, i, host, device, toleranceUlps);
+        }
+        if (toleranceUlps == 0) {
+            assertEquals(Replay.EXIT_OK, run.exitCode(), name + ": replay run with cuda-cpu:\n" + run.out() + run.err());
+        }
+        (inexact > 0 ? approximate : equal).add(name);
+        System.out.println("[cuda-cpu corpus] " + name + ": " + (inexact > 0 ? "within " + toleranceUlps
+                + " ulps (" + inexact + " words not exact)" : "equal"));
+        boolean all = "all".equals(System.getProperty("replay.nvcc"));
+        if (Files.isExecutable(NVCC) && (all || variant % 5 == 0)) {
+            Path dir = work.resolve("translation");
+            CliRun t = CliRun.of("translate", capture.toString(), "--out", dir.toString());
+            assertEquals(0, t.exitCode(), t.out() + t.err());
+            synchronized (CudaCpuCorpus.class) {
+                if (nvcc == null) {
+                    nvcc = Executors.newSingleThreadExecutor(r -> {
+                        Thread th = new Thread(r, "corpus-nvcc");
+                        th.setDaemon(true);
+                        return th;
+                    });
+                }
+            }
+            // the work directory is deleted after the test class: keep a copy for the background compile
+            Path keep = Files.createTempDirectory("corpus-nvcc");
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, keep.resolve(f.getFileName()));
+                }
+            }
+            compiles.add(nvcc.submit(() -> {
+                List<String> cmd = new ArrayList<>(List.of(NVCC.toString()));
+                cmd.addAll(CpuBuild.NVCC_FLAGS);
+                cmd.addAll(List.of("-c", "kernel.cu", "-o", "kernel.o"));
+                long t0 = System.nanoTime();
+                try {
+                    CpuBuild.run(cmd, keep, 600);
+                    nvccNanos.addAndGet(System.nanoTime() - t0);
+                    return Files.size(keep.resolve("kernel.o")) > 0 ? "" : name + ": nvcc wrote an empty object";
+                } catch (Exception e) {
+                    return name + ": " + e.getMessage();
+                } finally {
+                    try (var walk = Files.walk(keep)) {
+                        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            Files.deleteIfExists(p);
+                        }
+                    }
+                }
+            }));
+        }
+    }
+
+    /** Words (tolerance) or bytes that differ; fails past the tolerance. */
+    private static int compare(String name, int range, byte[] host, byte[] device, int ulps) {
+        ByteBuffer h = ByteBuffer.wrap(host).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer d = ByteBuffer.wrap(device).order(ByteOrder.LITTLE_ENDIAN);
+        int inexact = 0;
+        if (ulps > 0) {
+            for (int i = 0; i + 4 <= host.length; i += 4) {
+                int a = h.getInt(i);
+                int b = d.getInt(i);
+                if (a != b) {
+                    long x = a < 0 ? 0x80000000L - (a & 0x7FFFFFFFL) : 0x80000000L + a;
+                    long y = b < 0 ? 0x80000000L - (b & 0x7FFFFFFFL) : 0x80000000L + b;
+                    boolean nans = Float.isNaN(Float.intBitsToFloat(a)) && Float.isNaN(Float.intBitsToFloat(b));
+                    if (!nans && Math.abs(x - y) > ulps) {
+                        fail(String.format("%s: range %d word %d: host 0x%08x, cuda-cpu 0x%08x (beyond %d ulps)", name,
+                                range, i / 4, a, b, ulps));
+                    }
+                    inexact++;
+                }
+            }
+            return inexact;
+        }
+        for (int i = 0; i < host.length; i++) {
+            if (host[i] != device[i]) {
+                int w = i & ~3;
+                fail(String.format("%s: range %d byte %d: host 0x%08x, cuda-cpu 0x%08x", name, range, i,
+                        w + 4 <= host.length ? h.getInt(w) : host[i], w + 4 <= host.length ? d.getInt(w) : device[i]));
+            }
+        }
+        return 0;
+    }
+
+    /** Waits for the nvcc compiles, prints the summary; fails when a compile failed. */
+    static void finish() throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (Future<String> f : compiles) {
+            String r = f.get(20, TimeUnit.MINUTES);
+            if (!r.isEmpty()) {
+                failures.add(r);
+            }
+        }
+        System.out.printf("[cuda-cpu corpus] %d variants: %d equal, %d within tolerance, %d refused; nvcc sm_90: %d "
+                + "compiled, %d failed; %.1f s in cuda-cpu runs (translate, g++, run, compare), %.1f s of background nvcc "
+                + "(wall, noisy: the machine is shared)%n", equal.size() + approximate.size() + refused.size(), equal.size(),
+                approximate.size(), refused.size(), compiles.size() - failures.size(), failures.size(), checkNanos / 1e9,
+                nvccNanos.get() / 1e9);
+        for (String r : refused) {
+            System.out.println("[cuda-cpu corpus]   refused " + r);
+        }
+        assertTrue(failures.isEmpty(), "nvcc sm_90 failed on translations:\n" + String.join("\n", failures));
+    }
+}

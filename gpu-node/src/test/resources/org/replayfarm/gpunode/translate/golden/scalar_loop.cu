@@ -1,0 +1,80 @@
+// kernel.cu: kernel translated from RDNA 2 (gfx1030) by replay-farm; each #line names the instruction's line in guest.s
+#define RT_WAVE 32
+#define RT_NVGPR 256
+#define RT_NRESUME 0
+#include "replay_rt.h"
+#include "rt_salu.h"
+#include "rt_smem.h"
+
+RT_WAVE_FUNCTION(rt_program_wave) {
+    RT_PROLOGUE();
+L_100040000:;
+#line 3 "guest.s"
+    { /* s_load_dwordx2 s[4:5], s[0:1], null */
+        RT_TICK();
+        uint32_t t_d[2];
+        uint64_t t_a = rt_pair(S(0), S(1)) + 0x0ull + (uint64_t)0u;
+        if (rt_smem_load(C, 0x100040000ull, t_a, 2, t_d)) goto rt_stop;
+        S(4) = (uint32_t)(t_d[0]); S(5) = (uint32_t)(t_d[1]);
+    }
+#line 4 "guest.s"
+    { /* s_mov_b32 s10, 0 */
+        RT_TICK();
+        uint32_t t_a = 0x0u; uint32_t t_scc = RT_SCC; (void)t_scc;
+        uint32_t t_d = (uint32_t)t_a;
+        S(10) = (uint32_t)(t_d);
+        RT_SCC = t_scc;
+    }
+#line 5 "guest.s"
+    { /* s_mov_b32 s11, 1 */
+        RT_TICK();
+        uint32_t t_a = 0x1u; uint32_t t_scc = RT_SCC; (void)t_scc;
+        uint32_t t_d = (uint32_t)t_a;
+        S(11) = (uint32_t)(t_d);
+        RT_SCC = t_scc;
+    }
+L_100040010:;
+#line 6 "guest.s"
+    { /* s_add_u32 s10, s10, s11 */
+        RT_TICK();
+        uint32_t t_a = S(10); uint32_t t_b = S(11); uint32_t t_scc = RT_SCC; (void)t_scc;
+        uint32_t t_d = rt_salu_add_u32(t_a, t_b, 0, &t_scc);
+        S(10) = (uint32_t)(t_d);
+        RT_SCC = t_scc;
+    }
+#line 7 "guest.s"
+    { /* s_lshl_b32 s11, s11, 1 */
+        RT_TICK();
+        uint32_t t_a = S(11); uint32_t t_b = 0x1u; uint32_t t_scc = RT_SCC; (void)t_scc;
+        uint32_t t_d = (t_a << (t_b & 31u));
+        t_scc = t_d != 0;
+        S(11) = (uint32_t)(t_d);
+        RT_SCC = t_scc;
+    }
+#line 8 "guest.s"
+    { /* s_cmp_lt_u32 s11, 0x100 */
+        RT_TICK();
+        uint32_t t_a = S(11); uint32_t t_b = 0x100u;
+        RT_SCC = (t_a < t_b) ? 1u : 0u;
+    }
+#line 9 "guest.s"
+    { /* s_cbranch_scc1 65531 */
+        RT_TICK();
+        if (RT_SCC != 0) { RT_BACKEDGE(0x100040020ull); goto L_100040010; }
+    }
+#line 10 "guest.s"
+    { /* s_cselect_b32 s12, s10, s11 */
+        RT_TICK();
+        uint32_t t_a = S(10); uint32_t t_b = S(11); uint32_t t_scc = RT_SCC; (void)t_scc;
+        uint32_t t_d = (RT_SCC ? t_a : t_b);
+        S(12) = (uint32_t)(t_d);
+        RT_SCC = t_scc;
+    }
+#line 11 "guest.s"
+    { /* s_endpgm */
+        RT_TICK();
+        RT_END();
+    }
+    RT_FAULT_NOW(RT_FAULT_BRANCH, 0x10004002cull, -1, 0x10004002cull);
+    RT_EPILOGUE();
+}
