@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * src/test/resources/.../vector/regressions and run first.
  */
 class AluDifferentialTest {
-    static final int PROGRAMS_PER_WAVE = Integer.getInteger("alu.diff.programs", 12);
+    static final int PROGRAMS_PER_WAVE = Integer.getInteger("alu.diff.programs", 8);
     static final int BODY = Integer.getInteger("alu.diff.body", 60);
 
     @TempDir
@@ -81,7 +81,7 @@ class AluDifferentialTest {
                 l -> System.out.println("TRIAGE " + l));
     }
 
-    static final int THROUGH_RUNNER_PER_WAVE = Integer.getInteger("alu.diff.runner", 3);
+    static final int THROUGH_RUNNER_PER_WAVE = Integer.getInteger("alu.diff.runner", 1);
 
     /**
      * The same kind of programs (other seeds) through the translator's cuda-cpu runner (the lead's
