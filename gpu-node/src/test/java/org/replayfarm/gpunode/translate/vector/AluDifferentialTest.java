@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * src/test/resources/.../vector/regressions and run first.
  */
 class AluDifferentialTest {
-    static final int PROGRAMS_PER_WAVE = Integer.getInteger("alu.diff.programs", 12);
+    static final int PROGRAMS_PER_WAVE = Integer.getInteger("alu.diff.programs", 8);
     static final int BODY = Integer.getInteger("alu.diff.body", 60);
 
     @TempDir
@@ -79,6 +79,41 @@ class AluDifferentialTest {
         System.out.println("TRIAGE first disagreeing prefix: " + hi + " instructions; " + f);
         listing.stream().filter(l -> l.contains("//")).skip(Math.max(0, listing.size() - 8)).forEach(
                 l -> System.out.println("TRIAGE " + l));
+    }
+
+    static final int THROUGH_RUNNER_PER_WAVE = Integer.getInteger("alu.diff.runner", 1);
+
+    /**
+     * The same kind of programs (other seeds) through the translator's cuda-cpu runner (the lead's
+     * {@link org.replayfarm.gpunode.translate.Differential}: the CPU build cached by program hash, run as its
+     * own process over the launch bundle), every range byte and every wave's registers compared.
+     */
+    @Test
+    void random_programs_through_the_cuda_cpu_runner_agree_with_the_host_model() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int instructions = 0;
+        int programs = 0;
+        for (int wave : new int[] {32, 64}) {
+            for (int i = 0; i < THROUGH_RUNNER_PER_WAVE; i++) {
+                long seed = 0xC0DE0000L + wave * 1000L + i;
+                AluProgramGenerator g = new AluProgramGenerator(wave, seed);
+                String asm = g.program(BODY);
+                instructions += g.instructions();
+                programs++;
+                Path d = Files.createDirectories(dir.resolve("runner-" + wave + "-" + i));
+                var c = org.replayfarm.gpunode.translate.Differential.assemble(d, asm, wave, wave, 1, List.of(), 0, 0);
+                var host = org.replayfarm.gpunode.translate.Differential.host(c, 1_000_000);
+                var dev = org.replayfarm.gpunode.translate.Differential.device(c, d, 1_000_000);
+                List<String> diff = org.replayfarm.gpunode.translate.Differential.differences(host, dev, wave, wave);
+                if (!diff.isEmpty()) {
+                    failures.add("w" + wave + "-seed" + Long.toHexString(seed) + ": " + diff.subList(0,
+                            Math.min(6, diff.size())));
+                }
+            }
+        }
+        System.out.printf("ALU differential through cuda-cpu: %d programs, %d instructions, %d disagreeing%n",
+                programs, instructions, failures.size());
+        assertEquals(List.of(), failures);
     }
 
     List<String> run(List<Case> cases) throws Exception {
