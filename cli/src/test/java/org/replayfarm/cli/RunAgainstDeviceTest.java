@@ -94,7 +94,7 @@ class RunAgainstDeviceTest {
         assertTrue(unknown.err().contains("no recorded run labelled 'gpu'; it has ['" + NATIVE + "']"), unknown.err());
         CliRun bad = CliRun.of("run", capture.toString(), "--group", "0", "--device", "cuda", "--out", dir.resolve("b").toString());
         assertEquals(2, bad.exitCode());
-        assertTrue(bad.err().contains("expected auto, recorded, recorded:LABEL or none"), bad.err());
+        assertTrue(bad.err().contains("expected auto, recorded, recorded:LABEL, cuda-cpu or none"), bad.err());
     }
 
     /**

@@ -103,7 +103,7 @@ class SubmitAgainstDeviceTest {
             String sha = CoordinatorClient.sha256(saxpy);
             HttpResponse<String> cuda = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"cuda\"}");
             assertEquals(400, cuda.statusCode(), cuda.body());
-            assertTrue(cuda.body().contains("'device': --device 'cuda': expected auto, recorded, recorded:LABEL or none"),
+            assertTrue(cuda.body().contains("'device': --device 'cuda': expected auto, recorded, recorded:LABEL, cuda-cpu or none"),
                     cuda.body());
             HttpResponse<String> ulp = post(url, "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"ulp\": -1}");
             assertEquals(400, ulp.statusCode(), ulp.body());
@@ -115,7 +115,7 @@ class SubmitAgainstDeviceTest {
                     + "recorded run labelled 'gpu'; it has ['native x86-64 (clang-19)']"), label.err());
             CliRun local400 = CliRun.of("submit", saxpy.toString(), "--every-group", "--device", "gpu", "--coordinator", url);
             assertEquals(2, local400.exitCode());
-            assertTrue(local400.err().contains("expected auto, recorded, recorded:LABEL or none"), local400.err());
+            assertTrue(local400.err().contains("expected auto, recorded, recorded:LABEL, cuda-cpu or none"), local400.err());
         }
         assertTrue(!Files.readString(dir.resolve("bad-run/summary.txt")).isEmpty());
     }

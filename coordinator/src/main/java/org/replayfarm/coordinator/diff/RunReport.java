@@ -128,6 +128,13 @@ public final class RunReport {
                 executions.addObject().put("id", e.id()).put("duration_ns", e.durationNanos())
                         .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
             }
+            DeviceRun.Fidelity f = device.run().fidelity();
+            if (f != null) {
+                n.putObject("fidelity").put("translated_exact", f.translatedExact())
+                        .put("translated_approximate", f.translatedApproximate()).put("refused", f.refused())
+                        .put("unreached", f.unreached()).put("wave_instructions", f.waveInstructions())
+                        .put("lane_instructions", f.laneInstructions()).put("faulted_groups", f.faultedGroups());
+            }
         }
     }
 
@@ -216,6 +223,13 @@ public final class RunReport {
         w.printf("selection       %s%n", id.selection());
         Evaluation.summarize(o, w);
         w.printf("device          %s%n", device.reason());
+        if (device.run() != null && device.run().fidelity() != null) {
+            DeviceRun.Fidelity f = device.run().fidelity();
+            w.printf("device ran      %s: %d wave, %d lane instructions, %d group(s) faulted%n", device.label(),
+                    f.waveInstructions(), f.laneInstructions(), f.faultedGroups());
+            w.printf("device fidelity translated %d exact, %d approximate, %d refused, %d unreachable (not translated)%n",
+                    f.translatedExact(), f.translatedApproximate(), f.refused(), f.unreached());
+        }
         if (diff != null) {
             w.printf("comparison      %s%n", options.describe());
             for (ImageDiff d : diff.images()) {

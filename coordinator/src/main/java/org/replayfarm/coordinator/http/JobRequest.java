@@ -15,7 +15,7 @@ import org.replayfarm.evalnode.eval.GroupSelection;
  * The body of {@code POST /jobs}: {@code {"capture": "<sha256>", "groups": "every"}} or
  * {@code {"capture": "<sha256>", "groups": [[x, y, z], [x, y], [x], ...]}} (y and z default to 0, as on
  * the command line), and optionally what the host results are compared with, as {@code replay run}
- * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "none"} (default auto),
+ * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "cuda-cpu" | "none"} (default auto),
  * {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false), and
  * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
  * {@link #parse} says what is wrong, naming the field, for anything else.
@@ -118,7 +118,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
     private static CompareWith compare(JsonNode root) throws Invalid {
         JsonNode device = root.get("device");
         if (device != null && !device.isTextual()) {
-            throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL or none, not " + device);
+            throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL, cuda-cpu or none, not " + device);
         }
         JsonNode ulp = root.get("ulp");
         if (ulp != null && (!ulp.isIntegralNumber() || !ulp.canConvertToInt() || ulp.asInt() < 0)) {

@@ -129,7 +129,18 @@ public final class CudaCpuBackend implements DeviceBackend {
             } catch (IllegalArgumentException e) {
                 throw new DeviceException("cuda-cpu: the device failed: its images section: " + e.getMessage(), e);
             }
-            DeviceRun out = new DeviceRun(kind(), label(), ranges, images, List.of(exec));
+            long wave = 0;
+            long lane = 0;
+            long faulted = 0;
+            for (LaunchBundle.GroupOutcome g : r.groups()) {
+                wave += g.waveInstructions();
+                lane += g.laneInstructions();
+                faulted += g.faulted() ? 1 : 0;
+            }
+            int translated = t.coverage().values().stream().mapToInt(Translation.Count::translated).sum();
+            DeviceRun.Fidelity fidelity = new DeviceRun.Fidelity(translated - t.approximate(), t.approximate(), 0,
+                    t.unreached(), wave, lane, faulted);
+            DeviceRun out = new DeviceRun(kind(), label(), ranges, images, List.of(exec), fidelity);
             events.on(new DeviceEvent.Finished(ranges.size(), images.size()));
             return out;
         } catch (IOException e) {

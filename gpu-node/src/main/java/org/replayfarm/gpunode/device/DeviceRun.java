@@ -13,11 +13,27 @@ import java.util.TreeMap;
  * compared. Buffers are read-only views.
  */
 public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
-                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+                        SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity) {
     public DeviceRun {
         ranges = readOnly(ranges);
         images = readOnly(images);
         executions = List.copyOf(executions);
+    }
+
+    /** A run with no fidelity counts (a recorded run: nothing was translated). */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
+        this(kind, label, ranges, images, executions, null);
+    }
+
+    /**
+     * What a translated run says about itself: of the program's instructions, how many the translation
+     * holds as exact and as approximate (transcendentals, the clock), how many it refused and how many the
+     * entry cannot reach (not translated); what the device executed (wave and lane instructions); and how
+     * many groups faulted on the device.
+     */
+    public record Fidelity(long translatedExact, long translatedApproximate, long refused, long unreached,
+                           long waveInstructions, long laneInstructions, long faultedGroups) {
     }
 
     private static SortedMap<Integer, ByteBuffer> readOnly(Map<Integer, ByteBuffer> in) {

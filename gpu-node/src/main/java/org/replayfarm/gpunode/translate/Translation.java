@@ -6,11 +6,12 @@ import java.util.Map;
 /**
  * A translated program: kernel.cu's text, the guest listing its {@code #line} directives name (one
  * string per line of guest.s), the runtime headers it includes (name → text, to lie beside it), every
- * refusal, and per unit how many instructions were translated and refused. The source is usable only
- * when {@link #refusals()} is empty.
+ * refusal, per unit how many instructions were translated and refused, how many of the translated ones the
+ * ISA itself computes approximately (transcendentals, the clock), and how many instructions the entry
+ * cannot reach (not translated: they never run). The source is usable only when {@link #refusals()} is empty.
  */
 public record Translation(String source, List<String> listing, Map<String, String> headers, List<Refusal> refusals,
-                          Map<String, Count> coverage) {
+                          Map<String, Count> coverage, int approximate, int unreached) {
     public Translation {
         listing = List.copyOf(listing);
         headers = Map.copyOf(headers);
@@ -47,6 +48,8 @@ public record Translation(String source, List<String> listing, Map<String, Strin
             r += e.getValue().refused();
         }
         b.append(String.format("  %-7s %5d translated, %d refused%n", "total", t, r));
+        b.append(String.format("  %d of the translated are approximate in the ISA (transcendentals, clocks); %d "
+                + "instructions unreachable from the entry, not translated%n", approximate, unreached));
         for (Refusal x : refusals) {
             b.append("  refused: ").append(x.getMessage()).append('\n');
         }

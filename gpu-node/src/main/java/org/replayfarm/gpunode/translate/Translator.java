@@ -205,7 +205,25 @@ public final class Translator {
                 counts.put(k, new Translation.Count(v[0], v[1]));
             }
         });
-        return new Translation(src.toString(), listing, headers, refusals, counts);
+        int approximate = 0;
+        for (long pc : positions) {
+            Instruction i = insns.get(pc);
+            if (i != null && approximate(i.mnemonic())) {
+                approximate++;
+            }
+        }
+        return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
+                insns.size() - (int) insns.keySet().stream().filter(positions::contains).count());
+    }
+
+    /**
+     * Instructions whose result the ISA defines only approximately (the hardware's transcendental and
+     * reciprocal approximations) or that read a clock: the translation's fidelity class "approximate".
+     */
+    static boolean approximate(String m) {
+        return m.startsWith("v_rcp") || m.startsWith("v_rsq") || m.startsWith("v_sqrt") || m.startsWith("v_log")
+                || m.startsWith("v_exp") || m.startsWith("v_sin") || m.startsWith("v_cos") || m.equals("s_memtime")
+                || m.equals("s_memrealtime");
     }
 
     /** Whether control never falls through an instruction to the next one. */

@@ -43,7 +43,7 @@ class DeviceChoiceTest {
         assertTrue(DeviceChoice.parse("none").resolve(capture).backend().isEmpty());
         assertEquals("recorded:a b", DeviceChoice.parse("recorded:a b").spelling());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:")).getMessage()
-                .contains("expected auto, recorded, recorded:LABEL or none"));
+                .contains("expected auto, recorded, recorded:LABEL, cuda-cpu or none"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:gpu").resolve(capture))
                 .getMessage().contains("no recorded run labelled 'gpu'"));
     }

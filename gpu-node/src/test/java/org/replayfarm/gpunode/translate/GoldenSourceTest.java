@@ -1,6 +1,7 @@
 package org.replayfarm.gpunode.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,5 +42,25 @@ class GoldenSourceTest {
         }
         assertEquals(Files.readString(golden), t.source(), name + ": the emitted code changed; review it and "
                 + "regenerate the golden file with -Dreplay.golden.update=true");
+        // as `replay translate` writes it, the directory compiles with nvcc for sm_90 as it lies: the BUILD
+        // line (with PTX), and the issue's short line
+        Path out = dir.resolve("translation");
+        CpuBuild.writeSources(t, out);
+        List<String> cmd = new java.util.ArrayList<>(List.of(NVCC));
+        if (name.equals("scalar_loop")) {
+            cmd.addAll(List.of("-arch=sm_90", "--fmad=false"));
+        } else {
+            cmd.addAll(CpuBuild.NVCC_FLAGS);
+        }
+        cmd.addAll(List.of("-c", "kernel.cu", "-o", "kernel.o"));
+        CpuBuild.run(cmd, out, 600);
+        assertTrue(Files.size(out.resolve("kernel.o")) > 0, "nvcc wrote an object");
+        CpuBuild.run(List.of(NVCC, "-arch=sm_90", "--fmad=false", "-lineinfo", "-ptx", "kernel.cu", "-o", "kernel.ptx"),
+                out, 600);
+        String ptx = Files.readString(out.resolve("kernel.ptx"));
+        assertTrue(ptx.contains(".entry replay_kernel"), "the PTX has the kernel entry");
+        assertTrue(ptx.contains(".file") && ptx.contains("guest.s"), "the PTX names guest.s (the #line directives)");
     }
+
+    private static final String NVCC = "/usr/local/cuda/bin/nvcc";
 }
