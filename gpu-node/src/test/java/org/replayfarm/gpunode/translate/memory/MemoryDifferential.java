@@ -39,7 +39,12 @@ final class MemoryDifferential {
     }
 
     static Built build(Path dir, long seed, int waveSize, boolean exec, int instructions) throws Exception {
-        MemoryProgramGenerator g = new MemoryProgramGenerator(seed, waveSize, exec);
+        return build(dir, seed, waveSize, exec, false, instructions);
+    }
+
+    static Built build(Path dir, long seed, int waveSize, boolean exec, boolean twoWaves, int instructions)
+            throws Exception {
+        MemoryProgramGenerator g = new MemoryProgramGenerator(seed, waveSize, exec, twoWaves);
         Path init = dir.resolve("init-" + seed + ".bin");
         Path data = dir.resolve("data-" + seed + ".bin");
         Files.write(init, new byte[MemoryProgramGenerator.INIT_BYTES]);

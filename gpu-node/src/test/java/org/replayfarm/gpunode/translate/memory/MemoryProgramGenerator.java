@@ -10,11 +10,12 @@ import java.util.Random;
 
 /**
  * Seeded random programs for the memory unit's differential test: one wave of W lanes (a partial wave
- * when the group is smaller) runs random DS, GLOBAL, FLAT, SCRATCH and MUBUF instructions (every width,
+ * when the group is smaller), or two waves with s_barrier between instructions, runs random DS, GLOBAL,
+ * FLAT, SCRATCH and MUBUF instructions (every width,
  * D16, sign extension, atomics with and without return, read2/write2, crossbars, apertures, buffer
  * addressing) over random per-lane addresses, offsets and data, optionally under random EXEC masks; then it
- * dumps every VGPR, its LDS and its private memory to an output range, so comparing the ranges compares
- * every register and byte.
+ * dumps its LDS and private memory to an output range (range 2), so comparing the ranges and the final wave
+ * state compares every register and byte.
  *
  * <p>The program itself needs nothing but memory instructions (and, with {@code exec}, s_mov into EXEC):
  * VGPRs v8..v39 start from per-lane values loaded with global_load_dword_addtid from range 0 (the
@@ -40,6 +41,8 @@ final class MemoryProgramGenerator {
     private final Random r;
     private final int w;
     private final int lanes;
+    private final Random extra;
+    private final int secondWave;
     private final int lds;
     private final int scratch;
     private final int dataBytes;
@@ -51,10 +54,21 @@ final class MemoryProgramGenerator {
     private int memory;
 
     MemoryProgramGenerator(long seed, int waveSize, boolean exec) {
+        this(seed, waveSize, exec, false);
+    }
+
+    /**
+     * With {@code twoWaves} the group has a second wave (its own number of lanes, drawn from a second
+     * stream so that the one-wave programs of a seed stay as they were) running the same code over the same
+     * memory, with s_barrier at random points.
+     */
+    MemoryProgramGenerator(long seed, int waveSize, boolean exec, boolean twoWaves) {
         this.seed = seed;
         this.r = new Random(seed);
         this.w = waveSize;
         this.exec = exec;
+        this.extra = new Random(seed * 31 + 7);
+        this.secondWave = twoWaves ? 1 + extra.nextInt(waveSize) : 0;
         this.lanes = r.nextInt(4) == 0 ? 1 + r.nextInt(waveSize) : waveSize;
         this.lds = 64 * (1 + r.nextInt(8));
         this.scratch = 32 * (1 + r.nextInt(4));
@@ -70,8 +84,9 @@ final class MemoryProgramGenerator {
         return dataBytes;
     }
 
+    /** The group's lanes: the first wave's, plus the second wave's (which then starts after a full first wave). */
     int lanes() {
-        return lanes;
+        return secondWave == 0 ? lanes : w + secondWave;
     }
 
     int ldsBytes() {
@@ -126,13 +141,14 @@ final class MemoryProgramGenerator {
         putV(sgprs, 24, vsharp(outAddress, 4, false, outBytes(), 3, true, 0));
         sgprs.put(2, r.nextInt(3) == 0 ? 4 * r.nextInt(8) : 0);
         sgprs.put(3, 4 * r.nextInt(scratch / 4 - 6));
-        long all = lanes == 64 ? -1L : (1L << lanes) - 1;
+        int fewest = secondWave == 0 ? lanes : Math.min(w, secondWave);
+        long all = fewest == 64 ? -1L : (1L << fewest) - 1;
         put64(sgprs, 10, r.nextInt(4) == 0 ? all : r.nextLong() & all);
         put64(sgprs, 28, r.nextLong() & all);
         sgprs.put(30, 4 * r.nextInt(lds / 4));
 
         StringBuilder asm = new StringBuilder();
-        asm.append("// seed ").append(seed).append(", wave").append(w).append(", ").append(lanes).append(" lanes\n");
+        asm.append("// seed ").append(seed).append(", wave").append(w).append(", ").append(lanes()).append(" lanes\n");
         for (int i = 0; i < COUNT; i++) {
             asm.append(String.format("global_load_dword_addtid v%d, s[%d:%d] offset:%d%n", FIRST + i,
                     i < 16 ? 4 : 6, i < 16 ? 5 : 7, (i % 16) * 4 * w - 2048));
@@ -145,6 +161,9 @@ final class MemoryProgramGenerator {
             if (exec && r.nextInt(8) == 0) {
                 int m = r.nextBoolean() ? 10 : 28;
                 body.add(w == 64 ? String.format("s_mov_b64 exec, s[%d:%d]", m, m + 1) : "s_mov_b32 exec_lo, s" + m);
+            }
+            if (secondWave > 0 && extra.nextInt(6) == 0) {
+                body.add("s_barrier");
             }
             body.add(instruction());
             memory++;
@@ -182,7 +201,7 @@ final class MemoryProgramGenerator {
                 data[i + b] = (byte) (v >>> (8 * b));
             }
         }
-        return new Program(seed, w, lanes, lds, scratch, text, init.array(), data, outBytes(), sgprs, memory);
+        return new Program(seed, w, lanes(), lds, scratch, text, init.array(), data, outBytes(), sgprs, memory);
     }
 
     private String store(int vgpr, int slot) {
