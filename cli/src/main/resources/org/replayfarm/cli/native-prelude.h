@@ -165,7 +165,8 @@ static inline float __builtin_amdgcn_fdot2(__replay_half2 a, __replay_half2 b, f
  * compiled with -D__REPLAY_WAVE_SIZE=64 for wave64 builds). Lane selection as the RDNA 2 ISA guide
  * describes it: DPP (section 6.2.1: quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror, row_share,
  * row_xmask; a source outside the row reads 0 with bound_ctrl, else the lane keeps `old`), ds_swizzle
- * (bitmask mode within 32 lanes, quad mode), ds_bpermute (lane = addr[7:2] within the wave), permlane16 /
+ * (bitmask mode within 32 lanes, quad mode), ds_bpermute (lane = addr[6:2] within the caller's 32-lane half:
+ * gfx10 wave64 permutes do not cross halves), permlane16 /
  * permlanex16 (nibble selects within the row / from the other row of the pair), v_mbcnt. Like barriers, they
  * need the threaded harness. */
 #ifndef __REPLAY_WAVE_SIZE
@@ -190,7 +191,7 @@ static inline uint __replay_exchange(uint value, int from, uint fallback) {
 #define __builtin_amdgcn_readfirstlane(x) __replay_exchange((uint) (x), 0, 0)
 #define __builtin_amdgcn_readlane(x, k) __replay_exchange((uint) (x), (int) ((uint) (k) % __REPLAY_WAVE_SIZE), 0)
 #define __builtin_amdgcn_ds_bpermute(addr, x) \
-    ((int) __replay_exchange((uint) (x), (int) (((uint) (addr) >> 2) % __REPLAY_WAVE_SIZE), 0))
+    ((int) __replay_exchange((uint) (x), (int) ((((uint) (addr) >> 2) & 31u) | (__replay_lane() & 32u)), 0))
 static inline ulong __replay_ballot(int cond) {
     unsigned me = __replay_flat_id(), base = me - me % __REPLAY_WAVE_SIZE;
     __replay_xlane[me] = cond != 0;

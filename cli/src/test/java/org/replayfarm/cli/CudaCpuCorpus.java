@@ -15,7 +15,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.replayfarm.gpunode.device.CudaCpuBackend;
+import org.replayfarm.gpunode.device.DeviceException;
+import org.replayfarm.gpunode.device.DeviceRequest;
+import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.translate.CpuBuild;
+import org.replayfarm.model.capture.CaptureFile;
 
 /**
  * The translator's proof on the kernel corpus, run inside KernelCorpusTest on the captures it builds (no
@@ -28,6 +33,7 @@ import org.replayfarm.gpunode.translate.CpuBuild;
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
+    private static final CudaCpuBackend BACKEND = new CudaCpuBackend();
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
@@ -58,27 +64,28 @@ final class CudaCpuCorpus {
 
     private static void checkVariant(String name, Path capture, Path work, int toleranceUlps, int buffers, int variant)
             throws Exception {
-        Path out = work.resolve("cuda-cpu");
-        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
-        if (run.exitCode() == Replay.EXIT_ERROR && run.err().contains("is refused")) {
-            String first = run.err().lines().filter(l -> l.contains("refused") && l.contains("pc 0x")).findFirst()
-                    .orElse(run.err().lines().findFirst().orElse("")).trim();
-            refused.add(name + ": " + first);
-            System.out.println("[cuda-cpu corpus] " + name + ": REFUSED " + first);
-            return;
+        // the device side only: the host model's outputs are the ones KernelCorpusTest's replay eval just wrote
+        // (out/host); replay run --device cuda-cpu itself is CudaCpuCommandsTest's and ExamplesCudaCpuTest's
+        CaptureFile file = CaptureFile.open(capture);
+        DeviceRun run;
+        try {
+            run = BACKEND.run(new DeviceRequest(file, file.identity()), e -> { });
+        } catch (DeviceException e) {
+            if (e.getMessage().contains("is refused")) {
+                String first = e.getMessage().lines().filter(l -> l.contains("pc 0x")).findFirst().orElse("").trim();
+                refused.add(name + ": " + first);
+                System.out.println("[cuda-cpu corpus] " + name + ": REFUSED " + first);
+                return;
+            }
+            throw new AssertionError("cuda-cpu failed on " + name + ": " + e.getMessage(), e);
         }
-        if (run.exitCode() == Replay.EXIT_ERROR) {
-            fail("cuda-cpu failed on " + name + ":\n" + run.out() + run.err());
-        }
+        assertEquals(0, run.fidelity().faultedGroups(), name + ": groups faulted on the device");
         int inexact = 0;
         for (int i = 0; i < buffers; i++) {
-            byte[] host = Files.readAllBytes(out.resolve("host/guest-" + i + ".bin"));
-            byte[] device = Files.readAllBytes(out.resolve("device/guest-" + i + ".bin"));
+            byte[] host = Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin"));
+            byte[] device = run.rangeBytes(i);
             assertEquals(host.length, device.length, name + ": range " + i + " size");
             inexact += compare(name, i, host, device, toleranceUlps);
-        }
-        if (toleranceUlps == 0) {
-            assertEquals(Replay.EXIT_OK, run.exitCode(), name + ": replay run with cuda-cpu:\n" + run.out() + run.err());
         }
         (inexact > 0 ? approximate : equal).add(name);
         System.out.println("[cuda-cpu corpus] " + name + ": " + (inexact > 0 ? "within " + toleranceUlps

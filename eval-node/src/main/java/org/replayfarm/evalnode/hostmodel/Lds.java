@@ -249,13 +249,18 @@ final class Lds {
         }
     }
 
-    /** The lane a permute byte address names: (ADDR + OFFSET) / 4 modulo the wave size. */
+    /**
+     * The lane a permute byte address names: (ADDR + OFFSET) / 4 modulo 32, within the 32-lane half of the
+     * lane (wave64 permutes do not cross halves on gfx10: translator.md, "Wave64 cross-lane operations stay
+     * within 32-lane halves", KytyPS5#380; LLPC needs gfx11's v_permlane64 to cross them).
+     */
     private static int permuteLane(Wave w, Fields.Ds f, int lane) {
-        return (int) (((Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f)) >>> 2) % w.waveSize());
+        int inHalf = (int) (((Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f)) >>> 2) & 31);
+        return (lane & 32) | inHalf;
     }
 
     /**
-     * Forward permute: each active lane i sends DATA0 to lane (ADDR_i + OFFSET) / 4 mod wave size; several
+     * Forward permute: each active lane i sends DATA0 to lane (ADDR_i + OFFSET) / 4 of its 32-lane half; several
      * senders to one lane: the highest wins (lanes in order); an active lane nobody sends to gets 0.
      */
     static void ds_permute_b32(Wave w, Instruction insn) {
@@ -273,7 +278,7 @@ final class Lds {
         }
     }
 
-    /** Backward permute: each active lane i reads DATA0 of lane (ADDR_i + OFFSET) / 4 mod wave size, 0 if inactive. */
+    /** Backward permute: each active lane i reads DATA0 of lane (ADDR_i + OFFSET) / 4 of its 32-lane half, 0 if inactive. */
     static void ds_bpermute_b32(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
         int[] out = new int[w.waveSize()];

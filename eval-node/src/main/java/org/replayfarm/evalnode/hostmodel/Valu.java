@@ -282,9 +282,21 @@ public final class Valu {
     /** Runs {@code body} for every lane EXEC enables (and DPP's masks do not disable). */
     public static void forActiveLanes(Wave w, Instruction insn, java.util.function.IntConsumer body) {
         long exec = w.exec();
-        for (int lane = 0; lane < w.waveSize(); lane++) {
-            if ((exec >>> lane & 1) != 0 && !dppMasked(insn, lane) && !dppWriteDisabled(w, insn, lane)) {
-                body.accept(lane);
+        ValuVariant v = variant(insn);
+        boolean dpp = v instanceof ValuVariant.Dpp16 || v instanceof ValuVariant.Dpp8;
+        if (dpp) {
+            // every lane reads source 0 from before the instruction, whatever order the body writes in
+            w.deferVgprWrites();
+        }
+        try {
+            for (int lane = 0; lane < w.waveSize(); lane++) {
+                if ((exec >>> lane & 1) != 0 && !dppMasked(insn, lane) && !dppWriteDisabled(w, insn, lane)) {
+                    body.accept(lane);
+                }
+            }
+        } finally {
+            if (dpp) {
+                w.commitVgprWrites();
             }
         }
     }

@@ -178,7 +178,33 @@ public final class Wave {
         if (reg >= vgprCount) {
             throw new GuestFault("v" + reg + " is past the " + vgprCount + " VGPRs the program allocates", lane);
         }
+        if (deferred != null) {
+            deferred.add(new long[] {reg * waveSize + lane, value});
+            return;
+        }
         vgprs[reg * waveSize + lane] = value;
+    }
+
+    /** VGPR writes held back while a DPP instruction runs its lanes (see {@link #deferVgprWrites}). */
+    private java.util.List<long[]> deferred;
+
+    /**
+     * Holds VGPR writes until {@link #commitVgprWrites}: a DPP instruction reads other lanes' source 0, so
+     * every lane must see the values from before the instruction (all lanes execute at once in hardware),
+     * also when a unit computes and writes lane by lane.
+     */
+    void deferVgprWrites() {
+        deferred = new java.util.ArrayList<>();
+    }
+
+    void commitVgprWrites() {
+        java.util.List<long[]> d = deferred;
+        deferred = null;
+        if (d != null) {
+            for (long[] x : d) {
+                vgprs[(int) x[0]] = (int) x[1];
+            }
+        }
     }
 
     public long vgpr64(int reg, int lane) {

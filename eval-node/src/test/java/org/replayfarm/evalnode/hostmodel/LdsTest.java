@@ -319,7 +319,7 @@ class LdsTest {
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
-    void permute_and_bpermute_address_lanes_by_byte_address_modulo_the_wave(int ws) throws Exception {
+    void permute_and_bpermute_address_lanes_by_byte_address_within_the_32_lane_half(int ws) throws Exception {
         var out = h(ws).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, 4 * (ws - 1 - l) + 4 * ws * 3); // reversed, plus whole wraps
@@ -334,11 +334,15 @@ class LdsTest {
             if (l == 2) {
                 continue;
             }
-            int src = ws - 1 - l;
+            // lane l names byte address 4 * (ws - 1 - l) + wraps: lane (ws - 1 - l) % 32 of its own half
+            int half = l & 32;
+            int src = half | ((ws - 1 - l) & 31);
+            int from = half | (31 - (l & 31)); // the lane of l's half that names l
             assertEquals(src == 2 ? 0 : 500 + src, w.vgpr(3, l), "bpermute reads 0 from an inactive lane");
-            assertEquals(src == 2 ? 0 : 500 + src, w.vgpr(4, l), "nobody sends to lane " + l);
-            assertEquals(508, w.vgpr(6, l), "(29 + 4) / 4 = lane 8");
-            assertEquals(l == 7 ? 500 + ws - 1 : 0, w.vgpr(7, l), "all send to lane 7: the highest lane wins");
+            assertEquals(from == 2 ? 0 : 500 + from, w.vgpr(4, l), "nobody sends to lane " + l);
+            assertEquals(508 + half, w.vgpr(6, l), "(29 + 4) / 4 = lane 8 of the half");
+            assertEquals((l & 31) == 7 ? 500 + half + 31 : 0, w.vgpr(7, l),
+                    "each half sends to its lane 7: the highest lane of the half wins");
         }
     }
 

@@ -13,7 +13,8 @@ import org.replayfarm.model.isa.FlatOffset;
  * <p>Every per-lane access follows one shape: inside {@code RT_FOR_ACTIVE(l)} the lane forms its address,
  * the runtime checks the whole access (range table, LDS size, scratch bounds, alignment of atomics) before
  * touching memory, and the first failing lane ends the loop and becomes the fault (lanes run in lane order
- * on the CPU, as in the host model); after the loop {@code RT_SYNC_WAVE()} orders the wave's memory
+ * on the CPU, as in the host model; atomics take turns in lane order on the GPU too, RT_MEM_IN_ORDER, so
+ * the values they return do not depend on the warp's scheduling); after the loop {@code RT_SYNC_WAVE()} orders the wave's memory
  * operations (every later instruction of the wave sees what this one wrote, in program order; on the GPU
  * that is {@code __syncwarp()}) and {@code RT_CHECK()} stops a faulting wave. s_waitcnt is then nothing to
  * wait for. DS crossbars (ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32) gather every source lane's value
@@ -61,6 +62,10 @@ public final class MemoryEmitter implements UnitEmitter {
 
     /** The statement that ends the lane loop at a failed access. */
     private static final String FAILED = "if (t_rc) { t_fl = l; break; }";
+    /** The lane loop of an atomic: lanes one at a time in lane order (RT_MEM_IN_ORDER), until one faults. */
+    private static final String IN_ORDER = "RT_MEM_IN_ORDER(l, t_rc) {";
+    /** After an atomic's access in RT_MEM_IN_ORDER: the faulting lane, or the rest of the lane's work (closed by "}"). */
+    private static final String ATOMIC_DONE = "(void)t_old; if (t_rc) { t_fl = l; } else { ";
 
     /** Writes the loaded bytes {@code t_b} of a lane to VGPRs from {@code vdst} as the width says. */
     private static void writeLoaded(InsnContext cx, int vdst, AccessWidth w) {
@@ -225,15 +230,16 @@ public final class MemoryEmitter implements UnitEmitter {
             cx.line("RT_SYNC_WAVE();");
         } else {
             open(cx);
-            cx.line("RT_FOR_ACTIVE(l) {");
+            cx.line(IN_ORDER);
             cx.line("    uint64_t t_o0 = 0, t_o1 = 0;");
             cx.line("    uint64_t t_d0 = " + data(cx, f.data0(), size) + ", t_d1 = " + data(cx, f.data1(), size) + ";");
             cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a0 + ", RT_AOP_SWAP, t_d0, 0, " + size + ", &t_o0, &t_fa);");
-            cx.line("    " + FAILED);
-            cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a1 + ", RT_AOP_SWAP, t_d1, 0, " + size + ", &t_o1, &t_fa);");
-            cx.line("    " + FAILED);
-            cx.line("    " + writeData(cx, f.vdst(), size, "t_o0"));
-            cx.line("    " + writeData(cx, f.vdst() + regs, size, "t_o1"));
+            cx.line("    if (!t_rc) t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a1 + ", RT_AOP_SWAP, t_d1, 0, " + size
+                    + ", &t_o1, &t_fa);");
+            cx.line("    if (t_rc) { t_fl = l; } else {");
+            cx.line("        " + writeData(cx, f.vdst(), size, "t_o0"));
+            cx.line("        " + writeData(cx, f.vdst() + regs, size, "t_o1"));
+            cx.line("    }");
             cx.line("}");
             close(cx);
         }
@@ -241,7 +247,7 @@ public final class MemoryEmitter implements UnitEmitter {
 
     private static void dsAtomic(InsnContext cx, Fields.Ds f, int offset, AtomicOp.Ds a) {
         open(cx);
-        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line(IN_ORDER);
         cx.line("    uint64_t t_old = 0;");
         String d0 = data(cx, f.data0(), a.bytes());
         String d1 = a.usesData1() ? data(cx, f.data1(), a.bytes()) : "0";
@@ -250,12 +256,7 @@ public final class MemoryEmitter implements UnitEmitter {
         String second = a.op() == AtomicOp.CMPSWAP || a.op() == AtomicOp.FCMPSWAP ? d0 : d1;
         cx.line("    t_rc = rt_ds_atomic(&t_m, " + dsAddress(cx, f, offset) + ", " + a.op().c() + ", " + operand + ", "
                 + second + ", " + a.bytes() + ", &t_old, &t_fa);");
-        cx.line("    " + FAILED);
-        if (a.returns()) {
-            cx.line("    " + writeData(cx, f.vdst(), a.bytes(), "t_old"));
-        } else {
-            cx.line("    (void)t_old;");
-        }
+        cx.line("    " + (a.returns() ? ATOMIC_DONE + writeData(cx, f.vdst(), a.bytes(), "t_old") + " }" : ATOMIC_DONE + "}"));
         cx.line("}");
         close(cx);
     }
@@ -364,7 +365,7 @@ public final class MemoryEmitter implements UnitEmitter {
             address = cx.vreg64(f.addr(), "l") + " + " + InsnContext.hex64(offset);
         }
         open(cx);
-        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line(kind.equals("atomic") ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
         cx.line((e == Encoding.SCRATCH ? "    uint32_t" : "    uint64_t") + " t_a = " + address + ";");
         String access = switch (e) {
             case SCRATCH -> "private";
@@ -401,8 +402,7 @@ public final class MemoryEmitter implements UnitEmitter {
                     default -> "rt_flat_atomic(&t_m, t_a, W->flat_scratch, (uint32_t)l, RT_WAVE, " + args + ")";
                 };
                 cx.line("    t_rc = " + callText + ";");
-                cx.line("    " + FAILED);
-                cx.line("    " + (f.glc() ? writeData(cx, f.vdst(), a.bytes(), "t_old") : "(void)t_old;"));
+                cx.line("    " + ATOMIC_DONE + (f.glc() ? writeData(cx, f.vdst(), a.bytes(), "t_old") + " " : "") + "}");
             }
         }
         cx.line("}");
@@ -452,7 +452,7 @@ public final class MemoryEmitter implements UnitEmitter {
         open(cx);
         String v0 = f.idxen() || f.offen() ? cx.vreg(f.vaddr(), "l") : "0u";
         String v1 = f.idxen() && f.offen() ? cx.vreg(f.vaddr() + 1, "l") : "0u";
-        cx.line("RT_FOR_ACTIVE(l) {");
+        cx.line(kind.equals("atomic") ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
         cx.line("    rt_buf_lane_t t_l = rt_buf_lane(&t_v, " + (f.idxen() ? 1 : 0) + ", " + (f.offen() ? 1 : 0) + ", " + v0
                 + ", " + v1 + ", " + InsnContext.hex32(f.offset()) + ", t_so, (uint32_t)l);");
         switch (kind) {
@@ -482,8 +482,7 @@ public final class MemoryEmitter implements UnitEmitter {
                 cx.line("    uint64_t t_old = 0;");
                 cx.line("    t_rc = rt_buf_atomic(&t_m, &t_v, &t_l, " + a.op().c() + ", " + data(cx, f.vdata(), a.bytes())
                         + ", " + cmp + ", " + a.bytes() + ", &t_old, &t_fa);");
-                cx.line("    " + FAILED);
-                cx.line("    " + (f.glc() ? writeData(cx, f.vdata(), a.bytes(), "t_old") : "(void)t_old;"));
+                cx.line("    " + ATOMIC_DONE + (f.glc() ? writeData(cx, f.vdata(), a.bytes(), "t_old") + " " : "") + "}");
             }
         }
         cx.line("}");

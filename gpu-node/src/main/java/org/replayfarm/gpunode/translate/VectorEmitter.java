@@ -219,7 +219,7 @@ public final class VectorEmitter implements UnitEmitter {
         }
 
         private void mode() {
-            cx.line("rt_mode_t t_m = rt_mode_make(RT_MODE);");
+            cx.line("rt_mode_t t_m = rt_mode_make(RT_MODE); (void)t_m;");
         }
 
         /** The DPP gather of source 0 (every lane's value read before any is written), then the write-enable per lane. */
@@ -317,7 +317,7 @@ public final class VectorEmitter implements UnitEmitter {
             String res = op.result();
             boolean floatResult = floating(res);
             boolean needsMode = kind.equals("M") || kind.equals("FN") || kind.startsWith("FMA") || floatResult;
-            boolean intClamp = kind.equals("C");
+            boolean intClamp = kind.equals("C") || kind.equals("CO") || kind.equals("CI") || kind.equals("MAD64");
             if (!floatResult) {
                 noOutputModifiers(intClamp);
             }
@@ -346,8 +346,10 @@ public final class VectorEmitter implements UnitEmitter {
                     if (width(res) == 16 && isVop3() && (opsel & 8) != 0) {
                         acc = "(" + cx.vreg(vdst, "l") + " >> 16)";
                     }
-                    if (isVop3() && (negBits & 4) != 0 || isVop3() && (absBits & 4) != 0) {
-                        acc = applyMods(acc, 2, res);
+                    if (isVop3() && ((negBits | absBits) & 4) != 0) {
+                        // the row has two sources: llvm-mc cannot spell NEG[2]/ABS[2] and the ISA does not
+                        // say whether they reach the accumulator (the host model ignores them)
+                        throw cx.refuse("NEG/ABS bit 2 on a two-source multiply-accumulate");
                     }
                     expr = function() + "(" + source(0, res) + ", " + source(1, res) + ", " + acc + ", &t_m)";
                 }
@@ -393,11 +395,8 @@ public final class VectorEmitter implements UnitEmitter {
         /** Carry-out (and carry-in) forms: results per lane, the carry mask OR-ed over the wave, written after. */
         private void carries() throws Refusal {
             String kind = op.kind();
-            if (clamp) {
-                throw cx.refuse("clamp on a carry-out instruction is not translated");
-            }
-            if (isSdwa()) {
-                throw cx.refuse("SDWA on a carry instruction is not translated");
+            if (omod != 0) {
+                throw cx.refuse("omod on a carry instruction");
             }
             if (isDpp()) {
                 dppGather();
@@ -419,6 +418,16 @@ public final class VectorEmitter implements UnitEmitter {
             };
             String t = ctype(op.result());
             cx.line("  %s t_r = %s;", t, expr);
+            if (clamp) {
+                // CLAMP saturates: all ones on a carry, 0 on a borrow; the signed 64-bit mad to its bound
+                String sat = switch (cx.mnemonic()) {
+                    case "v_mad_u64_u32" -> "0xffffffffffffffffull";
+                    case "v_mad_i64_i32" -> "((int64_t)" + source(2, "u64") + " < 0 ? 0x8000000000000000ull : "
+                            + "0x7fffffffffffffffull)";
+                    default -> cx.mnemonic().contains("sub") ? "0u" : "0xffffffffu";
+                };
+                cx.line("  if (t_c) t_r = %s;", sat);
+            }
             cx.line("  " + write(op.result(), "t_r"));
             cx.line("  if (t_c) t_cout |= 1ull << l;");
             cx.line("}");
@@ -434,9 +443,10 @@ public final class VectorEmitter implements UnitEmitter {
         // ------------------------------------------------------------ compares
 
         private void compare() throws Refusal {
-            if (omod != 0 || clamp) {
-                throw cx.refuse("omod/clamp on a compare is not translated");
+            if (omod != 0) {
+                throw cx.refuse("omod on a compare is not translated");
             }
+            // CLAMP on a compare only asks for exceptions on NaN (no effect on the mask): ignored
             boolean toExec = cx.mnemonic().startsWith("v_cmpx_");
             String t0 = op.source(0);
             String t1 = op.source(1);
@@ -513,8 +523,8 @@ public final class VectorEmitter implements UnitEmitter {
         }
 
         private void permlane() throws Refusal {
-            if (clamp || omod != 0 || negBits != 0) {
-                throw cx.refuse("modifiers on a permlane are not translated");
+            if (clamp || omod != 0) {
+                throw cx.refuse("clamp/omod on a permlane are not translated");
             }
             boolean cross = cx.mnemonic().equals("v_permlanex16_b32");
             boolean fi = (opsel & 1) != 0;

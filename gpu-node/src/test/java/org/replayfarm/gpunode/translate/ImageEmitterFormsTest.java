@@ -60,7 +60,7 @@ class ImageEmitterFormsTest {
     }
 
     private static String emit(Instruction insn, int wave) throws Refusal {
-        InsnContext cx = new InsnContext(insn, wave, 40, "image", pc -> null, new TreeSet<>());
+        InsnContext cx = new InsnContext(insn, wave, 40, 0, "image", pc -> null, new TreeSet<>());
         new ImageEmitter().emit(cx);
         assertTrue(cx.vgprFault() == null, cx.vgprFault());
         return String.join("\n        ", cx.lines());

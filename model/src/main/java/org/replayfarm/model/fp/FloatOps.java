@@ -46,7 +46,9 @@ public final class FloatOps {
             // an exact zero from nonzero or mixed-sign operands: +0, or -0 rounding toward -inf
             r = mode == Rounding.MINUS_INFINITY ? f.signBit() : 0;
         } else if (f == Format.F64) {
-            r = Double.doubleToRawLongBits(sum64(x, y, mode));
+            // inf + -inf is invalid: the default NaN (Java's x86 sum would carry the sign bit)
+            double d = sum64(x, y, mode);
+            r = Double.isNaN(d) ? f.defaultNaN() : Double.doubleToRawLongBits(d);
         } else {
             r = Rounding.round(Exact.oddSum(x, y), f, mode);
         }
@@ -55,7 +57,9 @@ public final class FloatOps {
 
     private static double sum64(double x, double y, int mode) {
         double s = x + y;
-        if (mode == Rounding.NEAREST_EVEN || Double.isNaN(s) || Double.isInfinite(x) || Double.isInfinite(y)) {
+        if (mode == Rounding.NEAREST_EVEN || Double.isNaN(s) || Double.isInfinite(x) || Double.isInfinite(y)
+                || x == 0 && y == 0) {
+            // two zeros of one sign sum to that zero in every mode (BigDecimal would lose the sign of -0)
             return s;
         }
         return Rounding.toDouble(Exact.big(x).add(Exact.big(y)), mode);

@@ -647,6 +647,18 @@ RT_FN uint32_t rt_mem_gather(const uint32_t *slots, uint32_t src) {
 #define RT_MEM_GATHER(r, src) (W->v[(r)][(src)])
 #endif
 
+/* The active lanes of an atomic one at a time in lane order, until `rc` (the access's fault code) is set:
+ * lanes that hit one address see each other in lane order, as the host model runs them, so the values
+ * returned are the same on the GPU (the warp takes turns, __syncwarp between them) as on the CPU. The
+ * body must not break out of the loop. */
+#if RT_GPU
+#define RT_MEM_IN_ORDER(l, rc) \
+  for (int l = 0, rt_any_ = 0; l < RT_WAVE && !rt_any_; l++, __syncwarp(), rt_any_ = __any_sync(0xffffffffu, (rc) != 0)) \
+    if ((l & 31) != rt_lane0() || !RT_ACTIVE(l)) {} else
+#else
+#define RT_MEM_IN_ORDER(l, rc) for (int l = 0; l < RT_WAVE && !(rc); l++) if (!RT_ACTIVE(l)) {} else
+#endif
+
 /* An LDS atomic performed once for the wave (ds_append / ds_consume); every thread gets its result. */
 RT_FN int rt_ds_wave_atomic(const rt_mem_t *m, uint32_t a, int op, uint64_t data, uint64_t *old, uint64_t *fault_addr) {
 #if RT_GPU

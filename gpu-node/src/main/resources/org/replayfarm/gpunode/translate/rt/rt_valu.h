@@ -145,7 +145,8 @@ RT_FN uint32_t rt_valu_bfe_u32(uint32_t a, uint32_t b, uint32_t c) {
 RT_FN uint32_t rt_valu_bfe_i32(uint32_t a, uint32_t b, uint32_t c) {
     uint32_t off = b & 31, w = c & 31;
     if (w == 0) return 0u;
-    uint32_t f = (a >> off) & ((1u << w) - 1);
+    /* S0.i >> offset is an arithmetic shift: a field reaching past bit 31 takes the sign bits */
+    uint32_t f = (uint32_t)((int32_t)a >> off) & ((1u << w) - 1);
     return (uint32_t)((int32_t)(f << (32 - w)) >> (32 - w));
 }
 RT_FN uint32_t rt_valu_bfi_b32(uint32_t a, uint32_t b, uint32_t c) { return (a & b) | (~a & c); }
@@ -370,8 +371,9 @@ RT_FN uint64_t rt_valu_ldexp_f64(uint64_t a, uint32_t e, const rt_mode_t *m) {
     double x = rt_f64(a);
     int rm = rt_mode_round64(m);
     /* normalise x to [1, 2) exactly, then one rounded multiply by a power of two that is itself a normal double */
-    int ex = ilogb(x);
-    double n = x * ldexp(1.0, -ex); /* exact: a power of two times x, result in [1,2) */
+    int ex;
+    double n = 2.0 * frexp(x, &ex); /* exact, denormals included: x = n * 2^(ex-1), n in [1, 2) */
+    ex -= 1;
     int64_t t = (int64_t)k + ex;     /* the exponent of the result */
     if (t > 1100) t = 1100;
     if (t < -1200) t = -1200;

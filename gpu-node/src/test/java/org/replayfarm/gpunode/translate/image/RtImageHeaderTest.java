@@ -354,6 +354,27 @@ class RtImageHeaderTest {
         assertEquals(0, bad, what + ": " + bad + " of " + cmds.size() + " differ:" + first);
     }
 
+    /**
+     * The sRGB decode is computed in double with pow (glibc on the CPU, CUDA's pow, within 2 ulp, on the GPU) and
+     * rounded once to float: every one of the 256 8-bit values lies far enough from a float rounding boundary
+     * (more than 64 double ulps) that any pow within a few ulps gives the same float on both.
+     */
+    @Test
+    void srgb_decode_rounds_alike_whatever_pow_within_a_few_ulps() {
+        for (int raw = 0; raw < 256; raw++) {
+            double c = raw / 255.0;
+            double v = TexelCodec.srgbToLinear(c);
+            float f = (float) v;
+            if (v == f) {
+                continue;
+            }
+            float other = v > f ? Math.nextUp(f) : Math.nextDown(f);
+            double mid = ((double) f + (double) other) / 2;
+            double margin = Math.abs(v - mid) / Math.ulp(v);
+            assertTrue(margin > 64, "sRGB " + raw + ": " + margin + " double ulps from a float midpoint");
+        }
+    }
+
     /** The header compiles as device code for sm_90 (no GPU needed), every entry point instantiated. */
     @Test
     void header_compiles_with_nvcc_for_sm_90() throws Exception {

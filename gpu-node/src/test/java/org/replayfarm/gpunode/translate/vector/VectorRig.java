@@ -31,7 +31,7 @@ import org.replayfarm.proto.Provenance;
  * host model's raw-code captures (v0 the lane id, EXEC the group's lanes, everything else zero).
  */
 final class VectorRig {
-    static final String GXX_FLAGS = "-std=c++17 -O1 -ffp-contract=off -fno-strict-aliasing -frounding-math";
+    static final String GXX_FLAGS = "-std=c++17 -O0 -ffp-contract=off -fno-strict-aliasing -frounding-math";
 
     /** A wave's final state: SGPRs 0..127, SCC, MODE, VGPRs [reg][lane], and the fault (code, pc) if any. */
     record State(int[] sgpr, int scc, int mode, int[][] vgpr, String fault) {

@@ -28,7 +28,7 @@ __global__ void rt_image_all(uint32_t *o, rt_images_t imgs) {
     rt_img_sample_at(o[4] & 7, 0, o + 18, &vt);
     double lod = rt_img_derived_lod(&v, 0, &a, &h, &vt, &err) + s.lod_bias / 256.0;
     o[t] += rt_img_sample(&v, &s, 0, &a, lod, border, 15, 0, 1, out, &err) + out[0];
-    rt_vsharp_t vs;
+    rt_img_vsharp_t vs;
     rt_img_vsharp(o + 28, &vs);
     rt_img_bufl_t l = {o[1], o[2], o[3]};
     uint8_t el[16];

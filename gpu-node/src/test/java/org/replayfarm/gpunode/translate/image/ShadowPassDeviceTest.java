@@ -1,0 +1,50 @@
+package org.replayfarm.gpunode.translate.image;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.gpunode.translate.Translation;
+import org.replayfarm.model.capture.CaptureFile;
+
+/**
+ * The shadow-pass example (examples/shadow-pass: clang-19 -O2 wave64 OpenCL, a wave-coherent BVH walk with
+ * image_bvh_intersect_ray in its NSA form, image_load of depth and normals, image_store of the mask) through the
+ * translation and the CPU runner: every group of the committed 480x270 capture, the final mask image and every
+ * range equal to the host model's byte for byte, no group faulting on either side.
+ */
+class ShadowPassDeviceTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void the_shadow_pass_runs_through_cuda_cpu_equal_to_the_host_model() throws Exception {
+        CaptureFile capture = CaptureFile.open(Path.of("..", "examples", "shadow-pass", "shadow.capture"));
+        Translation t = new org.replayfarm.gpunode.translate.Translator().translate(
+                org.replayfarm.gpunode.translate.ProgramInfo.of(capture));
+        // the image unit translates all of its instructions (image_load, image_store, the BVH intersection)
+        assertEquals(4, t.coverage().get("image").translated(), t.coverageReport());
+        assertEquals(0, t.coverage().get("image").refused(), t.coverageReport());
+        // the run itself waits for the other units to translate the rest (at this commit the vector unit
+        // refuses v_div_scale_f32 / v_div_fmas_f32 / v_div_fixup_f32)
+        org.junit.jupiter.api.Assumptions.assumeTrue(t.ok(), "other units refuse:\n" + t.coverageReport());
+        ImageRig.Side host = ImageRig.host(capture);
+        ImageRig.Side device = ImageRig.device(capture, dir);
+        var d = capture.metadata().getDispatch();
+        List<String> diff = ImageRig.differences(host, device, d.getGroupSizeX() * d.getGroupSizeY() * d.getGroupSizeZ(),
+                64, Set.of(), 0f, new long[1]);
+        assertTrue(diff.isEmpty(), String.join("\n", diff));
+        assertTrue(host.faults().stream().allMatch(String::isEmpty), "no group faults: " + host.faults());
+        assertEquals(30 * 17, device.faults().size());
+        byte[] mask = device.images().get(2);
+        int shadowed = 0;
+        for (byte b : mask) {
+            shadowed += b != 0 ? 1 : 0;
+        }
+        assertTrue(shadowed > 100 && shadowed < mask.length - 100, "the mask has light and shadow: " + shadowed);
+    }
+}
