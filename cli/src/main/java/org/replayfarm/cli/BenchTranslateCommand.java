@@ -78,7 +78,7 @@ final class BenchTranslateCommand implements Callable<Integer> {
         Path cache = Files.createTempDirectory("replay-bench-translate");
         CpuBuild build = new CpuBuild("g++", cache);
         CpuBuild.Built built = build.build(t);
-        out.printf(Locale.ROOT, "  g++ %s (cold): %.2f s%n", String.join(" ", CpuBuild.GXX_FLAGS), built.compileNanos() / 1e9);
+        out.printf(Locale.ROOT, "  g++ %s (cold): %.2f s%n", String.join(" ", CpuBuild.gxxFlags(t)), built.compileNanos() / 1e9);
         Path nvcc = Path.of("/usr/local/cuda/bin/nvcc");
         if (Files.isExecutable(nvcc)) {
             Path d = Files.createTempDirectory(cache, "nvcc");

@@ -23,6 +23,13 @@ public final class CpuBuild {
     /** The g++ flags of the CPU runner (TRANSLATOR.md): no contraction, no fast-math, IEEE rounding modes honoured. */
     public static final List<String> GXX_FLAGS = List.of("-std=c++17", "-O2", "-ffp-contract=off",
             "-fno-strict-aliasing", "-frounding-math", "-w");
+    /**
+     * A translation whose kernel.cu is larger than this builds at -O0 instead: g++ -O2 on one function of tens of
+     * thousands of lines (an -O0 corpus kernel fully unrolled, say) takes many minutes, -O0 seconds, and the result
+     * is the same (no fast-math, rounding modes honoured at every level).
+     */
+    public static final int LARGE_SOURCE_BYTES = 256 * 1024;
+
     /** The nvcc flags of the GPU build. */
     public static final List<String> NVCC_FLAGS = List.of("-gencode", "arch=compute_90,code=[sm_90,compute_90]",
             "--fmad=false", "-prec-div=true", "-prec-sqrt=true", "-lineinfo");
@@ -57,18 +64,26 @@ public final class CpuBuild {
         }
         Files.writeString(dir.resolve("rt_cpu_main.cpp"), Translator.resource("rt_cpu_main.cpp"));
         Files.writeString(dir.resolve("guest.s"), t.guestListing());
-        Files.writeString(dir.resolve("BUILD"), buildFile());
+        Files.writeString(dir.resolve("BUILD"), buildFile(gxxFlags(t)));
+    }
+
+    /** The g++ flags this translation builds with: {@link #GXX_FLAGS}, at -O0 past {@link #LARGE_SOURCE_BYTES}. */
+    public static List<String> gxxFlags(Translation t) {
+        if (t.source().length() <= LARGE_SOURCE_BYTES) {
+            return GXX_FLAGS;
+        }
+        return GXX_FLAGS.stream().map(f -> f.equals("-O2") ? "-O0" : f).toList();
     }
 
     /** The BUILD file: the exact commands that build the translation for the GPU and for the CPU. */
-    public static String buildFile() {
+    public static String buildFile(List<String> gxxFlags) {
         return "# The translation builds as it lies in this directory.\n"
                 + "# GPU (sm_90, no GPU needed to compile):\n"
                 + "nvcc " + String.join(" ", NVCC_FLAGS) + " -c kernel.cu -o kernel.o\n"
                 + "# GPU, as a fat binary the device runner loads:\n"
                 + "nvcc " + String.join(" ", NVCC_FLAGS) + " -fatbin kernel.cu -o kernel.fatbin\n"
                 + "# CPU runner (cuda-cpu): ./runner BUNDLE RESULT\n"
-                + "g++ " + String.join(" ", GXX_FLAGS) + " -I. rt_cpu_main.cpp -o runner\n";
+                + "g++ " + String.join(" ", gxxFlags) + " -I. rt_cpu_main.cpp -o runner\n";
     }
 
     /** The hash a build is cached under: the sources, the flags and the compiler's version. */
@@ -80,7 +95,7 @@ public final class CpuBuild {
                 update(md, h.getKey(), h.getValue());
             }
             update(md, "rt_cpu_main.cpp", Translator.resource("rt_cpu_main.cpp"));
-            update(md, "flags", String.join(" ", GXX_FLAGS));
+            update(md, "flags", String.join(" ", gxxFlags(t)));
             update(md, "compiler", gxx + " " + compilerVersion());
             return HexFormat.of().formatHex(md.digest());
         } catch (NoSuchAlgorithmException e) {
@@ -118,7 +133,7 @@ public final class CpuBuild {
         writeSources(t, tmp);
         List<String> cmd = new ArrayList<>();
         cmd.add(gxx);
-        cmd.addAll(GXX_FLAGS);
+        cmd.addAll(gxxFlags(t));
         cmd.addAll(List.of("-I.", "rt_cpu_main.cpp", "-o", "runner"));
         long start = System.nanoTime();
         run(cmd, tmp, 600);
