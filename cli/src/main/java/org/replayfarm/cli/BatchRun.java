@@ -1,5 +1,6 @@
 package org.replayfarm.cli;
 
+import org.replayfarm.coordinator.diff.JunitXml;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -311,17 +312,17 @@ final class BatchRun {
         x.append(String.format("  <testsuite name=\"replay batch\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
                 + "time=\"%.3f\">%n", results.size(), counts.get("fail"), counts.get("crash") + counts.get("timeout"), seconds));
         for (Result r : results) {
-            x.append(String.format("    <testcase classname=\"replay\" name=\"%s\" time=\"%.3f\">%n", esc(r.item().name()),
+            x.append(String.format("    <testcase classname=\"replay\" name=\"%s\" time=\"%.3f\">%n", JunitXml.escape(r.item().name()),
                     r.seconds()));
             x.append(String.format("      <properties><property name=\"status\" value=\"%s\"/><property name=\"sha256\" "
-                    + "value=\"%s\"/></properties>%n", r.status(), esc(r.sha())));
+                    + "value=\"%s\"/></properties>%n", r.status(), JunitXml.escape(r.sha())));
             switch (r.status()) {
-                case "fail" -> x.append(String.format("      <failure message=\"%s\" type=\"fail\"/>%n", esc(r.reason())));
+                case "fail" -> x.append(String.format("      <failure message=\"%s\" type=\"fail\"/>%n", JunitXml.escape(r.reason())));
                 case "crash", "timeout" -> x.append(String.format("      <error message=\"%s\" type=\"%s\"/>%n",
-                        esc(r.reason()), r.status()));
+                        JunitXml.escape(r.reason()), r.status()));
                 default -> {
                     if (!r.reason().isEmpty() || !r.notes().isEmpty()) {
-                        x.append("      <system-out>").append(esc(r.status() + ": " + r.reason()
+                        x.append("      <system-out>").append(JunitXml.escape(r.status() + ": " + r.reason()
                                 + (r.notes().isEmpty() ? "" : "; " + String.join("; ", r.notes())))).append("</system-out>\n");
                     }
                 }
@@ -332,17 +333,4 @@ final class BatchRun {
         return x.toString();
     }
 
-    private static String esc(String s) {
-        StringBuilder b = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '&' -> b.append("&amp;");
-                case '"' -> b.append("&quot;");
-                default -> b.append(c < 0x20 ? ' ' : c);
-            }
-        }
-        return b.toString();
-    }
 }

@@ -14,7 +14,7 @@ import org.replayfarm.evalnode.hostmodel.Kernel;
  * A case fails when it differs, is skipped when the device run did not record it (or there is no device),
  * and passes otherwise.
  */
-final class JunitXml {
+public final class JunitXml {
     private JunitXml() {
     }
 
@@ -79,7 +79,8 @@ final class JunitXml {
         x.append(String.format("    <property name=\"%s\" value=\"%s\"/>%n", escape(name), escape(value)));
     }
 
-    private static String escape(String s) {
+    /** XML attribute and text escaping as junit.xml needs it (control characters become spaces). */
+    public static String escape(String s) {
         StringBuilder b = new StringBuilder();
         for (char c : s.toCharArray()) {
             switch (c) {
