@@ -20,6 +20,9 @@ import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.translate.CpuBuild;
+import org.replayfarm.gpunode.translate.ProgramInfo;
+import org.replayfarm.gpunode.translate.Translation;
+import org.replayfarm.gpunode.translate.Translator;
 import org.replayfarm.model.capture.CaptureFile;
 
 /**
@@ -27,9 +30,11 @@ import org.replayfarm.model.capture.CaptureFile;
  * second clang or capture build): every variant goes through {@code replay run --device cuda-cpu}, and its
  * device ranges must equal the host model's bit for bit (kernels whose header states an f32 tolerance:
  * within it, the words outside exactness counted). A refused translation is reported with what was refused;
- * any other device failure or difference fails. A rotating sample of variants (every variant with
- * {@code -Dreplay.nvcc=all}) is also compiled by nvcc for sm_90 with PTX, in the background; {@link #finish}
- * waits for those compiles and prints the summary.
+ * any other device failure or difference fails. Every variant is translated; the default run builds and runs
+ * the variants {@link #builtByDefault} names (every kernel once, some at -O0 too: {@code -Dreplay.cudacpu=all}
+ * builds and runs all of them). One in {@link #NVCC_SAMPLE} of the run translations that are not large (every run
+ * one with {@code -Dreplay.nvcc=all}) is also compiled by nvcc for sm_90 with PTX, in the background;
+ * {@link #finish} waits for those compiles and prints the summary.
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
@@ -37,9 +42,14 @@ final class CudaCpuCorpus {
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
+    private static final List<String> notRun = Collections.synchronizedList(new ArrayList<>());
+    /** Every this many kernels, an -O0 variant is also built and run in the default run. */
+    static final int O0_EVERY = 12;
+    /** One translation in this many of those run (not large) is compiled by nvcc in the default run. */
+    static final int NVCC_SAMPLE = 16;
+    private static int nvccCandidates;
     private static final List<Future<String>> compiles = Collections.synchronizedList(new ArrayList<>());
     private static ExecutorService nvcc;
-    private static int variants;
     private static long checkNanos;
     private static final java.util.concurrent.atomic.AtomicLong nvccNanos = new java.util.concurrent.atomic.AtomicLong();
 
@@ -48,13 +58,9 @@ final class CudaCpuCorpus {
 
     /** Runs one corpus variant's capture through cuda-cpu and checks it against the host model. */
     static void check(String name, Path capture, Path work, int toleranceUlps, int buffers) throws Exception {
-        int variant;
-        synchronized (CudaCpuCorpus.class) {
-            variant = variants++;
-        }
         long started = System.nanoTime();
         try {
-            checkVariant(name, capture, work, toleranceUlps, buffers, variant);
+            checkVariant(name, capture, work, toleranceUlps, buffers);
         } finally {
             synchronized (CudaCpuCorpus.class) {
                 checkNanos += System.nanoTime() - started;
@@ -62,11 +68,21 @@ final class CudaCpuCorpus {
         }
     }
 
-    private static void checkVariant(String name, Path capture, Path work, int toleranceUlps, int buffers, int variant)
+    private static void checkVariant(String name, Path capture, Path work, int toleranceUlps, int buffers)
             throws Exception {
         // the device side only: the host model's outputs are the ones KernelCorpusTest's replay eval just wrote
         // (out/host); replay run --device cuda-cpu itself is CudaCpuCommandsTest's and ExamplesCudaCpuTest's
         CaptureFile file = CaptureFile.open(capture);
+        Translation translation = new Translator().translate(ProgramInfo.of(file));
+        boolean isLarge = translation.source().length() > CpuBuild.LARGE_SOURCE_BYTES;
+        if (translation.ok() && !"all".equals(System.getProperty("replay.cudacpu")) && !builtByDefault(name)) {
+            String why = name + ": translated (" + translation.source().length() / 1024
+                    + " KiB of C), not built in the default run (-Dreplay.cudacpu=all builds and runs every variant)";
+            notRun.add(why);
+            System.out.println("[cuda-cpu corpus] " + why);
+            return;
+        }
+        long began = System.nanoTime();
         DeviceRun run;
         try {
             run = BACKEND.run(new DeviceRequest(file, file.identity()), e -> { });
@@ -88,10 +104,15 @@ final class CudaCpuCorpus {
             inexact += compare(name, i, host, device, toleranceUlps);
         }
         (inexact > 0 ? approximate : equal).add(name);
-        System.out.println("[cuda-cpu corpus] " + name + ": " + (inexact > 0 ? "within " + toleranceUlps
-                + " ulps (" + inexact + " words not exact)" : "equal"));
+        System.out.printf("[cuda-cpu corpus] %s: %s (%d KiB of C, %.1f s)%n", name, inexact > 0 ? "within "
+                + toleranceUlps + " ulps (" + inexact + " words not exact)" : "equal",
+                translation.source().length() / 1024, (System.nanoTime() - began) / 1e9);
         boolean all = "all".equals(System.getProperty("replay.nvcc"));
-        if (Files.isExecutable(NVCC) && (all || variant % 5 == 0)) {
+        boolean sampled;
+        synchronized (CudaCpuCorpus.class) {
+            sampled = !isLarge && nvccCandidates++ % NVCC_SAMPLE == 0;
+        }
+        if (Files.isExecutable(NVCC) && (all || sampled)) {
             Path dir = work.resolve("translation");
             CliRun t = CliRun.of("translate", capture.toString(), "--out", dir.toString());
             assertEquals(0, t.exitCode(), t.out() + t.err());
@@ -131,6 +152,26 @@ final class CudaCpuCorpus {
                 }
             }));
         }
+    }
+
+    /**
+     * Whether the default run builds and runs this variant ("NN_name.cl -O2 wave32"): every kernel once at -O2,
+     * wave32 for even-numbered kernels and wave64 for odd ones, and every {@link #O0_EVERY}th kernel once more at
+     * -O0 (wave32 and wave64 alternating). A g++ build takes seconds per translation on 2 cores, tens of seconds
+     * for the -O0 ones (hundreds of KiB of C), so building all 340 takes most of an hour; every variant is
+     * still translated (a refusal is reported for each).
+     */
+    static boolean builtByDefault(String name) {
+        int k = 0;
+        int i = 0;
+        while (i < name.length() && Character.isDigit(name.charAt(i))) {
+            k = k * 10 + (name.charAt(i++) - '0');
+        }
+        boolean wave64 = name.endsWith("wave64");
+        if (name.contains(" -O2 ")) {
+            return wave64 == (k % 2 == 1);
+        }
+        return k % O0_EVERY == 0 && wave64 == (k / O0_EVERY % 2 == 1);
     }
 
     /** Words (tolerance) or bytes that differ; fails past the tolerance. */
@@ -174,11 +215,12 @@ final class CudaCpuCorpus {
                 failures.add(r);
             }
         }
-        System.out.printf("[cuda-cpu corpus] %d variants: %d equal, %d within tolerance, %d refused; nvcc sm_90: %d "
-                + "compiled, %d failed; %.1f s in cuda-cpu runs (translate, g++, run, compare), %.1f s of background nvcc "
-                + "(wall, noisy: the machine is shared)%n", equal.size() + approximate.size() + refused.size(), equal.size(),
-                approximate.size(), refused.size(), compiles.size() - failures.size(), failures.size(), checkNanos / 1e9,
-                nvccNanos.get() / 1e9);
+        System.out.printf("[cuda-cpu corpus] %d variants: %d equal, %d within tolerance, %d refused, %d translated but "
+                + "not built (-Dreplay.cudacpu=all runs them); nvcc sm_90: %d compiled, %d failed; %.1f s in "
+                + "cuda-cpu checks (translate, g++, run, compare), %.1f s of background nvcc (wall, noisy: the machine is "
+                + "shared)%n", equal.size() + approximate.size() + refused.size() + notRun.size(), equal.size(),
+                approximate.size(), refused.size(), notRun.size(), compiles.size() - failures.size(), failures.size(),
+                checkNanos / 1e9, nvccNanos.get() / 1e9);
         for (String r : refused) {
             System.out.println("[cuda-cpu corpus]   refused " + r);
         }
