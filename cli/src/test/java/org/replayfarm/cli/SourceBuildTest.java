@@ -135,17 +135,27 @@ class SourceBuildTest {
         assertTrue(built.out().contains("'hipv4-amdgcn-amd-amdhsa--gfx1030' of the HIP fat binary (.hip_fatbin section of a "
                 + "host object)") && built.out().contains("hipv4-amdgcn-amd-amdhsa--gfx906"), built.out());
 
-        // a bundle without gfx1030 and a compressed one: refused, saying what to do
+        // a bundle without gfx1030: refused, saying what to do
         Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--cuda-device-only", "-o", "other.o"));
         built = buildFrom(dir.resolve("other.o"));
         assertEquals(2, built.exitCode());
         assertTrue(built.err().contains("holds no gfx1030 code object") && built.err().contains("--offload-arch=gfx1030"),
                 built.err());
+        // compressed (--offload-compress, zstd): a device-only bundle and a host object's fat binary evaluate alike
         Toolchain.run(dir, hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "--offload-compress", "-o", "z.o"));
-        built = buildFrom(dir.resolve("z.o"));
-        assertEquals(2, built.exitCode());
-        assertTrue(built.err().contains("compressed offload bundle") && built.err().contains("clang-offload-bundler-19"),
-                built.err());
+        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "--offload-compress", "-o",
+                "zhost.o"));
+        for (String object : List.of("z.o", "zhost.o")) {
+            built = buildFrom(dir.resolve(object));
+            assertEquals(0, built.exitCode(), object + ": " + built.out() + built.err());
+            assertTrue(built.out().contains("'hipv4-amdgcn-amd-amdhsa--gfx1030' of the compressed clang offload bundle"),
+                    object + ": " + built.out());
+            CliRun again = CliRun.of("eval", dir.resolve("h.capture").toString(), "--every-group", "--out",
+                    dir.resolve("o-" + object).toString());
+            assertEquals(0, again.exitCode(), again.out() + again.err());
+            assertArrayEquals(Files.readAllBytes(dir.resolve("o1/host/guest-0.bin")),
+                    Files.readAllBytes(dir.resolve("o-" + object + "/host/guest-0.bin")), object);
+        }
     }
 
     /** A HIP source through --source and native-run: the mangled kernel found by its plain name, the same results. */

@@ -17,8 +17,11 @@ import java.util.Optional;
  *       little-endian; each entry's bytes at its offset from the start of the bundle.</li>
  *   <li>A HIP fat binary: a host object (an ELF for another machine) whose {@code .hip_fatbin} section holds a
  *       bundle.</li>
- *   <li>A compressed bundle ({@code CCOB}, {@code --offload-compress}) is refused with the command that unpacks it:
- *       its usual compression, zstd, has no implementation in the JDK.</li>
+ *   <li>A compressed bundle ({@code CCOB}, clang's {@code --offload-compress}): {@code CCOB}, a u16 version, a u16
+ *       method (0 zlib, 1 zstd), then the compressed file's size (version 2: u32, version 3: u64; version 1 has
+ *       none), the uncompressed size (u32, version 3: u64), the first 8 bytes of the MD5 of the uncompressed
+ *       bundle, and the compressed bundle. It is inflated (zstd by aircompressor, zlib by the JDK), its size and
+ *       hash checked, and read as a bundle.</li>
  * </ul>
  */
 public final class OffloadBundle {
@@ -58,9 +61,12 @@ public final class OffloadBundle {
      */
     public static Optional<Picked> unpack(byte[] bytes) throws CodeObjectException {
         if (startsWith(bytes, 0, COMPRESSED_MAGIC)) {
-            throw new CodeObjectException("a compressed offload bundle (CCOB, clang --offload-compress): unpack it with "
-                    + "clang-offload-bundler-19 --unbundle --type=o --targets=hipv4-amdgcn-amd-amdhsa--" + PROCESSOR
-                    + " --input=FILE --output=FILE.o, or build without --offload-compress");
+            byte[] inflated = decompress(bytes);
+            if (!startsWith(inflated, 0, MAGIC)) {
+                throw new CodeObjectException("compressed offload bundle: what it holds is not a clang offload bundle");
+            }
+            Picked p = pick(read(inflated, 0, inflated.length, "compressed offload bundle"), "compressed clang offload bundle");
+            return Optional.of(p);
         }
         if (startsWith(bytes, 0, MAGIC)) {
             return Optional.of(pick(read(bytes, 0, bytes.length, "offload bundle"), "clang offload bundle"));
@@ -78,6 +84,94 @@ public final class OffloadBundle {
                     "HIP fat binary (.hip_fatbin section of a host object)"));
         }
         return Optional.empty();
+    }
+
+    /** Upper bound on an inflated bundle (code objects are megabytes at most; a corrupt size is not an allocation). */
+    static final long MAX_INFLATED = 1L << 30;
+
+    /**
+     * The bundle a {@code CCOB} compressed bundle holds: its header read and checked (version, method, sizes),
+     * the payload inflated, its size and MD5 prefix compared with the header's.
+     */
+    static byte[] decompress(byte[] bytes) throws CodeObjectException {
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            b.position(COMPRESSED_MAGIC.length);
+            int version = Short.toUnsignedInt(b.getShort());
+            int method = Short.toUnsignedInt(b.getShort());
+            long total = switch (version) {
+                case 1 -> bytes.length;
+                case 2 -> Integer.toUnsignedLong(b.getInt());
+                case 3 -> b.getLong();
+                default -> throw new CodeObjectException("compressed offload bundle: version " + version
+                        + " (versions 1, 2 and 3 are known)");
+            };
+            long size = version == 3 ? b.getLong() : Integer.toUnsignedLong(b.getInt());
+            byte[] hash = new byte[8];
+            b.get(hash);
+            if (total != bytes.length) {
+                throw new CodeObjectException("compressed offload bundle: its header says " + total
+                        + " bytes, the file has " + bytes.length);
+            }
+            if (size < 0 || size > MAX_INFLATED) {
+                throw new CodeObjectException("compressed offload bundle: an uncompressed size of " + size + " bytes");
+            }
+            int at = b.position();
+            byte[] out = new byte[(int) size];
+            int got = switch (method) {
+                case 0 -> inflateZlib(bytes, at, out);
+                case 1 -> inflateZstd(bytes, at, out);
+                default -> throw new CodeObjectException("compressed offload bundle: compression method " + method
+                        + " (0 zlib and 1 zstd are known)");
+            };
+            if (got != size) {
+                throw new CodeObjectException("compressed offload bundle: inflated to " + got + " bytes, its header says "
+                        + size);
+            }
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(out);
+            if (!java.util.Arrays.equals(hash, java.util.Arrays.copyOf(md5, 8))) {
+                throw new CodeObjectException("compressed offload bundle: the MD5 of what it holds does not match its header "
+                        + "(a damaged file)");
+            }
+            return out;
+        } catch (java.nio.BufferUnderflowException e) {
+            throw new CodeObjectException("compressed offload bundle: truncated header (" + bytes.length + " bytes)");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no MD5", e);
+        }
+    }
+
+    private static int inflateZstd(byte[] in, int at, byte[] out) throws CodeObjectException {
+        try {
+            return new io.airlift.compress.zstd.ZstdDecompressor().decompress(in, at, in.length - at, out, 0, out.length);
+        } catch (RuntimeException e) {
+            // aircompressor reports malformed or oversized input as MalformedInputException / IllegalArgumentException
+            throw new CodeObjectException("compressed offload bundle: its zstd data is damaged (" + e.getMessage() + ")");
+        }
+    }
+
+    private static int inflateZlib(byte[] in, int at, byte[] out) throws CodeObjectException {
+        java.util.zip.Inflater inflater = new java.util.zip.Inflater();
+        try {
+            inflater.setInput(in, at, in.length - at);
+            int n = 0;
+            while (n < out.length && !inflater.finished()) {
+                int k = inflater.inflate(out, n, out.length - n);
+                if (k == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+                    break;
+                }
+                n += k;
+            }
+            if (!inflater.finished()) {
+                throw new CodeObjectException("compressed offload bundle: its zlib data is truncated or larger than its "
+                        + "header says");
+            }
+            return n;
+        } catch (java.util.zip.DataFormatException e) {
+            throw new CodeObjectException("compressed offload bundle: its zlib data is damaged (" + e.getMessage() + ")");
+        } finally {
+            inflater.end();
+        }
     }
 
     /** The entries of the bundle at {@code start} of {@code bytes}, each checked against the bundle's bounds. */

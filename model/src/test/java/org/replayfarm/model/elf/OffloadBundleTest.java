@@ -42,6 +42,75 @@ class OffloadBundleTest {
         assertTrue(OffloadBundle.unpack(picked.codeObject()).isEmpty());
     }
 
+    /**
+     * clang-19 --offload-compress (zstd, header version 2): the gfx1030 entry equals what clang-offload-bundler-19
+     * unbundles from the same file.
+     */
+    @Test
+    void a_compressed_bundle_inflates_to_what_clang_offload_bundler_unbundles() throws Exception {
+        bundle(); // writes k.hip
+        Toolchain.run(dir, List.of("clang-19", "-x", "hip", "--offload-arch=gfx1030", "--cuda-device-only", "-nogpulib",
+                "-nogpuinc", "-O2", "--offload-compress", "-c", "k.hip", "-o", "kz.bundle"));
+        byte[] compressed = Files.readAllBytes(dir.resolve("kz.bundle"));
+        assertEquals("CCOB", new String(compressed, 0, 4, java.nio.charset.StandardCharsets.US_ASCII));
+        Toolchain.run(dir, List.of("clang-offload-bundler-19", "--unbundle", "--type=o",
+                "--targets=hipv4-amdgcn-amd-amdhsa--gfx1030", "--input=kz.bundle", "--output=kz.o"));
+        OffloadBundle.Picked picked = OffloadBundle.unpack(compressed).orElseThrow();
+        assertArrayEquals(Files.readAllBytes(dir.resolve("kz.o")), picked.codeObject());
+        assertEquals("compressed clang offload bundle", picked.container());
+        assertTrue(CodeObjectLoader.load(ElfFile.parse(picked.codeObject()), 0) != null);
+
+        // a damaged payload, a wrong size, an unknown method or version, a truncated header: errors, never a crash
+        byte[] flipped = compressed.clone();
+        flipped[flipped.length - 9] ^= 0x5a;
+        byte[] method = compressed.clone();
+        method[6] = 7;
+        byte[] version = compressed.clone();
+        version[4] = 9;
+        byte[] size = compressed.clone();
+        size[12] ^= 0x01;
+        for (byte[] bad : List.of(flipped, method, version, size, java.util.Arrays.copyOf(compressed, 14),
+                java.util.Arrays.copyOf(compressed, compressed.length / 2))) {
+            try {
+                OffloadBundle.unpack(bad);
+                throw new AssertionError("a damaged compressed bundle was accepted");
+            } catch (CodeObjectException expected) {
+                assertTrue(expected.getMessage().startsWith("compressed offload bundle"), expected.getMessage());
+            }
+        }
+    }
+
+    /**
+     * zlib, the method clang-offload-bundler uses when LLVM is built without zstd, in header versions 1 and 3:
+     * no clang here writes them, so the file is made from clang's own uncompressed bundle with the JDK's deflater
+     * and the header laid out as LLVM's OffloadBundler.cpp documents it; what comes out must be that bundle's entry.
+     */
+    @Test
+    void zlib_bundles_in_header_versions_1_and_3_inflate_too() throws Exception {
+        byte[] bundle = bundle();
+        java.util.zip.Deflater deflater = new java.util.zip.Deflater();
+        deflater.setInput(bundle);
+        deflater.finish();
+        byte[] buf = new byte[bundle.length + 64];
+        int n = deflater.deflate(buf);
+        deflater.end();
+        byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bundle);
+        for (int v : new int[] {1, 3}) {
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(32 + n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            h.put("CCOB".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).putShort((short) v).putShort((short) 0);
+            int headerLength = v == 1 ? 20 : 32;
+            if (v == 3) {
+                h.putLong(headerLength + n).putLong(bundle.length);
+            } else {
+                h.putInt(bundle.length);
+            }
+            h.put(md5, 0, 8).put(buf, 0, n);
+            byte[] file = java.util.Arrays.copyOf(h.array(), headerLength + n);
+            assertArrayEquals(OffloadBundle.unpack(bundle).orElseThrow().codeObject(),
+                    OffloadBundle.unpack(file).orElseThrow().codeObject(), "version " + v);
+        }
+    }
+
     @Test
     void a_truncated_or_corrupted_bundle_is_a_code_object_error() throws Exception {
         byte[] bundle = bundle();
