@@ -127,36 +127,137 @@ final class CoordinatorClient {
     }
 
     /**
-     * Follows the job's progress events until the stream ends, calling {@code listener} with each; returns
-     * the last one (null when there was none).
+     * How {@link #watch} reconnects when the stream drops: it waits {@code first}, doubling up to {@code max},
+     * and gives up once {@code giveUpAfter} passed without a stream (zero: it never reconnects).
      */
-    JobProgress watch(String job, Consumer<JobProgress> listener) throws IOException {
+    record Reconnect(Duration first, Duration max, Duration giveUpAfter) {
+        static Reconnect after(Duration giveUpAfter) {
+            return new Reconnect(Duration.ofMillis(250), Duration.ofSeconds(5), giveUpAfter);
+        }
+    }
+
+    /** An answer other than 200 to the events request. */
+    private static final class Refused extends IOException {
+        final int status;
+
+        Refused(IOException why, int status) {
+            super(why.getMessage());
+            this.status = status;
+        }
+    }
+
+    /**
+     * Follows the job's progress events until the job ends, calling {@code listener} with each; returns the
+     * last one (null when there was none). When the stream drops (the coordinator restarted, a proxy cut it,
+     * the connection broke) it connects again as {@code reconnect} says, sending {@code Last-Event-ID} when
+     * the coordinator gave its events ids, and tells {@code notice} each time; a coordinator that answers 404
+     * for a job it streamed before is taken to be resuming its jobs (its journal brings them back) and asked
+     * again. A refusal on the first request (401, 404, ...) ends the watch at once.
+     */
+    JobProgress watch(String job, Consumer<JobProgress> listener, Reconnect reconnect, Consumer<String> notice)
+            throws IOException {
+        JobProgress last = null;
+        String[] lastId = {null};
+        boolean streamed = false; // the job's stream was open once: a later 404 is a coordinator resuming
+        long downSince = 0;
+        Duration wait = reconnect.first();
+        streamedSinceDown = false;
+        while (true) {
+            String why;
+            try {
+                JobProgress[] seen = {last};
+                boolean ended = stream(job, lastId, p -> {
+                    seen[0] = p;
+                    listener.accept(p);
+                });
+                last = seen[0];
+                if (ended) {
+                    return last;
+                }
+                why = "the coordinator closed the stream";
+            } catch (Refused r) {
+                if (!(r.status >= 500 || (r.status == 404 && streamed))) {
+                    throw r;
+                }
+                why = r.getMessage();
+            } catch (IOException e) {
+                if (!streamed && !streamedSinceDown) {
+                    throw e; // never reached the coordinator at all
+                }
+                why = e.getMessage();
+            }
+            streamed |= streamedSinceDown;
+            if (reconnect.giveUpAfter().isZero()) {
+                return last;
+            }
+            long now = System.nanoTime();
+            if (streamedSinceDown || downSince == 0) {
+                downSince = now; // a new outage: the backoff starts over
+                wait = reconnect.first();
+                streamedSinceDown = false;
+            } else if (now - downSince > reconnect.giveUpAfter().toNanos()) {
+                throw new IOException("the progress stream of job " + job + " dropped and the coordinator at " + base
+                        + " could not be reached again within " + reconnect.giveUpAfter().toSeconds() + " s: " + why);
+            }
+            notice.accept("the progress stream dropped (" + why + "); reconnecting in " + wait.toMillis() + " ms");
+            try {
+                Thread.sleep(wait.toMillis()); // backing off before the next attempt
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while reconnecting to the coordinator at " + base, e);
+            }
+            wait = wait.multipliedBy(2).compareTo(reconnect.max()) > 0 ? reconnect.max() : wait.multipliedBy(2);
+        }
+    }
+
+    /** Whether a stream was opened since the last drop (the backoff starts over then). */
+    private boolean streamedSinceDown;
+
+    /**
+     * One events request, read until it ends: true when it carried the job's end. {@code lastId} holds the
+     * id of the last event read (sent back as {@code Last-Event-ID}).
+     */
+    private boolean stream(String job, String[] lastId, Consumer<JobProgress> listener) throws IOException {
         // No request timeout: the stream lasts as long as the job (the coordinator sends heartbeats).
-        HttpResponse<Stream<String>> r = send(HttpRequest.newBuilder(uri("/jobs/" + job + "/events"))
-                .header("Accept", "text/event-stream"), HttpResponse.BodyHandlers.ofLines());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri("/jobs/" + job + "/events"))
+                .header("Accept", "text/event-stream");
+        if (lastId[0] != null) {
+            request.header("Last-Event-ID", lastId[0]);
+        }
+        HttpResponse<Stream<String>> r = send(request, HttpResponse.BodyHandlers.ofLines());
         if (r.statusCode() != 200) {
             String body;
             try (Stream<String> lines = r.body()) {
                 body = String.join("\n", (Iterable<String>) lines::iterator);
             }
-            throw refused("watching job " + job, r.statusCode(), body);
+            throw new Refused(refused("watching job " + job, r.statusCode(), body), r.statusCode());
         }
-        JobProgress last = null;
+        streamedSinceDown = true;
         String event = "message";
+        String id = null;
         StringBuilder data = new StringBuilder();
         try (Stream<String> lines = r.body()) {
             for (String line : (Iterable<String>) lines::iterator) {
                 if (line.isEmpty()) {
                     if (data.length() > 0 && event.equals("progress")) {
-                        last = ProgressJson.read(data.toString());
-                        listener.accept(last);
+                        JobProgress p = ProgressJson.read(data.toString());
+                        if (id != null) {
+                            lastId[0] = id;
+                        }
+                        listener.accept(p);
+                        if (p.ended()) {
+                            return true;
+                        }
                     }
                     event = "message";
+                    id = null;
                     data.setLength(0);
                 } else if (line.startsWith(":")) {
                     continue; // a comment: the heartbeat
                 } else if (line.startsWith("event:")) {
                     event = field(line, 6);
+                } else if (line.startsWith("id:")) {
+                    id = field(line, 3);
                 } else if (line.startsWith("data:")) {
                     if (data.length() > 0) {
                         data.append('\n');
@@ -165,9 +266,9 @@ final class CoordinatorClient {
                 }
             }
         } catch (java.io.UncheckedIOException e) {
-            throw new IOException("the progress stream of job " + job + " broke: " + e.getCause().getMessage(), e.getCause());
+            throw new IOException("the stream broke: " + e.getCause().getMessage(), e.getCause());
         }
-        return last;
+        return false;
     }
 
     private static String field(String line, int from) {

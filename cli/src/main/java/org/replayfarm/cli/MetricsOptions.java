@@ -9,26 +9,40 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * Where a node serves its metrics: a flag wins over its environment variable, which wins over
- * {@code replay.metrics.*} in the {@code --config} file; the port defaults to {@value #DEFAULT_PORT}
- * (in-process nodes elsewhere, such as tests, default to a free port).
+ * {@code replay.metrics.*} in the {@code --config} file. {@code replay node}'s port defaults to
+ * {@value #DEFAULT_PORT}; an embedded cluster ({@code replay run}) takes a free port on loopback, so a taken
+ * 9095 never touches a run. The address defaults to the node's bind address (its {@code --bind}, else its
+ * {@code --host}; loopback for {@code replay run}): nothing listens on 0.0.0.0 unless asked.
  */
 final class MetricsOptions {
     static final int DEFAULT_PORT = 9095;
+    /** The port of an embedded cluster's endpoint: a free one. */
+    static final int EMBEDDED_PORT = 0;
 
     @Option(names = "--metrics", negatable = true, defaultValue = "${env:REPLAY_METRICS}", fallbackValue = "true",
             description = "Serve metrics for Prometheus (default: on; REPLAY_METRICS).")
     Boolean enabled;
 
-    @Option(names = "--metrics-host", paramLabel = "H", defaultValue = "${env:REPLAY_METRICS_HOST}",
-            description = "Address the metrics endpoint binds (default 0.0.0.0; REPLAY_METRICS_HOST).")
+    @Option(names = {"--metrics-bind", "--metrics-host"}, paramLabel = "ADDR", defaultValue = "${env:REPLAY_METRICS_HOST}",
+            description = "Address the metrics endpoint binds (default: the node's --bind, else --host; loopback for "
+                    + "replay run; 0.0.0.0 for every interface; REPLAY_METRICS_HOST).")
     String host;
 
     @Option(names = "--metrics-port", paramLabel = "P", defaultValue = "${env:REPLAY_METRICS_PORT}",
-            description = "Port of http://HOST:P/metrics (default " + DEFAULT_PORT + "; 0 picks a free one; REPLAY_METRICS_PORT).")
+            description = "Port of http://HOST:P/metrics (replay node: default " + DEFAULT_PORT + "; replay run: a free "
+                    + "one; 0 picks a free one; REPLAY_METRICS_PORT).")
     Integer port;
 
-    /** {@code config} with these options laid over it; {@code onPortTaken}: fail or warn. */
+    /** As below, with {@code replay node}'s default port ({@value #DEFAULT_PORT}). */
     Config overlay(Config config, String onPortTaken, CommandSpec spec) {
+        return overlay(config, onPortTaken, DEFAULT_PORT, spec);
+    }
+
+    /**
+     * {@code config} with these options laid over it; {@code onPortTaken}: fail or warn; {@code defaultPort}:
+     * the port when neither a flag, its variable nor {@code config} names one.
+     */
+    Config overlay(Config config, String onPortTaken, int defaultPort, CommandSpec spec) {
         Config c = config;
         if (enabled != null) {
             c = c.withValue("replay.metrics.enabled", ConfigValueFactory.fromAnyRef(enabled));
@@ -42,7 +56,7 @@ final class MetricsOptions {
         if (port != null) {
             c = c.withValue("replay.metrics.port", ConfigValueFactory.fromAnyRef(port));
         } else if (!c.hasPath("replay.metrics.port")) {
-            c = c.withValue("replay.metrics.port", ConfigValueFactory.fromAnyRef(DEFAULT_PORT));
+            c = c.withValue("replay.metrics.port", ConfigValueFactory.fromAnyRef(defaultPort));
         }
         return c.withValue("replay.metrics.on-port-taken", ConfigValueFactory.fromAnyRef(onPortTaken))
                 .withFallback(ConfigFactory.empty());

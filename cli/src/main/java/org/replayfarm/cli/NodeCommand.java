@@ -2,6 +2,7 @@ package org.replayfarm.cli;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,19 +28,23 @@ import picocli.CommandLine.Spec;
                         + "'metrics URL' when metrics are on, then 'sampling MODE' on a GPU node).",
                 "Metrics (Kamon, Prometheus text) are served at http://METRICS_HOST:METRICS_PORT/metrics; "
                         + "a taken port is an error.",
+                "Every listener binds --bind (default --host), never 0.0.0.0 unless asked.",
                 "",
                 "Every option can also come from the environment (a flag wins over its variable):",
                 "  REPLAY_ROLE          --role (comma-separated)",
                 "  REPLAY_HOST          --host",
                 "  REPLAY_PORT          --port",
                 "  REPLAY_SEEDS         --seed (comma-separated HOST:PORT)",
-                "  REPLAY_HTTP_HOST     --http-host",
+                "  REPLAY_BIND          --bind",
+                "  REPLAY_HTTP_HOST     --http-bind",
                 "  REPLAY_HTTP_PORT     --http-port",
                 "  REPLAY_EVAL_THREADS  --threads",
                 "  REPLAY_CONFIG        --config",
                 "  REPLAY_WORK_DIR      --work-dir",
                 "  REPLAY_CACHE_DIR     where an eval node caches captures (default WORK_DIR/cache)",
-                "  REPLAY_METRICS_HOST  --metrics-host",
+                "  REPLAY_METRICS_HOST  --metrics-bind",
+                "  REPLAY_TLS_KEY_STORE, REPLAY_TLS_TRUST_STORE, REPLAY_TLS_PASSWORD_FILE (or REPLAY_TLS_PASSWORD)",
+                "                       --tls-key-store, --tls-trust-store, --tls-password-file",
                 "  REPLAY_METRICS_PORT  --metrics-port",
                 "  REPLAY_METRICS       on/off (--metrics, --no-metrics)",
                 "  REPLAY_LOG_LEVEL     logback's root level (default WARN)",
@@ -72,8 +77,14 @@ final class NodeCommand implements Callable<Integer> {
             description = "A node to join (repeatable). None: this node starts a new cluster by joining itself.")
     List<String> seeds = new ArrayList<>();
 
-    @Option(names = "--http-host", paramLabel = "H", defaultValue = "${env:REPLAY_HTTP_HOST:-0.0.0.0}",
-            description = "Address the coordinator's HTTP server binds (default ${DEFAULT-VALUE}).")
+    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "${env:REPLAY_BIND}",
+            description = "Address this node's listeners bind (Artery, the HTTP API, metrics, Akka Management) unless "
+                    + "their own option says otherwise (default: --host; 0.0.0.0 binds every interface, as a container "
+                    + "reached through a port-forward needs).")
+    String bind;
+
+    @Option(names = {"--http-bind", "--http-host"}, paramLabel = "ADDR", defaultValue = "${env:REPLAY_HTTP_HOST}",
+            description = "Address the coordinator's HTTP server binds (default: --bind, else --host).")
     String httpHost;
 
     @Option(names = "--http-port", paramLabel = "P", defaultValue = "${env:REPLAY_HTTP_PORT:-8080}",
@@ -96,6 +107,19 @@ final class NodeCommand implements Callable<Integer> {
             description = "A file holding the API token: a coordinator then wants 'Authorization: Bearer TOKEN' on "
                     + "every HTTP route (capture downloads included), evaluators send it (or REPLAY_API_TOKEN).")
     Path apiTokenFile;
+
+    @Option(names = "--tls-key-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_KEY_STORE}",
+            description = "Artery over TLS with mutual authentication: this node's key and certificate, signed by the "
+                    + "cluster's key (PKCS12). Needs --tls-trust-store and --tls-password-file (README says how to make them).")
+    Path tlsKeyStore;
+
+    @Option(names = "--tls-trust-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_TRUST_STORE}",
+            description = "The cluster's certificate (PKCS12): a peer whose certificate it did not sign is refused.")
+    Path tlsTrustStore;
+
+    @Option(names = "--tls-password-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_PASSWORD_FILE}",
+            description = "A file holding the stores' password (or REPLAY_TLS_PASSWORD).")
+    Path tlsPasswordFile;
 
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
@@ -129,7 +153,9 @@ final class NodeCommand implements Callable<Integer> {
             }
             extra = ConfigFactory.parseFile(config.toFile());
         }
-        extra = metrics.overlay(extra, "fail", spec);
+        String bindAddress = bindAddress();
+        extra = bindOverlay(extra);
+        extra = metrics.overlay(extra, "fail", MetricsOptions.DEFAULT_PORT, spec);
         extra = discovery.overlay(extra, spec);
         if (apiTokenFile != null) {
             if (!Files.isRegularFile(apiTokenFile)) {
@@ -138,10 +164,13 @@ final class NodeCommand implements Callable<Integer> {
             extra = extra.withValue("replay.api.token-file",
                     com.typesafe.config.ConfigValueFactory.fromAnyRef(apiTokenFile.toAbsolutePath().toString()));
         }
+        extra = tls(extra, "key-store", tlsKeyStore);
+        extra = tls(extra, "trust-store", tlsTrustStore);
+        extra = tls(extra, "password-file", tlsPasswordFile);
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
-                .withHttp(httpHost, httpPort).withEvalThreads(threads).withConfig(extra)
+                .withHttp(httpBindAddress(), httpPort).withEvalThreads(threads).withConfig(extra)
                 .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults()))));
         var out = spec.commandLine().getOut();
         out.printf("node %s roles %s%s%s%s%n", node.address(), chosen,
@@ -170,5 +199,34 @@ final class NodeCommand implements Callable<Integer> {
             return Replay.EXIT_ERROR;
         }
         return Replay.EXIT_OK;
+    }
+
+    private static Config tls(Config extra, String key, Path file) throws java.nio.file.NoSuchFileException {
+        if (file == null) {
+            return extra;
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new java.nio.file.NoSuchFileException(file + " (--tls-" + key + ")");
+        }
+        return extra.withValue("replay.cluster.tls." + key, ConfigValueFactory.fromAnyRef(file.toAbsolutePath().toString()));
+    }
+
+    /** Where this node's listeners bind unless their own option says otherwise: --bind, else --host. */
+    String bindAddress() {
+        return bind == null || bind.isBlank() ? host : bind.trim();
+    }
+
+    /** Where the coordinator's HTTP server binds: --http-bind, else {@link #bindAddress()}. */
+    String httpBindAddress() {
+        return httpHost == null || httpHost.isBlank() ? bindAddress() : httpHost.trim();
+    }
+
+    /** {@code extra} with Artery bound to {@link #bindAddress()} when that is not the canonical host. */
+    Config bindOverlay(Config extra) {
+        String b = bindAddress();
+        if (!b.equals(host) && !extra.hasPath("akka.remote.artery.bind.hostname")) {
+            return extra.withValue("akka.remote.artery.bind.hostname", ConfigValueFactory.fromAnyRef(b));
+        }
+        return extra;
     }
 }

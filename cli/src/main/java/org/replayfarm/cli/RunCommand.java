@@ -144,7 +144,7 @@ final class RunCommand implements Callable<Integer> {
         // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
         // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
-                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), "warn", spec);
+                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         Thread onSignal = new Thread(() -> {
@@ -235,7 +235,8 @@ final class RunCommand implements Callable<Integer> {
         List<BatchRun.Result> results;
         long start = System.nanoTime();
         PrintWriter w = spec.commandLine().getOut();
-        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn", spec);
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn",
+                MetricsOptions.EMBEDDED_PORT, spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
                 .withEvalThreads(n).withConfig(overlay))) {
             BatchRun batch = new BatchRun(node, selection.selection(), budget, compare, known, timeout, out.toAbsolutePath());

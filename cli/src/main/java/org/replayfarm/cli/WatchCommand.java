@@ -33,12 +33,21 @@ final class WatchCommand implements Callable<Integer> {
     @Mixin
     CoordinatorOption coordinator;
 
+    @picocli.CommandLine.Option(names = "--reconnect-for", paramLabel = "SECONDS", defaultValue = "300",
+            description = "When the progress stream drops (the coordinator restarts, a proxy cuts it), connect again, "
+                    + "backing off from 0.25 s to 5 s, for up to this long without a stream (default ${DEFAULT-VALUE}; "
+                    + "0: never, ask once where the job stands).")
+    long reconnectFor;
+
     @Override
     public Integer call() throws Exception {
         CoordinatorClient client;
         try {
             CoordinatorClient.checkJobId(job);
             client = coordinator.client();
+            if (reconnectFor < 0) {
+                throw new IllegalArgumentException("--reconnect-for must not be negative: " + reconnectFor);
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -56,6 +65,10 @@ final class WatchCommand implements Callable<Integer> {
                 // Events may overtake each other on the coordinator: the bar only moves forward.
                 bar[0].stepTo(Math.max(bar[0].getCurrent(), p.groupsDone()));
                 bar[0].setExtraMessage(rate(p) + sampling(p));
+            }, CoordinatorClient.Reconnect.after(Duration.ofSeconds(reconnectFor)), notice -> {
+                err.println();
+                err.println("replay watch: " + notice);
+                err.flush();
             });
         } finally {
             if (bar[0] != null) {
@@ -63,7 +76,7 @@ final class WatchCommand implements Callable<Integer> {
             }
         }
         if (last == null || !last.ended()) {
-            // The stream ended early (a coordinator restarting, a proxy timing out): ask once where the job stands.
+            // The stream ended early and reconnecting is off (--reconnect-for 0): ask once where the job stands.
             last = client.progress(job);
             if (!last.ended()) {
                 throw new IllegalStateException("the progress stream of job " + job + " ended while the job is still "

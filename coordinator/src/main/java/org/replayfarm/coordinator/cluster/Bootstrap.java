@@ -104,6 +104,11 @@ public final class Bootstrap {
                         ConfigValueFactory.fromAnyRef(c.getString("replay.cluster.drain-timeout")));
         if (!mgmtHost.equals("0.0.0.0")) {
             s = s.withValue("akka.management.http.hostname", ConfigValueFactory.fromAnyRef(mgmtHost));
+            // reached at the canonical host, bound where the node's listeners bind (--bind) when that differs
+            String bind = c.hasPath("akka.remote.artery.bind.hostname") ? c.getString("akka.remote.artery.bind.hostname") : "";
+            if (c.getString("replay.cluster.management.hostname").isEmpty() && !bind.isEmpty() && !bind.equals(mgmtHost)) {
+                s = s.withValue("akka.management.http.bind-hostname", ConfigValueFactory.fromAnyRef(bind));
+            }
         } else {
             s = s.withValue("akka.management.http.bind-hostname", ConfigValueFactory.fromAnyRef("0.0.0.0"));
         }

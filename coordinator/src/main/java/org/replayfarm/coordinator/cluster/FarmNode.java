@@ -170,7 +170,20 @@ public final class FarmNode implements AutoCloseable {
         // replay.cluster (discovery, management, drain) stands for akka.* settings the node's own config may override
         Config bootstrap = Bootstrap.akkaSettings(s.config().withFallback(base), s.host());
         Config journal = Journal.settings(s.config().withFallback(base).resolve(), s.workDir());
-        return s.config().withFallback(settings).withFallback(journal).withFallback(bootstrap).withFallback(base).resolve();
+        Config tls = ClusterTls.akkaSettings(s.config().withFallback(base).resolve()); // empty without a key store
+        Config resolved = s.config().withFallback(settings).withFallback(journal).withFallback(tls).withFallback(bootstrap)
+                .withFallback(base).resolve();
+        if (resolved.getString("replay.metrics.host").isEmpty()) {
+            // the endpoint listens where the node does: its bind address, else its canonical host
+            resolved = resolved.withValue("replay.metrics.host", ConfigValueFactory.fromAnyRef(bindAddress(resolved)));
+        }
+        return resolved;
+    }
+
+    /** Where a node's listeners bind unless told otherwise: Artery's bind address, else its canonical host. */
+    public static String bindAddress(Config resolved) {
+        String bind = resolved.getString("akka.remote.artery.bind.hostname");
+        return bind.isEmpty() ? resolved.getString("akka.remote.artery.canonical.hostname") : bind;
     }
 
     public static FarmNode start(Settings s) throws IOException, InterruptedException {

@@ -58,7 +58,9 @@ public final class Journal {
         String profile;
         String driver;
         if (url.isEmpty()) {
-            url = "jdbc:h2:file:" + workDir.toAbsolutePath().resolve("journal").resolve("jobs");
+            // WRITE_DELAY=0: a commit reaches the file before the write returns, so a coordinator killed with
+            // SIGKILL right after answering 201 still has the job (H2's default holds commits up to 500 ms)
+            url = "jdbc:h2:file:" + workDir.toAbsolutePath().resolve("journal").resolve("jobs") + ";WRITE_DELAY=0";
             profile = "slick.jdbc.H2Profile$";
             driver = "org.h2.Driver";
         } else if (url.startsWith("jdbc:postgresql:")) {

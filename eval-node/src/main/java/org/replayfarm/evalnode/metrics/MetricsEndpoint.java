@@ -147,6 +147,15 @@ public final class MetricsEndpoint implements AutoCloseable {
                         .withValue("kamon.prometheus.start-embedded-http-server", ConfigValueFactory.fromAnyRef(false))
                         .withValue("kamon.init.attach-instrumentation", ConfigValueFactory.fromAnyRef(false))
                         .withValue("kamon.init.hide-banner", ConfigValueFactory.fromAnyRef(true))
+                        // kamon-system-metrics: the JVM's heap, GC, threads, class loading and the process's CPU,
+                        // collected once a tick; not the host's disks and interfaces (a node exporter's job), and
+                        // the hiccup monitor waking every 50 ms, not every millisecond (the farm is CPU-bound)
+                        .withValue("kamon.modules.host-metrics.enabled", ConfigValueFactory.fromAnyRef(false))
+                        .withValue("kamon.modules.jvm-metrics.interval", ConfigValueFactory.fromAnyRef(s.tick().toMillis() + "ms"))
+                        .withValue("kamon.modules.process-metrics.interval",
+                                ConfigValueFactory.fromAnyRef(Math.max(1000, s.tick().toMillis()) + "ms"))
+                        .withValue("kamon.instrumentation.system.process.hiccup-monitor-interval",
+                                ConfigValueFactory.fromAnyRef("50ms"))
                         .withValue("kamon.environment.service", ConfigValueFactory.fromAnyRef("replay-farm"))
                         // "auto" resolves the local host name, which can take seconds where DNS is slow
                         .withValue("kamon.environment.host", ConfigValueFactory.fromAnyRef(host))
