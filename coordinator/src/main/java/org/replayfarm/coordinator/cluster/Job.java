@@ -58,6 +58,14 @@ public final class Job {
 
     enum Tick implements Command { INSTANCE }
 
+    /**
+     * Cancel the job: {@code replyTo} gets its progress as cancelled, and the job stops at once; nothing is
+     * sent or merged after (results of slices in flight go to the dead actor and are dropped). The owner
+     * journals the end (ClusterJobService.cancel).
+     */
+    public record Cancel(ActorRef<JobProgress> replyTo) implements Command {
+    }
+
     /** The job's log read back what an earlier run of this job recorded. */
     record Replayed(Journal.Recovered recovered) implements Command {
     }
@@ -192,7 +200,20 @@ public final class Job {
                 .onMessage(Draining.class, this::onDraining)
                 .onMessageEquals(Tick.INSTANCE, this::onTick)
                 .onMessage(Regions.class, this::onRegions)
+                .onMessage(Cancel.class, this::onCancel)
                 .build();
+    }
+
+    private Behavior<Command> onCancel(Cancel c) {
+        state.updated(new JobState.Cancelled());
+        double seconds = (System.nanoTime() - started) / 1e9;
+        ctx.getLog().info("job {}: cancelled with {} of {} groups finished ({} merged); {} slice(s) in flight are dropped",
+                spec.jobId(), state.groupsFinished(), spec.totalGroups(), state.groupsMerged(), state.inFlight());
+        listener.stats(stats());
+        c.replyTo().tell(new JobProgress(spec.jobId(), spec.captureSha256(), "cancelled", spec.totalGroups(),
+                state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), "cancelled",
+                figures(seconds)));
+        return Behaviors.stopped();
     }
 
     private void up(Member m) {
@@ -437,6 +458,7 @@ public final class Job {
         ctx.pipeToSelf(compared, (r, e) -> new Compared(outcome, seconds, r, e));
         return Behaviors.receive(Command.class)
                 .onMessage(Compared.class, this::onCompared)
+                .onMessage(Cancel.class, this::onCancel) // while comparing: no report is announced
                 .onAnyMessage(m -> Behaviors.same()) // late chunks, ticks and membership no longer matter
                 .build();
     }

@@ -61,6 +61,26 @@ public interface JobService extends AutoCloseable {
 
     Optional<JobProgress> progress(String jobId);
 
+    /** Every job this coordinator knows (journaled ones included) with its latest progress, newest first. */
+    java.util.List<java.util.Map.Entry<JobInfo, JobProgress>> jobs();
+
+    /** The job's progress over time, oldest first ({@link ProgressBoard.Point}); empty for an unknown job. */
+    java.util.List<ProgressBoard.Point> series(String jobId);
+
+    /** What a cancel came to: the job is cancelled now, it had ended already, or it is not known. */
+    enum CancelOutcome { CANCELLED, ALREADY_ENDED, UNKNOWN }
+
+    /** A cancel's outcome and the job's progress after it (empty for an unknown job). */
+    record Cancel(CancelOutcome outcome, Optional<JobProgress> progress) {
+    }
+
+    /**
+     * Cancels a running job: nothing is merged after (results of slices in flight are dropped), its state
+     * becomes {@code cancelled}, it writes no outputs, and a restarted coordinator does not resume it. A job
+     * that has ended stays as it ended.
+     */
+    Cancel cancel(String jobId);
+
     /**
      * Calls {@code listener} with the job's progress now and on every change until the job ends (the
      * last call carries the final state). Closing the handle stops the calls.
