@@ -61,7 +61,7 @@ public final class CoordinatorHttp extends AllDirectives {
                 d.optionalHeaderValueByName("Authorization", given -> d.optionalCookie(WebUi.COOKIE, cookie -> {
                     boolean ok = org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null))
                             || cookie.isPresent() && org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(),
-                            org.replayfarm.evalnode.cluster.ApiToken.header(cookie.get().value()));
+                            org.replayfarm.evalnode.cluster.ApiToken.header(WebUi.fromCookie(cookie.get().value())));
                     if (ok) {
                         return all;
                     }

@@ -56,11 +56,25 @@ public final class WebUi extends AllDirectives {
                             org.replayfarm.evalnode.cluster.ApiToken.header(given.get()))) {
                         return d.complete(HttpResponse.create().withStatus(StatusCodes.SEE_OTHER)
                                 .addHeader(RawHeader.create("Location", "/"))
-                                .addHeader(RawHeader.create("Set-Cookie", COOKIE + "=" + given.get().strip()
+                                .addHeader(RawHeader.create("Set-Cookie", COOKIE + "=" + cookieValue(given.get().strip())
                                         + "; Path=/; HttpOnly; SameSite=Strict")));
                     }
                     return d.complete(loginPage(StatusCodes.UNAUTHORIZED, "That is not this coordinator's API token."));
                 }))));
+    }
+
+    /** A token as a cookie value (URL-encoded: a cookie holds no spaces, commas or semicolons). */
+    static String cookieValue(String token) {
+        return java.net.URLEncoder.encode(token, StandardCharsets.UTF_8);
+    }
+
+    /** The token a cookie value carries. */
+    static String fromCookie(String value) {
+        try {
+            return URLDecoder.decode(value, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return "";
+        }
     }
 
     /** The value of {@code name} in an {@code application/x-www-form-urlencoded} body. */

@@ -211,7 +211,7 @@ function submit() {
 // ---------------------------------------------------------------- a job
 
 function chart(svg, series) {
-  const W = 900, H = 220, L = 52, R = 52, T = 12, B = 28;
+  const W = Math.max(300, svg.clientWidth || 900), H = Math.max(120, svg.clientHeight || 220), L = 52, R = 60, T = 24, B = 28;
   const pts = series.points;
   const tMax = Math.max(1e-3, ...pts.map(p => p.seconds));
   const gMax = Math.max(1, series.groups_total);
@@ -220,11 +220,12 @@ function chart(svg, series) {
   const y = g => H - B - (H - T - B) * g / gMax;
   const yr = r => H - B - (H - T - B) * r / rMax;
   let s = '';
-  for (let i = 0; i <= 4; i++) {
-    const g = gMax * i / 4, yy = y(g);
+  const stepG = Math.max(1, Math.ceil(gMax / 4));
+  for (let g = 0; g <= gMax; g += stepG) {
+    const yy = y(g);
     s += `<line class="grid" x1="${L}" x2="${W - R}" y1="${yy}" y2="${yy}"/>`
-      + `<text class="axis" x="${L - 6}" y="${yy + 4}" text-anchor="end">${Math.round(g)}</text>`
-      + `<text class="axis" x="${W - R + 6}" y="${yy + 4}">${(rMax * i / 4).toPrecision(3)}</text>`;
+      + `<text class="axis" x="${L - 6}" y="${yy + 4}" text-anchor="end">${g}</text>`
+      + `<text class="axis" x="${W - R + 6}" y="${yy + 4}">${(rMax * g / gMax).toPrecision(3)}</text>`;
   }
   for (let i = 0; i <= 5; i++) {
     const t = tMax * i / 5;
@@ -233,8 +234,8 @@ function chart(svg, series) {
   s += `<polyline class="done" points="${pts.map(p => x(p.seconds).toFixed(1) + ',' + y(p.groups_done).toFixed(1)).join(' ')}"/>`;
   s += `<polyline class="rate" points="${pts.filter(p => p.groups_per_second >= 0)
       .map(p => x(p.seconds).toFixed(1) + ',' + yr(p.groups_per_second).toFixed(1)).join(' ')}"/>`;
-  s += `<text class="axis" x="${L}" y="${T}" dy="-2">groups done</text>`
-    + `<text class="axis" x="${W - R}" y="${T}" dy="-2" text-anchor="end">groups/s (dashed)</text>`;
+  s += `<text class="axis" x="${L}" y="${T - 10}">groups done (solid)</text>`
+    + `<text class="axis" x="${W - R}" y="${T - 10}" text-anchor="end">groups/s (dashed)</text>`;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.dataset.points = pts.length;
   svg.dataset.last = pts.length ? pts[pts.length - 1].groups_done : 0;
@@ -622,10 +623,10 @@ function imagePage(id, index, query) {
           <td class="hbits mono dim">${esc(v.host_bits[c])}</td><td class="dbits mono dim">${esc(v.device_bits[c])}</td><td class="ulps num">${esc(v.ulps[c])}</td></tr>`).join('');
         extra = `<p class="small">stored by ${(v.groups || []).map(g => `<span class="mono group">${esc(g)}</span>`).join(', ') || '–'}</p>`;
         if ((v.stores || []).length) {
-          extra += `<table class="stores"><thead><tr><th>Group</th><th>Wave</th><th>Lane</th><th>PC</th><th>Instruction</th><th>Wrote</th></tr></thead><tbody>
-            ${v.stores.map(s => `<tr><td class="mono">${esc(s.group)}</td><td class="wave">${esc(s.wave)}</td><td class="lane">${esc(s.lane)}</td>
-            <td class="mono pc">${esc(s.pc)}</td><td class="mono small insn">${esc(s.instruction)}${s.source ? `<div class="dim">${esc(s.source)}</div>` : ''}</td>
-            <td class="mono small">${esc(s.value)}</td></tr>`).join('')}</tbody></table>`;
+          extra += `<div class="stores"><h2>Stores to it</h2>${v.stores.map(s => `<div class="store">group <span class="mono">${esc(s.group)}</span>
+            wave <span class="wave">${esc(s.wave)}</span> lane <span class="lane">${esc(s.lane)}</span> pc <span class="mono pc">${esc(s.pc)}</span>
+            · ${esc(s.kind)} wrote <span class="mono">${esc(s.value)}</span>
+            <span class="mono insn">${esc(s.instruction)}</span>${s.source ? `<span class="dim small">${esc(s.source)}</span>` : ''}</div>`).join('')}</div>`;
         }
       } else if (fmt) {
         const [bpt, chans, kind] = fmt;
