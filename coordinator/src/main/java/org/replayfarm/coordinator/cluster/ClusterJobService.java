@@ -51,6 +51,7 @@ public final class ClusterJobService implements JobService {
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
     private final Map<String, ActorRef<Job.Command>> actors = new ConcurrentHashMap<>();
+    private final Map<String, List<NodeShare>> shares = new ConcurrentHashMap<>();
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
     private final Supplier<JobProgress.Sampling> liveSampling;
     private final ActorRef<Journal.RegistryCommand> registry;
@@ -249,6 +250,11 @@ public final class ClusterJobService implements JobService {
             public void compared(Comparison.Result r) {
                 onCompared.accept(r);
             }
+
+            @Override
+            public void nodes(List<NodeShare> s) {
+                shares.put(id, List.copyOf(s));
+            }
         };
         if (record) {
             // accepted only once the journal holds it: a coordinator that dies now still knows the job
@@ -284,6 +290,11 @@ public final class ClusterJobService implements JobService {
     @Override
     public List<Map.Entry<JobInfo, JobProgress>> jobs() {
         return board.jobs();
+    }
+
+    @Override
+    public List<NodeShare> nodes(String jobId) {
+        return shares.getOrDefault(jobId, List.of());
     }
 
     @Override

@@ -465,6 +465,11 @@ public final class FarmNode implements AutoCloseable {
         }
 
         @Override
+        public java.util.List<NodeShare> nodes(String jobId) {
+            return d().nodes(jobId);
+        }
+
+        @Override
         public AutoCloseable subscribe(String jobId, java.util.function.Consumer<org.replayfarm.coordinator.jobs.JobProgress> l) {
             return d().subscribe(jobId, l);
         }

@@ -91,6 +91,10 @@ public final class Job {
         /** The comparison's verdict and summary, once the run report is written (before the final progress). */
         default void compared(Comparison.Result r) {
         }
+
+        /** Groups each evaluator node has finished for this job so far, with its rate over the job's time. */
+        default void nodes(List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares) {
+        }
     }
 
     /** Figures of a job beyond its progress (for reports and tests). */
@@ -119,6 +123,7 @@ public final class Job {
     private long resumed;
     private long chunks;
     private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
+    private final Map<String, Long> groupsByNode = new java.util.TreeMap<>();
 
     private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
                 Listener listener) {
@@ -358,6 +363,7 @@ public final class Job {
         }
         if (a == JobState.Accepted.NEW) {
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
+            groupsByNode.merge(r.getNodeAddress(), (long) r.getOutcomesCount(), Long::sum);
             merge();
             report(false);
         }
@@ -430,6 +436,7 @@ public final class Job {
     private Behavior<Command> finish() {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
         Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
+        listener.nodes(shares(wall.toNanos() / 1e9));
         listener.stats(stats());
         listener.outcome(outcome);
         double seconds = wall.toNanos() / 1e9;
@@ -509,8 +516,17 @@ public final class Job {
         long done = state.groupsFinished();
         double rate = done / Math.max(seconds, 1e-9);
         double eta = done == 0 ? -1 : (spec.totalGroups() - done) / Math.max(rate, 1e-9);
+        listener.nodes(shares(seconds));
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "running", spec.totalGroups(), done, rate,
                 eta, totals.faults(), totals.waveInstructions(), "", figures(seconds)));
+    }
+
+    /** Each node's groups finished and their rate over {@code seconds}. */
+    private List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares(double seconds) {
+        List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares = new ArrayList<>();
+        groupsByNode.forEach((node, groups) -> shares.add(new org.replayfarm.coordinator.jobs.JobService.NodeShare(node,
+                groups, groups / Math.max(seconds, 1e-9))));
+        return shares;
     }
 
     /** The figures of the groups merged so far (instructions and conflicts count merged groups only). */

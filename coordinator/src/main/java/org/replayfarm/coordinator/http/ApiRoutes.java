@@ -57,13 +57,14 @@ import org.slf4j.LoggerFactory;
  *     outside the dispatch, or a recorded run the capture does not hold.</li>
  * <li>{@code GET /jobs?offset=0&limit=50}: one page of every job, newest first: {@code {"total": n,
  *     "offset": 0, "limit": 50, "jobs": [...]}}, each the job's progress plus {@code capture_name},
- *     {@code selection}, {@code device} and {@code accepted_at_millis}; 400 for a bad offset or limit
+ *     {@code selection}, {@code device}, {@code accepted_at_millis} and {@code nodes} (each evaluator node's
+ *     groups and rate: {@code [{"node", "groups", "groups_per_second"}]}); 400 for a bad offset or limit
  *     (1 to {@link #MAX_PAGE}).</li>
  * <li>{@code GET /jobs/<id>}: the job's progress ({@link ProgressJson}); 404 for an unknown job.</li>
  * <li>{@code DELETE /jobs/<id>}: cancels a running job (nothing is merged after; the journal keeps it
  *     cancelled): 200 with its progress, state {@code cancelled}; 409 when it has ended; 404 unknown.</li>
  * <li>{@code GET /jobs/<id>/progress}: the job's progress over time, what the web page's chart draws:
- *     {@code {"job", "state", "groups_total", "points": [{"seconds", "groups_done", "groups_per_second",
+ *     {@code {"job", "state", "groups_total", "nodes", "points": [{"seconds", "groups_done", "groups_per_second",
  *     "faults", "slices_in_flight", "slices_resent"}, ...]}} (at most 512 points, the newest last).</li>
  * <li>{@code GET /jobs/<id>/events}: server-sent events, one {@code progress} event per change, the last
  *     one carrying the final state; then the stream ends.</li>
@@ -263,7 +264,9 @@ public final class ApiRoutes extends AllDirectives {
             body.put("total", all.size()).put("offset", from).put("limit", count);
             ArrayNode list = body.putArray("jobs");
             for (int i = from; i < Math.min(all.size(), (long) from + count); i++) {
-                list.add(jobJson(all.get(i).getKey(), all.get(i).getValue()));
+                ObjectNode j = jobJson(all.get(i).getKey(), all.get(i).getValue());
+                nodes(j, all.get(i).getKey().jobId());
+                list.add(j);
             }
             return complete(json(StatusCodes.OK, body));
         }));
@@ -277,6 +280,15 @@ public final class ApiRoutes extends AllDirectives {
         n.put("device", info.device());
         n.put("accepted_at_millis", info.acceptedAtMillis());
         return n;
+    }
+
+    /** {@code "nodes": [{"node", "groups", "groups_per_second"}, ...]}: each evaluator node's part of the job. */
+    private void nodes(ObjectNode n, String id) {
+        ArrayNode nodes = n.putArray("nodes");
+        for (JobService.NodeShare s : jobs.nodes(id)) {
+            nodes.addObject().put("node", s.node()).put("groups", s.groups())
+                    .put("groups_per_second", Double.isFinite(s.groupsPerSecond()) ? s.groupsPerSecond() : -1);
+        }
     }
 
     private Route cancel(String id) {
@@ -309,6 +321,7 @@ public final class ApiRoutes extends AllDirectives {
         }
         ObjectNode body = ProgressJson.MAPPER.createObjectNode().put("job", id).put("state", p.get().state())
                 .put("groups_total", p.get().groupsTotal());
+        nodes(body, id);
         ArrayNode points = body.putArray("points");
         for (org.replayfarm.coordinator.jobs.ProgressBoard.Point pt : jobs.series(id)) {
             points.addObject().put("seconds", pt.seconds()).put("groups_done", pt.groupsDone())

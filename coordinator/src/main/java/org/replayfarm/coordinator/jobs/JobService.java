@@ -67,6 +67,15 @@ public interface JobService extends AutoCloseable {
     /** The job's progress over time, oldest first ({@link ProgressBoard.Point}); empty for an unknown job. */
     java.util.List<ProgressBoard.Point> series(String jobId);
 
+    /** An evaluator node's part of a job: groups it finished (first results only) and their rate over the job's time. */
+    record NodeShare(String node, long groups, double groupsPerSecond) {
+    }
+
+    /** Each evaluator node's part of the job so far (empty when not known, e.g. a job resumed from the journal). */
+    default java.util.List<NodeShare> nodes(String jobId) {
+        return java.util.List.of();
+    }
+
     /** What a cancel came to: the job is cancelled now, it had ended already, or it is not known. */
     enum CancelOutcome { CANCELLED, ALREADY_ENDED, UNKNOWN }
 

@@ -36,6 +36,10 @@ function fmtEta(s, state) {
 function fmtWhen(ms) { return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '–'; }
 function short(id) { return id.length > 13 ? id.slice(0, 8) + '…' : id; }
 function pct(p) { return p.groups_total ? Math.min(100, 100 * p.groups_done / p.groups_total) : (p.state === 'running' ? 0 : 100); }
+function nodesText(nodes) {
+  return (nodes || []).map(n => `<div title="${esc(n.node)}"><span class="mono">${esc(n.node.replace(/^akka:\/\/[^@]*@/, ''))}</span>
+    ${n.groups} · ${fmtRate(n.groups_per_second)}</div>`).join('') || '<span class="dim">–</span>';
+}
 function stateBadge(s) { return `<span class="state ${esc(s)}">${esc(s)}</span>`; }
 
 // ---------------------------------------------------------------- the jobs
@@ -64,7 +68,7 @@ function jobsPage() {
       <table id="jobs"><thead><tr>
         <th>Job</th><th>Capture</th><th>Selection</th><th>State</th><th>Progress</th><th class="num">Groups</th>
         <th class="num">Rate</th><th class="num">ETA</th><th class="num">Faults</th><th class="num">In flight</th>
-        <th class="num">Re-sent</th><th>Accepted (UTC)</th><th></th></tr></thead><tbody></tbody></table>
+        <th class="num">Re-sent</th><th>Nodes (groups/s)</th><th>Accepted (UTC)</th><th></th></tr></thead><tbody></tbody></table>
       <p class="small dim" id="pager"></p>
     </section>`;
 
@@ -77,12 +81,13 @@ function jobsPage() {
         <td class="capture"></td><td class="selection"></td><td class="st"></td>
         <td><div class="bar"><span></span></div></td><td class="num groups"></td><td class="num rate"></td>
         <td class="num eta"></td><td class="num faults"></td><td class="num inflight"></td><td class="num resent"></td>
-        <td class="when small"></td><td class="act"></td>`;
+        <td class="nodes small"></td><td class="when small"></td><td class="act"></td>`;
     }
     if (j.capture_name !== undefined) {
       tr.querySelector('.capture').textContent = j.capture_name;
       tr.querySelector('.selection').textContent = j.selection + (j.device ? ' · ' + j.device : '');
       tr.querySelector('.when').textContent = fmtWhen(j.accepted_at_millis);
+      tr.querySelector('.nodes').innerHTML = nodesText(j.nodes);
     }
     update(tr, j);
     return tr;
@@ -271,6 +276,7 @@ function jobPage(id) {
       ['groups', `${p.groups_done} of ${p.groups_total}`], ['rate', fmtRate(p.groups_per_second) + ' · ETA ' + fmtEta(p.eta_seconds, p.state)],
       ['faults', p.faults], ['slices', `${p.slices_in_flight} in flight, ${p.slices_resent} re-sent, ${p.nondeterministic_slices} nondeterministic`],
       ['instructions', `${p.wave_instructions} wave, ${p.lane_instructions} lane`],
+      ['nodes', `<div id="jnodes" class="small">${$('#jnodes') ? $('#jnodes').innerHTML : ''}</div>`],
       ['compared', `${p.texels_differing} of ${p.texels_compared} texels and ${p.bytes_differing} of ${p.bytes_compared} bytes differ`],
     ];
     if (p.error && p.state === 'failed') kv.push(['error', `<span class="error">${esc(p.error)}</span>`]);
@@ -280,7 +286,12 @@ function jobPage(id) {
   let info = null;
   async function drawSeries() {
     lastSeries = Date.now();
-    try { chart($('#chart'), await api(`/jobs/${encodeURIComponent(id)}/progress`)); } catch (e) { /* the next event draws */ }
+    try {
+      const series = await api(`/jobs/${encodeURIComponent(id)}/progress`);
+      chart($('#chart'), series);
+      const nodes = $('#jnodes');
+      if (nodes) nodes.innerHTML = nodesText(series.nodes);
+    } catch (e) { /* the next event draws */ }
   }
 
   function show(p) {

@@ -102,6 +102,11 @@ class JobsApiTest {
             assertEquals(32, page.get("jobs").get(0).get("groups_done").asInt());
             assertTrue(page.get("jobs").get(0).get("accepted_at_millis").asLong()
                     >= page.get("jobs").get(1).get("accepted_at_millis").asLong());
+            // each evaluator's part: the two nodes' groups add up to the job's
+            JsonNode nodes = page.get("jobs").get(0).get("nodes");
+            assertEquals(2, nodes.size(), nodes.toString());
+            assertEquals(32, nodes.get(0).get("groups").asLong() + nodes.get(1).get("groups").asLong(), nodes.toString());
+            assertTrue(nodes.get(0).get("groups_per_second").asDouble() > 0, nodes.toString());
             JsonNode older = get(url, "/jobs?offset=1&limit=1");
             assertEquals(1, older.get("jobs").size());
             assertEquals(first, older.get("jobs").get(0).get("job").asText());
