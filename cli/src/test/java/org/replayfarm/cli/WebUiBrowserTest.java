@@ -219,10 +219,14 @@ class WebUiBrowserTest {
         assertEquals(store.get("pc").asText(), browser.text("#inspector .stores .pc"));
         assertTrue(browser.eval("Number(document.getElementById('main').dataset.zoom)").asDouble() >= 8,
                 "the viewer zoomed in on the region");
+        assertEquals("27.50,67.50", browser.eval("document.getElementById('main').dataset.centre").asText(),
+                "the region is at the centre of every pane");
         browser.screenshot(SHOTS.resolve("viewer-side-by-side.png"));
         browser.click("#mode-one");
         browser.click("#which button[data-src=\"device\"]");
         browser.waitFor("document.querySelectorAll('.pane').length === 1 && document.querySelector('.pane').dataset.pane === 'device'", 10);
+        assertEquals("27.50,67.50", browser.eval("document.getElementById('main').dataset.centre").asText(),
+                "one pane, wider: the same texel stays at its centre at the same zoom");
         browser.screenshot(SHOTS.resolve("viewer-toggle-device.png"));
     }
 

@@ -538,11 +538,16 @@ function imagePage(id, index, query) {
     let mode = 'side', single = 'host', sel = null, box = null;
     const panes = $('#panes');
     function build() {
+      // the texel at the centre stays at the centre when the panes change size
+      const [ow, oh] = paneSize();
+      const cx = (ow / 2 - view.ox) / view.z, cy = (oh / 2 - view.oy) / view.z;
       const shown = mode === 'side' ? ['host', 'device', 'diff'].filter(k => sources[k]) : [single];
       panes.className = 'panes ' + (mode === 'side' ? 'side' : 'one');
       panes.style.gridTemplateColumns = mode === 'side' ? `repeat(${shown.length}, 1fr)` : '1fr';
       panes.innerHTML = shown.map(k => `<div class="pane" data-pane="${k}"><canvas></canvas><span class="label">${k}</span></div>`).join('');
       panes.querySelectorAll('.pane').forEach(attach);
+      const [nw, nh] = paneSize();
+      view.ox = nw / 2 - cx * view.z; view.oy = nh / 2 - cy * view.z;
       paint();
     }
     function paint() {
@@ -577,6 +582,8 @@ function imagePage(id, index, query) {
       });
       $('#zoom').textContent = (view.z >= 1 ? view.z.toFixed(view.z < 10 ? 2 : 0) : view.z.toFixed(3)) + '×';
       main().dataset.zoom = view.z;
+      const [pw, ph] = paneSize(); // the texel under the panes' centre (every pane shows the same)
+      main().dataset.centre = ((pw / 2 - view.ox) / view.z).toFixed(2) + ',' + ((ph / 2 - view.oy) / view.z).toFixed(2);
     }
     function paneSize() { const p = panes.querySelector('.pane'); return p ? [p.clientWidth, p.clientHeight] : [400, 400]; }
     function fit() {
