@@ -191,7 +191,12 @@ final class BatchRun {
         })) {
             end = timeoutSeconds > 0 ? ended.get(timeoutSeconds, TimeUnit.SECONDS) : ended.get();
         } catch (TimeoutException e) {
-            return new Observed("timeout", "no result after " + timeoutSeconds + " s", null);
+            try {
+                node.jobs().cancel(id); // the batch goes on without it: nothing more of it is evaluated
+            } catch (RuntimeException notAnswered) {
+                // the job keeps its evaluators busy until it ends; the batch still reports it a timeout
+            }
+            return new Observed("timeout", "no result after " + timeoutSeconds + " s (cancelled)", null);
         }
         if (!end.state().equals("finished") || result.get() == null) {
             return new Observed("crash", "the job " + end.state() + ": " + end.error(), null);

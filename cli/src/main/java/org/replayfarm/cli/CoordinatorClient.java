@@ -275,6 +275,38 @@ final class CoordinatorClient {
         return line.length() > from && line.charAt(from) == ' ' ? line.substring(from + 1) : line.substring(from);
     }
 
+    /** One page of the coordinator's jobs, newest first ({@code GET /jobs}): the total and the page's jobs. */
+    record JobPage(int total, List<JsonNode> jobs) {
+    }
+
+    JobPage jobs(int offset, int limit) throws IOException {
+        HttpResponse<String> r = send(request("/jobs?offset=" + offset + "&limit=" + limit), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw refused("listing the jobs", r.statusCode(), r.body());
+        }
+        JsonNode n = JSON.readTree(r.body());
+        List<JsonNode> jobs = new ArrayList<>();
+        n.path("jobs").forEach(jobs::add);
+        return new JobPage(n.path("total").asInt(), jobs);
+    }
+
+    /** What a cancel answered: cancelled now ({@code true}), or the coordinator's reason it was not (409). */
+    record Cancelled(boolean cancelled, String message, JobProgress progress) {
+    }
+
+    /** Cancels a job ({@code DELETE /jobs/<id>}); a job that has ended is not an error, it is said so. */
+    Cancelled cancel(String job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs/" + job).DELETE(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+            return new Cancelled(true, "", ProgressJson.read(r.body()));
+        }
+        if (r.statusCode() == 409) {
+            JsonNode n = JSON.readTree(r.body());
+            return new Cancelled(false, n.path("error").asText(), ProgressJson.read(n.path("progress").toString()));
+        }
+        throw refused("cancelling job " + job, r.statusCode(), r.body());
+    }
+
     List<ResultFile> results(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job + "/results"), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {

@@ -2,13 +2,24 @@ package org.replayfarm.cli;
 
 import picocli.CommandLine.Option;
 
-/** {@code --coordinator URL}: the coordinator whose job API a client command talks to. */
+/**
+ * {@code --coordinator URL}: the coordinator whose job API a client command talks to; without it, the
+ * environment's {@code REPLAY_COORDINATOR}.
+ */
 final class CoordinatorOption {
-    @Option(names = "--coordinator", required = true, paramLabel = "URL",
-            description = "The coordinator's HTTP address, e.g. http://coordinator:8080.")
+    /** The environment variable every client command reads when {@code --coordinator} is not given. */
+    static final String ENV = "REPLAY_COORDINATOR";
+
+    @Option(names = "--coordinator", paramLabel = "URL", defaultValue = "${env:" + ENV + "}",
+            description = "The coordinator's HTTP address, e.g. http://coordinator:8080 (default: the environment's "
+                    + ENV + ").")
     String url;
 
+    /** The client; an {@link IllegalArgumentException} names what is missing or wrong. */
     CoordinatorClient client() {
-        return new CoordinatorClient(url);
+        if (url == null || url.isBlank()) {
+            throw new IllegalArgumentException("no coordinator: give --coordinator URL or set " + ENV);
+        }
+        return new CoordinatorClient(url.strip());
     }
 }

@@ -22,6 +22,7 @@ import org.replayfarm.gpunode.device.DeviceChoice;
 import org.replayfarm.coordinator.diff.Comparison;
 import org.replayfarm.coordinator.diff.RunReport;
 import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.coordinator.jobs.JobInfo;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.coordinator.jobs.JobService;
 import org.replayfarm.coordinator.jobs.ProgressBoard;
@@ -49,6 +50,8 @@ public final class ClusterJobService implements JobService {
     private final ProgressBoard board;
     private final Map<String, Job.JobStats> stats = new ConcurrentHashMap<>();
     private final Map<String, Path> outputs = new ConcurrentHashMap<>();
+    private final Map<String, ActorRef<Job.Command>> actors = new ConcurrentHashMap<>();
+    private final Map<String, List<NodeShare>> shares = new ConcurrentHashMap<>();
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
     private final Supplier<JobProgress.Sampling> liveSampling;
     private final ActorRef<Journal.RegistryCommand> registry;
@@ -111,6 +114,7 @@ public final class ClusterJobService implements JobService {
             JobAccepted a = entry.accepted();
             Path out = Path.of(a.getOutDir());
             outputs.put(a.getJobId(), out);
+            board.register(info(a));
             if (entry.ended() != null) {
                 board.update(org.replayfarm.coordinator.http.ProgressJson.read(entry.ended().getProgressJson().toStringUtf8()));
                 continue;
@@ -133,11 +137,19 @@ public final class ClusterJobService implements JobService {
                 .setDevice(compare.device().spelling()).setUlp(compare.ulp()).setApproximate(compare.approximate())
                 .setCaptureName(captureName).setBudget(limits.budget()).setSliceDeadlineNanos(limits.sliceDeadlineNanos())
                 .setOutDir(out.toAbsolutePath().toString())
-                .addAllViews(compare.views()).setValues(compare.values()).setOrigin(compare.origin());
+                .addAllViews(compare.views()).setValues(compare.values()).setOrigin(compare.origin())
+                .setAcceptedAtMillis(System.currentTimeMillis());
         for (int[] g : selection.groups()) {
             a.addGroups(org.replayfarm.proto.GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
         }
         return a.build();
+    }
+
+    /** How the job list shows a journaled job. */
+    private static JobInfo info(JobAccepted a) {
+        String selection = a.getEveryGroup() ? "every group" : a.getGroupsCount() == 1 ? "1 group" : a.getGroupsCount() + " groups";
+        return new JobInfo(a.getJobId(), a.getCaptureSha256(), a.getCaptureName(), selection, a.getDevice(),
+                a.getAcceptedAtMillis());
     }
 
     /** Jobs send their cuda (and auto) device runs to {@code source}: the cluster's GPU nodes. */
@@ -219,6 +231,7 @@ public final class ClusterJobService implements JobService {
             total = explicit.size();
         }
         outputs.put(id, out);
+        board.register(info(a));
         JobSpec spec = new JobSpec(id, sha, captureBaseUrl + "/captures/" + sha, kernel, explicit, total, budget, a.getSliceDeadlineNanos(), out,
                 reportThreads, file, new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)),
                 device, compare.options(selection), sampling);
@@ -237,6 +250,11 @@ public final class ClusterJobService implements JobService {
             public void compared(Comparison.Result r) {
                 onCompared.accept(r);
             }
+
+            @Override
+            public void nodes(List<NodeShare> s) {
+                shares.put(id, List.copyOf(s));
+            }
         };
         if (record) {
             // accepted only once the journal holds it: a coordinator that dies now still knows the job
@@ -249,8 +267,8 @@ public final class ClusterJobService implements JobService {
             }
         }
         update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
-        system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
-                DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"));
+        actors.put(id, system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
+                DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher")));
         return id;
     }
 
@@ -258,10 +276,73 @@ public final class ClusterJobService implements JobService {
         JobProgress shown = p.withFigures(p.figures().withSampling(liveSampling.get()));
         board.update(shown);
         if (shown.ended()) {
-            registry.tell(new Journal.End(org.replayfarm.proto.JobEnded.newBuilder().setJobId(shown.jobId())
-                    .setState(shown.state()).setProgressJson(com.google.protobuf.ByteString.copyFromUtf8(
-                            org.replayfarm.coordinator.http.ProgressJson.write(shown))).build()));
+            actors.remove(shown.jobId());
+            registry.tell(new Journal.End(ended(shown)));
         }
+    }
+
+    private static org.replayfarm.proto.JobEnded ended(JobProgress p) {
+        return org.replayfarm.proto.JobEnded.newBuilder().setJobId(p.jobId()).setState(p.state())
+                .setProgressJson(com.google.protobuf.ByteString.copyFromUtf8(
+                        org.replayfarm.coordinator.http.ProgressJson.write(p))).build();
+    }
+
+    @Override
+    public List<Map.Entry<JobInfo, JobProgress>> jobs() {
+        return board.jobs();
+    }
+
+    @Override
+    public List<NodeShare> nodes(String jobId) {
+        return shares.getOrDefault(jobId, List.of());
+    }
+
+    @Override
+    public List<ProgressBoard.Point> series(String jobId) {
+        return board.series(jobId);
+    }
+
+    /**
+     * Asks the job's actor to cancel (it stops merging and sending at once and answers with its progress),
+     * then journals the end ({@code cancelled}) and waits for the journal to hold it before answering, so a
+     * coordinator restarted right after does not resume the job.
+     */
+    @Override
+    public Cancel cancel(String jobId) {
+        Optional<JobProgress> now = board.get(jobId);
+        if (now.isEmpty()) {
+            return new Cancel(CancelOutcome.UNKNOWN, now);
+        }
+        ActorRef<Job.Command> actor = actors.get(jobId);
+        if (now.get().ended() || actor == null) {
+            return new Cancel(CancelOutcome.ALREADY_ENDED, board.get(jobId));
+        }
+        JobProgress cancelled;
+        try {
+            cancelled = akka.actor.typed.javadsl.AskPattern.<Job.Command, JobProgress>ask(actor, Job.Cancel::new,
+                    java.time.Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get(15,
+                    java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // the job ended (and stopped) before it read the cancel
+            JobProgress after = board.get(jobId).orElseThrow();
+            if (after.ended()) {
+                return new Cancel(CancelOutcome.ALREADY_ENDED, Optional.of(after));
+            }
+            throw new IllegalStateException("job " + jobId + " did not answer the cancel: " + e, e);
+        }
+        JobProgress shown = cancelled.withFigures(cancelled.figures().withSampling(liveSampling.get()));
+        try {
+            akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, akka.Done>ask(registry,
+                    done -> new Journal.End(ended(shown), done), JOURNAL_TIMEOUT, system.scheduler())
+                    .toCompletableFuture().get(JOURNAL_TIMEOUT.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            board.update(shown);
+            throw new IllegalStateException("job " + jobId + " is cancelled, but the journal did not keep it (a "
+                    + "restarted coordinator would resume it): " + e, e);
+        }
+        actors.remove(jobId);
+        board.update(shown);
+        return new Cancel(CancelOutcome.CANCELLED, board.get(jobId));
     }
 
     @Override

@@ -462,6 +462,27 @@ public final class FarmNode implements AutoCloseable {
         }
 
         @Override
+        public java.util.List<java.util.Map.Entry<org.replayfarm.coordinator.jobs.JobInfo,
+                org.replayfarm.coordinator.jobs.JobProgress>> jobs() {
+            return d().jobs();
+        }
+
+        @Override
+        public java.util.List<org.replayfarm.coordinator.jobs.ProgressBoard.Point> series(String jobId) {
+            return d().series(jobId);
+        }
+
+        @Override
+        public Cancel cancel(String jobId) {
+            return d().cancel(jobId);
+        }
+
+        @Override
+        public java.util.List<NodeShare> nodes(String jobId) {
+            return d().nodes(jobId);
+        }
+
+        @Override
         public AutoCloseable subscribe(String jobId, java.util.function.Consumer<org.replayfarm.coordinator.jobs.JobProgress> l) {
             return d().subscribe(jobId, l);
         }

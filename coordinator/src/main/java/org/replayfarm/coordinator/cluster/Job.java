@@ -58,6 +58,14 @@ public final class Job {
 
     enum Tick implements Command { INSTANCE }
 
+    /**
+     * Cancel the job: {@code replyTo} gets its progress as cancelled, and the job stops at once; nothing is
+     * sent or merged after (results of slices in flight go to the dead actor and are dropped). The owner
+     * journals the end (ClusterJobService.cancel).
+     */
+    public record Cancel(ActorRef<JobProgress> replyTo) implements Command {
+    }
+
     /** The job's log read back what an earlier run of this job recorded. */
     record Replayed(Journal.Recovered recovered) implements Command {
     }
@@ -82,6 +90,10 @@ public final class Job {
 
         /** The comparison's verdict and summary, once the run report is written (before the final progress). */
         default void compared(Comparison.Result r) {
+        }
+
+        /** Groups each evaluator node has finished for this job so far, with its rate over the job's time. */
+        default void nodes(List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares) {
         }
     }
 
@@ -111,6 +123,7 @@ public final class Job {
     private long resumed;
     private long chunks;
     private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
+    private final Map<String, Long> groupsByNode = new java.util.TreeMap<>();
 
     private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
                 Listener listener) {
@@ -192,7 +205,20 @@ public final class Job {
                 .onMessage(Draining.class, this::onDraining)
                 .onMessageEquals(Tick.INSTANCE, this::onTick)
                 .onMessage(Regions.class, this::onRegions)
+                .onMessage(Cancel.class, this::onCancel)
                 .build();
+    }
+
+    private Behavior<Command> onCancel(Cancel c) {
+        state.updated(new JobState.Cancelled());
+        double seconds = (System.nanoTime() - started) / 1e9;
+        ctx.getLog().info("job {}: cancelled with {} of {} groups finished ({} merged); {} slice(s) in flight are dropped",
+                spec.jobId(), state.groupsFinished(), spec.totalGroups(), state.groupsMerged(), state.inFlight());
+        listener.stats(stats());
+        c.replyTo().tell(new JobProgress(spec.jobId(), spec.captureSha256(), "cancelled", spec.totalGroups(),
+                state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), "cancelled",
+                figures(seconds)));
+        return Behaviors.stopped();
     }
 
     private void up(Member m) {
@@ -337,6 +363,7 @@ public final class Job {
         }
         if (a == JobState.Accepted.NEW) {
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
+            groupsByNode.merge(r.getNodeAddress(), (long) r.getOutcomesCount(), Long::sum);
             merge();
             report(false);
         }
@@ -409,6 +436,7 @@ public final class Job {
     private Behavior<Command> finish() {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
         Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
+        listener.nodes(shares(wall.toNanos() / 1e9));
         listener.stats(stats());
         listener.outcome(outcome);
         double seconds = wall.toNanos() / 1e9;
@@ -437,6 +465,7 @@ public final class Job {
         ctx.pipeToSelf(compared, (r, e) -> new Compared(outcome, seconds, r, e));
         return Behaviors.receive(Command.class)
                 .onMessage(Compared.class, this::onCompared)
+                .onMessage(Cancel.class, this::onCancel) // while comparing: no report is announced
                 .onAnyMessage(m -> Behaviors.same()) // late chunks, ticks and membership no longer matter
                 .build();
     }
@@ -487,8 +516,17 @@ public final class Job {
         long done = state.groupsFinished();
         double rate = done / Math.max(seconds, 1e-9);
         double eta = done == 0 ? -1 : (spec.totalGroups() - done) / Math.max(rate, 1e-9);
+        listener.nodes(shares(seconds));
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "running", spec.totalGroups(), done, rate,
                 eta, totals.faults(), totals.waveInstructions(), "", figures(seconds)));
+    }
+
+    /** Each node's groups finished and their rate over {@code seconds}. */
+    private List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares(double seconds) {
+        List<org.replayfarm.coordinator.jobs.JobService.NodeShare> shares = new ArrayList<>();
+        groupsByNode.forEach((node, groups) -> shares.add(new org.replayfarm.coordinator.jobs.JobService.NodeShare(node,
+                groups, groups / Math.max(seconds, 1e-9))));
+        return shares;
     }
 
     /** The figures of the groups merged so far (instructions and conflicts count merged groups only). */

@@ -45,7 +45,8 @@ public final class JobState {
     }
 
     /** Everything that changes a job's state. */
-    public sealed interface Event permits Durable, NodeUp, NodeLeaving, NodeGone, SliceSent, AttemptExpired, Restarted {
+    public sealed interface Event permits Durable, NodeUp, NodeLeaving, NodeGone, SliceSent, AttemptExpired, Restarted,
+            Cancelled {
     }
 
     /** The events a job's journal keeps. */
@@ -78,6 +79,14 @@ public final class JobState {
 
     /** The job runs again after a restart: no node is known, every unfinished slice is to be sent again. */
     public record Restarted() implements Event {
+    }
+
+    /**
+     * The job is cancelled: from now on nothing is sent, no result counts (those of slices in flight are
+     * {@code UNKNOWN}) and nothing more is released for merging. The coordinator's registry journals it
+     * (a {@code JobEnded} with state {@code cancelled}), so a restarted coordinator does not resume the job.
+     */
+    public record Cancelled() implements Event {
     }
 
     /** The first result of a slice (it counts): its groups, hash and what the merge takes. */
@@ -155,6 +164,7 @@ public final class JobState {
     private long nondeterministic;
     private long resent;
     private String failure;
+    private boolean cancelled;
 
     public JobState(long totalGroups, Settings settings) {
         this.total = totalGroups;
@@ -179,6 +189,12 @@ public final class JobState {
             expired(e);
         } else if (event instanceof Restarted) {
             restarted();
+        } else if (event instanceof Cancelled) {
+            cancelled = true;
+            resend.clear();
+            ready.clear();
+            finished.clear();
+            capacity.clear();
         } else if (event instanceof SliceFinished e) {
             finished(e);
         } else if (event instanceof AttemptFailed e) {
@@ -194,6 +210,9 @@ public final class JobState {
     /** The sends to make now: slices to re-send first, then new ones while the window has room. */
     public List<SliceSent> dispatch(long now) {
         List<SliceSent> sends = new ArrayList<>();
+        if (cancelled) {
+            return sends;
+        }
         Map<String, Integer> busy = new HashMap<>(inFlight);
         Iterator<Slice> again = resend.iterator();
         Set<Long> taken = new HashSet<>();
@@ -278,7 +297,7 @@ public final class JobState {
                           byte[] payload) {
         byte[] merged = mergedHashes.get(sliceId);
         Slice s = outstanding.get(sliceId);
-        if (s == null && merged == null) {
+        if (cancelled || s == null && merged == null) {
             return new Verdict(Accepted.UNKNOWN, null);
         }
         if (!error.isEmpty()) {
@@ -388,6 +407,9 @@ public final class JobState {
     }
 
     private void finished(SliceFinished e) {
+        if (cancelled) {
+            return;
+        }
         Slice s = outstanding.get(e.sliceId());
         if (s == null) {
             // replayed from the journal: the slice was planned by a run before the restart
@@ -585,7 +607,12 @@ public final class JobState {
     }
 
     public boolean done() {
-        return mergedUpTo >= total;
+        return !cancelled && mergedUpTo >= total;
+    }
+
+    /** Whether the job was cancelled ({@link Cancelled}). */
+    public boolean cancelled() {
+        return cancelled;
     }
 
     public String failure() {

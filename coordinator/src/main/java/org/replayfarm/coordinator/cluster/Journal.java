@@ -213,8 +213,14 @@ public final class Journal {
     public record Accept(JobAccepted job, ActorRef<akka.Done> done) implements RegistryCommand {
     }
 
-    /** Keep how a job ended. */
-    public record End(JobEnded ended) implements RegistryCommand {
+    /**
+     * Keep how a job ended; {@code done} (may be null) answers once it is in the journal. The first end of
+     * a job is the one kept: a later one is ignored (a cancelled job stays cancelled).
+     */
+    public record End(JobEnded ended, ActorRef<akka.Done> done) implements RegistryCommand {
+        public End(JobEnded ended) {
+            this(ended, null);
+        }
     }
 
     /** Every job the registry knows, in the order they were accepted. */
@@ -247,10 +253,22 @@ public final class Journal {
         public CommandHandler<RegistryCommand, Message, Map<String, Entry>> commandHandler() {
             return newCommandHandlerBuilder().forAnyState()
                     .onCommand(Accept.class, (state, a) -> Effect().persist(a.job()).thenRun(s -> a.done().tell(akka.Done.getInstance())))
-                    .onCommand(End.class, (state, e) -> Effect().persist(e.ended()))
+                    .onCommand(End.class, (state, e) -> {
+                        Entry was = state.get(e.ended().getJobId());
+                        if (was != null && was.ended() != null) {
+                            return Effect().none().thenRun(s -> ack(e.done()));
+                        }
+                        return Effect().persist(e.ended()).thenRun(s -> ack(e.done()));
+                    })
                     .onCommand(GetAll.class, (state, g) -> Effect().none().thenRun(s ->
                             g.replyTo().tell(new Jobs(List.copyOf(s.values())))))
                     .build();
+        }
+
+        private static void ack(ActorRef<akka.Done> done) {
+            if (done != null) {
+                done.tell(akka.Done.getInstance());
+            }
         }
 
         @Override
@@ -262,7 +280,7 @@ public final class Journal {
                     })
                     .onEvent(JobEnded.class, (state, e) -> {
                         Entry was = state.get(e.getJobId());
-                        if (was != null) {
+                        if (was != null && was.ended() == null) {
                             state.put(e.getJobId(), new Entry(was.accepted(), e));
                         }
                         return state;

@@ -55,11 +55,22 @@ import org.slf4j.LoggerFactory;
  *     {@code "device"}, {@code "ulp"}, {@code "approximate"}, {@code "capture_name"}: {@link JobRequest}):
  *     201 {@code {"job": id}}; 400 for a malformed body or device spelling, an unknown capture, groups
  *     outside the dispatch, or a recorded run the capture does not hold.</li>
+ * <li>{@code GET /jobs?offset=0&limit=50}: one page of every job, newest first: {@code {"total": n,
+ *     "offset": 0, "limit": 50, "jobs": [...]}}, each the job's progress plus {@code capture_name},
+ *     {@code selection}, {@code device}, {@code accepted_at_millis} and {@code nodes} (each evaluator node's
+ *     groups and rate: {@code [{"node", "groups", "groups_per_second"}]}); 400 for a bad offset or limit
+ *     (1 to {@link #MAX_PAGE}).</li>
  * <li>{@code GET /jobs/<id>}: the job's progress ({@link ProgressJson}); 404 for an unknown job.</li>
+ * <li>{@code DELETE /jobs/<id>}: cancels a running job (nothing is merged after; the journal keeps it
+ *     cancelled): 200 with its progress, state {@code cancelled}; 409 when it has ended; 404 unknown.</li>
+ * <li>{@code GET /jobs/<id>/progress}: the job's progress over time, what the web page's chart draws:
+ *     {@code {"job", "state", "groups_total", "nodes", "points": [{"seconds", "groups_done", "groups_per_second",
+ *     "faults", "slices_in_flight", "slices_resent"}, ...]}} (at most 512 points, the newest last).</li>
  * <li>{@code GET /jobs/<id>/events}: server-sent events, one {@code progress} event per change, the last
  *     one carrying the final state; then the stream ends.</li>
  * <li>{@code GET /jobs/<id>/results}: {@code {"job": id, "files": [{"path": "report.json", "bytes": n}, ...]}};
  *     {@code GET /jobs/<id>/results/<path>}: one file. Both 404 until the job has finished.</li>
+ * <li>{@code GET /}: the web UI ({@link WebUi}), under the same access control.</li>
  * </ul>
  * Every error is {@code {"error": "..."}} (plus {@code "field"} for a refused capture). Blocking work (hashing
  * and validating a capture, starting a job, listing files) runs on Akka's blocking-IO dispatcher.
@@ -113,13 +124,15 @@ public final class ApiRoutes extends AllDirectives {
                                 ? HttpResponse.create().withStatus(StatusCodes.OK)
                                 : HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)))))),
                 pathPrefix("jobs", () -> concat(
-                        pathEnd(() -> post(this::startJob)),
+                        pathEnd(() -> concat(post(this::startJob), get(this::listJobs))),
                         pathPrefix(id -> concat(
-                                pathEnd(() -> get(() -> status(id))),
+                                pathEnd(() -> concat(get(() -> status(id)), delete(() -> cancel(id)))),
                                 path("events", () -> get(() -> events(id))),
+                                path("progress", () -> get(() -> series(id))),
                                 pathPrefix("results", () -> concat(
                                         pathEndOrSingleSlash(() -> get(() -> listResults(id))),
-                                        path(PathMatchers.segments(), segments -> get(() -> resultFile(id, segments))))))))));
+                                        path(PathMatchers.segments(), segments -> get(() -> resultFile(id, segments))))))))),
+                WebUi.routes());
     }
 
     // ---- captures
@@ -226,6 +239,97 @@ public final class ApiRoutes extends AllDirectives {
         log.info("started job {} on capture {}", id, request.captureSha256());
         return json(StatusCodes.CREATED, ProgressJson.MAPPER.createObjectNode().put("job", id))
                 .addHeader(Location.create("/jobs/" + id));
+    }
+
+    /** The most jobs one page of {@code GET /jobs} lists. */
+    static final int MAX_PAGE = 500;
+
+    private Route listJobs() {
+        return parameterOptional("offset", offset -> parameterOptional("limit", limit -> {
+            int from;
+            int count;
+            try {
+                from = Integer.parseInt(offset.orElse("0"));
+                count = Integer.parseInt(limit.orElse("50"));
+            } catch (NumberFormatException e) {
+                return complete(error(StatusCodes.BAD_REQUEST, "offset and limit must be whole numbers, not "
+                        + offset.orElse("0") + " and " + limit.orElse("50")));
+            }
+            if (from < 0 || count < 1 || count > MAX_PAGE) {
+                return complete(error(StatusCodes.BAD_REQUEST, "offset must be 0 or more and limit 1 to " + MAX_PAGE
+                        + " (got offset " + from + ", limit " + count + ")"));
+            }
+            var all = jobs.jobs();
+            ObjectNode body = ProgressJson.MAPPER.createObjectNode();
+            body.put("total", all.size()).put("offset", from).put("limit", count);
+            ArrayNode list = body.putArray("jobs");
+            for (int i = from; i < Math.min(all.size(), (long) from + count); i++) {
+                ObjectNode j = jobJson(all.get(i).getKey(), all.get(i).getValue());
+                nodes(j, all.get(i).getKey().jobId());
+                list.add(j);
+            }
+            return complete(json(StatusCodes.OK, body));
+        }));
+    }
+
+    /** A job in the list: its progress ({@link ProgressJson}) and what it was asked to do. */
+    static ObjectNode jobJson(org.replayfarm.coordinator.jobs.JobInfo info, JobProgress p) {
+        ObjectNode n = ProgressJson.toJson(p);
+        n.put("capture_name", info.captureName());
+        n.put("selection", info.selection());
+        n.put("device", info.device());
+        n.put("accepted_at_millis", info.acceptedAtMillis());
+        return n;
+    }
+
+    /** {@code "nodes": [{"node", "groups", "groups_per_second"}, ...]}: each evaluator node's part of the job. */
+    private void nodes(ObjectNode n, String id) {
+        ArrayNode nodes = n.putArray("nodes");
+        for (JobService.NodeShare s : jobs.nodes(id)) {
+            nodes.addObject().put("node", s.node()).put("groups", s.groups())
+                    .put("groups_per_second", Double.isFinite(s.groupsPerSecond()) ? s.groupsPerSecond() : -1);
+        }
+    }
+
+    private Route cancel(String id) {
+        return extractActorSystem(system -> completeWithFuture(CompletableFuture.supplyAsync(() -> {
+            JobService.Cancel c = jobs.cancel(id);
+            return switch (c.outcome()) {
+                case UNKNOWN -> unknownJob(id);
+                case ALREADY_ENDED -> {
+                    ObjectNode body = ProgressJson.MAPPER.createObjectNode().put("error", "job " + id
+                            + " cannot be cancelled: it has " + (c.progress().get().state().equals("cancelled")
+                            ? "been cancelled already" : "ended (" + c.progress().get().state() + ")"));
+                    body.set("progress", ProgressJson.toJson(c.progress().get()));
+                    yield json(StatusCodes.CONFLICT, body);
+                }
+                case CANCELLED -> {
+                    log.info("cancelled job {}", id);
+                    yield json(StatusCodes.OK, ProgressJson.toJson(c.progress().get()));
+                }
+            };
+        }, system.dispatchers().lookup(BLOCKING)).exceptionally(e -> {
+            log.error("cannot cancel job {}", id, e);
+            return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot cancel job " + id + ": " + rootMessage(e));
+        })));
+    }
+
+    private Route series(String id) {
+        Optional<JobProgress> p = jobs.progress(id);
+        if (p.isEmpty()) {
+            return complete(unknownJob(id));
+        }
+        ObjectNode body = ProgressJson.MAPPER.createObjectNode().put("job", id).put("state", p.get().state())
+                .put("groups_total", p.get().groupsTotal());
+        nodes(body, id);
+        ArrayNode points = body.putArray("points");
+        for (org.replayfarm.coordinator.jobs.ProgressBoard.Point pt : jobs.series(id)) {
+            points.addObject().put("seconds", pt.seconds()).put("groups_done", pt.groupsDone())
+                    .put("groups_per_second", Double.isFinite(pt.groupsPerSecond()) ? pt.groupsPerSecond() : -1)
+                    .put("faults", pt.faults()).put("slices_in_flight", pt.slicesInFlight())
+                    .put("slices_resent", pt.slicesResent());
+        }
+        return complete(json(StatusCodes.OK, body));
     }
 
     private Route status(String id) {

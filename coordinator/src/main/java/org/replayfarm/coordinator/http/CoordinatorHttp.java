@@ -57,15 +57,28 @@ public final class CoordinatorHttp extends AllDirectives {
         routes.addAll(more);
         Route all = new CoordinatorHttp(captures).concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
         CoordinatorHttp d = new CoordinatorHttp(captures);
-        Route guarded = token.isEmpty() ? all : d.optionalHeaderValueByName("Authorization", given ->
-                org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null)) ? all
-                        : d.complete(akka.http.javadsl.model.HttpResponse.create()
-                                .withStatus(StatusCodes.UNAUTHORIZED)
-                                .addHeader(akka.http.javadsl.model.headers.RawHeader.create("WWW-Authenticate",
-                                        "Bearer realm=\"replay-farm\""))
-                                .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"" + (given.isEmpty()
-                                        ? "this coordinator wants an API token: Authorization: Bearer TOKEN "
-                                        + "(the CLI sends REPLAY_API_TOKEN)" : "wrong API token") + "\"}\n")));
+        Route guarded = token.isEmpty() ? all : d.concat(WebUi.login(token.get()),
+                d.optionalHeaderValueByName("Authorization", given -> d.optionalCookie(WebUi.COOKIE, cookie -> {
+                    boolean ok = org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null))
+                            || cookie.isPresent() && org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(),
+                            org.replayfarm.evalnode.cluster.ApiToken.header(WebUi.fromCookie(cookie.get().value())));
+                    if (ok) {
+                        return all;
+                    }
+                    // a browser asking for a page gets the token form (still 401); any other client the JSON
+                    return d.optionalHeaderValueByName("Accept", accept -> accept.orElse("").contains("text/html")
+                            ? d.complete(WebUi.loginPage(StatusCodes.UNAUTHORIZED, given.isPresent() || cookie.isPresent()
+                                    ? "That is not this coordinator's API token." : "")
+                                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("WWW-Authenticate",
+                                            "Bearer realm=\"replay-farm\"")))
+                            : d.complete(akka.http.javadsl.model.HttpResponse.create()
+                                    .withStatus(StatusCodes.UNAUTHORIZED)
+                                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("WWW-Authenticate",
+                                            "Bearer realm=\"replay-farm\""))
+                                    .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"" + (given.isEmpty()
+                                            ? "this coordinator wants an API token: Authorization: Bearer TOKEN "
+                                            + "(the CLI sends REPLAY_API_TOKEN)" : "wrong API token") + "\"}\n")));
+                })));
         // each connection must deliver its first request's headers within header-timeout (a client that
         // trickles them, one line every few seconds, is never idle and would hold its connection for ever);
         // later requests on a kept-alive connection are bounded by akka.http.server.idle-timeout

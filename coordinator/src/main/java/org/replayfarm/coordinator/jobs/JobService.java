@@ -61,6 +61,35 @@ public interface JobService extends AutoCloseable {
 
     Optional<JobProgress> progress(String jobId);
 
+    /** Every job this coordinator knows (journaled ones included) with its latest progress, newest first. */
+    java.util.List<java.util.Map.Entry<JobInfo, JobProgress>> jobs();
+
+    /** The job's progress over time, oldest first ({@link ProgressBoard.Point}); empty for an unknown job. */
+    java.util.List<ProgressBoard.Point> series(String jobId);
+
+    /** An evaluator node's part of a job: groups it finished (first results only) and their rate over the job's time. */
+    record NodeShare(String node, long groups, double groupsPerSecond) {
+    }
+
+    /** Each evaluator node's part of the job so far (empty when not known, e.g. a job resumed from the journal). */
+    default java.util.List<NodeShare> nodes(String jobId) {
+        return java.util.List.of();
+    }
+
+    /** What a cancel came to: the job is cancelled now, it had ended already, or it is not known. */
+    enum CancelOutcome { CANCELLED, ALREADY_ENDED, UNKNOWN }
+
+    /** A cancel's outcome and the job's progress after it (empty for an unknown job). */
+    record Cancel(CancelOutcome outcome, Optional<JobProgress> progress) {
+    }
+
+    /**
+     * Cancels a running job: nothing is merged after (results of slices in flight are dropped), its state
+     * becomes {@code cancelled}, it writes no outputs, and a restarted coordinator does not resume it. A job
+     * that has ended stays as it ended.
+     */
+    Cancel cancel(String jobId);
+
     /**
      * Calls {@code listener} with the job's progress now and on every change until the job ends (the
      * last call carries the final state). Closing the handle stops the calls.

@@ -70,6 +70,8 @@ public final class LocalJobService implements JobService {
         compare.device().resolve(file); // a recorded run the capture lacks is refused now
         String id = UUID.randomUUID().toString();
         long start = System.nanoTime();
+        board.register(new JobInfo(id, sha, captureName, JobInfo.selection(selection), compare.device().spelling(),
+                System.currentTimeMillis()));
         update(new JobProgress(id, sha, "running", groups.size(), 0, 0, -1, 0, 0, ""));
         runner.submit(() -> {
             try {
@@ -79,6 +81,9 @@ public final class LocalJobService implements JobService {
                     update(new JobProgress(id, sha, "running", groups.size(), done, rate,
                             (groups.size() - done) / Math.max(rate, 1e-9), 0, 0, ""));
                 });
+                if (board.get(id).map(JobProgress::ended).orElse(false)) {
+                    return; // cancelled: nothing is compared or written
+                }
                 Comparison.Result r = Comparison.finish(jobsDir.resolve(id), o, kernel, file,
                         new RunReport.Identity(sha, captureName, id, CompareWith.describe(selection)), compare.device(),
                         compare.options(selection), 0, DeviceEvents.ignore());
@@ -99,6 +104,34 @@ public final class LocalJobService implements JobService {
     @Override
     public Optional<JobProgress> progress(String jobId) {
         return board.get(jobId);
+    }
+
+    @Override
+    public List<java.util.Map.Entry<JobInfo, JobProgress>> jobs() {
+        return board.jobs();
+    }
+
+    @Override
+    public List<ProgressBoard.Point> series(String jobId) {
+        return board.series(jobId);
+    }
+
+    /** The evaluation runs on to its end in the background, but nothing of it is reported, compared or written. */
+    @Override
+    public synchronized Cancel cancel(String jobId) {
+        Optional<JobProgress> p = board.get(jobId);
+        if (p.isEmpty()) {
+            return new Cancel(CancelOutcome.UNKNOWN, p);
+        }
+        if (p.get().ended()) {
+            return new Cancel(CancelOutcome.ALREADY_ENDED, p);
+        }
+        JobProgress was = p.get();
+        update(new JobProgress(jobId, was.captureSha256(), "cancelled", was.groupsTotal(), was.groupsDone(), 0, -1,
+                was.faults(), was.waveInstructions(), "cancelled", was.figures()));
+        JobProgress now = board.get(jobId).orElseThrow();
+        return new Cancel(now.state().equals("cancelled") ? CancelOutcome.CANCELLED : CancelOutcome.ALREADY_ENDED,
+                Optional.of(now));
     }
 
     @Override

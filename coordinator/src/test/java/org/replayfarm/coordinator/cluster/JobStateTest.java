@@ -322,4 +322,28 @@ class JobStateTest {
         assertEquals(40 - finishedBefore, sentGroups, "exactly the groups that had not finished");
         assertEquals(40, r.groupsMerged());
     }
+
+    @Test
+    void after_a_cancel_nothing_is_sent_counted_or_merged_and_the_job_is_never_done() {
+        JobState s = new JobState(4, SETTINGS);
+        s.updated(new JobState.NodeUp("a", 2));
+        s.updated(new JobState.NodeUp("b", 2));
+        List<JobState.SliceSent> sent = dispatch(s, 0);
+        assertEquals(4, sent.size());
+        // slice 1 (groups 1) finishes first: it waits for slice 0 to be merged in group order
+        assertEquals(JobState.Accepted.NEW, ok(s, sent.get(1), "one"));
+        assertEquals(List.of(), merged(s));
+        s.updated(new JobState.Cancelled());
+        assertTrue(s.cancelled());
+        // the results of the slices in flight arrive after the cancel: none counts, nothing is released
+        for (JobState.SliceSent x : List.of(sent.get(0), sent.get(2), sent.get(3))) {
+            assertEquals(JobState.Accepted.UNKNOWN, ok(s, x, "late"));
+        }
+        assertEquals(List.of(), merged(s));
+        assertEquals(1, s.groupsFinished());
+        assertFalse(s.done());
+        assertEquals(List.of(), s.dispatch(1));
+        s.updated(new JobState.NodeUp("c", 4));
+        assertEquals(List.of(), s.dispatch(2), "a node joining after the cancel gets nothing");
+    }
 }

@@ -1,0 +1,60 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "cancel", mixinStandardHelpOptions = true,
+        description = {"Cancel running jobs (DELETE /jobs/<id>): nothing more of them is evaluated or merged (the "
+                + "results of slices in flight are dropped), they write no outputs, and a restarted coordinator does "
+                + "not resume them.",
+                "Exit status 0 when every job named was cancelled, 2 when one had ended already, is unknown, or the "
+                        + "coordinator cannot be asked (each is said on standard error)."})
+final class CancelCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "JOB", arity = "1..*", description = "Job ids, as 'replay submit' or 'replay jobs' print them.")
+    List<String> jobs;
+
+    @Mixin
+    CoordinatorOption coordinator;
+
+    @Override
+    public Integer call() throws Exception {
+        CoordinatorClient client;
+        try {
+            jobs.forEach(CoordinatorClient::checkJobId);
+            client = coordinator.client();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        int status = Replay.EXIT_OK;
+        for (String job : jobs) {
+            try {
+                CoordinatorClient.Cancelled c = client.cancel(job);
+                if (c.cancelled()) {
+                    out.printf("job %s cancelled after %d of %d groups%n", job, c.progress().groupsDone(),
+                            c.progress().groupsTotal());
+                } else {
+                    err.printf("replay cancel: %s%n", c.message());
+                    status = Replay.EXIT_ERROR;
+                }
+            } catch (java.io.IOException e) {
+                err.printf("replay cancel: %s%n", e.getMessage());
+                status = Replay.EXIT_ERROR;
+            }
+        }
+        out.flush();
+        err.flush();
+        return status;
+    }
+}

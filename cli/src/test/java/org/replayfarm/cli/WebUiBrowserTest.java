@@ -1,0 +1,245 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.http.ApiRoutes;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.proto.ImageContents;
+import org.replayfarm.proto.RecordedRun;
+
+/**
+ * The coordinator's web UI in a real headless Chromium, driven over the DevTools protocol, against one
+ * coordinator (with an evaluator in it, on loopback, behind an API token) shared by the tests: signing in
+ * with the token; a capture submitted through the page's form appears in the job list and its progress
+ * moves; a difference planted in a shadow-pass run's device image is found through the viewer's region
+ * list, and the inspector shows exactly the host and device values report.json (run-report/2) gives, at the
+ * texel planted; cancel from the job list stops a running job. Screenshots of each page go to
+ * {@code target/web-screenshots/}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WebUiBrowserTest {
+    private static final String TOKEN = "web-ui-test-token";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path SHOTS = Path.of("target", "web-screenshots");
+    private static final Path SHADOW = Toolchain.root().resolve("examples/shadow-pass/shadow.capture");
+
+    @TempDir
+    static Path dir;
+
+    private FarmNode node;
+    private Chromium browser;
+    private String url;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    void start() throws Exception {
+        node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), dir.resolve("node"))
+                .withEvalThreads(1).withSerializeMessages(true)
+                .withConfig(ConfigFactory.parseString("replay.api.token = \"" + TOKEN + "\"\nakka.loglevel = WARNING"))
+                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), dir.resolve("uploads")))));
+        url = node.httpUrl();
+        browser = new Chromium(dir, 1400, 900);
+        // the page wants the token: the form sets it as a cookie, and from then on the page (and its event
+        // streams) reach the API
+        browser.navigate(url + "/");
+        browser.waitFor("document.querySelector('input[name=token]')", 20);
+        browser.type("input[name=token]", TOKEN);
+        browser.click("button[type=submit]");
+        browser.waitFor("document.querySelector('#jobs')", 20);
+    }
+
+    @AfterAll
+    void stop() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    private HttpResponse<byte[]> send(String method, String path, byte[] body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url + path)).timeout(java.time.Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + TOKEN)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private JsonNode json(String method, String path, String body) throws Exception {
+        HttpResponse<byte[]> r = send(method, path, body == null ? null : body.getBytes());
+        assertTrue(r.statusCode() / 100 == 2, path + ": " + r.statusCode() + " " + new String(r.body()));
+        return JSON.readTree(r.body());
+    }
+
+    private String startJob(Path capture, String groups, String device) throws Exception {
+        String sha = JSON.readTree(send("POST", "/captures", Files.readAllBytes(capture)).body()).get("sha256").asText();
+        return json("POST", "/jobs", "{\"capture\": \"" + sha + "\", \"groups\": " + groups + ", \"device\": \""
+                + device + "\", \"capture_name\": \"" + capture.getFileName() + "\"}").get("job").asText();
+    }
+
+    private JsonNode awaitEnd(String job) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        JsonNode p;
+        do {
+            TimeUnit.MILLISECONDS.sleep(100); // polling a condition
+            p = json("GET", "/jobs/" + job, null);
+        } while (p.get("state").asText().equals("running") && System.nanoTime() < until);
+        return p;
+    }
+
+    private static String row(String job) {
+        return "#jobs tr[data-job=\"" + job + "\"]";
+    }
+
+    @Test
+    void a_capture_submitted_through_the_page_appears_and_its_progress_moves() throws Exception {
+        browser.navigate(url + "/#/");
+        browser.waitFor("document.querySelector('#jobs')", 20);
+        browser.chooseFile("#capture", SHADOW);
+        StringBuilder groups = new StringBuilder();
+        for (int x = 0; x < 12; x++) {
+            groups.append(x).append(",8 ");
+        }
+        browser.type("#groups", groups.toString().trim());
+        browser.type("#device", "recorded");
+        browser.click("#submit button[type=submit]");
+        browser.waitFor("document.querySelector('#submit-msg a')", 60);
+        assertEquals(100, browser.eval("document.querySelector('#upload').value").asInt(), "the upload bar reached its end");
+        String job = browser.eval("decodeURIComponent(document.querySelector('#submit-msg a').getAttribute('href').split('/')[2])")
+                .asText();
+        browser.waitFor("document.querySelector('" + row(job).replace("'", "\\'") + "')", 20);
+        assertEquals("shadow.capture", browser.text(row(job) + " .capture"));
+
+        // the row follows the job over server-sent events: its groups move up to the total
+        Set<String> seen = new LinkedHashSet<>();
+        boolean shot = false;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (System.nanoTime() < until) {
+            String groupsText = browser.text(row(job) + " .groups");
+            String state = browser.eval("document.querySelector('" + row(job).replace("'", "\\'") + "').dataset.state").asText();
+            seen.add(groupsText);
+            if (!shot && state.equals("running") && !groupsText.startsWith("0 /")) {
+                browser.screenshot(SHOTS.resolve("jobs-running.png"));
+                shot = true;
+            }
+            if (!state.equals("running")) {
+                assertEquals("finished", state);
+                break;
+            }
+            TimeUnit.MILLISECONDS.sleep(50); // watching the page
+        }
+        List<String> values = List.copyOf(seen);
+        assertEquals("12 / 12", values.get(values.size() - 1), values.toString());
+        assertTrue(values.stream().anyMatch(v -> !v.equals("12 / 12") && !v.startsWith("0 /")),
+                "the page showed the job part done on its way: " + values);
+        assertEquals("finished", json("GET", "/jobs/" + job, null).get("state").asText());
+
+        // its page: the chart of its progress over time, and the comparison
+        browser.click(row(job) + " a");
+        browser.waitFor("document.querySelector('#chart') && document.querySelector('#chart').dataset.last === '12'", 30);
+        browser.waitFor("document.querySelector('#summary .verdict')", 30);
+        assertEquals("equal", browser.text("#summary .verdict"));
+        assertTrue(browser.eval("Number(document.querySelector('#chart').dataset.points)").asInt() >= 2);
+        assertEquals(json("GET", "/jobs/" + job + "/progress", null).get("points").size(),
+                browser.eval("Number(document.querySelector('#chart').dataset.points)").asInt(),
+                "the chart draws GET /jobs/<id>/progress");
+        browser.screenshot(SHOTS.resolve("job.png"));
+    }
+
+    @Test
+    void a_planted_difference_is_found_through_the_region_list_with_the_report_s_values() throws Exception {
+        // the reference mask the capture carries, with one texel of group (3, 8, 0) changed: x 24..31, y 64..71
+        CaptureFile file = CaptureFile.open(SHADOW);
+        RecordedRun reference = file.metadata().getRuns(0);
+        ImageContents mask = reference.getImagesList().stream().filter(i -> i.getImageIndex() == 2).findFirst().orElseThrow();
+        ByteBuffer texels = file.blob(mask.getTexels());
+        byte[] bytes = new byte[texels.remaining()];
+        texels.get(bytes);
+        int width = 240;
+        int x = 27;
+        int y = 67;
+        int was = bytes[y * width + x] & 0xff;
+        int planted = was ^ 0x5a;
+        bytes[y * width + x] = (byte) planted;
+        Path from = Files.createDirectories(dir.resolve("planted-run"));
+        Files.write(from.resolve("image-2.raw"), bytes);
+        Path capture = dir.resolve("shadow-planted.capture");
+        CliRun added = CliRun.of("capture", "add-run", SHADOW.toString(), "--from", from.toString(), "--label", "planted",
+                "-o", capture.toString());
+        assertEquals(0, added.exitCode(), added.err());
+        String job = startJob(capture, "[[3, 8, 0]]", "recorded:planted");
+        assertEquals("finished", awaitEnd(job).get("state").asText());
+        JsonNode report = json("GET", "/jobs/" + job + "/results/report.json", null);
+        JsonNode image = report.get("comparison").get("images").get(2);
+        assertEquals(1, image.get("differing").asInt(), image.toString());
+        JsonNode value = image.get("values").get(0);
+        assertEquals(x, value.get("col").asInt());
+        assertEquals(y, value.get("row").asInt());
+
+        browser.navigate(url + "/#/job/" + job);
+        browser.waitFor("document.querySelector('#images tr[data-image=\"2\"] a.view')", 30);
+        browser.screenshot(SHOTS.resolve("job-different.png"));
+        browser.click("#images tr[data-image=\"2\"] a.view");
+        browser.waitFor("document.getElementById('main').dataset.ready === 'image'", 30);
+        browser.click("#region-list tr[data-region=\"0\"]");
+        browser.waitFor("document.querySelector('#inspector .host')", 30);
+        assertEquals(String.valueOf(x), browser.text("#tx"));
+        assertEquals(String.valueOf(y), browser.text("#ty"));
+        // exactly the report's values, and the bits are the texel as planted
+        assertEquals(value.get("host").get(0).asText(), browser.text("#inspector tr[data-ch=\"0\"] .host"));
+        assertEquals(value.get("device").get(0).asText(), browser.text("#inspector tr[data-ch=\"0\"] .device"));
+        assertEquals(String.format("0x%02x", was), browser.text("#inspector tr[data-ch=\"0\"] .hbits"));
+        assertEquals(String.format("0x%02x", planted), browser.text("#inspector tr[data-ch=\"0\"] .dbits"));
+        assertEquals(value.get("ulps").get(0).asText(), browser.text("#inspector tr[data-ch=\"0\"] .ulps"));
+        assertEquals("(3, 8, 0)", browser.text("#inspector .group"));
+        JsonNode store = value.get("stores").get(0);
+        assertEquals(store.get("lane").asText(), browser.text("#inspector .stores .lane"));
+        assertEquals(store.get("pc").asText(), browser.text("#inspector .stores .pc"));
+        assertTrue(browser.eval("Number(document.getElementById('main').dataset.zoom)").asDouble() >= 8,
+                "the viewer zoomed in on the region");
+        assertEquals("27.50,67.50", browser.eval("document.getElementById('main').dataset.centre").asText(),
+                "the region is at the centre of every pane");
+        browser.screenshot(SHOTS.resolve("viewer-side-by-side.png"));
+        browser.click("#mode-one");
+        browser.click("#which button[data-src=\"device\"]");
+        browser.waitFor("document.querySelectorAll('.pane').length === 1 && document.querySelector('.pane').dataset.pane === 'device'", 10);
+        assertEquals("27.50,67.50", browser.eval("document.getElementById('main').dataset.centre").asText(),
+                "one pane, wider: the same texel stays at its centre at the same zoom");
+        browser.screenshot(SHOTS.resolve("viewer-toggle-device.png"));
+    }
+
+    @Test
+    void cancel_on_the_job_list_stops_a_running_job() throws Exception {
+        String job = startJob(SHADOW, "\"every\"", "none");
+        browser.navigate(url + "/#/");
+        browser.waitFor("document.querySelector('" + row(job).replace("'", "\\'") + " button.cancel')", 60);
+        browser.click(row(job) + " button.cancel");
+        browser.waitFor("document.querySelector('" + row(job).replace("'", "\\'") + "').dataset.state === 'cancelled'", 30);
+        JsonNode p = json("GET", "/jobs/" + job, null);
+        assertEquals("cancelled", p.get("state").asText());
+        assertTrue(p.get("groups_done").asLong() < p.get("groups_total").asLong(), p.toString());
+        browser.screenshot(SHOTS.resolve("jobs-cancelled.png"));
+    }
+}
