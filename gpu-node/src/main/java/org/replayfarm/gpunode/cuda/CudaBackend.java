@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -30,10 +29,9 @@ import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
+import org.replayfarm.gpunode.device.PreparedTranslation;
 import org.replayfarm.gpunode.translate.LaunchBundle;
-import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
-import org.replayfarm.gpunode.translate.Translator;
 import org.replayfarm.gpunode.translate.image.ImageBundle;
 import org.replayfarm.model.capture.CaptureFile;
 import org.slf4j.Logger;
@@ -199,24 +197,10 @@ public final class CudaBackend implements DeviceBackend {
     public synchronized DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        Translation t = new Translator().translate(ProgramInfo.of(capture));
-        if (!t.ok()) {
-            throw new DeviceException("cuda: the translation of '" + capture.metadata().getProgram().getKernelName()
-                    + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
-                    .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
-        }
-        byte[] section;
-        try {
-            section = ImageBundle.section(capture);
-        } catch (IllegalArgumentException e) {
-            throw new DeviceException("cuda: the capture's images cannot go to the device: " + e.getMessage(), e);
-        }
-        FatbinBuild.Built built;
-        try {
-            built = build.build(t);
-        } catch (IOException e) {
-            throw new DeviceException("cuda: nvcc could not build the translation: " + e.getMessage(), e);
-        }
+        PreparedTranslation<FatbinBuild.Built> p = PreparedTranslation.of(kind(), "nvcc", capture, build::build);
+        Translation t = p.translation();
+        FatbinBuild.Built built = p.built();
+        byte[] section = p.imagesSection();
         LaunchImage image = LaunchImage.of(LaunchBundle.write(capture, budget, section));
         int waveSize = capture.metadata().getProgram().getWaveSize();
         try {
