@@ -204,7 +204,10 @@ public final class DeviceRunner {
             GuestPcMap.Attribution a = map.attribute(samples(samples), HOTTEST);
             out.setSamplesAttributed(a.attributed()).setSamplesUnattributed(a.unattributed() + a.otherModules());
             out.addAllHotspots(toProto(a.hottest()));
-            if (a.otherModules() > 0) {
+            if (a.otherModules() > 0 && a.attributed() == 0) {
+                LOG.warn("no PC sample's cubin CRC is the run's cubin's (0x{}): {} samples set apart as other modules'",
+                        Long.toHexString(crc), a.otherModules());
+            } else if (a.otherModules() > 0) {
                 LOG.info("{} PC samples were of other modules than the run's (cubin CRC 0x{})", a.otherModules(),
                         Long.toHexString(crc));
             }
