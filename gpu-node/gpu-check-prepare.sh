@@ -16,13 +16,72 @@
 # it takes no device runs. And the whole device call (this folder plus the working tree that travels with
 # it: tracked and untracked-not-ignored files) must stay under 64 MiB.
 # Usage: gpu-node/gpu-check-prepare.sh [--corpus]        (from the repository root; Java 17, Maven, clang-19)
+#        gpu-node/gpu-check-prepare.sh --check-only      (only the checks above, on what is already prepared)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/gpu-node/target/gpu-check"
 corpus=no
+check_only=no
 [ "${1:-}" = "--corpus" ] && corpus=yes
+[ "${1:-}" = "--check-only" ] && check_only=yes
 limit=$((64 * 1024 * 1024))
 cd "$root"
+check_bundle() {
+  echo "[gpu-check-prepare] the bundle as the GPU machine uses it: no Java on PATH, only the packed runtime"
+  sim="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-sim.XXXXXX")"
+  trap 'rm -rf "$sim"' EXIT
+  mkdir -p "$sim/bin" "$sim/rt" "$sim/home"
+  tar -C "$sim/rt" -xJf "$out/runtime.tar.xz"
+  for t in bash sh env cat grep sed sleep timeout kill mkdir rm ls head tail tr cut sort uname; do
+    p="$(command -v "$t")" && ln -s "$p" "$sim/bin/$t"
+  done
+  simrun() { env -i PATH="$sim/bin" HOME="$sim/home" REPLAY_LOG_LEVEL=WARN "$@"; }
+  if simrun sh -c 'command -v java' >/dev/null; then
+    echo "[gpu-check-prepare] ERROR: the simulated GPU machine still finds a java on PATH" >&2; exit 2
+  fi
+  set +e
+  simrun "$sim/rt/jre/bin/java" -jar "$sim/rt/dist/replay.jar" run "$out/captures/saxpy/k.capture" --device cuda \
+      --every-group --no-progress --no-metrics --out "$sim/run" > "$sim/run.txt" 2>&1
+  rc=$?
+  set -e
+  # exit 2 naming the missing GPU here (exit 0 where the build machine has a GPU); never a missing class
+  if { [ $rc -ne 0 ] && { [ $rc -ne 2 ] || ! grep -q -- "--device cuda: no GPU on this node" "$sim/run.txt"; }; } \
+      || grep -qE "NoClassDefFoundError|ClassNotFoundException|Exception in thread" "$sim/run.txt"; then
+    echo "[gpu-check-prepare] ERROR: with the packed runtime, replay run --device cuda did not reach the no-GPU path cleanly (exit $rc):" >&2
+    cat "$sim/run.txt" >&2
+    exit 2
+  fi
+  echo "[gpu-check-prepare]   replay run --device cuda: exit $rc, $(head -1 "$sim/run.txt" | cut -c1-150)"
+  simrun "$sim/rt/jre/bin/java" -jar "$sim/rt/dist/replay.jar" node --role gpu --port 0 --no-metrics > "$sim/node.txt" 2>&1 &
+  node=$!
+  for _ in $(seq 1 120); do
+    grep -q "roles \[gpu\]" "$sim/node.txt" && break
+    kill -0 $node 2>/dev/null || break
+    sleep 0.5
+  done
+  kill $node 2>/dev/null; wait $node 2>/dev/null || true
+  if ! grep -q "roles \[gpu\]" "$sim/node.txt" || grep -qE "NoClassDefFoundError|ClassNotFoundException|Exception in thread" "$sim/node.txt"; then
+    echo "[gpu-check-prepare] ERROR: with the packed runtime, replay node --role gpu did not start cleanly:" >&2
+    cat "$sim/node.txt" >&2
+    exit 2
+  fi
+  echo "[gpu-check-prepare]   replay node --role gpu: $(grep "roles \[gpu\]" "$sim/node.txt" | head -1 | cut -c1-150)"
+
+  size=$(du -sb "$out" | cut -f1)
+  # what else travels with the device call: the working tree's tracked and untracked-not-ignored files
+  tree=$(git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 -r du -cb 2>/dev/null) \
+      | awk '$2 == "total" { t += $1 } END { print t + 0 }')
+  echo "[gpu-check-prepare] $out: $size bytes ($(ls "$out/captures" | wc -l) captures); with the working tree ($tree bytes) the device call carries $((size + tree)) of $limit bytes"
+  if [ $((size + tree)) -gt "$limit" ]; then
+    echo "[gpu-check-prepare] ERROR: $((size + tree)) bytes is over the 64 MiB the device call carries" >&2
+    exit 2
+  fi
+}
+if [ "$check_only" = yes ]; then
+  [ -f "$out/runtime.tar.xz" ] || { echo "[gpu-check-prepare] ERROR: nothing prepared in $out" >&2; exit 2; }
+  check_bundle
+  exit 0
+fi
 echo "[gpu-check-prepare] building the distribution"
 mvn -o -q -B -Dmaven.test.skip=true package
 rm -rf "$out"
@@ -99,52 +158,4 @@ if [ "$corpus" = yes ]; then
   done
   rm -rf "$keep"
 fi
-echo "[gpu-check-prepare] the bundle as the GPU machine uses it: no Java on PATH, only the packed runtime"
-sim="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-sim.XXXXXX")"
-trap 'rm -rf "$sim"' EXIT
-mkdir -p "$sim/bin" "$sim/rt" "$sim/home"
-tar -C "$sim/rt" -xJf "$out/runtime.tar.xz"
-for t in bash sh env cat grep sed sleep timeout kill mkdir rm ls head tail tr cut sort uname; do
-  p="$(command -v "$t")" && ln -s "$p" "$sim/bin/$t"
-done
-simrun() { env -i PATH="$sim/bin" HOME="$sim/home" REPLAY_LOG_LEVEL=WARN "$@"; }
-if simrun sh -c 'command -v java' >/dev/null; then
-  echo "[gpu-check-prepare] ERROR: the simulated GPU machine still finds a java on PATH" >&2; exit 2
-fi
-set +e
-simrun "$sim/rt/jre/bin/java" -jar "$sim/rt/dist/replay.jar" run "$out/captures/saxpy/k.capture" --device cuda \
-    --no-progress --no-metrics --out "$sim/run" > "$sim/run.txt" 2>&1
-rc=$?
-set -e
-# exit 2 naming the missing GPU here (exit 0 where the build machine has a GPU); never a missing class
-if { [ $rc -ne 0 ] && { [ $rc -ne 2 ] || ! grep -q -- "--device cuda: no GPU on this node" "$sim/run.txt"; }; } \
-    || grep -qE "NoClassDefFoundError|ClassNotFoundException|Exception in thread" "$sim/run.txt"; then
-  echo "[gpu-check-prepare] ERROR: with the packed runtime, replay run --device cuda did not reach the no-GPU path cleanly (exit $rc):" >&2
-  cat "$sim/run.txt" >&2
-  exit 2
-fi
-echo "[gpu-check-prepare]   replay run --device cuda: exit $rc, $(head -1 "$sim/run.txt" | cut -c1-150)"
-simrun "$sim/rt/jre/bin/java" -jar "$sim/rt/dist/replay.jar" node --role gpu --port 0 --no-metrics > "$sim/node.txt" 2>&1 &
-node=$!
-for _ in $(seq 1 120); do
-  grep -q "roles \[gpu\]" "$sim/node.txt" && break
-  kill -0 $node 2>/dev/null || break
-  sleep 0.5
-done
-kill $node 2>/dev/null; wait $node 2>/dev/null || true
-if ! grep -q "roles \[gpu\]" "$sim/node.txt" || grep -qE "NoClassDefFoundError|ClassNotFoundException|Exception in thread" "$sim/node.txt"; then
-  echo "[gpu-check-prepare] ERROR: with the packed runtime, replay node --role gpu did not start cleanly:" >&2
-  cat "$sim/node.txt" >&2
-  exit 2
-fi
-echo "[gpu-check-prepare]   replay node --role gpu: $(grep "roles \[gpu\]" "$sim/node.txt" | head -1 | cut -c1-150)"
-
-size=$(du -sb "$out" | cut -f1)
-# what else travels with the device call: the working tree's tracked and untracked-not-ignored files
-tree=$(git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 -r du -cb 2>/dev/null) \
-    | awk '$2 == "total" { t += $1 } END { print t + 0 }')
-echo "[gpu-check-prepare] $out: $size bytes ($(ls "$out/captures" | wc -l) captures); with the working tree ($tree bytes) the device call carries $((size + tree)) of $limit bytes"
-if [ $((size + tree)) -gt "$limit" ]; then
-  echo "[gpu-check-prepare] ERROR: $((size + tree)) bytes is over the 64 MiB the device call carries" >&2
-  exit 2
-fi
+check_bundle
