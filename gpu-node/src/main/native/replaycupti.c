@@ -24,6 +24,7 @@
 
 /* Layouts the Java side and gpu.md rely on (checked with gcc on x86-64, CUDA 13.0). */
 _Static_assert(sizeof(CUpti_PCSamplingPCData) == 64, "CUpti_PCSamplingPCData is 64 bytes");
+_Static_assert(offsetof(CUpti_PCSamplingPCData, cubinCrc) == 8, "cubinCrc at 8");
 _Static_assert(offsetof(CUpti_PCSamplingPCData, pcOffset) == 16, "pcOffset at 16");
 _Static_assert(offsetof(CUpti_PCSamplingPCData, functionName) == 32, "functionName at 32");
 _Static_assert(offsetof(CUpti_PCSamplingPCData, correlationId) == 56, "correlationId at 56");
@@ -69,11 +70,12 @@ static CUptiResult g_register(CUpti_BuffersCallbackRequestFunc a, CUpti_BuffersC
 }
 static CUptiResult g_activity_enable(CUpti_ActivityKind k) { return GUARDED(cuptiActivityEnable(k)); }
 static CUptiResult g_flush(void) { return GUARDED(cuptiActivityFlushAll(0)); }
+static CUptiResult g_cubin_crc(CUpti_GetCubinCrcParams *p) { return GUARDED(cuptiGetCubinCrc(p)); }
 
 #pragma GCC poison cuptiGetVersion cuptiGetTimestamp cuptiGetResultString cuptiPCSamplingGetNumStallReasons
 #pragma GCC poison cuptiPCSamplingGetStallReasons cuptiPCSamplingSetConfigurationAttribute cuptiPCSamplingEnable
 #pragma GCC poison cuptiPCSamplingDisable cuptiPCSamplingStart cuptiPCSamplingStop cuptiPCSamplingGetData
-#pragma GCC poison cuptiActivityRegisterCallbacks cuptiActivityEnable cuptiActivityFlushAll
+#pragma GCC poison cuptiActivityRegisterCallbacks cuptiActivityEnable cuptiActivityFlushAll cuptiGetCubinCrc
 
 /* ---- kernel activity: kept by the buffer-completed callback, handed to Java on drain ----------- */
 typedef struct {
@@ -276,7 +278,7 @@ JNIEXPORT jint JNICALL Java_org_replayfarm_gpunode_sampling_CuptiShim_nativeStop
 
 /*
  * Drains PC data (GetData until nothing remains) and the kernel activity (flush), calling
- * sink.pc(String function, long pcOffset, int stallReasonIndex, int samples, int correlationId) per
+ * sink.pc(String function, long cubinCrc, long pcOffset, int stallReasonIndex, int samples, int correlationId) per
  * (PC, stall reason) with samples and sink.kernel(String name, long start, long end, int correlationId,
  * int graphId) per kernel record.
  */
@@ -284,7 +286,7 @@ JNIEXPORT jint JNICALL Java_org_replayfarm_gpunode_sampling_CuptiShim_nativeDrai
         JNIEnv *env, jclass cls, jlong jctx, jobject sink, jobjectArray messageOut) {
     (void)cls;
     jclass sc = (*env)->GetObjectClass(env, sink);
-    jmethodID onPc = (*env)->GetMethodID(env, sc, "pc", "(Ljava/lang/String;JIII)V");
+    jmethodID onPc = (*env)->GetMethodID(env, sc, "pc", "(Ljava/lang/String;JJIII)V");
     jmethodID onKernel = (*env)->GetMethodID(env, sc, "kernel", "(Ljava/lang/String;JJII)V");
     if (onPc == NULL || onKernel == NULL) {
         return -1; /* NoSuchMethodError is pending in Java */
@@ -305,7 +307,7 @@ JNIEXPORT jint JNICALL Java_org_replayfarm_gpunode_sampling_CuptiShim_nativeDrai
                 for (size_t s = 0; s < pc->stallReasonCount; s++) {
                     CUpti_PCSamplingStallReason *sr = &pc->stallReason[s];
                     if (sr->samples > 0) {
-                        (*env)->CallVoidMethod(env, sink, onPc, fn, (jlong)pc->pcOffset,
+                        (*env)->CallVoidMethod(env, sink, onPc, fn, (jlong)pc->cubinCrc, (jlong)pc->pcOffset,
                                                (jint)sr->pcSamplingStallReasonIndex, (jint)sr->samples,
                                                (jint)pc->correlationId);
                     }
@@ -345,4 +347,30 @@ JNIEXPORT jlong JNICALL Java_org_replayfarm_gpunode_sampling_CuptiShim_nativeKer
     jlong d = (jlong)g_kernels_dropped;
     pthread_mutex_unlock(&g_kernels_lock);
     return d;
+}
+
+/*
+ * The CRC CUPTI gives a cubin (cuptiGetCubinCrc: the cubinCrc its PC records carry for that module), into
+ * crcOut[0]. Runs without a GPU. Returns 0, or a CUPTI error code with message[0] saying which call.
+ */
+JNIEXPORT jint JNICALL Java_org_replayfarm_gpunode_sampling_CuptiShim_nativeCubinCrc(
+        JNIEnv *env, jclass cls, jbyteArray cubin, jlongArray crcOut, jobjectArray messageOut) {
+    (void)cls;
+    jsize n = (*env)->GetArrayLength(env, cubin);
+    jbyte *bytes = (*env)->GetByteArrayElements(env, cubin, NULL);
+    if (bytes == NULL) {
+        return -1; /* OutOfMemoryError is pending in Java */
+    }
+    CUpti_GetCubinCrcParams p = {0};
+    p.size = CUpti_GetCubinCrcParamsSize;
+    p.cubinSize = (size_t)n;
+    p.cubin = bytes;
+    CUptiResult r = g_cubin_crc(&p);
+    (*env)->ReleaseByteArrayElements(env, cubin, bytes, JNI_ABORT);
+    if (r != CUPTI_SUCCESS) {
+        return fail(env, messageOut, "cuptiGetCubinCrc", r);
+    }
+    jlong crc = (jlong)p.cubinCrc;
+    (*env)->SetLongArrayRegion(env, crcOut, 0, 1, &crc);
+    return 0;
 }

@@ -269,7 +269,8 @@ public final class FarmNode implements AutoCloseable {
                         () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
                 holder.delegate = jobs;
                 gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
-                        config.getDuration("replay.coordinator.device-run-timeout"));
+                        config.getDuration("replay.coordinator.device-run-timeout"),
+                        new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention()));
                 jobs.gpuSource(gpuNodes);
                 int known = jobs.resume(); // every job an earlier run of this coordinator accepted
                 if (known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {

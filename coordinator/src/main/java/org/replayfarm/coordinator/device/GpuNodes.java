@@ -38,16 +38,23 @@ public final class GpuNodes implements GpuSource {
     private final String captureBaseUrl;
     private final Duration timeout;
     private final Map<String, GpuDeviceInfo> known = new ConcurrentHashMap<>();
+    private final HotGuestMetrics hotGuest;
 
-    private GpuNodes(ActorSystem<?> system, String captureBaseUrl, Duration timeout) {
+    private GpuNodes(ActorSystem<?> system, String captureBaseUrl, Duration timeout, HotGuestMetrics hotGuest) {
         this.system = system;
         this.captureBaseUrl = captureBaseUrl;
         this.timeout = timeout;
+        this.hotGuest = hotGuest;
     }
 
     /** Starts following the GPU nodes of {@code system}'s cluster; captures are fetched from {@code captureBaseUrl}. */
     public static GpuNodes start(ActorSystem<?> system, String captureBaseUrl, Duration timeout) {
-        GpuNodes g = new GpuNodes(system, captureBaseUrl, timeout);
+        return start(system, captureBaseUrl, timeout, HotGuestMetrics.off());
+    }
+
+    /** As above; each device run's hottest guest instructions go to {@code hotGuest} under the run's job. */
+    public static GpuNodes start(ActorSystem<?> system, String captureBaseUrl, Duration timeout, HotGuestMetrics hotGuest) {
+        GpuNodes g = new GpuNodes(system, captureBaseUrl, timeout, hotGuest);
         system.systemActorOf(g.directory(), "gpu-nodes", Props.empty());
         return g;
     }
@@ -127,7 +134,7 @@ public final class GpuNodes implements GpuSource {
             return Offer.none("no GPU on this node and no GPU node in the cluster can take a device run" + others);
         }
         GpuDeviceInfo first = usable.get(0);
-        return Offer.of(new RemoteDeviceBackend(system, this, usable, captureBaseUrl, timeout), "GPU node "
+        return Offer.of(new RemoteDeviceBackend(system, this, usable, captureBaseUrl, timeout, hotGuest), "GPU node "
                 + first.getNodeAddress() + " (" + first.getBackend() + ": " + first.getWhy() + ")"
                 + (usable.size() > 1 ? ", " + (usable.size() - 1) + " more to fall back on" : ""));
     }

@@ -45,14 +45,16 @@ public final class RemoteDeviceBackend implements DeviceBackend {
     private final List<GpuDeviceInfo> candidates;
     private final String captureBaseUrl;
     private final Duration timeout;
+    private final HotGuestMetrics hotGuest;
 
     RemoteDeviceBackend(ActorSystem<?> system, GpuNodes directory, List<GpuDeviceInfo> candidates, String captureBaseUrl,
-                        Duration timeout) {
+                        Duration timeout, HotGuestMetrics hotGuest) {
         this.system = system;
         this.directory = directory;
         this.candidates = List.copyOf(candidates);
         this.captureBaseUrl = captureBaseUrl;
         this.timeout = timeout;
+        this.hotGuest = hotGuest;
     }
 
     @Override
@@ -71,7 +73,9 @@ public final class RemoteDeviceBackend implements DeviceBackend {
         String id = UUID.randomUUID().toString();
         system.systemActorOf(client(id, request.captureSha256(), events, done), "device-run-" + id, Props.empty());
         try {
-            return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            DeviceRun run = done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            hotGuest.record(request.jobId(), run.hotspots()); // the job's hottest guest instructions on /metrics
+            return run;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof DeviceException d) {
                 throw d;

@@ -143,7 +143,7 @@ public final class Comparison {
         DeviceRun run = null;
         long start = System.nanoTime();
         if (resolved.backend().isPresent()) {
-            run = resolved.backend().get().run(new DeviceRequest(capture, id.captureSha256()), events);
+            run = resolved.backend().get().run(new DeviceRequest(capture, id.captureSha256(), id.jobId()), events);
         }
         double deviceSeconds = (System.nanoTime() - start) / 1e9;
         long diffStart = System.nanoTime();

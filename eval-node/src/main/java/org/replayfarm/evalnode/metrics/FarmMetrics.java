@@ -33,6 +33,10 @@ public final class FarmMetrics {
     public static final String ROLE = "role";
     public static final String JOB = "job_id";
     public static final String SERIALIZED = "serialized";
+    /** A hot guest instruction's tags: its PC (0x and 12 hex digits), its listing text, its commonest stall reason. */
+    public static final String GUEST_PC = "guest_pc";
+    public static final String INSTRUCTION = "instruction";
+    public static final String STALL = "stall";
 
     /** The values of the {@code serialized} tag of a device execution (seed 000: unknown is never omitted). */
     public static final Set<String> SERIALIZED_VALUES = Set.of("true", "false", "unknown");
@@ -67,6 +71,9 @@ public final class FarmMetrics {
         JOB_BYTES_COMPARED("replay.job.guest-bytes.compared", Kind.COUNTER, Unit.NONE, "coordinator",
                 "guest memory bytes diffed host against device", JOB),
         JOB_BYTES_DIFFERING("replay.job.guest-bytes.differing", Kind.COUNTER, Unit.NONE, "coordinator", "guest memory bytes that differ", JOB),
+        JOB_HOT_GUEST_SAMPLES("replay.job.device.hot-guest.samples", Kind.GAUGE, Unit.NONE, "coordinator",
+                "PC samples of each of the job's hottest guest instructions (its device run's first few only)", JOB,
+                GUEST_PC, INSTRUCTION, STALL),
 
         // an evaluator node's work, over every job
         EVAL_SLICES("replay.eval.slices", Kind.COUNTER, Unit.NONE, "eval", "slices evaluated (failed ones included)"),
@@ -284,6 +291,28 @@ public final class FarmMetrics {
             if (tags != null) {
                 m.counter(tags);
             }
+        }
+
+        /**
+         * One of the job's hottest guest instructions: {@code samples} PC samples at {@code guestPc}. The caller
+         * keeps these few (a top N per job) and removes them with {@link #removeHotGuest}.
+         */
+        public void hotGuest(long guestPc, String instruction, String stall, long samples) {
+            if (tags != null) {
+                Metric.JOB_HOT_GUEST_SAMPLES.gauge(hotTags(guestPc, instruction, stall)).update(samples);
+            }
+        }
+
+        /** Drops one hot-guest series of this job. */
+        public void removeHotGuest(long guestPc, String instruction, String stall) {
+            if (tags != null) {
+                Metric.JOB_HOT_GUEST_SAMPLES.remove(hotTags(guestPc, instruction, stall));
+            }
+        }
+
+        private TagSet hotTags(long guestPc, String instruction, String stall) {
+            return tags.withTag(GUEST_PC, String.format("0x%012x", guestPc)).withTag(INSTRUCTION, instruction)
+                    .withTag(STALL, stall);
         }
 
         /** Drops every series of this job (the job tag's value leaves the registry). */

@@ -11,10 +11,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import jcuda.Pointer;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
@@ -30,10 +27,10 @@ import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
+import org.replayfarm.gpunode.device.PreparedTranslation;
+import org.replayfarm.gpunode.sampling.CuptiShim;
 import org.replayfarm.gpunode.translate.LaunchBundle;
-import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
-import org.replayfarm.gpunode.translate.Translator;
 import org.replayfarm.gpunode.translate.image.ImageBundle;
 import org.replayfarm.model.capture.CaptureFile;
 import org.slf4j.Logger;
@@ -62,8 +59,7 @@ public final class CudaBackend implements DeviceBackend {
     private final long budget;
     private volatile LaunchHooks hooks = LaunchHooks.NONE;
     private final Map<String, CUmodule> modules = new HashMap<>();
-    private CUdevice device;
-    private CUcontext context;
+    private final PrimaryContext primary;
     private volatile Outcome last;
     private long contextResets;
 
@@ -74,6 +70,8 @@ public final class CudaBackend implements DeviceBackend {
     /** A CUDA driver call failed: {@code code} is its CUresult. */
     static final class CudaCallException extends Exception {
         final int code;
+        /** The context was already reset for this error (on the launching thread, before the hooks' exit). */
+        boolean contextReset;
 
         CudaCallException(String call, int code) {
             super(call + " failed: " + CUresult.stringFor(code) + " (" + code + ")");
@@ -85,12 +83,17 @@ public final class CudaBackend implements DeviceBackend {
      * @throws IllegalStateException when {@code gpu} is not available (the probe's reason)
      */
     public CudaBackend(GpuProbe.Gpu gpu, FatbinBuild build, long budget) {
+        this(gpu, build, budget, PrimaryContext.jcuda());
+    }
+
+    CudaBackend(GpuProbe.Gpu gpu, FatbinBuild build, long budget, PrimaryContext primary) {
         if (!gpu.available()) {
             throw new IllegalStateException("--device cuda: " + gpu.describe());
         }
         this.gpu = gpu;
         this.build = build;
         this.budget = budget;
+        this.primary = primary;
     }
 
     public CudaBackend(GpuProbe.Gpu gpu) {
@@ -132,98 +135,41 @@ public final class CudaBackend implements DeviceBackend {
     }
 
     /**
-     * The primary context, retained on first use and made current on the calling thread. Its native handle
-     * is what the CUPTI shim needs ({@link #contextHandle}).
+     * The device's primary context: what the CUPTI shim samples ({@link CuptiShim.Context}); after a sticky
+     * error it is a new context, and the shim follows it.
      */
-    public synchronized CUcontext context() throws DeviceException {
-        try {
-            ensureContext();
-        } catch (CudaCallException e) {
-            throw new DeviceException("cuda: " + e.getMessage(), e);
-        }
-        return context;
-    }
-
-    /**
-     * The primary context's native handle (what the CUPTI shim takes): the driver names the context an
-     * allocation belongs to (CU_POINTER_ATTRIBUTE_CONTEXT), so a word is allocated, asked and freed.
-     */
-    public synchronized long contextHandle() throws DeviceException {
-        context();
-        CUdeviceptr p = new CUdeviceptr();
-        try {
-            check("cuMemAlloc", JCudaDriver.cuMemAlloc(p, 8));
-            long[] v = new long[1];
-            check("cuPointerGetAttribute(CONTEXT)", JCudaDriver.cuPointerGetAttribute(Pointer.to(v),
-                    CUpointer_attribute.CU_POINTER_ATTRIBUTE_CONTEXT, p));
-            return v[0];
-        } catch (CudaCallException e) {
-            throw new DeviceException("cuda: " + e.getMessage(), e);
-        } finally {
-            JCudaDriver.cuMemFree(p);
-        }
+    public PrimaryContext primaryContext() {
+        return primary;
     }
 
     private void ensureContext() throws CudaCallException {
-        JCudaDriver.setExceptionsEnabled(false);
-        if (context == null) {
-            check("cuInit", JCudaDriver.cuInit(0));
-            device = new CUdevice();
-            check("cuDeviceGet", JCudaDriver.cuDeviceGet(device, 0));
-            CUcontext c = new CUcontext();
-            check("cuDevicePrimaryCtxRetain", JCudaDriver.cuDevicePrimaryCtxRetain(c, device));
-            context = c;
-        }
-        check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(context));
+        primary.ensure();
     }
 
-    /** After a sticky error: the context is gone; reset the primary context and retain a fresh one. */
+    /** After a sticky error: the context is gone (modules with it); reset the primary context and retain a fresh one. */
     private void recreate(int code) {
         contextResets++;
         modules.clear(); // modules died with the context
-        try {
-            JCudaDriver.cuDevicePrimaryCtxRelease(device);
-            check("cuDevicePrimaryCtxReset", JCudaDriver.cuDevicePrimaryCtxReset(device));
-            context = null;
-            ensureContext();
-            LOG.error("cuda: sticky error {}: the primary context was reset and recreated; the node serves on",
-                    CUresult.stringFor(code));
-        } catch (CudaCallException e) {
-            context = null;
-            LOG.error("cuda: after sticky error {} the context could not be recreated: {}", CUresult.stringFor(code),
-                    e.getMessage());
-        }
+        primary.reset(code);
     }
 
     @Override
     public synchronized DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        Translation t = new Translator().translate(ProgramInfo.of(capture));
-        if (!t.ok()) {
-            throw new DeviceException("cuda: the translation of '" + capture.metadata().getProgram().getKernelName()
-                    + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
-                    .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
-        }
-        byte[] section;
-        try {
-            section = ImageBundle.section(capture);
-        } catch (IllegalArgumentException e) {
-            throw new DeviceException("cuda: the capture's images cannot go to the device: " + e.getMessage(), e);
-        }
-        FatbinBuild.Built built;
-        try {
-            built = build.build(t);
-        } catch (IOException e) {
-            throw new DeviceException("cuda: nvcc could not build the translation: " + e.getMessage(), e);
-        }
+        PreparedTranslation<FatbinBuild.Built> p = PreparedTranslation.of(kind(), "nvcc", capture, build::build);
+        Translation t = p.translation();
+        FatbinBuild.Built built = p.built();
+        byte[] section = p.imagesSection();
         LaunchImage image = LaunchImage.of(LaunchBundle.write(capture, budget, section));
         int waveSize = capture.metadata().getProgram().getWaveSize();
         try {
             return launch(t, built, image, waveSize, events);
         } catch (CudaCallException e) {
             if (STICKY.contains(e.code)) {
-                recreate(e.code);
+                if (!e.contextReset) {
+                    recreate(e.code);
+                }
                 throw new DeviceException("cuda: the device failed with a sticky CUDA error (" + e.getMessage()
                         + "); the context was lost, reset and recreated; this run has no outputs", e);
             }
@@ -295,6 +241,13 @@ public final class CudaBackend implements DeviceBackend {
                 check("cuEventRecord", JCudaDriver.cuEventRecord(stop, null));
                 check("cuEventSynchronize (the kernel)", JCudaDriver.cuEventSynchronize(stop));
                 wall = System.nanoTime() - w0;
+            } catch (CudaCallException e) {
+                if (STICKY.contains(e.code)) {
+                    // reset before the hooks' exit: the sampler's stop must not go to the destroyed context
+                    recreate(e.code);
+                    e.contextReset = true;
+                }
+                throw e;
             } finally {
                 h.exit();
             }
@@ -384,7 +337,7 @@ public final class CudaBackend implements DeviceBackend {
         return v[0];
     }
 
-    private static void check(String call, int r) throws CudaCallException {
+    static void check(String call, int r) throws CudaCallException {
         if (r != CUresult.CUDA_SUCCESS) {
             throw new CudaCallException(call, r);
         }

@@ -11,9 +11,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * PC samples traced to guest instructions: a sample's {@code (function, pcOffset)} goes through the
- * cubin's line table ({@link CubinLines}) to the guest.s line the translator's {@code #line} named, and
- * that line of the listing gives the guest PC and the instruction's text. Samples on runtime code that
+ * PC samples traced to guest instructions: a sample's {@code (cubinCrc, pcOffset)} names the module and the
+ * place in it; a sample of this module goes through the cubin's line table ({@link CubinLines}), by its
+ * function, to the guest.s line the translator's {@code #line} named, and that line of the listing gives the
+ * guest PC and the instruction's text. A sample whose CRC names another module (another program loaded in
+ * the same context) is counted apart and never read through this cubin's lines; where the sample carries no
+ * CRC, or the module's CRC is not known, the function's name alone places it. Samples on runtime code that
  * no guest line encloses (the kernel's prologue) are counted apart, never dropped.
  */
 public final class GuestPcMap {
@@ -23,20 +26,40 @@ public final class GuestPcMap {
     public record Hotspot(long guestPc, int line, String text, long samples, Map<String, Long> stallReasons) {
     }
 
-    /** A sample as the sampler gives it: function, offset, stall reason, count. */
-    public record Sample(String function, long pcOffset, String stallReason, long samples) {
+    /** A sample as the sampler gives it: function, the module's CRC (0: not given), offset, stall reason, count. */
+    public record Sample(String function, long cubinCrc, long pcOffset, String stallReason, long samples) {
+        /** A sample with no module CRC: placed by its function's name. */
+        public Sample(String function, long pcOffset, String stallReason, long samples) {
+            this(function, 0, pcOffset, stallReason, samples);
+        }
     }
 
-    /** What the samples came to: the hottest guest instructions, and samples no guest line encloses. */
-    public record Attribution(List<Hotspot> hottest, long attributed, long unattributed) {
+    /**
+     * What the samples came to: the hottest guest instructions, the samples traced to them, the samples of this
+     * module no guest line encloses, and the samples of other modules (their CRC is not this cubin's).
+     */
+    public record Attribution(List<Hotspot> hottest, long attributed, long unattributed, long otherModules) {
     }
 
     private final CubinLines lines;
     private final List<String> listing;
+    private final long moduleCrc;
 
+    /** A map for a module whose CRC is not known: samples are placed by function name only. */
     public GuestPcMap(CubinLines lines, List<String> listing) {
+        this(lines, listing, 0);
+    }
+
+    /** @param moduleCrc CUPTI's CRC of this cubin ({@code cuptiGetCubinCrc}); 0 when not known */
+    public GuestPcMap(CubinLines lines, List<String> listing, long moduleCrc) {
         this.lines = lines;
         this.listing = List.copyOf(listing);
+        this.moduleCrc = moduleCrc;
+    }
+
+    /** Whether a sample is of this module: by CRC where both are known, else (by name) assumed so. */
+    public boolean ofThisModule(Sample s) {
+        return s.cubinCrc() == 0 || moduleCrc == 0 || s.cubinCrc() == moduleCrc;
     }
 
     /** The guest line (1-based, of guest.s) a device PC maps to. */
@@ -56,7 +79,12 @@ public final class GuestPcMap {
         Map<Integer, Map<String, Long>> stalls = new TreeMap<>();
         long attributed = 0;
         long unattributed = 0;
+        long otherModules = 0;
         for (Sample s : samples) {
+            if (!ofThisModule(s)) {
+                otherModules += s.samples();
+                continue;
+            }
             Optional<Integer> line = guestLine(s.function(), s.pcOffset());
             if (line.isEmpty() || guestPc(line.get()) < 0) {
                 unattributed += s.samples();
@@ -76,7 +104,7 @@ public final class GuestPcMap {
         }
         out.sort(Comparator.comparingLong(Hotspot::samples).reversed().thenComparingLong(Hotspot::guestPc));
         return new Attribution(out.size() > top ? List.copyOf(out.subList(0, top)) : List.copyOf(out), attributed,
-                unattributed);
+                unattributed, otherModules);
     }
 
     /** The instruction of a listing line without its address comment. */

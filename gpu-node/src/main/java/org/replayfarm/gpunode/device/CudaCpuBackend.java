@@ -8,12 +8,9 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.gpunode.translate.LaunchBundle;
-import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
-import org.replayfarm.gpunode.translate.Translator;
 import org.replayfarm.gpunode.translate.image.ImageBundle;
 import org.replayfarm.model.capture.CaptureFile;
 
@@ -79,24 +76,10 @@ public final class CudaCpuBackend implements DeviceBackend {
     public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        Translation t = new Translator().translate(ProgramInfo.of(capture));
-        if (!t.ok()) {
-            throw new DeviceException("cuda-cpu: the translation of '" + capture.metadata().getProgram().getKernelName()
-                    + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
-                    .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
-        }
-        byte[] section;
-        try {
-            section = ImageBundle.section(capture);
-        } catch (IllegalArgumentException e) {
-            throw new DeviceException("cuda-cpu: the capture's images cannot go to the device: " + e.getMessage(), e);
-        }
-        CpuBuild.Built built;
-        try {
-            built = build.build(t);
-        } catch (IOException e) {
-            throw new DeviceException("cuda-cpu: g++ could not build the translation: " + e.getMessage(), e);
-        }
+        PreparedTranslation<CpuBuild.Built> p = PreparedTranslation.of(kind(), "g++", capture, build::build);
+        Translation t = p.translation();
+        CpuBuild.Built built = p.built();
+        byte[] section = p.imagesSection();
         Path work = null;
         try {
             work = Files.createTempDirectory("replay-cuda-cpu");

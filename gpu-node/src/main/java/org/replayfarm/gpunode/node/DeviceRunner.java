@@ -189,21 +189,49 @@ public final class DeviceRunner {
         }
     }
 
-    /** The run's PC samples traced through the module's cubin to guest instructions. */
+    /**
+     * The run's PC samples traced through the module's cubin to guest instructions: by the cubin's CRC as CUPTI
+     * computes it (samples of other modules are set apart), by function name where no CRC is known.
+     */
     private void hotspots(DeviceRunOutput.Builder out, List<PcSample> samples) {
         if (samples.isEmpty() || !(backend instanceof CudaBackend c) || c.lastOutcome() == null) {
             return;
         }
         try {
-            CubinLines lines = CubinLines.read(java.nio.file.Files.readAllBytes(c.lastOutcome().built().cubin()));
-            GuestPcMap map = new GuestPcMap(lines, c.lastOutcome().translation().listing());
-            List<GuestPcMap.Sample> in = samples.stream().map(s -> new GuestPcMap.Sample(s.getFunction(),
-                    s.getPcOffset(), s.getStallReason(), s.getSamples())).toList();
-            GuestPcMap.Attribution a = map.attribute(in, HOTTEST);
-            out.setSamplesAttributed(a.attributed()).setSamplesUnattributed(a.unattributed());
+            byte[] cubin = java.nio.file.Files.readAllBytes(c.lastOutcome().built().cubin());
+            long crc = moduleCrc(cubin);
+            GuestPcMap map = new GuestPcMap(CubinLines.read(cubin), c.lastOutcome().translation().listing(), crc);
+            GuestPcMap.Attribution a = map.attribute(samples(samples), HOTTEST);
+            out.setSamplesAttributed(a.attributed()).setSamplesUnattributed(a.unattributed() + a.otherModules());
             out.addAllHotspots(toProto(a.hottest()));
+            if (a.otherModules() > 0 && a.attributed() == 0) {
+                LOG.warn("no PC sample's cubin CRC is the run's cubin's (0x{}): {} samples set apart as other modules'",
+                        Long.toHexString(crc), a.otherModules());
+            } else if (a.otherModules() > 0) {
+                LOG.info("{} PC samples were of other modules than the run's (cubin CRC 0x{})", a.otherModules(),
+                        Long.toHexString(crc));
+            }
         } catch (java.io.IOException | IllegalArgumentException e) {
             LOG.warn("PC samples could not be traced to guest instructions: {}", e.getMessage());
+        }
+    }
+
+    /** The samples as the map takes them (the wire's CRC, 0 where the sampler gave none). */
+    public static List<GuestPcMap.Sample> samples(List<PcSample> samples) {
+        return samples.stream().map(s -> new GuestPcMap.Sample(s.getFunction(), s.getCubinCrc(), s.getPcOffset(),
+                s.getStallReason(), s.getSamples())).toList();
+    }
+
+    /** CUPTI's CRC of the run's cubin, through the node's sampler; 0 (name-only mapping) where it has none. */
+    private long moduleCrc(byte[] cubin) {
+        if (gpu == null) {
+            return 0;
+        }
+        try {
+            return gpu.session().sampler().cubinCrc(cubin).orElse(0);
+        } catch (org.replayfarm.gpunode.sampling.PcSampler.SamplingException e) {
+            LOG.warn("the module's cubin CRC is not known ({}): PC samples are placed by function name only", e.getMessage());
+            return 0;
         }
     }
 

@@ -4,7 +4,6 @@ import com.typesafe.config.Config;
 import java.nio.file.Path;
 import org.replayfarm.gpunode.cuda.CudaBackend;
 import org.replayfarm.gpunode.device.DeviceBackend;
-import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.gpunode.sampling.CuptiShim;
 import org.replayfarm.gpunode.sampling.NoDeviceSampler;
 import org.replayfarm.gpunode.sampling.PcSampler;
@@ -32,8 +31,8 @@ public final class GpuSampler {
         Path library = s.cuptiLibrary().isEmpty() ? CuptiShim.built(Path.of(System.getProperty("replayfarm.root", ".")))
                 : Path.of(s.cuptiLibrary());
         try {
-            return CuptiShim.load(library, cuda.contextHandle());
-        } catch (PcSampler.SamplingException | DeviceException e) {
+            return CuptiShim.load(library, cuda.primaryContext());
+        } catch (PcSampler.SamplingException e) {
             LOG.error("PC sampling ({}) is on but cannot run on this GPU node: {}", s.mode().configName(), e.getMessage());
             return new NoDeviceSampler();
         }

@@ -1,6 +1,7 @@
 package org.replayfarm.gpunode.sampling;
 
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The device side of PC sampling: CUPTI through the JNI shim ({@link CuptiShim}) on a GPU, the
@@ -23,8 +24,20 @@ public interface PcSampler {
     /** The device clock kernel activity records use (ns). */
     long timestampNs();
 
-    /** One (PC, stall reason) pair of a burst. */
-    record PcRecord(String function, long pcOffset, int stallReasonIndex, int samples, int correlationId) {
+    /**
+     * The CRC CUPTI's PC records give the module {@code cubin} (empty where the sampler has no such CRC): the key
+     * that says which module a sample's PC is in.
+     */
+    default OptionalLong cubinCrc(byte[] cubin) throws SamplingException {
+        return OptionalLong.empty();
+    }
+
+    /** One (PC, stall reason) pair of a burst; {@code cubinCrc} names the module (0: not given). */
+    record PcRecord(String function, long cubinCrc, long pcOffset, int stallReasonIndex, int samples, int correlationId) {
+        /** A pair with no module CRC. */
+        public PcRecord(String function, long pcOffset, int stallReasonIndex, int samples, int correlationId) {
+            this(function, 0, pcOffset, stallReasonIndex, samples, correlationId);
+        }
     }
 
     /** One kernel execution (CUPTI's kernel activity record). graphId != 0: launched from a CUDA graph. */

@@ -131,6 +131,11 @@ public final class SamplingSession {
         return report;
     }
 
+    /** The device side this session drives (its module CRCs key the PC samples to modules). */
+    public PcSampler sampler() {
+        return sampler;
+    }
+
     public Stats stats() {
         return new Stats(settings.mode(), sequence, scheduler.bursts(), scheduler.pairs(),
                 scheduler.dutyAchieved(sampler.timestampNs()), configRefusals, graphRefusals, startFailures,
@@ -230,9 +235,11 @@ public final class SamplingSession {
             for (PcSampler.PcRecord pc : d.pcs()) {
                 String reason = pc.stallReasonIndex() >= 0 && pc.stallReasonIndex() < reasons.size()
                         ? reasons.get(pc.stallReasonIndex()) : "stall-reason-" + pc.stallReasonIndex();
-                String key = pc.function() + '\0' + pc.pcOffset() + '\0' + reason + '\0' + pc.correlationId();
+                String key = pc.function() + '\0' + pc.cubinCrc() + '\0' + pc.pcOffset() + '\0' + reason + '\0'
+                        + pc.correlationId();
                 PcSample.Builder b = pairs.computeIfAbsent(key, k -> PcSample.newBuilder().setFunction(pc.function())
-                        .setPcOffset(pc.pcOffset()).setStallReason(reason).setCorrelationId(pc.correlationId()));
+                        .setCubinCrc(pc.cubinCrc()).setPcOffset(pc.pcOffset()).setStallReason(reason)
+                        .setCorrelationId(pc.correlationId()));
                 b.setSamples(b.getSamples() + pc.samples());
             }
         }

@@ -125,6 +125,60 @@ class CubinLinesTest {
         assertEquals(1, map.attribute(samples, 1).hottest().size(), "top N");
     }
 
+    /**
+     * The module a sample is in is named by its cubinCrc, the CRC CUPTI computes (cuptiGetCubinCrc through the
+     * shim, which runs without a GPU): a sample of another module at the same function name and offset is
+     * never read through this cubin's lines; a sample without a CRC falls back to the function's name. The
+     * samples cross the wire as the GPU node sends them (PcSample, real protobuf bytes).
+     */
+    @Test
+    void samplesAreKeyedToTheModuleByCubinCrcAndByNameOnlyWithoutOne(@TempDir Path dir) throws Exception {
+        Path shim = Path.of("target", "native", org.replayfarm.gpunode.sampling.CuptiShim.LIBRARY);
+        assumeTrue(Files.isRegularFile(shim), "the CUPTI shim is built where the CUDA toolkit's CUPTI headers are");
+        byte[] cubin = Files.readAllBytes(built.cubin());
+        long crc = org.replayfarm.gpunode.sampling.CuptiShim.cubinCrc(shim, cubin);
+        assertEquals(crc, org.replayfarm.gpunode.sampling.CuptiShim.cubinCrc(shim, cubin.clone()), "one cubin, one CRC");
+        // another module with a kernel of the same name (another program loaded in the same context)
+        Files.writeString(dir.resolve("other.cu"), "extern \"C\" __global__ void replay_kernel(int *p, int n) {\n"
+                + "  for (int i = 0; i < n; i++) p[threadIdx.x + i] += i * 7;\n}\n");
+        Process nv = new ProcessBuilder(FatbinBuild.defaultNvcc(), "-arch=sm_90", "-cubin", "-lineinfo", "-o",
+                dir.resolve("other.cubin").toString(), dir.resolve("other.cu").toString()).redirectErrorStream(true).start();
+        String said = new String(nv.getInputStream().readAllBytes());
+        assertEquals(0, nv.waitFor(), said);
+        long other = org.replayfarm.gpunode.sampling.CuptiShim.cubinCrc(shim, Files.readAllBytes(dir.resolve("other.cubin")));
+        assertTrue(crc != 0 && other != 0 && crc != other, "CRCs 0x" + Long.toHexString(crc) + ", 0x" + Long.toHexString(other));
+
+        CubinLines lines = CubinLines.read(cubin);
+        CubinLines.Row a = lines.rows().stream().filter(r -> !r.end() && r.file().equals("guest.s")).skip(10).findFirst()
+                .orElseThrow();
+        CubinLines.Row b = lines.rows().stream().filter(r -> !r.end() && r.file().equals("guest.s") && r.line() != a.line())
+                .findFirst().orElseThrow();
+        String wait = "smsp__pcsamp_warps_issue_stalled_wait";
+        List<org.replayfarm.proto.PcSample> wire = new ArrayList<>();
+        for (org.replayfarm.proto.PcSample s : List.of(
+                org.replayfarm.proto.PcSample.newBuilder().setFunction("replay_kernel").setCubinCrc(crc)
+                        .setPcOffset(a.address()).setStallReason(wait).setSamples(5).build(),
+                org.replayfarm.proto.PcSample.newBuilder().setFunction("replay_kernel").setCubinCrc(other)
+                        .setPcOffset(a.address()).setStallReason(wait).setSamples(11).build(),
+                org.replayfarm.proto.PcSample.newBuilder().setFunction("replay_kernel")
+                        .setPcOffset(b.address()).setStallReason(wait).setSamples(3).build())) {
+            wire.add(org.replayfarm.proto.PcSample.parseFrom(s.toByteArray()));
+        }
+        List<GuestPcMap.Sample> samples = org.replayfarm.gpunode.node.DeviceRunner.samples(wire);
+        assertEquals(List.of(crc, other, 0L), samples.stream().map(GuestPcMap.Sample::cubinCrc).toList(),
+                "the CRC crosses the wire with each sample");
+
+        GuestPcMap.Attribution byCrc = new GuestPcMap(lines, saxpy.listing(), crc).attribute(samples, 10);
+        assertEquals(8, byCrc.attributed(), "this module's sample and the one without a CRC");
+        assertEquals(11, byCrc.otherModules(), "the other module's sample is set apart");
+        assertEquals(List.of(a.line(), b.line()), byCrc.hottest().stream().map(GuestPcMap.Hotspot::line).toList());
+        assertEquals(5, byCrc.hottest().get(0).samples(), "the other module's samples at the same offset are not added");
+
+        GuestPcMap.Attribution byName = new GuestPcMap(lines, saxpy.listing()).attribute(samples, 10);
+        assertEquals(19, byName.attributed(), "with the module's CRC unknown, the name alone places every sample");
+        assertEquals(0, byName.otherModules());
+    }
+
     @Test
     void aKernelWithKnownLinesMapsItsPcsToThem(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("k.cu"), """

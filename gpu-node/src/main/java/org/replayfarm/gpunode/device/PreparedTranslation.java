@@ -1,0 +1,52 @@
+package org.replayfarm.gpunode.device;
+
+import java.io.IOException;
+import java.util.stream.Collectors;
+import org.replayfarm.gpunode.translate.ProgramInfo;
+import org.replayfarm.gpunode.translate.Translation;
+import org.replayfarm.gpunode.translate.Translator;
+import org.replayfarm.gpunode.translate.image.ImageBundle;
+import org.replayfarm.model.capture.CaptureFile;
+
+/**
+ * The step both translation backends ({@code cuda}, {@code cuda-cpu}) open a run with: the capture's program
+ * translated (refused, naming every refused instruction), the capture's images and BVH nodes laid out as the
+ * device's images section, and the translation built by the backend's compiler (nvcc or g++, cached by hash).
+ * Each failure is a {@link DeviceException} that starts with the backend's kind and says what failed.
+ *
+ * @param <B> what the backend's build gives (a fat binary, a CPU runner)
+ */
+public record PreparedTranslation<B>(Translation translation, byte[] imagesSection, B built) {
+    /** A backend's compiler: nvcc for {@code cuda}, g++ for {@code cuda-cpu}. */
+    @FunctionalInterface
+    public interface Build<B> {
+        B build(Translation t) throws IOException;
+    }
+
+    /**
+     * @param kind     the backend's kind, which every message starts with
+     * @param compiler the compiler's name for the message when the build fails
+     */
+    public static <B> PreparedTranslation<B> of(String kind, String compiler, CaptureFile capture, Build<B> build)
+            throws DeviceException {
+        Translation t = new Translator().translate(ProgramInfo.of(capture));
+        if (!t.ok()) {
+            throw new DeviceException(kind + ": the translation of '" + capture.metadata().getProgram().getKernelName()
+                    + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
+                    .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
+        }
+        byte[] section;
+        try {
+            section = ImageBundle.section(capture);
+        } catch (IllegalArgumentException e) {
+            throw new DeviceException(kind + ": the capture's images cannot go to the device: " + e.getMessage(), e);
+        }
+        B built;
+        try {
+            built = build.build(t);
+        } catch (IOException e) {
+            throw new DeviceException(kind + ": " + compiler + " could not build the translation: " + e.getMessage(), e);
+        }
+        return new PreparedTranslation<>(t, section, built);
+    }
+}
