@@ -237,7 +237,8 @@ class K8sManifestsTest {
                 assertTrue(selects(wanted, labels), name + ": its pods match discovery's selector " + selector);
                 // ports and probes
                 int management = cfg.getInt("akka.management.http.port");
-                assertEquals(management, port(c, "management"), name);
+                String portName = cfg.getString("akka.management.cluster.bootstrap.contact-point-discovery.port-name");
+                assertEquals(management, port(c, portName), name + ": discovery reaches the pod at its port named " + portName);
                 assertEquals(cfg.getInt("replay.metrics.port"), port(c, "metrics"), name);
                 assertEquals(cfg.getInt("akka.remote.artery.canonical.port"), port(c, "remoting"), name);
                 Map<String, String> scrape = template.getMetadata().getAnnotations();
