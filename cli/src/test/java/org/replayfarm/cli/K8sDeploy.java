@@ -1,6 +1,7 @@
 package org.replayfarm.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -72,14 +73,29 @@ final class K8sDeploy {
         return out;
     }
 
-    /** The overlay's objects, typed. */
-    static List<HasMetadata> render(String overlay) throws Exception {
-        List<HasMetadata> cached = RENDERED.get(overlay);
-        if (cached != null) {
-            return cached;
+    /** The overlay's objects, typed. The first call renders every overlay at once (one kustomize each, in parallel). */
+    static synchronized List<HasMetadata> render(String overlay) throws Exception {
+        if (RENDERED.isEmpty()) {
+            Map<String, java.util.concurrent.CompletableFuture<String>> renders = new TreeMap<>();
+            for (String o : OVERLAYS) {
+                renders.put(o, java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return kustomize(ROOT.resolve("overlays").resolve(o));
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                }));
+            }
+            for (Map.Entry<String, java.util.concurrent.CompletableFuture<String>> e : renders.entrySet()) {
+                try {
+                    RENDERED.put(e.getKey(), load(e.getValue().join()));
+                } catch (java.util.concurrent.CompletionException x) {
+                    throw x.getCause() instanceof Exception c ? c : x;
+                }
+            }
         }
-        List<HasMetadata> objects = load(kustomize(ROOT.resolve("overlays").resolve(overlay)));
-        RENDERED.put(overlay, objects);
+        List<HasMetadata> objects = RENDERED.get(overlay);
+        assertNotNull(objects, "no overlay " + overlay + " (deploy/k8s/overlays: " + OVERLAYS + ")");
         return objects;
     }
 

@@ -404,7 +404,10 @@ class K8sWalkthroughTest {
         assertEquals(K8sManifestsTest.port(coordinator, "http"), target, url + " reaches the coordinator's HTTP port");
         assertTrue(s.tokenExported, "the API token is exported before a client runs");
         if (args.get(0).equals("submit")) {
-            for (String p : parsed.subcommand().matchedPositionalValue(0, List.<String>of())) {
+            List<String> captures = new ArrayList<>();
+            parsed.subcommand().matchedPositionals().forEach(p -> captures.addAll(p.stringValues()));
+            assertFalse(captures.isEmpty(), "a capture to submit");
+            for (String p : captures) {
                 assertTrue(Files.isRegularFile(Toolchain.root().resolve(p)), "the capture " + p);
             }
             s.submitted = true;

@@ -114,6 +114,38 @@ class KubernetesDiscoveryTest {
         return sb.toString();
     }
 
+    /**
+     * The pods' node.conf (deploy/k8s base ConfigMap: Artery over TLS with Akka's rotating-keys engine) with
+     * the key, certificate and CA made by deploy/README.md's openssl commands, run here; the files sit in a
+     * folder of the test instead of the Secret's mount point. Without openssl the cluster runs plain TCP.
+     */
+    String artery() throws Exception {
+        boolean openssl = java.util.stream.Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+                .anyMatch(d -> Files.isExecutable(Path.of(d, "openssl")));
+        if (!openssl) {
+            System.out.println("openssl is not installed: the cluster runs Artery over plain TCP, not the pods' TLS");
+            return "";
+        }
+        Path tls = Files.createDirectories(dir.resolve("tls"));
+        for (String command : K8sWalkthroughTest.commands()) {
+            if (command.startsWith("openssl req") || command.startsWith("openssl x509")) {
+                Process p = new ProcessBuilder("bash", "-c", command).directory(tls.toFile()).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, command + ": " + out);
+            }
+        }
+        io.fabric8.kubernetes.api.model.ConfigMap cm = K8sDeploy.load(Files.readString(K8sDeploy.ROOT.resolve("base/node-config.yaml")))
+                .stream().filter(o -> o instanceof io.fabric8.kubernetes.api.model.ConfigMap)
+                .map(io.fabric8.kubernetes.api.model.ConfigMap.class::cast).findFirst().orElseThrow();
+        return cm.getData().get("node.conf") + """
+                akka.remote.artery.ssl.rotating-keys-engine {
+                  key-file = "%s"
+                  cert-file = "%s"
+                  ca-cert-file = "%s"
+                }
+                """.formatted(tls.resolve("tls.key"), tls.resolve("tls.crt"), tls.resolve("ca.crt"));
+    }
+
     @Test
     void three_nodes_find_each_other_through_the_pods_api_and_run_a_job() throws Exception {
         int[] management = {freePort(), freePort(), freePort()};
@@ -201,7 +233,7 @@ class KubernetesDiscoveryTest {
                   interval = 500ms
                 }
                 akka.cluster.split-brain-resolver.stable-after = 3s
-                """.formatted(ca, token, NAMESPACE));
+                """.formatted(ca, token, NAMESPACE) + artery());
         Map<String, String> env = Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1",
                 "KUBERNETES_SERVICE_PORT", String.valueOf(api.getAddress().getPort()));
         String[] roles = {"coordinator", "eval", "eval"};
