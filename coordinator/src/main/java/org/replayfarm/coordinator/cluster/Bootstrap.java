@@ -115,6 +115,10 @@ public final class Bootstrap {
         if (d != Discovery.SEEDS) {
             s = s.withValue(CONTACT + "discovery-method", ConfigValueFactory.fromAnyRef(d.name));
         }
+        if (d == Discovery.KUBERNETES_API) {
+            // each pod's contact point is its container port named "management" (deploy/k8s), not a fixed port
+            s = s.withValue(CONTACT + "port-name", ConfigValueFactory.fromAnyRef("management"));
+        }
         List<String> points = c.getStringList("replay.cluster.contact-points");
         if (!points.isEmpty()) {
             List<Map<String, Object>> endpoints = new ArrayList<>();

@@ -534,6 +534,6 @@ public final class Job {
         double s = Math.max(seconds, 1e-9);
         return new JobProgress.Figures(totals.laneInstructions(), totals.waveInstructions() / s,
                 totals.laneInstructions() / s, state.inFlight(), state.resent(), totals.storeConflicts(),
-                state.nondeterministic(), 0, 0, 0, 0);
+                state.nondeterministic(), 0, 0, 0, 0).withSlicesQueued(state.slicesQueued());
     }
 }

@@ -676,4 +676,24 @@ public final class JobState {
     public long slicesPlanned() {
         return nextSliceId;
     }
+
+    /**
+     * Slices waiting for an evaluator slot: those queued to be sent again, plus the groups not sent yet
+     * counted in slices of the target time's worth at the measured rate (one group a slice before a rate
+     * is measured, {@link #MAX_SLICE_GROUPS} at most). Unlike {@link #sliceSize} this ignores the window, so
+     * the figure does not shrink because more nodes joined: it is the backlog a scaler reads (more nodes
+     * would take these slices now). 0 once every group was sent.
+     */
+    public long slicesQueued() {
+        long waiting = resend.stream().filter(s -> s.hash == null && outstanding.containsKey(s.id)).count();
+        long size = 1;
+        if (nanosPerGroup > 0) {
+            size = Math.max(1, Math.min(MAX_SLICE_GROUPS, (long) (settings.targetSliceNanos() / nanosPerGroup)));
+        }
+        long unsent = Math.max(0, total - nextStart);
+        for (long[] h : holes) {
+            unsent += h[1];
+        }
+        return waiting + (unsent + size - 1) / size;
+    }
 }

@@ -18,13 +18,33 @@ public record JobProgress(String jobId, String captureSha256, String state, long
     public record Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
                           long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
                           long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering,
-                          Sampling sampling) {
+                          Sampling sampling, long slicesQueued) {
         public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Figures {
             if (sampling == null) {
                 throw new IllegalArgumentException("figures need their sampling part (Sampling.NONE when no GPU node reported)");
             }
+        }
+
+        /** Figures with no slices queued (the queue is the job actor's: {@link #withSlicesQueued}). */
+        public Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
+                       long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
+                       long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering,
+                       Sampling sampling) {
+            this(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight, slicesResent,
+                    storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared, bytesDiffering,
+                    sampling, 0);
+        }
+
+        /**
+         * These figures with {@code n} slices waiting for an evaluator slot (JobState.slicesQueued: the
+         * backlog the queue metrics export for a scaler).
+         */
+        public Figures withSlicesQueued(long n) {
+            return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
+                    slicesResent, storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared,
+                    bytesDiffering, sampling, n);
         }
 
         /** Figures without sampling (no GPU node reported). */
@@ -39,14 +59,15 @@ public record JobProgress(String jobId, String captureSha256, String state, long
         /** These figures with the diff's counts. */
         public Figures withComparison(long texels, long texelsDiffer, long bytes, long bytesDiffer) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
-                    slicesResent, storeConflicts, nondeterministicSlices, texels, texelsDiffer, bytes, bytesDiffer, sampling);
+                    slicesResent, storeConflicts, nondeterministicSlices, texels, texelsDiffer, bytes, bytesDiffer, sampling,
+                    slicesQueued);
         }
 
         /** These figures with the GPU nodes' sampling as the coordinator's store knows it now. */
         public Figures withSampling(Sampling s) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
                     slicesResent, storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared,
-                    bytesDiffering, s);
+                    bytesDiffering, s, slicesQueued);
         }
     }
 

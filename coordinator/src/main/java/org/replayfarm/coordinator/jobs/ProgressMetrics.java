@@ -23,6 +23,9 @@ public final class ProgressMetrics implements AutoCloseable {
     private final Duration retention;
     private final ScheduledExecutorService reaper;
     private final Map<String, EnumMap<Metric, Long>> counted = new HashMap<>();
+    private final FarmMetrics.QueueSeries queue;
+    /** Each running job's queue: slices queued, slices in flight, groups remaining. */
+    private final Map<String, long[]> running = new HashMap<>();
 
     public ProgressMetrics(FarmMetrics metrics, Duration retention) {
         this.metrics = metrics;
@@ -32,6 +35,7 @@ public final class ProgressMetrics implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }) : null;
+        this.queue = metrics.queue();
     }
 
     /** Records nothing. */
@@ -65,9 +69,30 @@ public final class ProgressMetrics implements AutoCloseable {
         advance(s, done, Metric.JOB_TEXELS_DIFFERING, f.texelsDiffering(), first);
         advance(s, done, Metric.JOB_BYTES_COMPARED, f.bytesCompared(), first);
         advance(s, done, Metric.JOB_BYTES_DIFFERING, f.bytesDiffering(), first);
+        long queued = p.ended() ? 0 : Math.max(0, f.slicesQueued());
+        long remaining = p.ended() ? 0 : Math.max(0, p.groupsTotal() - p.groupsDone());
+        s.set(Metric.JOB_SLICES_QUEUED, queued);
+        s.set(Metric.JOB_GROUPS_REMAINING, remaining);
+        if (p.ended()) {
+            running.remove(p.jobId());
+        } else {
+            running.put(p.jobId(), new long[] {queued, Math.max(0, f.slicesInFlight()), remaining});
+        }
+        publishQueue();
         if (p.ended()) {
             reaper.schedule(() -> forget(p.jobId()), retention.toMillis(), TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** The queue totals over the running jobs, as a scaler reads them. */
+    private void publishQueue() {
+        long[] total = new long[3];
+        for (long[] q : running.values()) {
+            for (int i = 0; i < 3; i++) {
+                total[i] += q[i];
+            }
+        }
+        queue.set(total[0], total[1], total[2], running.size());
     }
 
     private static void advance(FarmMetrics.JobSeries s, EnumMap<Metric, Long> done, Metric m, long total, boolean first) {
@@ -82,6 +107,9 @@ public final class ProgressMetrics implements AutoCloseable {
     }
 
     private synchronized void forget(String jobId) {
+        if (running.remove(jobId) != null) {
+            publishQueue();
+        }
         if (counted.remove(jobId) != null) {
             metrics.job(jobId).remove();
         }

@@ -74,6 +74,19 @@ public final class FarmMetrics {
         JOB_HOT_GUEST_SAMPLES("replay.job.device.hot-guest.samples", Kind.GAUGE, Unit.NONE, "coordinator",
                 "PC samples of each of the job's hottest guest instructions (its device run's first few only)", JOB,
                 GUEST_PC, INSTRUCTION, STALL),
+        JOB_SLICES_QUEUED("replay.job.slices.queued", Kind.GAUGE, Unit.NONE, "coordinator",
+                "slices waiting for an evaluator slot (to send again, and the groups not sent yet in target-sized slices)", JOB),
+        JOB_GROUPS_REMAINING("replay.job.groups.remaining", Kind.GAUGE, Unit.NONE, "coordinator",
+                "groups not evaluated yet (0 once the job ended)", JOB),
+
+        // the queue over every running job, on the coordinator: what a scaler reads (deploy/k8s KEDA ScaledObject)
+        QUEUE_SLICES_QUEUED("replay.queue.slices.queued", Kind.GAUGE, Unit.NONE, "coordinator",
+                "slices waiting for an evaluator slot, over every running job"),
+        QUEUE_SLICES_IN_FLIGHT("replay.queue.slices.in-flight", Kind.GAUGE, Unit.NONE, "coordinator",
+                "slices sent and not yet back, over every running job"),
+        QUEUE_GROUPS_REMAINING("replay.queue.groups.remaining", Kind.GAUGE, Unit.NONE, "coordinator",
+                "groups not evaluated yet, over every running job"),
+        QUEUE_JOBS_RUNNING("replay.queue.jobs.running", Kind.GAUGE, Unit.NONE, "coordinator", "jobs running"),
 
         // an evaluator node's work, over every job
         EVAL_SLICES("replay.eval.slices", Kind.COUNTER, Unit.NONE, "eval", "slices evaluated (failed ones included)"),
@@ -242,6 +255,11 @@ public final class FarmMetrics {
         return new JobSeries(on ? TagSet.builder().add(NODE, node).add(ROLE, "coordinator").add(JOB, jobId).build() : null);
     }
 
+    /** The coordinator's queue over every running job (no job tag: one series each, 0 when nothing runs). */
+    public QueueSeries queue() {
+        return new QueueSeries(on ? tags("coordinator") : null);
+    }
+
     /** This node's evaluator series (registered at once, so a dashboard shows zeros rather than no data). */
     public EvalSeries eval() {
         return new EvalSeries(on ? tags("eval") : null);
@@ -323,6 +341,26 @@ public final class FarmMetrics {
                         m.remove(tags);
                     }
                 }
+            }
+        }
+    }
+
+    /** The coordinator's queue totals, registered at 0 at once (a scaler's query has a value before any job). */
+    public static final class QueueSeries {
+        private final TagSet tags;
+
+        QueueSeries(TagSet tags) {
+            this.tags = tags;
+            set(0, 0, 0, 0);
+        }
+
+        /** The totals over every running job now. */
+        public void set(long slicesQueued, long slicesInFlight, long groupsRemaining, long jobsRunning) {
+            if (tags != null) {
+                Metric.QUEUE_SLICES_QUEUED.gauge(tags).update(slicesQueued);
+                Metric.QUEUE_SLICES_IN_FLIGHT.gauge(tags).update(slicesInFlight);
+                Metric.QUEUE_GROUPS_REMAINING.gauge(tags).update(groupsRemaining);
+                Metric.QUEUE_JOBS_RUNNING.gauge(tags).update(jobsRunning);
             }
         }
     }

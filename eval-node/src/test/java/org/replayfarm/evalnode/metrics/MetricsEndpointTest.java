@@ -76,6 +76,7 @@ class MetricsEndpointTest {
                     }
                 }
             }
+            m.queue().set(5, 2, 40, 1);
             FarmMetrics.EvalSeries eval = m.eval();
             eval.slice(2_000_000, 4, 100, 3200, 1);
             eval.cacheMiss(4096);
