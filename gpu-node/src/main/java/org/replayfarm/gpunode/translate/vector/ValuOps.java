@@ -193,7 +193,7 @@ public final class ValuOps {
             v_min3_f16 M - f16 f16 f16 f16
             v_max3_f16 M - f16 f16 f16 f16
             v_med3_f16 M - f16 f16 f16 f16
-            v_ldexp_f16 M - f16 f16 u32
+            v_ldexp_f16 M - f16 f16 u16
             v_trunc_f32 M - f32 f32
             v_ceil_f32 M - f32 f32
             v_floor_f32 M - f32 f32

@@ -837,13 +837,9 @@ RT_FN uint64_t rt_fma_scaled(double a, double b, double c, int k, int p, int ebi
  * special cases).
  */
 
-/* |x / y| < 2^lim, exactly, for finite nonzero x, y (frexp: x = mx * 2^ex, |mx| in [0.5, 1)) */
-RT_FN int rt_quot_below(double x, double y, int lim) {
-    int ex, ey;
-    double mx = fabs(frexp(x, &ex)), my = fabs(frexp(y, &ey));
-    int d = ex - ey; /* x / y = (mx / my) * 2^d with mx / my in (0.5, 2) */
-    return mx >= my ? d < lim : d <= lim;
-}
+/* the ISA's "x == DENORM" of a computed quotient: nonzero and below the format's smallest normal */
+RT_FN int rt_denorm_d(double q) { return rt_isdenorm64(rt_bits64(q)); }
+RT_FN int rt_denorm_f(float q) { return rt_isdenorm32(rt_bits32(q)); }
 
 /*
  * div_scale (S0 the value to scale, S1 the denominator, S2 the numerator), in the ISA's order: NaN for a
@@ -851,6 +847,8 @@ RT_FN int rt_quot_below(double x, double y, int lim) {
  * and S0 scaled by 2^64 / 2^128 when it is the denominator; a denormal denominator: S0 scaled up; both
  * 1/S1 and S2/S1 denormal: VCC, the denominator scaled up; 1/S1 denormal: S0 scaled down; S2/S1 denormal:
  * VCC, the numerator scaled up; a tiny numerator (exponent <= 23 / 53): S0 scaled up; else S0.
+ * The ISA computes "1 / S1" in f64 for both formats ("1.0 / 64'F(S1.f32) == DENORM.f64": never true for an
+ * f32) and "S2 / S1" in the operands' format, each rounded to nearest and then tested for a denormal.
  * The scaling keeps denormals and rounds to nearest (an internal step, not the program's rounding).
  */
 RT_FN uint32_t rt_valu_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2, int *vcc, const rt_mode_t *m) {
@@ -861,9 +859,8 @@ RT_FN uint32_t rt_valu_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2, int 
     rt_mode_t keep = rt_mode_make(0xf0u);
     double x0 = rt_f32(s0), x1 = rt_f32(s1), x2 = rt_f32(s2);
     int e1 = (int)(s1 >> 23 & 0xffu), e2 = (int)(s2 >> 23 & 0xffu);
-    int fin = !rt_isinf32(s1) && !rt_isinf32(s2);
-    int rcpDenorm = !rt_isinf32(s1) && rt_quot_below(1.0, x1, -126);
-    int quoDenorm = fin && rt_quot_below(x2, x1, -126);
+    int rcpDenorm = rt_denorm_d(1.0 / x1);
+    int quoDenorm = rt_denorm_f((float)(x2 / x1)); /* double then float: the correctly rounded f32 quotient */
     uint32_t d = s0;
     if (e2 - e1 >= 96) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f32(s0, 64u, &keep); }
     else if (rt_isdenorm32(s1)) d = rt_valu_ldexp_f32(s0, 64u, &keep);
@@ -881,9 +878,8 @@ RT_FN uint64_t rt_valu_div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, int 
     rt_mode_t keep = rt_mode_make(0xf0u);
     double x0 = rt_f64(s0), x1 = rt_f64(s1), x2 = rt_f64(s2);
     int e1 = (int)(s1 >> 52 & 0x7ffu), e2 = (int)(s2 >> 52 & 0x7ffu);
-    int fin = !rt_isinf64(s1) && !rt_isinf64(s2);
-    int rcpDenorm = !rt_isinf64(s1) && rt_quot_below(1.0, x1, -1022);
-    int quoDenorm = fin && rt_quot_below(x2, x1, -1022);
+    int rcpDenorm = rt_denorm_d(1.0 / x1);
+    int quoDenorm = rt_denorm_d(x2 / x1);
     uint64_t d = s0;
     if (e2 - e1 >= 768) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f64(s0, 128u, &keep); }
     else if (rt_isdenorm64(s1)) d = rt_valu_ldexp_f64(s0, 128u, &keep);
@@ -897,7 +893,10 @@ RT_FN uint64_t rt_valu_div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, int 
 /*
  * div_fmas: fma(S0, S1, S2); with the lane's VCC bit set the exact result is scaled by 2^64 (f64: 2^128)
  * when S2's exponent field is above the bias (the quotient was computed with a scaled-up denominator),
- * else by 2^-64 (2^-128), and rounded once. Special results (NaN, infinity) are the plain fma's.
+ * else by 2^-64 (2^-128), and rounded once. The ISA text ("D = 2.0F ** 32 * fma(S0, S1, S2)", "2.0 ** 64"
+ * for f64, "a fixed factor") cannot be meant: v_div_scale scales by 2^64 / 2^128, up for a quotient near
+ * overflow and down for a denormal one, so the post-scale must undo either; the quotient estimate S2 tells
+ * which. A plain fma that is NaN, infinite or zero is the result as it is (2^k times it changes nothing).
  */
 RT_FN uint32_t rt_valu_div_fmas_f32(uint32_t a, uint32_t b, uint32_t c, int vcc, const rt_mode_t *m) {
     if (!vcc) return rt_ffma32(a, b, c, m);
@@ -905,6 +904,8 @@ RT_FN uint32_t rt_valu_div_fmas_f32(uint32_t a, uint32_t b, uint32_t c, int vcc,
     if (rt_isnan32(a) || rt_isnan32(b) || rt_isnan32(c) || rt_isinf32(a) || rt_isinf32(b) || rt_isinf32(c)) {
         return rt_ffma32(a, b, c, m);
     }
+    uint32_t plain = rt_ffma32(a, b, c, m);
+    if (rt_isnan32(plain) || rt_isinf32(plain) || rt_iszero32(plain)) return plain;
     int k = (c >> 23 & 0xffu) > 127u ? 64 : -64;
     return rt_out32(m, (uint32_t)rt_fma_scaled(rt_f32(a), rt_f32(b), rt_f32(c), k, 24, 8, rt_mode_round32(m)));
 }
@@ -914,6 +915,8 @@ RT_FN uint64_t rt_valu_div_fmas_f64(uint64_t a, uint64_t b, uint64_t c, int vcc,
     if (rt_isnan64(a) || rt_isnan64(b) || rt_isnan64(c) || rt_isinf64(a) || rt_isinf64(b) || rt_isinf64(c)) {
         return rt_ffma64(a, b, c, m);
     }
+    uint64_t plain = rt_ffma64(a, b, c, m);
+    if (rt_isnan64(plain) || rt_isinf64(plain) || rt_iszero64(plain)) return plain;
     int k = (c >> 52 & 0x7ffu) > 1023u ? 128 : -128;
     return rt_out64(m, rt_fma_scaled(rt_f64(a), rt_f64(b), rt_f64(c), k, 53, 11, rt_mode_round64(m)));
 }
