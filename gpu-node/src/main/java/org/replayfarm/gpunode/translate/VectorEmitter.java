@@ -765,6 +765,12 @@ public final class VectorEmitter implements UnitEmitter {
             Fields.Vop3p p = (Fields.Vop3p) f;
             boolean floatPacked = op.kind().equals("PKM");
             for (int n = 0; n < op.count(); n++) {
+                if (!floatPacked && code[n] >= 240 && code[n] <= 248) {
+                    // llvm-mc-19 encodes 0x3f800000 as the inline 1.0 of v_pk_add_u16 and 0xc0800000 as the -4.0
+                    // of v_dot2_i32_i16 (f32 bits; 0x3c00 is a literal); the host model reads f16 bits
+                    throw cx.refuse("a float inline constant in an integer packed operand: llvm-mc-19 gives it f32 "
+                            + "bits, the host model f16 bits in the low half");
+                }
                 boolean readsHigh = ((p.opsel() | p.opselHi()) >>> n & 1) != 0;
                 if (floatPacked && inlineConstant(code[n]) && readsHigh) {
                     // llvm-mc-19 encodes 0x00003c00 as the inline 1.0 of v_pk_add_f16 and 0x3c003c00 as a literal:
@@ -796,9 +802,10 @@ public final class VectorEmitter implements UnitEmitter {
             }
             cx.line("RT_FOR_ACTIVE(l) {");
             for (int n = 0; n < op.count(); n++) {
-                // an inline constant: an integer as its 32 bits (the high half its sign), a float as its f16
-                // bits in the low half (llvm-mc-19: 0x0001 is the inline 1, 0x00010001 a literal; -1 is 0xffffffff)
-                cx.line("  uint32_t t_p%d = %s;", n, cx.vsrc16(code[n], "l"));
+                // an integer inline constant: its 32 bits, the high half its sign (llvm-mc-19: 0x0001 is the
+                // inline 1, 0x00010001 a literal, -1 is 0xffffffff and 0xffff a literal)
+                // (a float packed operand: the f16 bits of a float constant, which is read only as its low half)
+                cx.line("  uint32_t t_p%d = %s;", n, fp ? cx.vsrc16(code[n], "l") : cx.vsrc32(code[n], "l"));
             }
             String[] halves = new String[2];
             for (int h = 0; h < 2; h++) {

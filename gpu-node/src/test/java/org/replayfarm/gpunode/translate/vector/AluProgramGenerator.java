@@ -508,6 +508,11 @@ final class AluProgramGenerator {
             if (s[n] >= 128 && s[n] < 255 && fp && high) {
                 s[n] = 256 + vgpr(1);
             }
+            // a float inline constant in an integer packed operand is refused (llvm-mc-19 and the host model
+            // disagree on its bits): an integer one instead
+            if (!fp && s[n] >= 240 && s[n] <= 248) {
+                s[n] = 128 + r.nextInt(81);
+            }
             literal |= s[n] == 255;
         }
         int vdst = vgpr(1);

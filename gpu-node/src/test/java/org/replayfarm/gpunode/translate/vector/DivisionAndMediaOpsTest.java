@@ -99,8 +99,11 @@ class DivisionAndMediaOpsTest {
                 v_fma_f32 v8, -v8, v11, v9
                 v_div_fmas_f32 v8, v8, v10, v11
                 v_div_fixup_f32 v13, v8, v2, v1
+                s_mov_b64 s[40:41], exec
+                s_mov_b64 exec, DISPUTED
                 v_div_scale_f32 v14, MASK, v2, v2, v1
                 v_div_scale_f32 v15, MASK, -v1, v2, v1 clamp
+                s_mov_b64 exec, s[40:41]
                 """);
         // clang-19's f64 division (as it compiles a / b for gfx1030)
         b.append("""
@@ -164,7 +167,22 @@ class DivisionAndMediaOpsTest {
                 s_mov_b32 m0, 0x20003
                 v_swaprel_b32 v1, v2
                 """);
-        return b.toString().replace("VCC", vcc).replace("MASK", mask) + "s_endpgm\n";
+        // the lanes whose f32 quotient rounds to zero (pairs 3, 16, 22, 29, 33 and those lanes + 36) are left out
+        // of the stand-alone div_scale: see the_rounded_f32_quotient_decides_div_scale
+        long keep = ~(1L << 3 | 1L << 16 | 1L << 22 | 1L << 29 | 1L << 33 | 1L << 39 | 1L << 52 | 1L << 58);
+        String disputed = String.format("0x%x", keep & 0xffffffffL);
+        if (wave == 64) {
+            disputed = "s[42:43]";
+            b.insert(0, "s_mov_b32 s42, " + String.format("0x%x", keep & 0xffffffffL) + "\ns_mov_b32 s43, "
+                    + String.format("0x%x", keep >>> 32) + "\n");
+        }
+        String out = b.toString().replace("VCC", vcc).replace("MASK", mask).replace("DISPUTED", disputed);
+        if (wave == 32) {
+            out = out.replace("s_mov_b64 s[40:41], exec", "s_mov_b32 s40, exec_lo")
+                    .replace("s_mov_b64 exec, s[40:41]", "s_mov_b32 exec_lo, s40")
+                    .replace("s_mov_b64 exec, " + disputed, "s_mov_b32 exec_lo, " + disputed);
+        }
+        return out + "s_endpgm\n";
     }
 
     @ParameterizedTest
@@ -176,5 +194,41 @@ class DivisionAndMediaOpsTest {
         var d = rig.writeTranslation("div" + wave, b);
         VectorRig.await(VectorRig.compile(d), d);
         assertEquals(List.of(), VectorRig.diff(rig.host(b), rig.device(d), wave));
+    }
+
+    /**
+     * v_div_scale_f32 where the numerator is tiny and the f32 quotient rounds to zero (2^-149 / 3, 2^-126 /
+     * 2^126, 2^-104 / 2^108). The ISA's pseudocode tests "S2.f32 / S1.f32 == DENORM.f32", an f32 quotient,
+     * which is zero here, not a denormal; the next case, "exponent(S2.f32) <= 23" (a tiny numerator), scales
+     * S0 by 2^64 without VCC. The translation does that: S0 = S1 = 3 gives 3 * 2^64, 2^126 and 2^108 overflow
+     * to infinity. (The host model tests the unrounded quotient, takes the denormal-quotient case, sets VCC
+     * and leaves S0 as it is: 0x40400000, 0x7e800000, 0x75800000 - a disagreement reported, not changed
+     * here; both give the same final quotient through the whole division sequence, which the test above checks.)
+     */
+    @org.junit.jupiter.api.Test
+    void the_rounded_f32_quotient_decides_div_scale() throws Exception {
+        VectorRig rig = new VectorRig(dir, 32, 24);
+        var b = rig.build("q", """
+                v_mov_b32 v1, 1
+                v_mov_b32 v2, 3.0
+                v_writelane_b32 v1, 0x00800000, 1
+                v_writelane_b32 v2, 0x7e800000, 1
+                v_writelane_b32 v1, 0x0b800000, 2
+                v_writelane_b32 v2, 0x75800000, 2
+                v_div_scale_f32 v3, s20, v2, v2, v1
+                v_div_scale_f32 v4, s21, v1, v2, v1
+                s_endpgm
+                """);
+        var d = rig.writeTranslation("q", b);
+        VectorRig.await(VectorRig.compile(d), d);
+        VectorRig.State dev = rig.device(d);
+        assertEquals(0x60400000, dev.vgpr()[3][0]);
+        assertEquals(0x7f800000, dev.vgpr()[3][1]);
+        assertEquals(0x7f800000, dev.vgpr()[3][2]);
+        assertEquals(0x15000000, dev.vgpr()[4][0]); // 2^-149 * 2^64
+        assertEquals(0x20800000, dev.vgpr()[4][1]); // 2^-126 * 2^64
+        assertEquals(0x2b800000, dev.vgpr()[4][2]); // 2^-104 * 2^64
+        assertEquals(0, dev.sgpr()[20] & 7);
+        assertEquals(0, dev.sgpr()[21] & 7);
     }
 }
