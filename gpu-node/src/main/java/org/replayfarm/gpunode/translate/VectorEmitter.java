@@ -135,6 +135,12 @@ public final class VectorEmitter implements UnitEmitter {
                 case "PERM" -> permlane();
                 case "MOVREL" -> movrel();
                 case "SWAP" -> swap();
+                case "SWAPREL" -> swapRel();
+                case "DIVS" -> divScale();
+                case "MQSAD" -> mqsad();
+                case "MIX" -> mix();
+                case "DOTF" -> dotF16();
+                case "DOTC" -> accumulating();
                 case "CMP", "CLASS" -> compare();
                 case "PK", "PKM", "PKC", "DOT" -> packed();
                 default -> lanewise();
@@ -331,6 +337,9 @@ public final class VectorEmitter implements UnitEmitter {
             if (isDpp()) {
                 dppGather();
             }
+            if (kind.equals("FMAS")) {
+                cx.line("uint64_t t_vcc = RT_VCC;");
+            }
             laneLoopOpen();
             List<String> args = new ArrayList<>();
             String expr;
@@ -361,6 +370,8 @@ public final class VectorEmitter implements UnitEmitter {
                 }
                 case "BYTE" -> expr = "rt_valu_cvt_f32_ubyte(" + source(0, "u32") + ", " + op.function() + ")";
                 case "FN" -> expr = "rt_valu_fn_" + res + "(" + op.function() + ", " + source(0, res) + ", &t_m)";
+                case "FMAS" -> expr = function() + "(" + source(0, res) + ", " + source(1, res) + ", " + source(2, res)
+                        + ", (int)((t_vcc >> l) & 1u), &t_m)";
                 default -> {
                     for (int n = 0; n < op.count(); n++) {
                         args.add(source(n, op.source(n)));
@@ -580,14 +591,192 @@ public final class VectorEmitter implements UnitEmitter {
             cx.line("RT_FOR_ACTIVE(l) { uint32_t t_x = %s; %s = %s; %s = t_x; }", a, a, b, b);
         }
 
+        /** v_swaprel_b32: swaps v[vdst + M0[25:16]] and v[src0 + M0[9:0]] per lane; past the allocation a VGPR fault. */
+        private void swapRel() throws Refusal {
+            noOutputModifiers(false);
+            if (isDpp() || isSdwa()) {
+                throw cx.refuse("DPP/SDWA on v_swaprel_b32 is not translated");
+            }
+            if (code[0] < 256) {
+                throw cx.refuse("v_swaprel_b32 needs a VGPR source");
+            }
+            cx.line("uint32_t t_sr = %du + (RT_M0 & 0x3ffu), t_dr = %du + ((RT_M0 >> 16) & 0x3ffu);", code[0] - 256, vdst);
+            cx.line("if (t_sr >= RT_NVGPR || t_dr >= RT_NVGPR) { if (RT_EXEC != 0) RT_FAULT_NOW(RT_FAULT_VGPR, %s, -1, 0); }",
+                    cx.pcC());
+            cx.line("else {");
+            cx.line("  RT_FOR_ACTIVE(l) { uint32_t t_x = W->v[t_dr][RT_SLOT(l)]; W->v[t_dr][RT_SLOT(l)] = "
+                    + "W->v[t_sr][RT_SLOT(l)]; W->v[t_sr][RT_SLOT(l)] = t_x; }");
+            cx.line("}");
+        }
+
+        /** v_div_scale_f32/f64 (VOP3b): the scaled value per lane, the lanes' flags OR-ed into SDST after the loop. */
+        private void divScale() throws Refusal {
+            if (sdst < 0) {
+                throw cx.refuse("v_div_scale without a scalar destination");
+            }
+            String t = op.result();
+            mode();
+            cx.line("uint64_t t_cout = 0;");
+            laneLoopOpen();
+            cx.line("  int t_c = 0;");
+            cx.line("  %s t_r = %s(%s, %s, %s, &t_c, &t_m);", ctype(t), function(), source(0, t), source(1, t),
+                    source(2, t));
+            outputModifiers(t);
+            cx.line("  " + write(t, "t_r"));
+            cx.line("  if (t_c) t_cout |= 1ull << l;");
+            cx.line("}");
+            cx.line("t_cout = RT_WAVE_OR(t_cout);");
+            cx.line(cx.check());
+            cx.line("RT_SET_MASK(%d, t_cout);", sdst);
+        }
+
+        /** v_mqsad_u32_u8: four 32-bit accumulators (a VGPR quad) into four result VGPRs, all read before any is written. */
+        private void mqsad() throws Refusal {
+            noOutputModifiers(false);
+            if (code[2] < 256) {
+                throw cx.refuse("v_mqsad_u32_u8 with a scalar or constant 128-bit accumulator is not translated");
+            }
+            int c = code[2] - 256;
+            laneLoopOpen();
+            cx.line("  uint64_t t_a = %s; uint32_t t_b = %s;", source(0, "u64"), source(1, "u32"));
+            for (int j = 0; j < 4; j++) {
+                cx.line("  uint32_t t_r%d = %s(t_a, t_b, %s, %d);", j, function(), cx.vreg(c + j, "l"), j);
+            }
+            for (int j = 0; j < 4; j++) {
+                cx.line("  %s = t_r%d;", cx.vreg(vdst + j, "l"), j);
+            }
+            cx.line("}");
+            cx.line(cx.check());
+        }
+
+        /** An inline constant (not a register or the literal) as a 9-bit source code. */
+        private static boolean inlineConstant(int c) {
+            return c >= 128 && c < 256 && c != 255;
+        }
+
+        /**
+         * v_fma_mix_f32 / mixlo / mixhi: each source an f16 (OP_SEL_HI bit set; OP_SEL picks its half) or an f32,
+         * converted exactly with its format's input flushing, NEG_HI its absolute value, NEG_LO its negation; one
+         * fma rounded to f32, or to f16 into the low (mixlo) or high (mixhi) half keeping the other.
+         */
+        private void mix() throws Refusal {
+            Fields.Vop3p p = (Fields.Vop3p) f;
+            String m = cx.mnemonic();
+            mode();
+            laneLoopOpen();
+            String[] x = new String[3];
+            for (int n = 0; n < 3; n++) {
+                boolean f16 = (p.opselHi() >>> n & 1) != 0;
+                boolean hi = (p.opsel() >>> n & 1) != 0;
+                String v;
+                if (f16) {
+                    if (hi && inlineConstant(code[n])) {
+                        throw cx.refuse("the high half of an inline constant as an f16 mix source: the host model "
+                                + "repeats the constant in both halves, llvm-mc-19 puts it in the low half only");
+                    }
+                    String raw = cx.vsrc16(code[n], "l");
+                    v = "rt_mix_f16(rt_in16(&t_m, " + (hi ? "(" + raw + ") >> 16" : "(" + raw + ") & 0xffffu") + "))";
+                } else {
+                    v = "rt_mix_f32(rt_in32(&t_m, " + cx.vsrc32(code[n], "l") + "))";
+                }
+                if ((p.negHi() >>> n & 1) != 0) {
+                    v = "fabs(" + v + ")";
+                }
+                if ((p.negLo() >>> n & 1) != 0) {
+                    v = "(-" + v + ")";
+                }
+                cx.line("  double t_x%d = %s;", n, v);
+                x[n] = "t_x" + n;
+            }
+            boolean toF16 = !m.equals("v_fma_mix_f32");
+            cx.line("  uint32_t t_r = %s(%s, %s, %s, &t_m);", function(), x[0], x[1], x[2]);
+            if (clamp) {
+                cx.line("  t_r = rt_clamp%s(t_r, &t_m);", toF16 ? "16" : "32");
+            }
+            String reg = cx.vreg(vdst, "l");
+            if (!toF16) {
+                cx.line("  %s = t_r;", reg);
+            } else if (m.equals("v_fma_mixlo_f16")) {
+                cx.line("  %s = (%s & 0xffff0000u) | (t_r & 0xffffu);", reg, reg);
+            } else {
+                cx.line("  %s = (%s & 0xffffu) | (t_r << 16);", reg, reg);
+            }
+            cx.line("}");
+            cx.line(cx.check());
+        }
+
+        /** v_dot2_f32_f16 (VOP3P): both halves of sources 0 and 1, source 2 an f32; no op_sel or neg. */
+        private void dotF16() throws Refusal {
+            Fields.Vop3p p = (Fields.Vop3p) f;
+            if (p.negLo() != 0 || p.negHi() != 0 || p.opsel() != 0 || (p.opselHi() & 3) != 3) {
+                throw cx.refuse("op_sel/neg on v_dot2_f32_f16 are not translated");
+            }
+            for (int n = 0; n < 2; n++) {
+                if (inlineConstant(code[n])) {
+                    throw cx.refuse("an inline constant as a packed f16 pair: the host model repeats it in both halves, "
+                            + "llvm-mc-19 puts it in the low half only");
+                }
+            }
+            mode();
+            laneLoopOpen();
+            cx.line("  uint32_t t_r = rt_valu_dot2_f32_f16(%s, %s, %s, &t_m);", cx.vsrc32(code[0], "l"),
+                    cx.vsrc32(code[1], "l"), cx.vsrc32(code[2], "l"));
+            if (clamp) {
+                cx.line("  t_r = rt_clamp32(t_r, &t_m);");
+            }
+            cx.line("  %s = t_r;", cx.vreg(vdst, "l"));
+            cx.line("}");
+            cx.line(cx.check());
+        }
+
+        /** VOP2 forms accumulating into their destination: v_dot2c_f32_f16, v_dot4c_i32_i8, v_pk_fmac_f16. */
+        private void accumulating() throws Refusal {
+            noOutputModifiers(false);
+            if (isSdwa()) {
+                throw cx.refuse("SDWA on " + cx.mnemonic() + " is not translated");
+            }
+            boolean halves = !cx.mnemonic().equals("v_dot4c_i32_i8");
+            if (halves && (absBits | negBits) != 0) {
+                throw cx.refuse("abs/neg on the packed sources of " + cx.mnemonic() + " are not translated");
+            }
+            if (halves && inlineConstant(code[0])) {
+                throw cx.refuse("an inline constant as a packed f16 pair: the host model repeats it in both halves, "
+                        + "llvm-mc-19 puts it in the low half only");
+            }
+            boolean fp = halves;
+            if (fp) {
+                mode();
+            }
+            if (isDpp()) {
+                dppGather();
+            }
+            laneLoopOpen();
+            String reg = cx.vreg(vdst, "l");
+            cx.line("  uint32_t t_r = %s(%s, %s, %s%s);", function(), source(0, "u32"), source(1, "u32"), reg,
+                    fp ? ", &t_m" : "");
+            cx.line("  %s = t_r;", reg);
+            cx.line("}");
+            cx.line(cx.check());
+        }
+
         // ------------------------------------------------------------ VOP3P
 
         private void packed() throws Refusal {
             Fields.Vop3p p = (Fields.Vop3p) f;
+            boolean floatPacked = op.kind().equals("PKM");
             for (int n = 0; n < op.count(); n++) {
-                if (code[n] < 256 && code[n] != 255 && (code[n] >= 128)) {
-                    throw cx.refuse("an inline constant in a packed (VOP3P) operand: the host model's two "
-                            + "conventions for its high half differ, not translated");
+                if (!floatPacked && code[n] >= 240 && code[n] <= 248) {
+                    // llvm-mc-19 encodes 0x3f800000 as the inline 1.0 of v_pk_add_u16 and 0xc0800000 as the -4.0
+                    // of v_dot2_i32_i16 (f32 bits; 0x3c00 is a literal); the host model reads f16 bits
+                    throw cx.refuse("a float inline constant in an integer packed operand: llvm-mc-19 gives it f32 "
+                            + "bits, the host model f16 bits in the low half");
+                }
+                boolean readsHigh = ((p.opsel() | p.opselHi()) >>> n & 1) != 0;
+                if (floatPacked && inlineConstant(code[n]) && readsHigh) {
+                    // llvm-mc-19 encodes 0x00003c00 as the inline 1.0 of v_pk_add_f16 and 0x3c003c00 as a literal:
+                    // the constant is the low half only; the host model's packed f16 unit repeats it in both halves
+                    throw cx.refuse("the high half of an inline constant in a packed f16 operand: the host model "
+                            + "repeats the constant in both halves, llvm-mc-19 puts it in the low half only");
                 }
             }
             if (op.kind().equals("DOT")) {
@@ -613,7 +802,10 @@ public final class VectorEmitter implements UnitEmitter {
             }
             cx.line("RT_FOR_ACTIVE(l) {");
             for (int n = 0; n < op.count(); n++) {
-                cx.line("  uint32_t t_p%d = %s;", n, cx.vsrc32(code[n], "l"));
+                // an integer inline constant: its 32 bits, the high half its sign (llvm-mc-19: 0x0001 is the
+                // inline 1, 0x00010001 a literal, -1 is 0xffffffff and 0xffff a literal)
+                // (a float packed operand: the f16 bits of a float constant, which is read only as its low half)
+                cx.line("  uint32_t t_p%d = %s;", n, fp ? cx.vsrc16(code[n], "l") : cx.vsrc32(code[n], "l"));
             }
             String[] halves = new String[2];
             for (int h = 0; h < 2; h++) {

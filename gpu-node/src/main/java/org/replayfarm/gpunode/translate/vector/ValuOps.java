@@ -21,7 +21,13 @@ import java.util.Map;
  * <li>special moves and cross-lane rows (handled by name in the emitter): {@code MOV CND RL RFL WL PERM NOP
  * FMAC FMAMK FMAAK MOVREL SWAP};</li>
  * <li>{@code PK}: a VOP3P packed pair computed per half with the named 16-bit function ({@code PKM}: with
- * the mode; {@code PKC}: with the clamp); {@code DOT}: a VOP3P integer dot product {@code f(a, b, c, clamp)}.</li>
+ * the mode; {@code PKC}: with the clamp); {@code DOT}: a VOP3P integer dot product {@code f(a, b, c, clamp)};
+ * {@code DOTF}: the VOP3P f16 dot into f32 {@code f(a, b, c, &t_m)};</li>
+ * <li>{@code DIVS}: v_div_scale ({@code f(a, b, c, &flag, &t_m)}, the flags a lane mask into SDST);
+ * {@code FMAS}: v_div_fmas ({@code f(a, b, c, vcc bit, &t_m)}); {@code MIX}: v_fma_mix* (VOP3P, each source
+ * an f32 or an f16 by OP_SEL_HI, {@code f(double, double, double, &t_m)}); {@code DOTC}: a VOP2 form
+ * accumulating into its destination ({@code f(src0, vsrc1, vdst[, &t_m])}); {@code MQSAD}: v_mqsad_u32_u8
+ * (128-bit accumulator and result, {@code f(a, b, c.u32[j], j)} per dword); {@code SWAPREL}: v_swaprel.</li>
  * </ul>
  */
 public final class ValuOps {
@@ -187,7 +193,7 @@ public final class ValuOps {
             v_min3_f16 M - f16 f16 f16 f16
             v_max3_f16 M - f16 f16 f16 f16
             v_med3_f16 M - f16 f16 f16 f16
-            v_ldexp_f16 M - f16 f16 u32
+            v_ldexp_f16 M - f16 f16 u16
             v_trunc_f32 M - f32 f32
             v_ceil_f32 M - f32 f32
             v_floor_f32 M - f32 f32
@@ -278,6 +284,38 @@ public final class ValuOps {
             v_dot4_u32_u8 DOT - u32 u32 u32 u32
             v_dot8_i32_i4 DOT - u32 u32 u32 u32
             v_dot8_u32_u4 DOT - u32 u32 u32 u32
+            v_div_scale_f32 DIVS - f32 f32 f32 f32
+            v_div_scale_f64 DIVS - f64 f64 f64 f64
+            v_div_fmas_f32 FMAS - f32 f32 f32 f32
+            v_div_fmas_f64 FMAS - f64 f64 f64 f64
+            v_div_fixup_f32 M - f32 f32 f32 f32
+            v_div_fixup_f64 M - f64 f64 f64 f64
+            v_div_fixup_f16 M - f16 f16 f16 f16
+            v_trig_preop_f64 M - f64 f64 u32
+            v_cubeid_f32 M - f32 f32 f32 f32
+            v_cubema_f32 M - f32 f32 f32 f32
+            v_cubesc_f32 M - f32 f32 f32 f32
+            v_cubetc_f32 M - f32 f32 f32 f32
+            v_msad_u8 P - u32 u32 u32 u32
+            v_qsad_pk_u16_u8 P - u64 u64 u32 u64
+            v_mqsad_pk_u16_u8 P - u64 u64 u32 u64
+            v_mqsad_u32_u8 MQSAD rt_valu_mqsad_u32_u8 u32 u64 u32 u32
+            v_cvt_pk_u8_f32 M - u32 f32 u32 u32
+            v_cvt_pknorm_i16_f32 M - u32 f32 f32
+            v_cvt_pknorm_u16_f32 M - u32 f32 f32
+            v_cvt_pknorm_i16_f16 M - u32 f16 f16
+            v_cvt_pknorm_u16_f16 M - u32 f16 f16
+            v_cvt_norm_i16_f16 M - u16 f16
+            v_cvt_norm_u16_f16 M - u16 f16
+            v_sat_pk_u8_i16 P - u16 u32
+            v_fma_mix_f32 MIX rt_valu_fma_mix_f32 f32 f32 f32 f32
+            v_fma_mixlo_f16 MIX rt_valu_fma_mix_f16 f16 f32 f32 f32
+            v_fma_mixhi_f16 MIX rt_valu_fma_mix_f16 f16 f32 f32 f32
+            v_dot2_f32_f16 DOTF - f32 u32 u32 f32
+            v_dot2c_f32_f16 DOTC rt_valu_dot2_f32_f16 f32 u32 u32
+            v_dot4c_i32_i8 DOTC rt_valu_dot4c_i32_i8 u32 u32 u32
+            v_pk_fmac_f16 DOTC rt_valu_pk_fmac_f16 u32 u32 u32
+            v_swaprel_b32 SWAPREL - u32 u32
             """;
 
     /** Float compare conditions in opcode order (ISA: VOPC opcodes 0..15 of each type). */

@@ -716,3 +716,408 @@ RT_FN uint32_t rt_valu_cubetc_f32(uint32_t a, uint32_t b, uint32_t c, const rt_m
     uint32_t r = ax == 1 ? (y < 0 ? rt_fneg32(ic) : ic) : rt_fneg32(ib);
     return r;
 }
+
+/* ------------------------------------------------------------------ exact rounding helpers (division, trig_preop) */
+
+/*
+ * Rounds the exact value (-1)^sign * R * 2^e (R < 2^126; 'sticky' says nonzero bits lie below R's last bit)
+ * once to a binary format of p significant bits (the implicit one included) and ebits exponent bits under
+ * an ISA round mode, denormals kept, overflow to infinity or max finite as the mode says. Returns the
+ * format's bits. Written for the scaled fma of v_div_fmas (one rounding of (a*b+c)*2^k) and for
+ * v_trig_preop (a 53-bit segment of 2/pi times a power of two, rounded toward zero).
+ */
+typedef unsigned __int128 rt_u128;
+RT_FN int rt_msb128(rt_u128 x) { /* x != 0 */
+    int n = 127;
+    for (int w = 3; w >= 0; w--) {
+        uint32_t part = (uint32_t)(x >> (32 * w));
+        if (part) return 32 * w + 31 - rt_clz32(part);
+    }
+    return n;
+}
+RT_FN uint64_t rt_round_exact(int sign, rt_u128 R, int e, int sticky, int p, int ebits, int rm) {
+    uint64_t sbit = (uint64_t)(sign & 1) << (p - 1 + ebits);
+    int emax = (1 << (ebits - 1)) - 1;
+    int emin = 1 - emax;
+    uint64_t infb = ((uint64_t)((1 << ebits) - 1)) << (p - 1);
+    if (R == 0) {
+        if (!sticky) return sbit;
+        R = 1; sticky = 0; e -= 1; /* only ever far below the quantum */
+    }
+    int lead = rt_msb128(R) + e;
+    if (lead > emax + 2) lead = emax + 2; /* overflows whatever the rounding: keep the shifts small */
+    int q = (lead < emin ? emin : lead) - (p - 1); /* exponent of the result's last bit */
+    int shift = q - e;
+    rt_u128 n;
+    int above, tie, inexact;
+    if (shift <= 0) {
+        n = shift < -126 ? ((rt_u128)1 << 127) : R << (-shift);
+        above = 0; tie = 0; inexact = sticky;
+    } else if (shift >= 127) {
+        n = 0; above = 0; tie = 0; inexact = 1; /* R < 2^126 is below half the quantum */
+    } else {
+        n = R >> shift;
+        rt_u128 rest = R & (((rt_u128)1 << shift) - 1);
+        rt_u128 half = (rt_u128)1 << (shift - 1);
+        above = rest > half || (rest == half && sticky);
+        tie = rest == half && !sticky;
+        inexact = rest != 0 || sticky;
+    }
+    if (inexact) {
+        int up;
+        switch (rm & 3) {
+        case RT_RND_NE: up = above || (tie && (int)(n & 1)); break;
+        case RT_RND_UP: up = !sign; break;
+        case RT_RND_DN: up = sign & 1; break;
+        default: up = 0; break;
+        }
+        n += (rt_u128)up;
+    }
+    if (n >> p) { n >>= 1; q++; }
+    if (n == 0) return sbit;
+    if (n >> (p - 1)) { /* normal */
+        if (q + p - 1 > emax) {
+            int toinf = (rm & 3) == RT_RND_NE || ((rm & 3) == RT_RND_UP && !sign) || ((rm & 3) == RT_RND_DN && sign);
+            return sbit | (toinf ? infb : infb - 1);
+        }
+        return sbit | ((uint64_t)(q + p - 1 + emax) << (p - 1)) | ((uint64_t)n & ((1ull << (p - 1)) - 1));
+    }
+    return sbit | (uint64_t)n; /* denormal: q == emin - (p - 1) */
+}
+
+/* a finite double as m * 2^e, m < 2^53 */
+RT_FN void rt_dec64(double v, uint64_t *m, int *e, int *s) {
+    uint64_t x = rt_bits64(v);
+    int ex = (int)(x >> 52 & 0x7ffu);
+    uint64_t f = x & 0x000fffffffffffffull;
+    *s = (int)(x >> 63);
+    if (ex == 0) { *m = f; *e = -1074; } else { *m = f | 0x0010000000000000ull; *e = ex - 1075; }
+}
+
+/* (a * b + c) * 2^k rounded once into (p, ebits) under rm; a, b, c finite doubles (f32 values exactly so) */
+RT_FN uint64_t rt_fma_scaled(double a, double b, double c, int k, int p, int ebits, int rm) {
+    uint64_t ma, mb, mc; int ea, eb, ec, sa, sb, sc;
+    rt_dec64(a, &ma, &ea, &sa); rt_dec64(b, &mb, &eb, &sb); rt_dec64(c, &mc, &ec, &sc);
+    rt_u128 P = (rt_u128)ma * mb, C = mc;
+    int ep = ea + eb, sp = sa ^ sb;
+    if (P == 0 && C == 0) { /* exact zero: IEEE's sign of a sum of zeros */
+        int s = sp == sc ? sp : (rm & 3) == RT_RND_DN;
+        return (uint64_t)s << (p - 1 + ebits);
+    }
+    /* both operands with their leading bit at 123 */
+    if (P) { int sh = 123 - rt_msb128(P); P <<= sh; ep -= sh; }
+    if (C) { int sh = 123 - rt_msb128(C); C <<= sh; ec -= sh; }
+    rt_u128 R;
+    int e, sign;
+    if (P == 0 || C == 0) {
+        R = P ? P : C; e = P ? ep : ec; sign = P ? sp : sc;
+    } else {
+        /* align the smaller exponent's operand, its lost bits jammed into a reserved last bit */
+        int d = ep - ec;
+        rt_u128 big = d >= 0 ? P : C, small = d >= 0 ? C : P;
+        int dd = d >= 0 ? d : -d, sticky = 0;
+        e = d >= 0 ? ep : ec;
+        if (dd >= 124) { sticky = small != 0; small = 0; }
+        else if (dd > 0) { sticky = (small & (((rt_u128)1 << dd) - 1)) != 0; small >>= dd; }
+        big <<= 1; small = (small << 1) | (rt_u128)sticky; e -= 1;
+        int bsign = d >= 0 ? sp : sc, ssign = d >= 0 ? sc : sp;
+        if (bsign == ssign) { R = big + small; sign = bsign; }
+        else if (big >= small) { R = big - small; sign = bsign; }
+        else { R = small - big; sign = ssign; }
+        if (R == 0) return (uint64_t)((rm & 3) == RT_RND_DN) << (p - 1 + ebits);
+    }
+    return rt_round_exact(sign, R, e + k, 0, p, ebits, rm);
+}
+
+/* ------------------------------------------------------------------ the division helpers (VOP3) */
+
+/*
+ * Written from the RDNA 2 ISA guide's V_DIV_SCALE / V_DIV_FMAS / V_DIV_FIXUP descriptions (clang's f32 and
+ * f64 division: scale numerator and denominator, Newton steps, a final fma scaled back, the fixup of the
+ * special cases).
+ */
+
+/* the ISA's "x == DENORM" of a computed quotient: nonzero and below the format's smallest normal */
+RT_FN int rt_denorm_d(double q) { return rt_isdenorm64(rt_bits64(q)); }
+RT_FN int rt_denorm_f(float q) { return rt_isdenorm32(rt_bits32(q)); }
+
+/*
+ * div_scale (S0 the value to scale, S1 the denominator, S2 the numerator), in the ISA's order: NaN for a
+ * zero numerator or denominator; a quotient near overflow (exponent(S2) - exponent(S1) >= 96 / 768): VCC,
+ * and S0 scaled by 2^64 / 2^128 when it is the denominator; a denormal denominator: S0 scaled up; both
+ * 1/S1 and S2/S1 denormal: VCC, the denominator scaled up; 1/S1 denormal: S0 scaled down; S2/S1 denormal:
+ * VCC, the numerator scaled up; a tiny numerator (exponent <= 23 / 53): S0 scaled up; else S0.
+ * The ISA computes "1 / S1" in f64 for both formats ("1.0 / 64'F(S1.f32) == DENORM.f64": never true for an
+ * f32) and "S2 / S1" in the operands' format, each rounded to nearest and then tested for a denormal.
+ * The scaling keeps denormals and rounds to nearest (an internal step, not the program's rounding).
+ */
+RT_FN uint32_t rt_valu_div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2, int *vcc, const rt_mode_t *m) {
+    s0 = rt_in32(m, s0); s1 = rt_in32(m, s1); s2 = rt_in32(m, s2);
+    *vcc = 0;
+    if (rt_isnan32(s0) || rt_isnan32(s1) || rt_isnan32(s2)) return rt_nan3_32(s0, s1, s2);
+    if (rt_iszero32(s1) || rt_iszero32(s2)) return RT_NAN32;
+    rt_mode_t keep = rt_mode_make(0xf0u);
+    double x0 = rt_f32(s0), x1 = rt_f32(s1), x2 = rt_f32(s2);
+    int e1 = (int)(s1 >> 23 & 0xffu), e2 = (int)(s2 >> 23 & 0xffu);
+    int rcpDenorm = rt_denorm_d(1.0 / x1);
+    int quoDenorm = rt_denorm_f((float)(x2 / x1)); /* double then float: the correctly rounded f32 quotient */
+    uint32_t d = s0;
+    if (e2 - e1 >= 96) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f32(s0, 64u, &keep); }
+    else if (rt_isdenorm32(s1)) d = rt_valu_ldexp_f32(s0, 64u, &keep);
+    else if (rcpDenorm && quoDenorm) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f32(s0, 64u, &keep); }
+    else if (rcpDenorm) d = rt_valu_ldexp_f32(s0, (uint32_t)-64, &keep);
+    else if (quoDenorm) { *vcc = 1; if (x0 == x2) d = rt_valu_ldexp_f32(s0, 64u, &keep); }
+    else if (e2 <= 23) d = rt_valu_ldexp_f32(s0, 64u, &keep);
+    return rt_out32(m, d);
+}
+RT_FN uint64_t rt_valu_div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, int *vcc, const rt_mode_t *m) {
+    s0 = rt_in64(m, s0); s1 = rt_in64(m, s1); s2 = rt_in64(m, s2);
+    *vcc = 0;
+    if (rt_isnan64(s0) || rt_isnan64(s1) || rt_isnan64(s2)) return rt_nan3_64(s0, s1, s2);
+    if (rt_iszero64(s1) || rt_iszero64(s2)) return RT_NAN64;
+    rt_mode_t keep = rt_mode_make(0xf0u);
+    double x0 = rt_f64(s0), x1 = rt_f64(s1), x2 = rt_f64(s2);
+    int e1 = (int)(s1 >> 52 & 0x7ffu), e2 = (int)(s2 >> 52 & 0x7ffu);
+    int rcpDenorm = rt_denorm_d(1.0 / x1);
+    int quoDenorm = rt_denorm_d(x2 / x1);
+    uint64_t d = s0;
+    if (e2 - e1 >= 768) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f64(s0, 128u, &keep); }
+    else if (rt_isdenorm64(s1)) d = rt_valu_ldexp_f64(s0, 128u, &keep);
+    else if (rcpDenorm && quoDenorm) { *vcc = 1; if (x0 == x1) d = rt_valu_ldexp_f64(s0, 128u, &keep); }
+    else if (rcpDenorm) d = rt_valu_ldexp_f64(s0, (uint32_t)-128, &keep);
+    else if (quoDenorm) { *vcc = 1; if (x0 == x2) d = rt_valu_ldexp_f64(s0, 128u, &keep); }
+    else if (e2 <= 53) d = rt_valu_ldexp_f64(s0, 128u, &keep);
+    return rt_out64(m, d);
+}
+
+/*
+ * div_fmas: fma(S0, S1, S2); with the lane's VCC bit set the exact result is scaled by 2^64 (f64: 2^128)
+ * when S2's exponent field is above the bias (the quotient was computed with a scaled-up denominator),
+ * else by 2^-64 (2^-128), and rounded once. The ISA text ("D = 2.0F ** 32 * fma(S0, S1, S2)", "2.0 ** 64"
+ * for f64, "a fixed factor") cannot be meant: v_div_scale scales by 2^64 / 2^128, up for a quotient near
+ * overflow and down for a denormal one, so the post-scale must undo either; the quotient estimate S2 tells
+ * which. A plain fma that is NaN, infinite or zero is the result as it is (2^k times it changes nothing).
+ */
+RT_FN uint32_t rt_valu_div_fmas_f32(uint32_t a, uint32_t b, uint32_t c, int vcc, const rt_mode_t *m) {
+    if (!vcc) return rt_ffma32(a, b, c, m);
+    a = rt_in32(m, a); b = rt_in32(m, b); c = rt_in32(m, c);
+    if (rt_isnan32(a) || rt_isnan32(b) || rt_isnan32(c) || rt_isinf32(a) || rt_isinf32(b) || rt_isinf32(c)) {
+        return rt_ffma32(a, b, c, m);
+    }
+    uint32_t plain = rt_ffma32(a, b, c, m);
+    if (rt_isnan32(plain) || rt_isinf32(plain) || rt_iszero32(plain)) return plain;
+    int k = (c >> 23 & 0xffu) > 127u ? 64 : -64;
+    return rt_out32(m, (uint32_t)rt_fma_scaled(rt_f32(a), rt_f32(b), rt_f32(c), k, 24, 8, rt_mode_round32(m)));
+}
+RT_FN uint64_t rt_valu_div_fmas_f64(uint64_t a, uint64_t b, uint64_t c, int vcc, const rt_mode_t *m) {
+    if (!vcc) return rt_ffma64(a, b, c, m);
+    a = rt_in64(m, a); b = rt_in64(m, b); c = rt_in64(m, c);
+    if (rt_isnan64(a) || rt_isnan64(b) || rt_isnan64(c) || rt_isinf64(a) || rt_isinf64(b) || rt_isinf64(c)) {
+        return rt_ffma64(a, b, c, m);
+    }
+    uint64_t plain = rt_ffma64(a, b, c, m);
+    if (rt_isnan64(plain) || rt_isinf64(plain) || rt_iszero64(plain)) return plain;
+    int k = (c >> 52 & 0x7ffu) > 1023u ? 128 : -128;
+    return rt_out64(m, rt_fma_scaled(rt_f64(a), rt_f64(b), rt_f64(c), k, 53, 11, rt_mode_round64(m)));
+}
+
+/*
+ * div_fixup (S0 the quotient, S1 the denominator, S2 the numerator): a NaN numerator, then denominator,
+ * quieted; 0/0 and inf/inf the negative default NaN (0xffc00000); x/0 and inf/y infinity, x/inf and 0/y
+ * zero, signed sign(S1)^sign(S2); a quotient that underflows (exponent(S2) - exponent(S1) < -150 / -1075 /
+ * -25) a signed zero; a NaN quotient of finite nonzero operands (the scaled Newton steps overflowed) the
+ * signed infinity; else |S0| with that sign.
+ */
+#define RT_DIV_FIXUP(NAME, T, BITS, SIGN, EXPSHIFT, EXPMASK, UNDER, NEGNAN, INF, ISNAN, ISZERO, ISINF, QUIET, IN) \
+    RT_FN T NAME(T s0, T s1, T s2, const rt_mode_t *m) { \
+        s0 = IN(m, s0); s1 = IN(m, s1); s2 = IN(m, s2); \
+        T sign = ((s1 ^ s2) & SIGN); \
+        if (ISNAN(s2)) return QUIET(s2); \
+        if (ISNAN(s1)) return QUIET(s1); \
+        if ((ISZERO(s1) && ISZERO(s2)) || (ISINF(s1) && ISINF(s2))) return NEGNAN; \
+        if (ISZERO(s1) || ISINF(s2)) return sign | INF; \
+        if (ISINF(s1) || ISZERO(s2)) return sign; \
+        if ((int)(s2 >> EXPSHIFT & EXPMASK) - (int)(s1 >> EXPSHIFT & EXPMASK) < UNDER) return sign; \
+        if (ISNAN(s0)) return sign | INF; \
+        return sign | (s0 & (T)~SIGN); \
+    }
+RT_DIV_FIXUP(rt_valu_div_fixup_f32, uint32_t, 32, 0x80000000u, 23, 0xffu, -150, 0xffc00000u, 0x7f800000u,
+             rt_isnan32, rt_iszero32, rt_isinf32, rt_quiet32, rt_in32)
+RT_DIV_FIXUP(rt_valu_div_fixup_f64, uint64_t, 64, 0x8000000000000000ull, 52, 0x7ffu, -1075, 0xfff8000000000000ull,
+             0x7ff0000000000000ull, rt_isnan64, rt_iszero64, rt_isinf64, rt_quiet64, rt_in64)
+RT_FN uint32_t rt_in16m(const rt_mode_t *m, uint32_t x) { return rt_in16(m, x & 0xffffu); }
+RT_DIV_FIXUP(rt_valu_div_fixup_f16_, uint32_t, 16, 0x8000u, 10, 0x1fu, -25, 0xfe00u, 0x7c00u,
+             rt_isnan16, rt_iszero16, rt_isinf16, rt_quiet16, rt_in16m)
+RT_FN uint32_t rt_valu_div_fixup_f16(uint32_t s0, uint32_t s1, uint32_t s2, const rt_mode_t *m) {
+    return rt_valu_div_fixup_f16_(s0 & 0xffffu, s1 & 0xffffu, s2 & 0xffffu, m) & 0xffffu;
+}
+
+/*
+ * trig_preop_f64: a 53-bit segment of 2/pi for Payne-Hanek range reduction. With 2/pi = 0.b1200 b1199 ...
+ * b0 (1201 fraction bits; bits past them are zero), shift = S1[4:0] * 53, plus exponent(S0) - 1077 when
+ * S0's exponent field is above 1077; the segment is the 53 fraction bits from position 'shift' on, times
+ * 2^(-53 - shift), times 2^128 more when exponent(S0) >= 1968; rounded toward zero (ISA: "rounding is
+ * always round-to-zero"). The table: 2/pi's first 1216 fraction bits (from bc -l, 420 digits).
+ */
+#if RT_GPU
+__device__ static const uint32_t rt_two_over_pi[38] = {
+#else
+static const uint32_t rt_two_over_pi[38] = {
+#endif
+    0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
+    0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu,
+    0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u,
+    0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu,
+    0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du,
+    0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u,
+    0x56033046u, 0xfc7b6babu,
+};
+RT_FN int rt_two_over_pi_bit(int i) { /* fraction bit i, 0 the first (b1200) */
+    return i <= 1200 ? (int)(rt_two_over_pi[i >> 5] >> (31 - (i & 31)) & 1u) : 0;
+}
+RT_FN uint64_t rt_valu_trig_preop_f64(uint64_t s0, uint32_t s1, const rt_mode_t *m) {
+    int ex = (int)(s0 >> 52 & 0x7ffu);
+    int shift = (int)(s1 & 31u) * 53 + (ex > 1077 ? ex - 1077 : 0);
+    uint64_t seg = 0;
+    for (int i = 0; i < 53; i++) seg = (seg << 1) | (uint64_t)rt_two_over_pi_bit(shift + i);
+    int scale = -53 - shift + (ex >= 1968 ? 128 : 0);
+    return rt_out64(m, rt_round_exact(0, (rt_u128)seg, scale, 0, 53, 11, RT_RND_RZ));
+}
+
+/* ------------------------------------------------------------------ masked and quad SADs (VOP3) */
+
+/*
+ * ISA "V_MSAD_U8: masked byte SAD": the sum over bytes i of |S0.b[i] - S1.b[i]|, a byte whose reference
+ * S1.b[i] is zero not counted, plus S2 (32-bit, wrapping). QSAD / MQSAD: the SAD (masked SAD) of the
+ * four-byte windows S0.u64 bytes [j, j+3], j = 0..3, against S1: 16-bit packed accumulators S2.u16[j]
+ * (wrapping at 16 bits) for qsad_pk / mqsad_pk, 32-bit S2.u32[j] for mqsad_u32_u8.
+ */
+RT_FN uint32_t rt_sad4(uint32_t a, uint32_t b, int masked) {
+    uint32_t s = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t x = a >> (8 * i) & 0xffu, y = b >> (8 * i) & 0xffu;
+        if (!masked || y != 0) s += x > y ? x - y : y - x;
+    }
+    return s;
+}
+RT_FN uint32_t rt_valu_msad_u8(uint32_t a, uint32_t b, uint32_t c) { return rt_sad4(a, b, 1) + c; }
+RT_FN uint32_t rt_sad_window(uint64_t a, int j) { return (uint32_t)(a >> (8 * j)); }
+RT_FN uint64_t rt_qsad_pk(uint64_t a, uint32_t b, uint64_t c, int masked) {
+    uint64_t r = 0;
+    for (int j = 0; j < 4; j++) {
+        uint32_t acc = (uint32_t)(c >> (16 * j)) & 0xffffu;
+        r |= (uint64_t)((rt_sad4(rt_sad_window(a, j), b, masked) + acc) & 0xffffu) << (16 * j);
+    }
+    return r;
+}
+RT_FN uint64_t rt_valu_qsad_pk_u16_u8(uint64_t a, uint32_t b, uint64_t c) { return rt_qsad_pk(a, b, c, 0); }
+RT_FN uint64_t rt_valu_mqsad_pk_u16_u8(uint64_t a, uint32_t b, uint64_t c) { return rt_qsad_pk(a, b, c, 1); }
+RT_FN uint32_t rt_valu_mqsad_u32_u8(uint64_t a, uint32_t b, uint32_t c, int j) { return rt_sad4(rt_sad_window(a, j), b, 1) + c; }
+
+/* ------------------------------------------------------------------ packing conversions */
+
+/* an f32 rounded to an integer under an ISA round mode (a double holds every f32 exactly) */
+RT_FN double rt_rint_mode(double v, int rm) {
+    switch (rm & 3) { case RT_RND_UP: return ceil(v); case RT_RND_DN: return floor(v); case RT_RND_RZ: return trunc(v); default: return rint(v); }
+}
+/* cvt_pk_u8_f32: S2 with byte S1[1:0] replaced by S0 rounded per the f32 mode, saturated to [0, 255], NaN 0 */
+RT_FN uint32_t rt_valu_cvt_pk_u8_f32(uint32_t a, uint32_t b, uint32_t c, const rt_mode_t *m) {
+    a = rt_in32(m, a);
+    uint32_t sh = 8u * (b & 3u);
+    double v = rt_isnan32(a) ? 0.0 : rt_rint_mode((double)rt_f32(a), rt_mode_round32(m));
+    uint32_t u = v <= 0 ? 0u : v >= 255 ? 255u : (uint32_t)v;
+    return (c & ~(0xffu << sh)) | (u << sh);
+}
+/* norm16: the value limited to [-1, 1] (signed) or [0, 1], times 32767 / 65535, rounded to nearest even; NaN 0 */
+RT_FN uint32_t rt_norm16(double v, int sgn) {
+    if (v != v) return 0u;
+    if (sgn) { v = v < -1 ? -1 : v > 1 ? 1 : v; return (uint32_t)(int32_t)rint(v * 32767.0) & 0xffffu; }
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    return (uint32_t)rint(v * 65535.0);
+}
+RT_FN uint32_t rt_valu_cvt_pknorm_i16_f32(uint32_t a, uint32_t b, const rt_mode_t *m) {
+    return rt_norm16(rt_tod32(rt_in32(m, a)), 1) | rt_norm16(rt_tod32(rt_in32(m, b)), 1) << 16;
+}
+RT_FN uint32_t rt_valu_cvt_pknorm_u16_f32(uint32_t a, uint32_t b, const rt_mode_t *m) {
+    return rt_norm16(rt_tod32(rt_in32(m, a)), 0) | rt_norm16(rt_tod32(rt_in32(m, b)), 0) << 16;
+}
+RT_FN uint32_t rt_valu_cvt_pknorm_i16_f16(uint32_t a, uint32_t b, const rt_mode_t *m) {
+    return rt_norm16(rt_tod16(rt_in16(m, a)), 1) | rt_norm16(rt_tod16(rt_in16(m, b)), 1) << 16;
+}
+RT_FN uint32_t rt_valu_cvt_pknorm_u16_f16(uint32_t a, uint32_t b, const rt_mode_t *m) {
+    return rt_norm16(rt_tod16(rt_in16(m, a)), 0) | rt_norm16(rt_tod16(rt_in16(m, b)), 0) << 16;
+}
+RT_FN uint32_t rt_valu_cvt_norm_i16_f16(uint32_t a, const rt_mode_t *m) { return rt_norm16(rt_tod16(rt_in16(m, a)), 1); }
+RT_FN uint32_t rt_valu_cvt_norm_u16_f16(uint32_t a, const rt_mode_t *m) { return rt_norm16(rt_tod16(rt_in16(m, a)), 0); }
+/* sat_pk_u8_i16: the two signed 16-bit halves of S0 saturated to unsigned bytes, packed in 16 bits */
+RT_FN uint32_t rt_sat_u8(uint32_t h) { int32_t v = (int32_t)rt_sext16(h); return v < 0 ? 0u : v > 255 ? 255u : (uint32_t)v; }
+RT_FN uint32_t rt_valu_sat_pk_u8_i16(uint32_t a) { return rt_sat_u8(a) | rt_sat_u8(a >> 16) << 8; }
+
+/* ------------------------------------------------------------------ mixed precision and f16 dots */
+
+/*
+ * fma_mix: one fma over sources that are each an f32 or an f16 (converted exactly), rounded once: to f32
+ * (fma_mix_f32) or to f16 (mixlo / mixhi). The emitter passes each source as a double already converted
+ * with its format's input flushing and its modifiers applied. NaN sources: the first, quieted, in the
+ * result's format (sign and top payload bits kept).
+ */
+RT_FN uint32_t rt_mix_nan32(double v) { uint64_t b = rt_bits64(v); return (uint32_t)(b >> 63 << 31) | 0x7fc00000u | (uint32_t)((b & 0x000fffffffffffffull) >> 29); }
+RT_FN uint32_t rt_mix_nan16(double v) { uint64_t b = rt_bits64(v); return (uint32_t)(b >> 63 << 15) | 0x7e00u | (uint32_t)((b & 0x000fffffffffffffull) >> 42); }
+RT_FN double rt_mix_f32(uint32_t bits) { if (rt_isnan32(bits)) return rt_f64(((uint64_t)(bits >> 31) << 63) | 0x7ff8000000000000ull | ((uint64_t)(bits & 0x7fffffu) << 29)); return (double)rt_f32(bits); }
+RT_FN double rt_mix_f16(uint32_t bits) { bits &= 0xffffu; if (rt_isnan16(bits)) return rt_f64(((uint64_t)(bits >> 15) << 63) | 0x7ff8000000000000ull | ((uint64_t)(bits & 0x3ffu) << 42)); return rt_f16_to_f64(bits); }
+RT_FN int rt_mix_special(double a, double b, double c, double *out) {
+    if (a != a) { *out = a; return 1; }
+    if (b != b) { *out = b; return 1; }
+    if (c != c) { *out = c; return 1; }
+    if (isinf(a) || isinf(b) || isinf(c)) {
+        double p = a * b; /* inf * 0 is NaN: the default NaN */
+        double s = p + c;
+        *out = s != s ? rt_f64(0x7ff8000000000000ull) : s;
+        return 2;
+    }
+    return 0;
+}
+RT_FN uint32_t rt_valu_fma_mix_f32(double a, double b, double c, const rt_mode_t *m) {
+    double sp;
+    int k = rt_mix_special(a, b, c, &sp);
+    if (k == 1) return rt_mix_nan32(sp);
+    if (k == 2) return sp != sp ? RT_NAN32 : rt_bits32((float)sp);
+    return rt_out32(m, (uint32_t)rt_fma_scaled(a, b, c, 0, 24, 8, rt_mode_round32(m)));
+}
+RT_FN uint32_t rt_valu_fma_mix_f16(double a, double b, double c, const rt_mode_t *m) {
+    double sp;
+    int k = rt_mix_special(a, b, c, &sp);
+    if (k == 1) return rt_mix_nan16(sp);
+    if (k == 2) return sp != sp ? RT_NAN16 : (sp < 0 ? 0xfc00u : 0x7c00u);
+    return rt_out16(m, (uint32_t)rt_fma_scaled(a, b, c, 0, 11, 5, rt_mode_round64(m)));
+}
+
+/*
+ * dot2_f32_f16 (APPROXIMATE in the host model: the hardware's intermediate rounding is not documented):
+ * a.lo*b.lo + a.hi*b.hi + c, the products exact, the sum rounded to odd in double and then once to f32
+ * per the mode (within an ulp of the exact sum). dot2c: c is the destination. dot4c_i32_i8: the signed
+ * byte dot plus the destination, wrapping.
+ */
+RT_FN uint32_t rt_valu_dot2_f32_f16(uint32_t a, uint32_t b, uint32_t c, const rt_mode_t *m) {
+    uint32_t a0 = rt_in16(m, a & 0xffffu), a1 = rt_in16(m, a >> 16), b0 = rt_in16(m, b & 0xffffu), b1 = rt_in16(m, b >> 16);
+    c = rt_in32(m, c);
+    if (rt_isnan16(a0) || rt_isnan16(b0) || rt_isnan16(a1) || rt_isnan16(b1)) {
+        uint32_t n = rt_isnan16(a0) ? a0 : rt_isnan16(b0) ? b0 : rt_isnan16(a1) ? a1 : b1;
+        return rt_valu_cvt_f32_f16(rt_quiet16(n), m);
+    }
+    if (rt_isnan32(c)) return rt_quiet32(c);
+    double p0 = rt_f16_to_f64(a0) * rt_f16_to_f64(b0), p1 = rt_f16_to_f64(a1) * rt_f16_to_f64(b1), z = rt_f32(c);
+    if (isinf(p0) || isinf(p1) || isinf(z) || p0 != p0 || p1 != p1) {
+        double s = p0 + p1 + z;
+        return s != s ? RT_NAN32 : rt_bits32((float)s);
+    }
+    double s = rt_odd_sum64(rt_odd_sum64(p0, p1), z);
+    if (s == 0) s = rt_zero_sum(rt_zero_sum(p0, p1, p0 + p1, rt_mode_round32(m)), z, 0.0, rt_mode_round32(m));
+    return rt_out32(m, rt_bits32(rt_f64_to_f32_rm(s, rt_mode_round32(m))));
+}
+RT_FN uint32_t rt_valu_dot4c_i32_i8(uint32_t a, uint32_t b, uint32_t d) { return rt_valu_dot4_i32_i8(a, b, d, 0); }
+
+/* pk_fmac_f16: both halves fma(S0.h, S1.h, D.h) under the f16 mode */
+RT_FN uint32_t rt_valu_pk_fmac_f16(uint32_t a, uint32_t b, uint32_t d, const rt_mode_t *m) {
+    return (rt_ffma16(a & 0xffffu, b & 0xffffu, d & 0xffffu, m) & 0xffffu) | (rt_ffma16(a >> 16, b >> 16, d >> 16, m) << 16);
+}
