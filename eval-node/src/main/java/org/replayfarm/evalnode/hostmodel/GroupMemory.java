@@ -41,6 +41,36 @@ public final class GroupMemory {
 
     private final InitialMemory initial;
     private final Map<Long, Page> pages = new HashMap<>();
+    /** The range and page the last access found (accesses cluster; the lookups are per byte). */
+    private InitialMemory.Range lastRange;
+    /** A direct-mapped cache of pages by page number (slot = number mod 16); a null slot holds nothing. */
+    private final long[] cachedKeys = new long[16];
+    private final Page[] cachedPages = new Page[16];
+
+    private Page page(long key) {
+        int slot = (int) key & 15;
+        Page p = cachedPages[slot];
+        if (p != null && cachedKeys[slot] == key) {
+            return p;
+        }
+        p = pages.get(key);
+        if (p != null) {
+            cachedKeys[slot] = key;
+            cachedPages[slot] = p;
+        }
+        return p;
+    }
+
+    private Page pageForWrite(long key) {
+        Page p = page(key);
+        if (p == null) {
+            p = new Page();
+            pages.put(key, p);
+            cachedKeys[(int) key & 15] = key;
+            cachedPages[(int) key & 15] = p;
+        }
+        return p;
+    }
     private final List<AtomicContribution> atomics = new ArrayList<>();
 
     private static final class Page {
@@ -93,7 +123,12 @@ public final class GroupMemory {
 
     /** The range that holds [address, address + bytes), or a fault naming the access. */
     public InitialMemory.Range range(long address, int bytes, int lane) {
+        InitialMemory.Range last = lastRange;
+        if (last != null && last.contains(address, bytes)) {
+            return last;
+        }
         InitialMemory.Range r = initial.find(address, bytes);
+        lastRange = r;
         if (r == null) {
             throw new GuestFault(String.format("access of %d byte(s) at 0x%x is outside every memory range", bytes,
                     address), lane);
@@ -146,7 +181,7 @@ public final class GroupMemory {
 
     private boolean storedAny(long address, int bytes) {
         for (int i = 0; i < bytes; i++) {
-            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            Page p = page(Long.divideUnsigned(address + i, PAGE));
             if (p != null && p.stored.get((int) Long.remainderUnsigned(address + i, PAGE))) {
                 return true;
             }
@@ -157,7 +192,7 @@ public final class GroupMemory {
     /** Whether an atomic of this group changed any of the bytes (present but not stored). */
     private boolean touchedByAtomic(long address, int bytes) {
         for (int i = 0; i < bytes; i++) {
-            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            Page p = page(Long.divideUnsigned(address + i, PAGE));
             int at = (int) Long.remainderUnsigned(address + i, PAGE);
             if (p != null && p.present.get(at) && !p.stored.get(at)) {
                 return true;
@@ -186,7 +221,7 @@ public final class GroupMemory {
                     it.remove();
                     changed = true;
                     for (int i = 0; i < a.bytes(); i++) {
-                        Page p = pages.get(Long.divideUnsigned(at + i, PAGE));
+                        Page p = page(Long.divideUnsigned(at + i, PAGE));
                         p.stored.set((int) Long.remainderUnsigned(at + i, PAGE));
                     }
                 }
@@ -196,7 +231,7 @@ public final class GroupMemory {
     }
 
     private byte byteAt(InitialMemory.Range r, long address) {
-        Page p = pages.get(Long.divideUnsigned(address, PAGE));
+        Page p = page(Long.divideUnsigned(address, PAGE));
         int at = (int) Long.remainderUnsigned(address, PAGE);
         if (p != null && p.present.get(at)) {
             return p.data[at];
@@ -205,7 +240,7 @@ public final class GroupMemory {
     }
 
     private void put(long address, byte value, boolean store) {
-        Page p = pages.computeIfAbsent(Long.divideUnsigned(address, PAGE), k -> new Page());
+        Page p = pageForWrite(Long.divideUnsigned(address, PAGE));
         int at = (int) Long.remainderUnsigned(address, PAGE);
         p.data[at] = value;
         p.present.set(at);
