@@ -222,7 +222,16 @@ final class FastTier {
             int xo = a.offset();
             for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
                 int l = Long.numberOfTrailingZeros(lanes);
-                long r = FloatOps.fromDouble(f, m, op.apply(x[xo + l]));
+                double value = op.apply(x[xo + l]);
+                long r;
+                if (wide) {
+                    r = Double.doubleToRawLongBits(value); // every 32-bit integer is exact in f64
+                } else if ((float) value == value) {
+                    // exact in f32 (an integer, so never denormal): no rounding to do
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) value));
+                } else {
+                    r = FloatOps.fromDouble(f, m, value);
+                }
                 if (omod != 0) {
                     r = FloatOps.omod(f, m, omod, r);
                 }

@@ -37,7 +37,7 @@ public final class GroupMemory {
     /** Image atomics per texel, in program order. */
     private final TreeMap<TexelKey, List<TexelAtomic>> texelAtomics = new TreeMap<>();
 
-    private static final int PAGE = 4096;
+    private static final int PAGE = 4096; // page numbers are address >>> 12
 
     private final InitialMemory initial;
     private final Map<Long, Page> pages = new HashMap<>();
@@ -140,6 +140,17 @@ public final class GroupMemory {
     public long load(long address, int bytes, int lane) {
         InitialMemory.Range r = range(address, bytes, lane);
         long value = 0;
+        int at = (int) (address & (PAGE - 1));
+        if (at + bytes <= PAGE) {
+            // one page: look it up once (the common case)
+            Page p = page(address >>> 12);
+            int base = (int) (address - r.address());
+            for (int i = 0; i < bytes; i++) {
+                byte b = p != null && p.present.get(at + i) ? p.data[at + i] : r.initial().get(base + i);
+                value |= (long) (b & 0xFF) << (8 * i);
+            }
+            return value;
+        }
         for (int i = 0; i < bytes; i++) {
             value |= (long) (byteAt(r, address + i) & 0xFF) << (8 * i);
         }
@@ -154,6 +165,16 @@ public final class GroupMemory {
         }
         if (!atomics.isEmpty() && touchedByAtomic(address, bytes)) {
             materializeAtomics(address, bytes);
+        }
+        int at = (int) (address & (PAGE - 1));
+        if (at + bytes <= PAGE) {
+            Page p = pageForWrite(address >>> 12);
+            for (int i = 0; i < bytes; i++) {
+                p.data[at + i] = (byte) (value >>> (8 * i));
+            }
+            p.present.set(at, at + bytes);
+            p.stored.set(at, at + bytes);
+            return;
         }
         for (int i = 0; i < bytes; i++) {
             put(address + i, (byte) (value >>> (8 * i)), true);
