@@ -47,17 +47,18 @@ public final class GroupMemory {
     private final long[] cachedKeys = new long[16];
     private final Page[] cachedPages = new Page[16];
 
+    /** The cache's mark for "no such page" (never written). */
+    private static final Page ABSENT = new Page();
+
     private Page page(long key) {
         int slot = (int) key & 15;
         Page p = cachedPages[slot];
         if (p != null && cachedKeys[slot] == key) {
-            return p;
+            return p == ABSENT ? null : p;
         }
         p = pages.get(key);
-        if (p != null) {
-            cachedKeys[slot] = key;
-            cachedPages[slot] = p;
-        }
+        cachedKeys[slot] = key;
+        cachedPages[slot] = p == null ? ABSENT : p;
         return p;
     }
 
@@ -66,11 +67,12 @@ public final class GroupMemory {
         if (p == null) {
             p = new Page();
             pages.put(key, p);
-            cachedKeys[(int) key & 15] = key;
+            cachedKeys[(int) key & 15] = key; // replaces the slot's ABSENT mark for this key
             cachedPages[(int) key & 15] = p;
         }
         return p;
     }
+
     private final List<AtomicContribution> atomics = new ArrayList<>();
 
     private static final class Page {
