@@ -26,7 +26,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure the host model on one core: wave- and lane-instructions per second on an ALU-heavy "
                 + "and a memory-heavy kernel, and the ratio of its time to the same kernel compiled natively "
-                + "(clang-19, x86-64) and run in one thread. Prints figures; asserts nothing."})
+                + "(clang-19, x86-64) and run in one thread, for each host-model tier (fast and reference, measured in "
+                + "the same run, with their ratio); --capture adds whole captures evaluated on both tiers. Prints "
+                + "figures; asserts nothing."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -37,12 +39,30 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "2000", description = "Loop trips per work-item (default ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--tier", defaultValue = "both", paramLabel = "fast|reference|both",
+            description = "Host-model tier(s) to measure (default ${DEFAULT-VALUE}).")
+    String tier;
+
+    @Option(names = "--capture", paramLabel = "FILE", description = "Also evaluate every group of this capture on "
+            + "each tier (repeatable), and print the fast tier's speed-up.")
+    List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--threads", defaultValue = "1", paramLabel = "N", description = "Threads for --capture (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    private List<HostModel.Tier> tiers;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        tiers = tier.equalsIgnoreCase("both") ? List.of(HostModel.Tier.REFERENCE, HostModel.Tier.FAST)
+                : List.of(HostModel.Tier.parse(tier));
+        for (Path c : captures) {
+            benchCapture(c, out);
+        }
         Path dir = Files.createTempDirectory("replay-bench");
-        out.printf(Locale.ROOT, "%-8s %12s %14s %16s %10s %10s %8s%n", "kernel", "wave instr", "wave instr/s",
-                "lane instr/s", "host s", "native s", "ratio");
+        out.printf(Locale.ROOT, "%-8s %-9s %12s %14s %16s %10s %10s %10s %8s%n", "kernel", "tier", "wave instr",
+                "wave instr/s", "lane instr/s", "host s", "host cpu s", "native s", "ratio");
         bench("alu", dir, out, List.of("zeros:" + groups * 64 * 4, "u32:" + rounds), "(void *) __replay_buf[0], "
                 + rounds + "u");
         byte[] table = new byte[4096 * 4];
@@ -75,12 +95,18 @@ final class BenchCommand implements Callable<Integer> {
         built.write(capture);
         Kernel kernel = new Kernel(CaptureFile.open(capture));
         List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
-        Evaluation.run(kernel, all.subList(0, 1), 1, HostModel.DEFAULT_BUDGET, done -> { }); // warm-up
-        Evaluation.Outcome o = Evaluation.run(kernel, all, 1, HostModel.DEFAULT_BUDGET, done -> { });
-        if (!o.faults().isEmpty()) {
-            throw new IllegalStateException(name + ": the host model faulted: " + o.faults().get(0));
+        List<Evaluation.Outcome> outcomes = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
+        for (HostModel.Tier t : tiers) {
+            Evaluation.run(kernel, all.subList(0, 1), 1, HostModel.DEFAULT_BUDGET, t, done -> { }); // warm-up
+            long cpu0 = processCpuNanos();
+            Evaluation.Outcome o = Evaluation.run(kernel, all, 1, HostModel.DEFAULT_BUDGET, t, done -> { });
+            cpu.add((processCpuNanos() - cpu0) / 1e9);
+            if (!o.faults().isEmpty()) {
+                throw new IllegalStateException(name + ": the host model faulted: " + o.faults().get(0));
+            }
+            outcomes.add(o);
         }
-        double hostSeconds = o.wallTime().toNanos() / 1e9;
         // the same source natively, one thread, work-items one after another
         Files.writeString(dir.resolve("prelude.h"), NativeHarness.prelude());
         int buffers = (int) args.stream().filter(a -> a.startsWith("buffer:") || a.startsWith("zeros:")).count();
@@ -97,8 +123,48 @@ final class BenchCommand implements Callable<Integer> {
             run.add(dir.resolve("out" + i + ".bin").toString());
         }
         double nativeSeconds = Long.parseLong(Llvm.run(run).trim()) / 1e9;
-        out.printf(Locale.ROOT, "%-8s %12d %14.0f %16.0f %10.3f %10.4f %8.0f%n", name, o.waveInstructions(),
-                o.waveInstructions() / hostSeconds, o.laneInstructions() / hostSeconds, hostSeconds, nativeSeconds,
-                hostSeconds / nativeSeconds);
+        for (int i = 0; i < tiers.size(); i++) {
+            Evaluation.Outcome o = outcomes.get(i);
+            double hostSeconds = o.wallTime().toNanos() / 1e9;
+            out.printf(Locale.ROOT, "%-8s %-9s %12d %14.0f %16.0f %10.3f %10.3f %10.4f %8.1f%n", name,
+                    tiers.get(i).name().toLowerCase(Locale.ROOT), o.waveInstructions(), o.waveInstructions() / hostSeconds,
+                    o.laneInstructions() / hostSeconds, hostSeconds, cpu.get(i), nativeSeconds, hostSeconds / nativeSeconds);
+        }
+        if (tiers.size() == 2) {
+            out.printf(Locale.ROOT, "%-8s fast tier %.1fx faster than the reference tier (wall), %.1fx (process CPU)%n",
+                    name, outcomes.get(0).wallTime().toNanos() / (double) outcomes.get(1).wallTime().toNanos(),
+                    cpu.get(0) / cpu.get(1));
+        }
+        out.flush();
+    }
+
+    /** Every group of a capture on each tier, one after the other in this process. */
+    private void benchCapture(Path path, PrintWriter out) throws Exception {
+        Kernel kernel = new Kernel(CaptureFile.open(path));
+        List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
+        double[] wall = new double[tiers.size()];
+        double[] cpu = new double[tiers.size()];
+        for (int i = 0; i < tiers.size(); i++) {
+            HostModel.Tier t = tiers.get(i);
+            Evaluation.run(kernel, all.subList(0, Math.min(4, all.size())), threads, HostModel.DEFAULT_BUDGET, t, d -> { });
+            long cpu0 = processCpuNanos();
+            Evaluation.Outcome o = Evaluation.run(kernel, all, threads, HostModel.DEFAULT_BUDGET, t, d -> { });
+            cpu[i] = (processCpuNanos() - cpu0) / 1e9;
+            wall[i] = o.wallTime().toNanos() / 1e9;
+            out.printf(Locale.ROOT, "capture %s  tier %-9s  %d groups on %d thread(s)  %d wave / %d lane instr  "
+                            + "%.3f s wall  %.3f s process CPU  %d fault(s)%n", path.getFileName(),
+                    t.name().toLowerCase(Locale.ROOT), o.groups(), threads, o.waveInstructions(), o.laneInstructions(),
+                    wall[i], cpu[i], o.faults().size());
+        }
+        if (tiers.size() == 2) {
+            out.printf(Locale.ROOT, "capture %s  fast tier %.1fx faster than the reference tier (wall), %.1fx (process CPU)%n",
+                    path.getFileName(), wall[0] / wall[1], cpu[0] / cpu[1]);
+        }
+        out.flush();
+    }
+
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
     }
 }

@@ -37,6 +37,10 @@ final class EvalCommand implements Callable<Integer> {
             defaultValue = "" + HostModel.DEFAULT_BUDGET)
     long budget;
 
+    @Option(names = "--tier", paramLabel = "fast|reference", description = "Host-model tier: fast (the default) or "
+            + "reference (the interpreter every result is defined by; the same results, slower).")
+    String tier;
+
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
@@ -58,7 +62,13 @@ final class EvalCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--threads must be at least 1");
         }
-        Evaluation.Outcome outcome = Evaluation.run(kernel, groups, n, budget, done -> { });
+        HostModel.Tier t;
+        try {
+            t = tier == null ? HostModel.Tier.byDefault() : HostModel.Tier.parse(tier);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--tier: " + e.getMessage());
+        }
+        Evaluation.Outcome outcome = Evaluation.run(kernel, groups, n, budget, t, done -> { });
         Evaluation.write(outcome, kernel, file.identity(), out);
         PrintWriter w = spec.commandLine().getOut();
         w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());

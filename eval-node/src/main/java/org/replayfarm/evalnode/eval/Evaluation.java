@@ -45,8 +45,14 @@ public final class Evaluation {
      */
     public static Outcome run(Kernel kernel, List<int[]> groups, int threads, long budget, IntConsumer progress)
             throws InterruptedException {
+        return run(kernel, groups, threads, budget, HostModel.Tier.byDefault(), progress);
+    }
+
+    /** As above, on the host model's {@code tier}. */
+    public static Outcome run(Kernel kernel, List<int[]> groups, int threads, long budget, HostModel.Tier tier,
+                              IntConsumer progress) throws InterruptedException {
         long start = System.nanoTime();
-        HostModel model = new HostModel(kernel, budget);
+        HostModel model = new HostModel(kernel, budget, tier);
         GroupResult[] results = new GroupResult[groups.size()];
         AtomicInteger done = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads), r -> {

@@ -46,8 +46,11 @@ public final class MemoryMerge {
     /** Approximate instructions executed, per group key, for the groups that executed any (diffs trace to them). */
     private final Map<Integer, Long> approximateByGroup = new HashMap<>();
 
-    private record Contribution(AtomicContribution atomic, int group) {
+    /** One atomic with its group's key and its place in add order (group order, then program order). */
+    private record Contribution(AtomicContribution atomic, int group, long sequence) {
     }
+
+    private long sequence;
 
     /** Per merged atomic location (range &lt;&lt; 40 | offset): its width and every contributing group's key, in order. */
     private final Map<Long, int[]> atomicGroups = new HashMap<>();
@@ -96,7 +99,7 @@ public final class MemoryMerge {
         }
         for (AtomicContribution a : g.atomics()) {
             long location = (long) a.range() << 40 | a.offset();
-            atomics.computeIfAbsent(location, k -> new ArrayList<>()).add(new Contribution(a, key));
+            atomics.computeIfAbsent(location, k -> new ArrayList<>()).add(new Contribution(a, key, sequence++));
         }
     }
 
@@ -150,40 +153,89 @@ public final class MemoryMerge {
         return "(" + linear % groupsX + ", " + linear / groupsX % groupsY + ", " + linear / ((long) groupsX * groupsY) + ")";
     }
 
-    /** Applies the atomics and returns the locations whose final value depends on the groups' order. */
+    /**
+     * Applies the atomics and returns the locations whose final value depends on the groups' order.
+     *
+     * <p>Contributions whose bytes overlap (one location, or an 8-byte atomic over a 4-byte one, or two
+     * widths at one offset) form one cluster, applied in the order the groups were added and, within a group,
+     * in its program order, each at its own offset and width. A cluster is order-independent only when every
+     * contribution has the same offset, width and a commutative op (add and sub count as one op); any other
+     * cluster that more than one group touched is reported.
+     */
     public List<OrderDependent> applyAtomics() {
         List<OrderDependent> dependent = new ArrayList<>();
-        for (var e : atomics.entrySet()) {
-            List<Contribution> list = e.getValue();
-            AtomicContribution first = list.get(0).atomic();
-            Set<Integer> groups = new TreeSet<>();
-            boolean commutative = true;
-            for (Contribution c : list) {
-                groups.add(c.group());
-                commutative &= COMMUTATIVE.contains(c.atomic().op());
+        // every contribution in add order (group order, then program order): its index is its sequence
+        List<Contribution> all = new ArrayList<>();
+        for (List<Contribution> list : atomics.values()) {
+            all.addAll(list);
+        }
+        all.sort(java.util.Comparator.comparingLong(Contribution::sequence));
+        // clusters: per range, contributions sorted by offset, swept into runs of overlapping byte intervals
+        List<Contribution> byPlace = new ArrayList<>(all);
+        byPlace.sort(java.util.Comparator.comparingInt((Contribution c) -> c.atomic().range())
+                .thenComparingLong(c -> c.atomic().offset()).thenComparingLong(Contribution::sequence));
+        List<List<Contribution>> clusters = new ArrayList<>();
+        List<Contribution> current = null;
+        int currentRange = -1;
+        long currentEnd = -1;
+        for (Contribution c : byPlace) {
+            AtomicContribution a = c.atomic();
+            if (current == null || a.range() != currentRange || a.offset() >= currentEnd) {
+                current = new ArrayList<>();
+                clusters.add(current);
+                currentRange = a.range();
+                currentEnd = a.offset() + a.bytes();
+            } else {
+                currentEnd = Math.max(currentEnd, a.offset() + a.bytes());
             }
-            if (!commutative && groups.size() > 1) {
-                dependent.add(new OrderDependent(first.range(), first.offset(), first.op(),
+            current.add(c);
+        }
+        for (List<Contribution> cluster : clusters) {
+            cluster.sort(java.util.Comparator.comparingLong(Contribution::sequence));
+            AtomicContribution first = cluster.get(0).atomic();
+            Set<Integer> groups = new TreeSet<>();
+            boolean independent = true;
+            String kind = additive(first.op());
+            for (Contribution c : cluster) {
+                groups.add(c.group());
+                AtomicContribution a = c.atomic();
+                independent &= COMMUTATIVE.contains(a.op()) && additive(a.op()).equals(kind)
+                        && a.offset() == first.offset() && a.bytes() == first.bytes();
+            }
+            if (!independent && groups.size() > 1) {
+                long lowest = cluster.stream().mapToLong(c -> c.atomic().offset()).min().orElse(first.offset());
+                dependent.add(new OrderDependent(first.range(), lowest, first.op(),
                         groups.stream().map(this::name).toList()));
             }
-            long value = read(first.range(), first.offset(), first.bytes());
-            for (Contribution c : list) {
-                value = apply(c.atomic(), value);
+            // each contribution at its own place and width, in sequence
+            for (Contribution c : cluster) {
+                AtomicContribution a = c.atomic();
+                write(a.range(), a.offset(), a.bytes(), apply(a, read(a.range(), a.offset(), a.bytes())));
+                for (int i = 0; i < a.bytes(); i++) {
+                    storer[a.range()][(int) a.offset() + i] = c.group();
+                }
             }
-            write(first.range(), first.offset(), first.bytes(), value);
-            int[] who = new int[1 + groups.size()];
-            who[0] = first.bytes();
-            int g = 1;
-            for (int k : groups) {
-                who[g++] = k;
+            // contributors per location: its widest width, and every group of the cluster (all of them shaped the bytes)
+            Map<Long, Integer> widths = new LinkedHashMap<>();
+            for (Contribution c : cluster) {
+                widths.merge((long) c.atomic().range() << 40 | c.atomic().offset(), c.atomic().bytes(), Math::max);
             }
-            atomicGroups.put(e.getKey(), who);
-            int last = list.get(list.size() - 1).group();
-            for (int i = 0; i < first.bytes(); i++) {
-                storer[first.range()][(int) first.offset() + i] = last;
+            for (var w : widths.entrySet()) {
+                int[] who = new int[1 + groups.size()];
+                who[0] = w.getValue();
+                int g = 1;
+                for (int k : groups) {
+                    who[g++] = k;
+                }
+                atomicGroups.put(w.getKey(), who);
             }
         }
         return dependent;
+    }
+
+    /** add and sub combine with each other in any order; every other op only with itself. */
+    private static String additive(String op) {
+        return op.equals("sub") ? "add" : op;
     }
 
     private static long apply(AtomicContribution a, long old) {

@@ -37,10 +37,42 @@ public final class GroupMemory {
     /** Image atomics per texel, in program order. */
     private final TreeMap<TexelKey, List<TexelAtomic>> texelAtomics = new TreeMap<>();
 
-    private static final int PAGE = 4096;
+    private static final int PAGE = 4096; // page numbers are address >>> 12
 
     private final InitialMemory initial;
     private final Map<Long, Page> pages = new HashMap<>();
+    /** The range and page the last access found (accesses cluster; the lookups are per byte). */
+    private InitialMemory.Range lastRange;
+    /** A direct-mapped cache of pages by page number (slot = number mod 16); a null slot holds nothing. */
+    private final long[] cachedKeys = new long[16];
+    private final Page[] cachedPages = new Page[16];
+
+    /** The cache's mark for "no such page" (never written). */
+    private static final Page ABSENT = new Page();
+
+    private Page page(long key) {
+        int slot = (int) key & 15;
+        Page p = cachedPages[slot];
+        if (p != null && cachedKeys[slot] == key) {
+            return p == ABSENT ? null : p;
+        }
+        p = pages.get(key);
+        cachedKeys[slot] = key;
+        cachedPages[slot] = p == null ? ABSENT : p;
+        return p;
+    }
+
+    private Page pageForWrite(long key) {
+        Page p = page(key);
+        if (p == null) {
+            p = new Page();
+            pages.put(key, p);
+            cachedKeys[(int) key & 15] = key; // replaces the slot's ABSENT mark for this key
+            cachedPages[(int) key & 15] = p;
+        }
+        return p;
+    }
+
     private final List<AtomicContribution> atomics = new ArrayList<>();
 
     private static final class Page {
@@ -93,7 +125,12 @@ public final class GroupMemory {
 
     /** The range that holds [address, address + bytes), or a fault naming the access. */
     public InitialMemory.Range range(long address, int bytes, int lane) {
+        InitialMemory.Range last = lastRange;
+        if (last != null && last.contains(address, bytes)) {
+            return last;
+        }
         InitialMemory.Range r = initial.find(address, bytes);
+        lastRange = r;
         if (r == null) {
             throw new GuestFault(String.format("access of %d byte(s) at 0x%x is outside every memory range", bytes,
                     address), lane);
@@ -105,6 +142,17 @@ public final class GroupMemory {
     public long load(long address, int bytes, int lane) {
         InitialMemory.Range r = range(address, bytes, lane);
         long value = 0;
+        int at = (int) (address & (PAGE - 1));
+        if (at + bytes <= PAGE) {
+            // one page: look it up once (the common case)
+            Page p = page(address >>> 12);
+            int base = (int) (address - r.address());
+            for (int i = 0; i < bytes; i++) {
+                byte b = p != null && p.present.get(at + i) ? p.data[at + i] : r.initial().get(base + i);
+                value |= (long) (b & 0xFF) << (8 * i);
+            }
+            return value;
+        }
         for (int i = 0; i < bytes; i++) {
             value |= (long) (byteAt(r, address + i) & 0xFF) << (8 * i);
         }
@@ -119,6 +167,16 @@ public final class GroupMemory {
         }
         if (!atomics.isEmpty() && touchedByAtomic(address, bytes)) {
             materializeAtomics(address, bytes);
+        }
+        int at = (int) (address & (PAGE - 1));
+        if (at + bytes <= PAGE) {
+            Page p = pageForWrite(address >>> 12);
+            for (int i = 0; i < bytes; i++) {
+                p.data[at + i] = (byte) (value >>> (8 * i));
+            }
+            p.present.set(at, at + bytes);
+            p.stored.set(at, at + bytes);
+            return;
         }
         for (int i = 0; i < bytes; i++) {
             put(address + i, (byte) (value >>> (8 * i)), true);
@@ -146,7 +204,7 @@ public final class GroupMemory {
 
     private boolean storedAny(long address, int bytes) {
         for (int i = 0; i < bytes; i++) {
-            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            Page p = page(Long.divideUnsigned(address + i, PAGE));
             if (p != null && p.stored.get((int) Long.remainderUnsigned(address + i, PAGE))) {
                 return true;
             }
@@ -157,7 +215,7 @@ public final class GroupMemory {
     /** Whether an atomic of this group changed any of the bytes (present but not stored). */
     private boolean touchedByAtomic(long address, int bytes) {
         for (int i = 0; i < bytes; i++) {
-            Page p = pages.get(Long.divideUnsigned(address + i, PAGE));
+            Page p = page(Long.divideUnsigned(address + i, PAGE));
             int at = (int) Long.remainderUnsigned(address + i, PAGE);
             if (p != null && p.present.get(at) && !p.stored.get(at)) {
                 return true;
@@ -186,7 +244,7 @@ public final class GroupMemory {
                     it.remove();
                     changed = true;
                     for (int i = 0; i < a.bytes(); i++) {
-                        Page p = pages.get(Long.divideUnsigned(at + i, PAGE));
+                        Page p = page(Long.divideUnsigned(at + i, PAGE));
                         p.stored.set((int) Long.remainderUnsigned(at + i, PAGE));
                     }
                 }
@@ -196,7 +254,7 @@ public final class GroupMemory {
     }
 
     private byte byteAt(InitialMemory.Range r, long address) {
-        Page p = pages.get(Long.divideUnsigned(address, PAGE));
+        Page p = page(Long.divideUnsigned(address, PAGE));
         int at = (int) Long.remainderUnsigned(address, PAGE);
         if (p != null && p.present.get(at)) {
             return p.data[at];
@@ -205,7 +263,7 @@ public final class GroupMemory {
     }
 
     private void put(long address, byte value, boolean store) {
-        Page p = pages.computeIfAbsent(Long.divideUnsigned(address, PAGE), k -> new Page());
+        Page p = pageForWrite(Long.divideUnsigned(address, PAGE));
         int at = (int) Long.remainderUnsigned(address, PAGE);
         p.data[at] = value;
         p.present.set(at);

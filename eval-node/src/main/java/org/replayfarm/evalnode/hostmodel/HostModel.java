@@ -21,16 +21,62 @@ public final class HostModel {
     /** Instructions one wave may execute before it is stopped as a runaway (settable per run). */
     public static final long DEFAULT_BUDGET = 200_000_000L;
 
+    /**
+     * How instructions are executed. {@link #REFERENCE}: the interpreter, each handler reading its operands
+     * from the decoded instruction lane by lane (the slow, obvious path every result is defined by).
+     * {@link #FAST}: the program compiled once into pre-resolved steps ({@link FastTier}); the same results,
+     * faults and counts, bit for bit ({@code TierDifferentialTest}).
+     */
+    public enum Tier {
+        FAST, REFERENCE;
+
+        /** The system property that picks the tier where no caller names one ({@code fast} unless set). */
+        public static final String PROPERTY = "replay.tier";
+
+        /** The tier named by {@code fast} / {@code reference} (any case); anything else is refused, naming it. */
+        public static Tier parse(String name) {
+            for (Tier t : values()) {
+                if (t.name().equalsIgnoreCase(name.trim())) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("unknown host-model tier '" + name + "' (fast or reference)");
+        }
+
+        /** {@link #PROPERTY}'s tier, else {@link #FAST}. */
+        public static Tier byDefault() {
+            String p = System.getProperty(PROPERTY);
+            return p == null || p.isBlank() ? FAST : parse(p);
+        }
+    }
+
     private final Kernel kernel;
     private final SemanticsTable semantics;
     private final long budget;
     private final Syntax syntax;
+    private final Tier tier;
+    private final FastTier.Program fast;
 
     public HostModel(Kernel kernel, long instructionBudgetPerWave) {
+        this(kernel, instructionBudgetPerWave, Tier.byDefault());
+    }
+
+    public HostModel(Kernel kernel, long instructionBudgetPerWave, Tier tier) {
         this.kernel = kernel;
         this.semantics = SemanticsTable.gfx1030();
         this.budget = instructionBudgetPerWave;
         this.syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
+        this.tier = tier;
+        this.fast = tier == Tier.FAST ? FastTier.compile(kernel, semantics) : null;
+    }
+
+    public Tier tier() {
+        return tier;
+    }
+
+    /** How many of the program's instructions the fast tier runs through a specialised step (0 for the reference tier). */
+    public int specialisedInstructions() {
+        return fast == null ? 0 : fast.specialised();
     }
 
     public Kernel kernel() {
@@ -106,6 +152,10 @@ public final class HostModel {
     }
 
     private void run(Wave wave, long[] counts) {
+        if (fast != null) {
+            runFast(wave, counts);
+            return;
+        }
         while (!wave.ended() && !wave.atBarrier()) {
             long pc = wave.pc();
             Instruction insn;
@@ -139,6 +189,51 @@ public final class HostModel {
             }
             if (!wave.takeJumped()) {
                 wave.setPc(pc + insn.length());
+            }
+        }
+    }
+
+    /**
+     * The fast tier's loop: the same checks in the same order as the interpreter's (decode error,
+     * unsupported, budget, counts, tracing), over pre-compiled steps.
+     */
+    private void runFast(Wave wave, long[] counts) {
+        FastTier.Program program = fast;
+        GroupMemory memory = wave.group().memory();
+        boolean tracing = memory.tracing();
+        while (!wave.ended() && !wave.atBarrier()) {
+            long pc = wave.pc();
+            FastTier.Step step = program.at(pc);
+            if (step == null) {
+                Instruction insn;
+                try {
+                    insn = kernel.program().at(pc);
+                } catch (DecodeException e) {
+                    throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
+                }
+                // decoded but not compiled: the model has no handler for it
+                counts[2]++;
+                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
+                        + insn.mnemonic());
+            }
+            if (wave.instructions() >= budget) {
+                throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
+                        + " exhausted (a runaway loop?)");
+            }
+            counts[step.approximate ? 1 : 0]++;
+            if (tracing) {
+                memory.traceAt(wave.index(), pc, step.insn);
+            }
+            wave.count(Long.bitCount(wave.exec()));
+            try {
+                step.exec.run(wave);
+            } catch (GuestFault f) {
+                throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
+            } catch (RuntimeException bug) {
+                throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
+            }
+            if (!wave.takeJumped()) {
+                wave.setPc(pc + step.length);
             }
         }
     }

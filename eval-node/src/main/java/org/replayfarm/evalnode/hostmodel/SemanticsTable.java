@@ -17,10 +17,21 @@ public final class SemanticsTable {
 
     private final Map<Encoding, Semantics[]> handlers;
     private final Map<Encoding, Fidelity[]> fidelity;
+    private final Map<String, LaneKernel> kernels;
 
-    private SemanticsTable(Map<Encoding, Semantics[]> handlers, Map<Encoding, Fidelity[]> fidelity) {
+    private SemanticsTable(Map<Encoding, Semantics[]> handlers, Map<Encoding, Fidelity[]> fidelity,
+                           Map<String, LaneKernel> kernels) {
         this.handlers = handlers;
         this.fidelity = fidelity;
+        this.kernels = Map.copyOf(kernels);
+    }
+
+    /**
+     * The pure per-lane function of a vector ALU mnemonic, when its unit registered one beside its handler
+     * (the fast tier runs it with pre-resolved operands); null otherwise.
+     */
+    public LaneKernel laneKernel(Opcode op) {
+        return kernels.get(op.mnemonic());
     }
 
     public static SemanticsTable gfx1030() {
@@ -42,6 +53,7 @@ public final class SemanticsTable {
         private final Map<Encoding, Semantics[]> handlers = new EnumMap<>(Encoding.class);
         private final Map<Encoding, Fidelity[]> fidelity = new EnumMap<>(Encoding.class);
         private final Map<String, String> seen = new HashMap<>();
+        private final Map<String, LaneKernel> kernels = new HashMap<>();
 
         Builder(OpcodeTable table) {
             this.table = table;
@@ -76,12 +88,23 @@ public final class SemanticsTable {
             return this;
         }
 
+        /**
+         * Records the per-lane function behind a vector ALU mnemonic's handler (registered separately, with
+         * the same function): the fast tier's pre-resolved lane loops call it. Registering one twice fails.
+         */
+        public Builder laneKernel(String mnemonic, LaneKernel kernel) {
+            if (kernels.put(mnemonic, kernel) != null) {
+                throw new IllegalStateException("lane kernel of " + mnemonic + " registered twice");
+            }
+            return this;
+        }
+
         public OpcodeTable table() {
             return table;
         }
 
         SemanticsTable build() {
-            return new SemanticsTable(handlers, fidelity);
+            return new SemanticsTable(handlers, fidelity, kernels);
         }
     }
 

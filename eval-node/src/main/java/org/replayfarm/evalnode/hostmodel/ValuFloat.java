@@ -85,6 +85,7 @@ final class ValuFloat {
     }
 
     static void unary(SemanticsTable.Builder b, String mnemonic, Format f, Fidelity fid, Op1 op) {
+        b.laneKernel(mnemonic, new LaneKernel.Float1(f, op));
         Valu.register(b, mnemonic, fid, (w, insn) -> {
             FpMode m = mode(w);
             Valu.forActiveLanes(w, insn, lane -> write(w, insn, lane, m, f, op.apply(m, source(w, insn, 0, lane, f))));
@@ -92,6 +93,7 @@ final class ValuFloat {
     }
 
     static void binary(SemanticsTable.Builder b, String mnemonic, Format f, Fidelity fid, Op2 op) {
+        b.laneKernel(mnemonic, new LaneKernel.Float2(f, op));
         Valu.register(b, mnemonic, fid, (w, insn) -> {
             FpMode m = mode(w);
             Valu.forActiveLanes(w, insn, lane -> write(w, insn, lane, m, f,
@@ -100,6 +102,7 @@ final class ValuFloat {
     }
 
     static void ternary(SemanticsTable.Builder b, String mnemonic, Format f, Fidelity fid, Op3 op) {
+        b.laneKernel(mnemonic, new LaneKernel.Float3(f, op));
         Valu.register(b, mnemonic, fid, (w, insn) -> {
             FpMode m = mode(w);
             Valu.forActiveLanes(w, insn, lane -> write(w, insn, lane, m, f, op.apply(m, source(w, insn, 0, lane, f),

@@ -114,6 +114,9 @@ final class ValuFloatConvert {
     }
 
     private static void fromInt(SemanticsTable.Builder b, String mnemonic, Format f, boolean source16, IntSource op) {
+        if (!source16) {
+            b.laneKernel(mnemonic, new LaneKernel.IntToFloat(f, op));
+        }
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {

@@ -15,11 +15,11 @@ final class ValuIntegerUnit {
     private ValuIntegerUnit() {
     }
 
-    private interface Op2 {
+    interface Op2 {
         int apply(int a, int b);
     }
 
-    private interface Op3 {
+    interface Op3 {
         int apply(int a, int b, int c);
     }
 
@@ -54,6 +54,10 @@ final class ValuIntegerUnit {
                 signed(insn, (long) i24(s(w, insn, 0, lane)) * i24(s(w, insn, 1, lane)) + s(w, insn, 2, lane))));
         Valu.register(b, "v_mad_u32_u24", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 unsigned(insn, (long) u24(s(w, insn, 0, lane)) * u24(s(w, insn, 1, lane)) + u(s(w, insn, 2, lane)))));
+        // without CLAMP these three are plain 32-bit wrap-around arithmetic (the fast tier's kernels)
+        b.laneKernel("v_add_nc_u32", new LaneKernel.Int2((x, y) -> x + y, true));
+        b.laneKernel("v_sub_nc_u32", new LaneKernel.Int2((x, y) -> x - y, true));
+        b.laneKernel("v_subrev_nc_u32", new LaneKernel.Int2((x, y) -> y - x, true));
         Valu.register(b, "v_add_nc_u32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 unsigned(insn, u(s(w, insn, 0, lane)) + u(s(w, insn, 1, lane)))));
         Valu.register(b, "v_sub_nc_u32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
@@ -139,16 +143,19 @@ final class ValuIntegerUnit {
     }
 
     private static void unary(SemanticsTable.Builder b, String mnemonic, java.util.function.IntUnaryOperator op) {
+        b.laneKernel(mnemonic, new LaneKernel.Int1(op));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 op.applyAsInt(s(w, insn, 0, lane))));
     }
 
     private static void binary(SemanticsTable.Builder b, String mnemonic, Op2 op) {
+        b.laneKernel(mnemonic, new LaneKernel.Int2(op, false));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 op.apply(s(w, insn, 0, lane), s(w, insn, 1, lane))));
     }
 
     private static void ternary(SemanticsTable.Builder b, String mnemonic, Op3 op) {
+        b.laneKernel(mnemonic, new LaneKernel.Int3(op));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 op.apply(s(w, insn, 0, lane), s(w, insn, 1, lane), s(w, insn, 2, lane))));
     }

@@ -20,6 +20,7 @@ final class ValuLaneUnit {
         for (String nothing : new String[] {"v_nop", "v_pipeflush", "v_clrexcp"}) {
             Valu.register(b, nothing, Fidelity.EXACT, (w, insn) -> { });
         }
+        b.laneKernel("v_mov_b32", new LaneKernel.Int1(x -> x));
         Valu.register(b, "v_mov_b32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 Valu.source32(w, insn, 0, lane)));
         // D = mask[lane] ? S1 : S0, mask = VCC (VOP2) or src2 (VOP3); float input modifiers apply to the bits

@@ -337,6 +337,31 @@ public final class Wave {
         return laneInstructions;
     }
 
+    // ---------------------------------------------------------------- for the fast tier (FastTier)
+
+    /** The VGPR file itself, register-major, lanes contiguous ({@code reg * waveSize + lane}). */
+    int[] vgprFile() {
+        return vgprs;
+    }
+
+    /** The scalar register file itself, by operand code. */
+    int[] sgprFile() {
+        return sgprs;
+    }
+
+    private final int[][] broadcast = new int[3][];
+
+    /** Row {@code slot} (0-2) of per-wave scratch filled with {@code value} in every lane: a uniform source as a lane array. */
+    int[] broadcast(int slot, int value) {
+        int[] row = broadcast[slot];
+        if (row == null) {
+            row = new int[waveSize];
+            broadcast[slot] = row;
+        }
+        java.util.Arrays.fill(row, value);
+        return row;
+    }
+
     void count(long activeLanes) {
         instructions++;
         laneInstructions += activeLanes;

@@ -60,4 +60,56 @@ class MemoryMergeTest {
         assertEquals(List.of("(0, 0, 0)", "(1, 0, 0)"), dependent.get(0).groups());
         assertEquals(2, ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN).getInt(12), "applied in group order");
     }
+
+    private static MemoryMerge merge() {
+        return new MemoryMerge(memory(16), org.replayfarm.proto.Dispatch.newBuilder().setGroupCountX(8).setGroupCountY(1)
+                .setGroupCountZ(1).build());
+    }
+
+    /**
+     * The defect seed 32001 (wave32) of the translator's MemoryDifferentialTest found: one location's atomics of
+     * different widths were all replayed at the first one's width. Expected values by hand: 100 + 1 = 101 at 4
+     * bytes, then 101 + 0xFFFFFFFF at 8 bytes = 0x1_0000_0064 (the carry reaches the high dword).
+     */
+    @Test
+    void atomics_of_different_widths_on_one_location_apply_each_at_its_own_width_in_group_order() {
+        MemoryMerge m = merge();
+        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 0, "add", 4, 1, 0, 0))));
+        m.add(group(1, List.of(), List.of(new AtomicContribution(0, 0, "add", 8, 0xFFFF_FFFFL, 0, 0))));
+        var dependent = m.applyAtomics();
+        ByteBuffer r = ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0x1_0000_0064L, r.getLong(0));
+        // the other order gives 0x0_0000_0064 (a 4-byte add never carries): the result depends on the groups' order
+        assertEquals(1, dependent.size());
+        assertEquals(List.of("(0, 0, 0)", "(1, 0, 0)"), dependent.get(0).groups());
+        assertEquals(List.of(1, 2), m.atomicContributors(0, 4), "the 8-byte atomic covers byte 4; both groups shaped it");
+    }
+
+    @Test
+    void overlapping_atomics_at_different_offsets_follow_group_then_program_order() {
+        MemoryMerge m = merge();
+        // group 0: swap 7 into bytes 4-7, then an 8-byte add of 1 << 32 + 2 over bytes 0-7
+        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 4, "swap", 4, 7, 0, 0),
+                new AtomicContribution(0, 0, "add", 8, (1L << 32) + 2, 0, 0))));
+        // group 1: a 4-byte add of 5 to bytes 4-7
+        m.add(group(1, List.of(), List.of(new AtomicContribution(0, 4, "add", 4, 5, 0, 0))));
+        m.applyAtomics();
+        ByteBuffer r = ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(102, r.getInt(0));
+        assertEquals(7 + 1 + 5, r.getInt(4));
+    }
+
+    @Test
+    void same_width_commutative_atomics_stay_order_independent_but_mixed_ops_are_reported() {
+        MemoryMerge m = merge();
+        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 0, "add", 4, 3, 0, 0))));
+        m.add(group(1, List.of(), List.of(new AtomicContribution(0, 0, "sub", 4, 1, 0, 0))));
+        assertEquals(List.of(), m.applyAtomics());
+        assertEquals(102, ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
+        MemoryMerge x = merge();
+        x.add(group(0, List.of(), List.of(new AtomicContribution(0, 0, "add", 4, 1, 0, 0))));
+        x.add(group(1, List.of(), List.of(new AtomicContribution(0, 0, "xor", 4, 1, 0, 0))));
+        assertEquals(1, x.applyAtomics().size(), "(100 + 1) ^ 1 differs from (100 ^ 1) + 1");
+        assertEquals((100 + 1) ^ 1, ByteBuffer.wrap(x.range(0)).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
+    }
 }

@@ -79,6 +79,13 @@ public final class AsmRunner {
     }
 
     public Outcome run(String assembly) throws Exception {
+        Kernel kernel = kernel(assembly);
+        HostModel.Run run = new HostModel(kernel, 1_000_000).runKeepingState(0, 0, 0);
+        return new Outcome(run.result(), run.group(), kernel.capture());
+    }
+
+    /** The assembly assembled by llvm-mc-19 and built into a one-group capture, as {@link #run} runs it. */
+    public Kernel kernel(String assembly) throws Exception {
         Path s = Files.createTempFile(dir, "t", ".s");
         Files.writeString(s, assembly);
         byte[] object = org.replayfarm.model.build.Llvm.assemble(s, waveSize == 64);
@@ -100,9 +107,7 @@ public final class AsmRunner {
         var built = CaptureBuilder.fromRawCode(object, raw(sgprs), shape, args, Provenance.getDefaultInstance());
         Path capture = Files.createTempFile(dir, "t", ".capture");
         built.write(capture);
-        Kernel kernel = new Kernel(CaptureFile.open(capture));
-        HostModel.Run run = new HostModel(kernel, 1_000_000).runKeepingState(0, 0, 0);
-        return new Outcome(run.result(), run.group(), kernel.capture());
+        return new Kernel(CaptureFile.open(capture));
     }
 
     private Capture build(byte[] object, DispatchShape shape, List<KernelArg> args, Map<Integer, Integer> sgprs)

@@ -1,0 +1,827 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import org.replayfarm.model.fp.FloatOps;
+import org.replayfarm.model.fp.Format;
+import org.replayfarm.model.fp.FpMode;
+import org.replayfarm.model.isa.DecodeException;
+import org.replayfarm.model.isa.DecodedProgram;
+import org.replayfarm.model.isa.Encoding;
+import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.ValuVariant;
+
+/**
+ * The fast tier: the program compiled once per kernel into an array of {@link Step}s indexed by PC, each
+ * holding what the interpreter would otherwise look up per instruction (the handler, the fidelity, the
+ * length) and, for the vector ALU forms that dominate real kernels, an {@link Exec} with its operands
+ * resolved at compile time (VGPR rows, scalar operand codes, modifier masks, the destination row) and a
+ * lane loop with no allocation, specialised for a full EXEC. Everything else runs the reference
+ * handler, so both tiers share one implementation of every instruction's arithmetic (the {@link
+ * LaneKernel}s) and every rarely executed form.
+ *
+ * <p>What the fast tier takes (all else falls back to the reference handler, unchanged): VOP1, VOP2 and
+ * VOP3 without DPP or SDWA whose mnemonic has a {@link LaneKernel} (32-bit integer ops; f32 and f64 float
+ * ops with ABS/NEG, OMOD and CLAMP), v_cndmask_b32, 32-bit integer VOPC compares (and their VOP3 forms),
+ * and the no-op SOPP instructions. Every VGPR the instruction names must lie inside the program's VGPR
+ * allocation; otherwise the reference handler runs and raises the fault it always did.
+ */
+final class FastTier {
+    private FastTier() {
+    }
+
+    /** What one decoded instruction does in the fast tier. */
+    interface Exec {
+        void run(Wave w);
+    }
+
+    /** One decoded instruction, compiled. */
+    static final class Step {
+        final Instruction insn;
+        final Semantics handler;
+        final boolean approximate;
+        final int length;
+        final Exec exec;
+        /** True when {@link #exec} is a specialised implementation rather than the reference handler. */
+        final boolean specialised;
+
+        Step(Instruction insn, Semantics handler, boolean approximate, Exec exec, boolean specialised) {
+            this.insn = insn;
+            this.handler = handler;
+            this.approximate = approximate;
+            this.length = insn.length();
+            this.exec = exec;
+            this.specialised = specialised;
+        }
+    }
+
+    /** A program compiled for one wave size: one slot per dword, null where no instruction starts. */
+    static final class Program {
+        final long base;
+        final Step[] steps;
+
+        Program(long base, Step[] steps) {
+            this.base = base;
+            this.steps = steps;
+        }
+
+        /** The step at a PC, or null (the caller then asks the decoded program for the error). */
+        Step at(long pc) {
+            long index = (pc - base) >> 2;
+            if (pc < base || (pc & 3) != (base & 3) || index >= steps.length) {
+                return null;
+            }
+            return steps[(int) index];
+        }
+
+        int specialised() {
+            int n = 0;
+            for (Step s : steps) {
+                if (s != null && s.specialised) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    static Program compile(Kernel kernel, SemanticsTable table) {
+        DecodedProgram p = kernel.program();
+        long base = p.base();
+        int slots = 0;
+        for (Instruction insn : p.instructions()) {
+            slots = (int) Math.max(slots, (insn.pc() - base) / 4 + 1);
+        }
+        Step[] steps = new Step[slots];
+        int waveSize = kernel.waveSize();
+        int vgprs = kernel.vgprCount();
+        for (Instruction insn : p.instructions()) {
+            Semantics handler = table.handler(insn.opcode());
+            if (handler == null) {
+                continue; // unsupported: the interpreter's path reports it
+            }
+            boolean approximate = table.fidelity(insn.opcode()) == Fidelity.APPROXIMATE;
+            Exec fast = specialise(insn, table, waveSize, vgprs);
+            Exec exec = fast != null ? fast : w -> handler.execute(w, insn);
+            steps[(int) ((insn.pc() - base) / 4)] = new Step(insn, handler, approximate, exec, fast != null);
+        }
+        return new Program(base, steps);
+    }
+
+    // ---------------------------------------------------------------- specialisation
+
+    private static Exec specialise(Instruction insn, SemanticsTable table, int waveSize, int vgprs) {
+        Fields f = insn.fields();
+        if (insn.encoding() == Encoding.GLOBAL) {
+            return global(insn, waveSize, vgprs);
+        }
+        boolean valu = f instanceof Fields.Vop1 || f instanceof Fields.Vop2 || f instanceof Fields.Vop3
+                || f instanceof Fields.Vopc;
+        if (!valu || !(Valu.variant(insn) instanceof ValuVariant.None)) {
+            return null;
+        }
+        String mnemonic = insn.mnemonic();
+        if (f instanceof Fields.Vopc || insn.encoding() == Encoding.VOP3 && mnemonic.startsWith("v_cmp")) {
+            return compare(insn, waveSize, vgprs);
+        }
+        switch (mnemonic) {
+            case "v_cndmask_b32":
+                return cndmask(insn, waveSize, vgprs);
+            case "v_add_co_u32":
+                return carry(insn, waveSize, vgprs, false, false, false);
+            case "v_sub_co_u32":
+                return carry(insn, waveSize, vgprs, true, false, false);
+            case "v_subrev_co_u32":
+                return carry(insn, waveSize, vgprs, true, true, false);
+            case "v_add_co_ci_u32":
+                return carry(insn, waveSize, vgprs, false, false, true);
+            case "v_sub_co_ci_u32":
+                return carry(insn, waveSize, vgprs, true, false, true);
+            case "v_subrev_co_ci_u32":
+                return carry(insn, waveSize, vgprs, true, true, true);
+            case "v_mad_u64_u32":
+                return madU64(insn, waveSize, vgprs);
+            case "v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64":
+                return shift64(insn, waveSize, vgprs);
+            default:
+                break;
+        }
+        LaneKernel k = table.laneKernel(insn.opcode());
+        if (k == null) {
+            return null;
+        }
+        int dst = Valu.vdst(insn);
+        if (k instanceof LaneKernel.Int1 u) {
+            Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+            return a == null || !fits(dst, 1, vgprs) ? null : new Int1Exec(insn, u.op(), a, dst * waveSize);
+        }
+        if (k instanceof LaneKernel.Int2 b) {
+            if (b.clampSensitive() && Valu.clamp(insn)) {
+                return null;
+            }
+            Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+            Src c = Src.of(insn, 1, waveSize, vgprs, 1);
+            return a == null || c == null || !fits(dst, 1, vgprs) ? null
+                    : new Int2Exec(insn, b.op(), a, c, dst * waveSize);
+        }
+        if (k instanceof LaneKernel.Int3 t) {
+            Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+            Src c = Src.of(insn, 1, waveSize, vgprs, 1);
+            Src d = Src.of(insn, 2, waveSize, vgprs, 1);
+            return a == null || c == null || d == null || !fits(dst, 1, vgprs) ? null
+                    : new Int3Exec(insn, t.op(), a, c, d, dst * waveSize);
+        }
+        if (k instanceof LaneKernel.IntToFloat c) {
+            Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+            int width = c.f() == Format.F64 ? 2 : 1;
+            if (a == null || c.f() == Format.F16 || !fits(dst, width, vgprs)) {
+                return null;
+            }
+            return intToFloat(insn, c, a, dst, waveSize, Valu.omod(insn), Valu.clamp(insn));
+        }
+        Format format = k instanceof LaneKernel.Float1 u ? u.f() : k instanceof LaneKernel.Float2 b ? b.f()
+                : ((LaneKernel.Float3) k).f();
+        if (format == Format.F16) {
+            return null; // 16-bit sources and results go through OPSEL and half placement: the reference handles them
+        }
+        int width = format == Format.F64 ? 2 : 1;
+        int n = k instanceof LaneKernel.Float1 ? 1 : k instanceof LaneKernel.Float2 ? 2 : 3;
+        FSrc[] s = new FSrc[n];
+        for (int i = 0; i < n; i++) {
+            Src plain = Src.of(insn, i, waveSize, vgprs, width);
+            if (plain == null) {
+                return null;
+            }
+            s[i] = new FSrc(plain, Valu.abs(insn, i), Valu.neg(insn, i));
+        }
+        if (!fits(dst, width, vgprs)) {
+            return null;
+        }
+        return new FloatExec(insn, k, format, s, dst, waveSize, Valu.omod(insn), Valu.clamp(insn));
+    }
+
+    private static boolean fits(int reg, int width, int vgprs) {
+        return reg >= 0 && reg + width <= vgprs;
+    }
+
+    /** As {@code ValuFloatConvert.fromInt}: D = fromDouble(op(S0 bits)), then OMOD and CLAMP. */
+    private static Exec intToFloat(Instruction insn, LaneKernel.IntToFloat c, Src a, int dst, int waveSize, int omod,
+                                   boolean clamp) {
+        Format f = c.f();
+        ValuFloatConvert.IntSource op = c.op();
+        int d = dst * waveSize;
+        int dHi = (dst + 1) * waveSize;
+        boolean wide = f == Format.F64;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            FpMode m = new FpMode(w.mode());
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int xo = a.offset();
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                double value = op.apply(x[xo + l]);
+                long r;
+                if (wide) {
+                    r = Double.doubleToRawLongBits(value); // every 32-bit integer is exact in f64
+                } else if ((float) value == value) {
+                    // exact in f32 (an integer, so never denormal): no rounding to do
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) value));
+                } else {
+                    r = FloatOps.fromDouble(f, m, value);
+                }
+                if (omod != 0) {
+                    r = FloatOps.omod(f, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(f, m, r);
+                }
+                v[d + l] = (int) r;
+                if (wide) {
+                    v[dHi + l] = (int) (r >>> 32);
+                }
+            }
+        };
+    }
+
+    /** A source resolved at compile time: a VGPR row (its first element's index) or a scalar operand code. */
+    record Src(int code, int row, int rowHi) {
+        boolean vector() {
+            return row >= 0;
+        }
+
+        /** Source n of the instruction, or null when it names a VGPR outside the allocation. */
+        static Src of(Instruction insn, int n, int waveSize, int vgprs, int width) {
+            int code = Valu.sourceCode(insn, n);
+            if (code < 0) {
+                return null;
+            }
+            if (code >= 256) {
+                int reg = code - 256;
+                return fits(reg, width, vgprs) ? new Src(code, reg * waveSize, width == 2 ? (reg + 1) * waveSize : -1)
+                        : null;
+            }
+            return new Src(code, -1, -1);
+        }
+
+        /** The lane array this source reads from (the VGPR file, or a scratch row with the uniform value). */
+        int[] array(Wave w, Instruction insn, int slot) {
+            return row >= 0 ? w.vgprFile() : w.broadcast(slot, w.source32(code, insn));
+        }
+
+        int offset() {
+            return row >= 0 ? row : 0;
+        }
+    }
+
+    /** A float source: its place and its ABS / NEG input modifiers. */
+    record FSrc(Src src, boolean abs, boolean neg) {
+    }
+
+    private static long full(int waveSize) {
+        return waveSize == 64 ? -1L : 0xFFFF_FFFFL;
+    }
+
+    // ---------------------------------------------------------------- integer lane loops
+
+    private static final class Int1Exec implements Exec {
+        private final Instruction insn;
+        private final java.util.function.IntUnaryOperator op;
+        private final Src a;
+        private final int d;
+
+        Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, Src a, int d) {
+            this.insn = insn;
+            this.op = op;
+            this.a = a;
+            this.d = d;
+        }
+
+        @Override
+        public void run(Wave w) {
+            long exec = w.exec();
+            if (exec == 0) {
+                return; // no lane reads a source
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int xo = a.offset();
+            int n = w.waveSize();
+            if (exec == full(n)) {
+                for (int l = 0; l < n; l++) {
+                    v[d + l] = op.applyAsInt(x[xo + l]);
+                }
+            } else {
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    v[d + l] = op.applyAsInt(x[xo + l]);
+                }
+            }
+        }
+    }
+
+    private static final class Int2Exec implements Exec {
+        private final Instruction insn;
+        private final ValuIntegerUnit.Op2 op;
+        private final Src a;
+        private final Src b;
+        private final int d;
+
+        Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, Src a, Src b, int d) {
+            this.insn = insn;
+            this.op = op;
+            this.a = a;
+            this.b = b;
+            this.d = d;
+        }
+
+        @Override
+        public void run(Wave w) {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = b.array(w, insn, 1);
+            int xo = a.offset();
+            int yo = b.offset();
+            int n = w.waveSize();
+            if (exec == full(n)) {
+                for (int l = 0; l < n; l++) {
+                    v[d + l] = op.apply(x[xo + l], y[yo + l]);
+                }
+            } else {
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    v[d + l] = op.apply(x[xo + l], y[yo + l]);
+                }
+            }
+        }
+    }
+
+    private static final class Int3Exec implements Exec {
+        private final Instruction insn;
+        private final ValuIntegerUnit.Op3 op;
+        private final Src a;
+        private final Src b;
+        private final Src c;
+        private final int d;
+
+        Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, Src a, Src b, Src c, int d) {
+            this.insn = insn;
+            this.op = op;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.d = d;
+        }
+
+        @Override
+        public void run(Wave w) {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = b.array(w, insn, 1);
+            int[] z = c.array(w, insn, 2);
+            int xo = a.offset();
+            int yo = b.offset();
+            int zo = c.offset();
+            int n = w.waveSize();
+            if (exec == full(n)) {
+                for (int l = 0; l < n; l++) {
+                    v[d + l] = op.apply(x[xo + l], y[yo + l], z[zo + l]);
+                }
+            } else {
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    v[d + l] = op.apply(x[xo + l], y[yo + l], z[zo + l]);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- v_cndmask_b32
+
+    /** D = mask[lane] ? S1 : S0 with float ABS/NEG on the bits; the mask is VCC (VOP2) or src2 (VOP3). */
+    private static Exec cndmask(Instruction insn, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || b == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        int maskCode = insn.fields() instanceof Fields.Vop3 v ? v.src2() : Wave.VCC_LO;
+        if (maskCode >= 128) {
+            return null; // a mask that is not a register (the reference reads it as one): leave it to the reference
+        }
+        int[] am = masks(insn, 0);
+        int[] bm = masks(insn, 1);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = b.array(w, insn, 1);
+            int xo = a.offset();
+            int yo = b.offset();
+            long sel = w.laneMask(maskCode);
+            for (long m = exec; m != 0; m &= m - 1) {
+                int l = Long.numberOfTrailingZeros(m);
+                v[d + l] = (sel >>> l & 1) != 0 ? (y[yo + l] & bm[0]) ^ bm[1] : (x[xo + l] & am[0]) ^ am[1];
+            }
+        };
+    }
+
+    /** {AND mask, XOR mask} for a 32-bit float source's ABS and NEG. */
+    private static int[] masks(Instruction insn, int n) {
+        return new int[] {Valu.abs(insn, n) ? 0x7FFF_FFFF : -1, Valu.neg(insn, n) ? 0x8000_0000 : 0};
+    }
+
+    // ---------------------------------------------------------------- compares
+
+    private static final int LT = 1;
+    private static final int EQ = 2;
+    private static final int GT = 4;
+
+    /**
+     * A 32-bit integer v_cmp/v_cmpx (VOPC, or its VOP3 form) with the relation as a set of outcomes
+     * (LT|EQ|GT bits); other types (16, 64 bits, float, class) stay with the reference handler.
+     */
+    private static Exec compare(Instruction insn, int waveSize, int vgprs) {
+        String[] parts = insn.mnemonic().split("_");
+        if (parts.length != 4 || !(parts[3].equals("i32") || parts[3].equals("u32"))) {
+            return null;
+        }
+        boolean toExec = parts[1].equals("cmpx");
+        boolean signed = parts[3].charAt(0) == 'i';
+        int accept = switch (parts[2]) {
+            case "f" -> 0;
+            case "lt" -> LT;
+            case "eq" -> EQ;
+            case "le" -> LT | EQ;
+            case "gt" -> GT;
+            case "ne" -> LT | GT;
+            case "ge" -> GT | EQ;
+            case "t" -> LT | EQ | GT;
+            default -> -1;
+        };
+        if (accept < 0) {
+            return null;
+        }
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        if (a == null || b == null) {
+            return null;
+        }
+        int dest = insn.fields() instanceof Fields.Vop3 v ? v.vdst() : Wave.VCC_LO;
+        int flip = signed ? 0 : Integer.MIN_VALUE; // unsigned order as signed order of the flipped values
+        return w -> {
+            long exec = w.exec();
+            long mask = 0;
+            if (exec != 0) {
+                int[] x = a.array(w, insn, 0);
+                int[] y = b.array(w, insn, 1);
+                int xo = a.offset();
+                int yo = b.offset();
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    int p = x[xo + l] ^ flip;
+                    int q = y[yo + l] ^ flip;
+                    int outcome = p < q ? LT : p == q ? EQ : GT;
+                    if ((accept & outcome) != 0) {
+                        mask |= 1L << l;
+                    }
+                }
+            }
+            if (toExec) {
+                w.setExec(mask);
+            } else {
+                w.setLaneMask(dest, mask);
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------- floats
+
+    private static final class FloatExec implements Exec {
+        private final Instruction insn;
+        private final LaneKernel kernel;
+        private final Format f;
+        private final int arity;
+        private final Src[] src;
+        private final long[] and;
+        private final long[] xor;
+        private final int d;
+        private final int dHi;
+        private final int omod;
+        private final boolean clamp;
+        private final long[] uniform = new long[3];
+
+        FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
+                  boolean clamp) {
+            this.insn = insn;
+            this.kernel = kernel;
+            this.f = f;
+            this.arity = s.length;
+            this.src = new Src[s.length];
+            this.and = new long[s.length];
+            this.xor = new long[s.length];
+            long sign = f == Format.F64 ? Long.MIN_VALUE : 0x8000_0000L;
+            long all = f == Format.F64 ? -1L : 0xFFFF_FFFFL;
+            for (int i = 0; i < s.length; i++) {
+                src[i] = s[i].src();
+                and[i] = s[i].abs() ? all & ~sign : all;
+                xor[i] = s[i].neg() ? sign : 0;
+            }
+            this.d = dst * waveSize;
+            this.dHi = (dst + 1) * waveSize;
+            this.omod = omod;
+            this.clamp = clamp;
+        }
+
+        @Override
+        public void run(Wave w) {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            FpMode m = new FpMode(w.mode());
+            int[] v = w.vgprFile();
+            boolean wide = f == Format.F64;
+            // uniform sources: read once (per instruction, as every lane would read them)
+            long u0 = 0;
+            long u1 = 0;
+            long u2 = 0;
+            for (int i = 0; i < arity; i++) {
+                if (!src[i].vector()) {
+                    long bits = wide ? w.source64(src[i].code(), insn, true)
+                            : Integer.toUnsignedLong(w.source32(src[i].code(), insn));
+                    bits = bits & and[i] ^ xor[i];
+                    if (i == 0) {
+                        u0 = bits;
+                    } else if (i == 1) {
+                        u1 = bits;
+                    } else {
+                        u2 = bits;
+                    }
+                }
+            }
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                long a = src[0].vector() ? lane(v, 0, l) : u0;
+                long r;
+                if (kernel instanceof LaneKernel.Float2 k) {
+                    long b = src[1].vector() ? lane(v, 1, l) : u1;
+                    r = k.op().apply(m, a, b);
+                } else if (kernel instanceof LaneKernel.Float3 k) {
+                    long b = src[1].vector() ? lane(v, 1, l) : u1;
+                    long c = src[2].vector() ? lane(v, 2, l) : u2;
+                    r = k.op().apply(m, a, b, c);
+                } else {
+                    r = ((LaneKernel.Float1) kernel).op().apply(m, a);
+                }
+                if (omod != 0) {
+                    r = FloatOps.omod(f, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(f, m, r);
+                }
+                v[d + l] = (int) r;
+                if (wide) {
+                    v[dHi + l] = (int) (r >>> 32);
+                }
+            }
+        }
+
+        private long lane(int[] v, int i, int l) {
+            Src s = src[i];
+            long bits = s.rowHi() >= 0 ? Integer.toUnsignedLong(v[s.row() + l]) | (long) v[s.rowHi() + l] << 32
+                    : Integer.toUnsignedLong(v[s.row() + l]);
+            return bits & and[i] ^ xor[i];
+        }
+    }
+
+    // ---------------------------------------------------------------- carries, 64-bit
+
+    /**
+     * v_add/sub/subrev_co[_ci]_u32 (VOP2 with VCC, VOP3b with SGPR masks): as
+     * {@code ValuIntegerUnit.carry}: carry-in read before any write, results then the carry-out mask
+     * (0 for inactive lanes), CLAMP saturating.
+     */
+    private static Exec carry(Instruction insn, int waveSize, int vgprs, boolean subtract, boolean reverse,
+                              boolean carryIn) {
+        Src a = Src.of(insn, reverse ? 1 : 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, reverse ? 0 : 1, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || b == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        Fields.Vop3 v3 = insn.fields() instanceof Fields.Vop3 v ? v : null;
+        int inCode = v3 != null ? v3.src2() : Wave.VCC_LO;
+        int outCode = v3 != null ? v3.sdst() : Wave.VCC_LO;
+        if (carryIn && inCode >= 128 || outCode >= 128) {
+            return null;
+        }
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            long mask = 0;
+            if (exec != 0) {
+                int[] v = w.vgprFile();
+                int[] x = a.array(w, insn, 0);
+                int[] y = b.array(w, insn, 1);
+                int xo = a.offset();
+                int yo = b.offset();
+                long in = carryIn ? w.laneMask(inCode) : 0;
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    long p = Integer.toUnsignedLong(x[xo + l]);
+                    long q = Integer.toUnsignedLong(y[yo + l]);
+                    long c = in >>> l & 1;
+                    long exact = subtract ? p - q - c : p + q + c;
+                    if (subtract ? exact < 0 : exact > 0xFFFF_FFFFL) {
+                        mask |= 1L << l;
+                    }
+                    v[d + l] = clamp ? ValuLanes.saturateU32(exact) : (int) exact;
+                }
+            }
+            w.setLaneMask(outCode, mask);
+        };
+    }
+
+    /** v_mad_u64_u32: {carry, D} = S0.u32 * S1.u32 + S2.u64, as {@code ValuIntegerUnit.madU64}. */
+    private static Exec madU64(Instruction insn, int waveSize, int vgprs) {
+        if (!(insn.fields() instanceof Fields.Vop3 v3)) {
+            return null;
+        }
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        Src c = Src.of(insn, 2, waveSize, vgprs, 2);
+        int dst = Valu.vdst(insn);
+        int outCode = v3.sdst();
+        if (a == null || b == null || c == null || !fits(dst, 2, vgprs) || outCode >= 128) {
+            return null;
+        }
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        int dHi = (dst + 1) * waveSize;
+        return w -> {
+            long exec = w.exec();
+            long mask = 0;
+            if (exec != 0) {
+                int[] v = w.vgprFile();
+                int[] x = a.array(w, insn, 0);
+                int[] y = b.array(w, insn, 1);
+                int xo = a.offset();
+                int yo = b.offset();
+                long uniform = c.vector() ? 0 : w.source64(c.code(), insn, false);
+                for (long m = exec; m != 0; m &= m - 1) {
+                    int l = Long.numberOfTrailingZeros(m);
+                    long product = Integer.toUnsignedLong(x[xo + l]) * Integer.toUnsignedLong(y[yo + l]);
+                    long addend = c.vector() ? Integer.toUnsignedLong(v[c.row() + l]) | (long) v[c.rowHi() + l] << 32
+                            : uniform;
+                    long sum = product + addend;
+                    boolean carry = Long.compareUnsigned(sum, product) < 0;
+                    if (carry) {
+                        mask |= 1L << l;
+                    }
+                    long out = carry && clamp ? -1L : sum;
+                    v[d + l] = (int) out;
+                    v[dHi + l] = (int) (out >>> 32);
+                }
+            }
+            w.setLaneMask(outCode, mask);
+        };
+    }
+
+    /** v_lshlrev_b64 / v_lshrrev_b64 / v_ashrrev_i64: D = S1 shifted by S0[5:0]. */
+    private static Exec shift64(Instruction insn, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 2);
+        int dst = Valu.vdst(insn);
+        if (a == null || b == null || !fits(dst, 2, vgprs)) {
+            return null;
+        }
+        int kind = insn.mnemonic().startsWith("v_lshl") ? 0 : insn.mnemonic().startsWith("v_lshr") ? 1 : 2;
+        int d = dst * waveSize;
+        int dHi = (dst + 1) * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int xo = a.offset();
+            long uniform = b.vector() ? 0 : w.source64(b.code(), insn, false);
+            for (long m = exec; m != 0; m &= m - 1) {
+                int l = Long.numberOfTrailingZeros(m);
+                long value = b.vector() ? Integer.toUnsignedLong(v[b.row() + l]) | (long) v[b.rowHi() + l] << 32 : uniform;
+                int by = x[xo + l] & 63;
+                long out = kind == 0 ? value << by : kind == 1 ? value >>> by : value >> by;
+                v[d + l] = (int) out;
+                v[dHi + l] = (int) (out >>> 32);
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------- GLOBAL loads and stores
+
+    /**
+     * global_load/store_dword[xN] (not the addtid, d16, byte or short forms, not atomics): as {@code
+     * VectorMemory.load/store}, lane by lane in lane order, each lane's access in chunks of at most 8 bytes
+     * through {@link GroupMemory} (so faults name the same chunk), loaded dwords written once the lane's
+     * load is whole.
+     */
+    private static Exec global(Instruction insn, int waveSize, int vgprs) {
+        Fields.Flat f = (Fields.Flat) insn.fields();
+        String m = insn.mnemonic();
+        boolean load = m.startsWith("global_load_dword");
+        boolean store = m.startsWith("global_store_dword");
+        if (!load && !store || m.endsWith("_addtid") || f.lds()) {
+            return null;
+        }
+        String suffix = m.substring(load ? "global_load_".length() : "global_store_".length());
+        int bytes = switch (suffix) {
+            case "dword" -> 4;
+            case "dwordx2" -> 8;
+            case "dwordx3" -> 12;
+            case "dwordx4" -> 16;
+            default -> -1;
+        };
+        if (bytes < 0) {
+            return null;
+        }
+        int dwords = bytes / 4;
+        boolean saddrOff = f.saddr() == 0x7d;
+        if (!saddrOff && f.saddr() >= 127) {
+            return null;
+        }
+        if (!fits(f.addr(), saddrOff ? 2 : 1, vgprs) || !fits(load ? f.vdst() : f.data(), dwords, vgprs)) {
+            return null;
+        }
+        long offset = org.replayfarm.model.isa.FlatOffset.of(Encoding.GLOBAL, f.offset());
+        int addrLo = f.addr() * waveSize;
+        int addrHi = (f.addr() + 1) * waveSize;
+        int reg = (load ? f.vdst() : f.data()) * waveSize;
+        int saddr = f.saddr();
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            GroupMemory memory = w.group().memory();
+            long base = saddrOff ? 0 : w.sgpr64(saddr);
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                long address = saddrOff ? (Integer.toUnsignedLong(v[addrLo + l]) | (long) v[addrHi + l] << 32) + offset
+                        : base + Integer.toUnsignedLong(v[addrLo + l]) + offset;
+                if (load) {
+                    if (dwords == 1) {
+                        v[reg + l] = (int) memory.load(address, 4, l);
+                    } else {
+                        long first = memory.load(address, 8, l);
+                        long second = dwords == 2 ? 0 : memory.load(address + 8, dwords == 3 ? 4 : 8, l);
+                        v[reg + l] = (int) first;
+                        v[reg + waveSize + l] = (int) (first >>> 32);
+                        if (dwords >= 3) {
+                            v[reg + 2 * waveSize + l] = (int) second;
+                        }
+                        if (dwords == 4) {
+                            v[reg + 3 * waveSize + l] = (int) (second >>> 32);
+                        }
+                    }
+                } else {
+                    for (int at = 0; at < dwords; at += 2) {
+                        long value = Integer.toUnsignedLong(v[reg + at * waveSize + l]);
+                        if (at + 1 < dwords) {
+                            value |= (long) v[reg + (at + 1) * waveSize + l] << 32;
+                        }
+                        memory.store(address + 4L * at, value, at + 1 < dwords ? 8 : 4, l);
+                    }
+                }
+            }
+        };
+    }
+
+    /** The decode error at a PC that has no compiled step, as the interpreter reports it. */
+    static DecodeException missing(DecodedProgram program, long pc) {
+        try {
+            program.at(pc);
+            return new DecodeException(pc, new byte[0], "no compiled instruction");
+        } catch (DecodeException e) {
+            return e;
+        }
+    }
+}

@@ -1,0 +1,444 @@
+package org.replayfarm.evalnode.hostmodel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.isa.Encoding;
+import org.replayfarm.model.isa.Opcode;
+import org.replayfarm.model.isa.OpcodeTable;
+
+/**
+ * The fast tier against the reference tier, bit for bit: every group's stores, texel stores, atomics,
+ * fault record and counts, and (for the random programs) every wave's final SGPRs, SCC, EXEC, MODE, PC and
+ * every lane of every VGPR. Seeded random programs (llvm-mc-19 assembles them) mix every vector ALU row
+ * that has a lane kernel (so the fast tier specialises it) with the forms it leaves to the reference
+ * (DPP, SDWA, float compares), compares, carries, 64-bit shifts, GLOBAL loads and stores, EXEC changes
+ * (down to no lane), MODE changes and, in some programs, a faulting access at the end. The examples run
+ * through both tiers too (a sample of the shadow pass's groups; {@code -Dtier.diff.full=true} runs every
+ * group and {@code -Dtier.diff.programs=N} more programs per wave size).
+ */
+class TierDifferentialTest {
+    private static final int PROGRAMS = Integer.getInteger("tier.diff.programs", 6);
+    private static final int BODY = Integer.getInteger("tier.diff.body", 120);
+    private static final boolean FULL = Boolean.getBoolean("tier.diff.full");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void random_programs_run_the_same_on_both_tiers() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int instructions = 0;
+        int specialised = 0;
+        int faults = 0;
+        for (int wave : new int[] {32, 64}) {
+            for (int i = 0; i < PROGRAMS; i++) {
+                long seed = 0x7135_0000L + wave * 1000L + i;
+                Generator g = new Generator(wave, new Random(seed));
+                AsmRunner runner = new AsmRunner(dir).groupSize(wave).buffer(g.buffer());
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Kernel kernel = assemble(runner, g.program(BODY, i % 3 == 2));
+                HostModel fast = new HostModel(kernel, 1_000_000, HostModel.Tier.FAST);
+                HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
+                HostModel.Run a = fast.runKeepingState(0, 0, 0);
+                HostModel.Run b = reference.runKeepingState(0, 0, 0);
+                String name = "wave" + wave + " seed 0x" + Long.toHexString(seed);
+                String da = describe(a);
+                String db = describe(b);
+                if (!da.equals(db)) {
+                    failures.add(name + ": " + firstDifference(da, db));
+                }
+                instructions += kernel.program().instructions().size();
+                specialised += fast.specialisedInstructions();
+                faults += b.result().fault().isPresent() ? 1 : 0;
+            }
+        }
+        System.out.printf("tier differential: %d programs, %d instructions (%d specialised by the fast tier), "
+                + "%d ending in a fault, %d disagreeing%n", 2 * PROGRAMS, instructions, specialised, faults,
+                failures.size());
+        assertEquals(List.of(), failures);
+        // the programs exercise what they claim: most instructions take the fast tier's own paths, some fault
+        assertTrue(specialised > instructions / 3, specialised + " of " + instructions + " specialised");
+        assertTrue(faults > 0, "no program ended in a fault");
+    }
+
+    @Test
+    void the_examples_run_the_same_on_both_tiers() throws Exception {
+        Path root = AsmRunner.root();
+        int groups = 0;
+        for (String capture : List.of("examples/saxpy/saxpy.capture", "examples/shadow-pass/shadow.capture",
+                "examples/hip-reduce/reduce.capture")) {
+            Kernel kernel = new Kernel(CaptureFile.open(root.resolve(capture)));
+            HostModel fast = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.FAST);
+            HostModel reference = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.REFERENCE);
+            List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
+            int step = FULL ? 1 : Math.max(1, all.size() / 12); // a spread of groups by default
+            for (int i = 0; i < all.size(); i += step) {
+                int[] g = all.get(i);
+                String a = describe(fast.runKeepingState(g[0], g[1], g[2]));
+                String b = describe(reference.runKeepingState(g[0], g[1], g[2]));
+                assertEquals(b, a, capture + " group " + Arrays.toString(g));
+                groups++;
+            }
+            assertTrue(fast.specialisedInstructions() > 0, capture + ": the fast tier specialised nothing");
+        }
+        System.out.printf("tier differential: %d example groups equal%n", groups);
+    }
+
+    /** Assembles, dropping lines llvm-mc-19 refuses (the generator's guesses at operand forms it does not take). */
+    private static Kernel assemble(AsmRunner runner, String asm) throws Exception {
+        Pattern error = Pattern.compile(":(\\d+):\\d+: error:");
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return runner.kernel(asm);
+            } catch (IOException e) {
+                Matcher m = error.matcher(e.getMessage());
+                Set<Integer> bad = new HashSet<>();
+                while (m.find()) {
+                    bad.add(Integer.parseInt(m.group(1)));
+                }
+                if (bad.isEmpty() || attempt == 4) {
+                    throw e;
+                }
+                String[] lines = asm.split("\n", -1);
+                StringBuilder kept = new StringBuilder();
+                for (int i = 0; i < lines.length; i++) {
+                    if (!bad.contains(i + 1)) {
+                        kept.append(lines[i]).append('\n');
+                    }
+                }
+                asm = kept.toString();
+            }
+        }
+    }
+
+    /** Everything a run produced and left, as text (byte arrays spelled out). */
+    static String describe(HostModel.Run run) {
+        GroupResult r = run.result();
+        StringBuilder s = new StringBuilder();
+        s.append("fault ").append(r.fault().map(FaultRecord::toString).orElse("none")).append('\n');
+        s.append("counts ").append(r.waveInstructions()).append(' ').append(r.laneInstructions()).append(' ')
+                .append(r.exact()).append(' ').append(r.approximate()).append(' ').append(r.unsupported()).append('\n');
+        for (StoreRun st : r.stores()) {
+            s.append("store ").append(st.range()).append('+').append(st.offset()).append(' ')
+                    .append(Arrays.toString(st.data())).append('\n');
+        }
+        for (TexelStore t : r.texels()) {
+            s.append("texel ").append(t.image()).append(':').append(t.texel()).append(' ')
+                    .append(Arrays.toString(t.value())).append('\n');
+        }
+        r.atomics().forEach(a -> s.append("atomic ").append(a).append('\n'));
+        r.texelAtomics().forEach(a -> s.append("texel atomic ").append(a).append('\n'));
+        for (Wave w : run.group().waves()) {
+            s.append("wave ").append(w.index()).append(" pc ").append(Long.toHexString(w.pc())).append(" scc ")
+                    .append(w.scc()).append(" mode ").append(Integer.toHexString(w.mode())).append(" ended ")
+                    .append(w.ended()).append('\n');
+            for (int i = 0; i < 128; i++) {
+                s.append("s").append(i).append('=').append(Integer.toHexString(w.sgpr(i))).append(' ');
+            }
+            s.append('\n');
+            int[] v = w.vgprFile();
+            for (int reg = 0; reg < w.vgprCount(); reg++) {
+                boolean any = false;
+                for (int l = 0; l < w.waveSize() && !any; l++) {
+                    any = v[reg * w.waveSize() + l] != 0;
+                }
+                if (any) {
+                    s.append("v").append(reg).append(' ').append(Arrays.toString(
+                            Arrays.copyOfRange(v, reg * w.waveSize(), (reg + 1) * w.waveSize()))).append('\n');
+                }
+            }
+        }
+        byte[] lds = new byte[run.group().lds().capacity()];
+        run.group().lds().duplicate().get(lds);
+        s.append("lds ").append(Arrays.hashCode(lds)).append('\n');
+        return s.toString();
+    }
+
+    private static String firstDifference(String a, String b) {
+        String[] x = a.split("\n");
+        String[] y = b.split("\n");
+        for (int i = 0; i < Math.min(x.length, y.length); i++) {
+            if (!x[i].equals(y[i])) {
+                return "fast: " + abbreviate(x[i]) + " / reference: " + abbreviate(y[i]);
+            }
+        }
+        return "fast has " + x.length + " lines, reference " + y.length;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 400 ? s.substring(0, 400) + "..." : s;
+    }
+
+    /** Seeded random gfx1030 programs for one wave size. */
+    static final class Generator {
+        private static final int VREGS = 24; // v0-v23 hold data; v24/v25 are addresses
+        private static final String[] FLOATS = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"};
+        private static final int[] SPECIAL = {0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00000,
+                0x00000001, 0x807fffff, 0x3f800000, 0x4f800000, 0xcf000000, 0x7f7fffff};
+        private final int wave;
+        private final Random r;
+        private final List<Opcode> kernels = new ArrayList<>();
+        private final Set<String> shortForms = new HashSet<>();
+        private final StringBuilder out = new StringBuilder();
+
+        Generator(int wave, Random r) {
+            this.wave = wave;
+            this.r = r;
+            SemanticsTable t = SemanticsTable.gfx1030();
+            OpcodeTable table = OpcodeTable.gfx1030();
+            for (Encoding e : new Encoding[] {Encoding.VOP1, Encoding.VOP2, Encoding.VOP3}) {
+                for (Opcode op : table.rows(e)) {
+                    if (e != Encoding.VOP3) {
+                        shortForms.add(op.mnemonic());
+                    }
+                    if (t.laneKernel(op) != null && !op.mnemonic().contains("f16") && !op.mnemonic().contains("16_")) {
+                        kernels.add(op);
+                    }
+                }
+            }
+        }
+
+        byte[] buffer() {
+            byte[] b = new byte[8192];
+            r.nextBytes(b);
+            return b;
+        }
+
+        String vcc() {
+            return wave == 32 ? "vcc_lo" : "vcc";
+        }
+
+        String exec() {
+            return wave == 32 ? "exec_lo" : "exec";
+        }
+
+        /** A scalar mask operand: one SGPR in wave32, a pair in wave64 (from s8-s31). */
+        String smask() {
+            int s = 8 + 2 * r.nextInt(12);
+            return wave == 32 ? "s" + s : "s[" + s + ":" + (s + 1) + "]";
+        }
+
+        String v() {
+            return "v" + r.nextInt(VREGS);
+        }
+
+        String vpair() {
+            int a = r.nextInt(VREGS - 1);
+            return "v[" + a + ":" + (a + 1) + "]";
+        }
+
+        String spair() {
+            int a = 8 + 2 * r.nextInt(12);
+            return "s[" + a + ":" + (a + 1) + "]";
+        }
+
+        /** A 32-bit source: mostly VGPRs, else an SGPR, an inline constant or (when allowed) a literal. */
+        String src(boolean literal, boolean floaty) {
+            int k = r.nextInt(10);
+            if (k < 6) {
+                return v();
+            }
+            if (k < 8) {
+                return "s" + (8 + r.nextInt(24));
+            }
+            if (k == 8 || !literal) {
+                return floaty && r.nextBoolean() ? FLOATS[r.nextInt(FLOATS.length)] : String.valueOf(r.nextInt(81) - 16);
+            }
+            return "0x" + Integer.toHexString(r.nextBoolean() ? SPECIAL[r.nextInt(SPECIAL.length)] : r.nextInt());
+        }
+
+        String src64(boolean floaty) {
+            int k = r.nextInt(10);
+            if (k < 7) {
+                return vpair();
+            }
+            if (k < 9) {
+                return spair();
+            }
+            return floaty ? FLOATS[r.nextInt(FLOATS.length)] : String.valueOf(r.nextInt(81) - 16);
+        }
+
+        String program(int body, boolean fault) {
+            out.setLength(0);
+            for (int i = 1; i < VREGS; i++) {
+                int value = r.nextInt(3) == 0 ? SPECIAL[r.nextInt(SPECIAL.length)] : r.nextInt();
+                line("v_mov_b32 v" + i + ", 0x" + Integer.toHexString(value));
+                if (r.nextInt(3) == 0) {
+                    line("v_xor_b32 v" + i + ", v" + i + ", v0"); // lanes differ
+                }
+            }
+            for (int s = 8; s < 32; s++) {
+                line("s_mov_b32 s" + s + ", 0x" + Integer.toHexString(r.nextInt(2) == 0 ? SPECIAL[r.nextInt(SPECIAL.length)]
+                        : r.nextInt()));
+            }
+            for (int i = 0; i < body; i++) {
+                instruction();
+            }
+            if (fault) {
+                line("v_mov_b32 v24, 0x" + Integer.toHexString(0x100000 + r.nextInt(64) * 4));
+                line("v_cndmask_b32 v24, v24, 0, " + vcc()); // some lanes stay in range, the others fault
+                line("global_load_dword v1, v24, s[0:1]");
+            }
+            line("s_endpgm");
+            return out.toString();
+        }
+
+        private void line(String s) {
+            out.append('\t').append(s).append('\n');
+        }
+
+        private void instruction() {
+            int k = r.nextInt(100);
+            if (k < 50) {
+                tableOp();
+            } else if (k < 56) {
+                line(r.nextBoolean() ? "v_cndmask_b32_e32 " + v() + ", " + src(true, false) + ", " + v() + ", " + vcc()
+                        : "v_cndmask_b32_e64 " + v() + ", " + mod(src(false, true)) + ", " + mod(src(false, true)) + ", "
+                        + smask());
+            } else if (k < 64) {
+                String[] cond = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
+                String type = r.nextInt(5) == 0 ? "f32" : r.nextBoolean() ? "i32" : "u32";
+                String c = "v_cmp_" + cond[r.nextInt(cond.length)] + "_" + type;
+                line(r.nextBoolean() ? c + "_e32 " + vcc() + ", " + src(true, type.equals("f32")) + ", " + v()
+                        : c + "_e64 " + smask() + ", " + src(false, false) + ", " + src(false, false));
+            } else if (k < 70) {
+                String[] ops = {"v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32"};
+                String[] ci = {"v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"};
+                int o = r.nextInt(3);
+                switch (r.nextInt(4)) {
+                    case 0 -> line(ops[o] + "_e32 " + v() + ", " + vcc() + ", " + src(true, false) + ", " + v());
+                    case 1 -> line(ops[o] + "_e64 " + v() + ", " + smask() + ", " + src(false, false) + ", "
+                            + src(false, false) + (r.nextInt(4) == 0 ? " clamp" : ""));
+                    case 2 -> line(ci[o] + "_e32 " + v() + ", " + vcc() + ", " + src(true, false) + ", " + v() + ", " + vcc());
+                    default -> line(ci[o] + "_e64 " + v() + ", " + smask() + ", " + src(false, false) + ", "
+                            + src(false, false) + ", " + smask());
+                }
+            } else if (k < 73) {
+                line("v_mad_u64_u32 " + vpair() + ", " + smask() + ", " + src(false, false) + ", " + src(false, false)
+                        + ", " + src64(false) + (r.nextInt(4) == 0 ? " clamp" : ""));
+            } else if (k < 76) {
+                String[] ops = {"v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64"};
+                line(ops[r.nextInt(3)] + " " + vpair() + ", " + src(false, false) + ", " + src64(false));
+            } else if (k < 84) {
+                memory();
+            } else if (k < 88) {
+                // EXEC: a random mask, sometimes none, sometimes all
+                int which = r.nextInt(4);
+                String lo = which == 0 ? "0" : which == 1 ? "-1" : "0x" + Integer.toHexString(r.nextInt());
+                line("s_mov_b32 exec_lo, " + lo);
+                if (wave == 64) {
+                    line("s_mov_b32 exec_hi, " + (which == 0 ? "0" : which == 1 ? "-1" : "0x" + Integer.toHexString(r.nextInt())));
+                }
+            } else if (k < 90) {
+                // MODE: round modes and denormal controls
+                line("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0x" + Integer.toHexString(r.nextInt(256)));
+            } else if (k < 95) {
+                // forms the fast tier leaves to the reference handler
+                String[] shr = {"row_shr:1", "row_shl:2", "row_ror:3", "quad_perm:[1,0,3,2]", "row_mirror"};
+                switch (r.nextInt(4)) {
+                    case 0 -> line("v_add_nc_u32_dpp " + v() + ", " + v() + ", " + v() + " " + shr[r.nextInt(shr.length)]
+                            + " row_mask:0xf bank_mask:0xf" + (r.nextBoolean() ? " bound_ctrl:1" : ""));
+                    case 1 -> line("v_add_f32_dpp " + v() + ", " + v() + ", " + v() + " " + shr[r.nextInt(shr.length)]
+                            + " row_mask:0xf bank_mask:0xf");
+                    case 2 -> line("v_mov_b32_sdwa " + v() + ", " + v()
+                            + " dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_" + r.nextInt(4));
+                    default -> line("v_add_f16_e32 " + v() + ", " + v() + ", " + v());
+                }
+            } else {
+                line("s_add_u32 s" + (8 + r.nextInt(24)) + ", s" + (8 + r.nextInt(24)) + ", " + src(true, false)
+                        .replaceAll("^v\\d+$", "s9"));
+            }
+        }
+
+        private String mod(String s) {
+            if (s.startsWith("0x")) {
+                return s;
+            }
+            int k = r.nextInt(4);
+            return k == 0 ? "-" + s : k == 1 ? "|" + s + "|" : k == 2 ? "-|" + s + "|" : s;
+        }
+
+        private void tableOp() {
+            Opcode op = kernels.get(r.nextInt(kernels.size()));
+            boolean floaty = op.mnemonic().matches(".*_f(32|64)$") && !op.mnemonic().startsWith("v_cvt_f32_")
+                    || op.mnemonic().startsWith("v_cvt_f64_f32");
+            List<String> srcs = new ArrayList<>();
+            for (String o : op.operands()) {
+                if (o.startsWith("src") || o.startsWith("vsrc")) {
+                    srcs.add(o);
+                }
+            }
+            boolean wideDst = op.operands().get(0).contains("64");
+            String dst = wideDst ? vpair() : v();
+            StringBuilder s = new StringBuilder();
+            if (op.encoding() != Encoding.VOP3) {
+                // the e32 form: src0 anything, a vsrc1 a VGPR
+                s.append(op.mnemonic()).append("_e32 ").append(dst);
+                for (int i = 0; i < srcs.size(); i++) {
+                    boolean wide = srcs.get(i).contains("64");
+                    String x = srcs.get(i).startsWith("vsrc") ? (wide ? vpair() : v())
+                            : wide ? src64(floaty) : src(true, floaty);
+                    s.append(", ").append(x);
+                }
+            } else {
+                s.append(op.mnemonic()).append(shortForms.contains(op.mnemonic()) ? "_e64 " : " ").append(dst);
+                for (String o : srcs) {
+                    String x = o.contains("64") ? src64(floaty) : src(r.nextInt(6) == 0, floaty);
+                    s.append(", ").append(floaty ? mod(x) : x);
+                }
+                if (floaty && r.nextInt(4) == 0) {
+                    s.append(" clamp");
+                }
+                if (floaty && r.nextInt(5) == 0) {
+                    s.append(new String[] {" mul:2", " mul:4", " div:2"}[r.nextInt(3)]);
+                }
+            }
+            line(s.toString());
+        }
+
+        private void memory() {
+            String[] widths = {"dword", "dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sshort"};
+            String w = widths[r.nextInt(widths.length)];
+            boolean load = r.nextBoolean();
+            int offset = 16 * r.nextInt(8) - 32;
+            line("v_and_b32 v24, 0xff0, " + v()); // inside the 8 KiB buffer, room for the offset and width
+            line("v_add_nc_u32 v24, 64, v24");
+            int dwords = w.equals("dwordx2") ? 2 : w.equals("dwordx3") ? 3 : w.equals("dwordx4") ? 4 : 1;
+            int reg = r.nextInt(VREGS - dwords);
+            String data = dwords == 1 ? "v" + reg : "v[" + reg + ":" + (reg + dwords - 1) + "]";
+            if (offset + 8192 - 64 + 16 >= 8192) {
+                offset = 0;
+            }
+            if (r.nextBoolean()) {
+                line((load ? "global_load_" + w + " " + data + ", v24, s[0:1]" : "global_store_" + w + " v24, " + data
+                        + ", s[0:1]") + " offset:" + offset);
+            } else {
+                // SADDR off: a 64-bit address in v[24:25]
+                line("v_mov_b32 v25, s1");
+                line("v_add_co_u32 v24, " + vcc() + ", s0, v24");
+                line("v_add_co_ci_u32_e32 v25, " + vcc() + ", 0, v25, " + vcc());
+                line((load ? "global_load_" + w + " " + data + ", v[24:25], off" : "global_store_" + w + " v[24:25], "
+                        + data + ", off") + " offset:" + offset);
+            }
+            line("s_waitcnt vmcnt(0)");
+        }
+    }
+}
