@@ -61,10 +61,6 @@ final class SubmitCommand implements Callable<Integer> {
                     sliceDeadline == null ? 0 : (long) (sliceDeadline * 1e9));
             groups = selection.selection();
             compare = comparison.compareWith();
-            if (!compare.views().isEmpty()) {
-                throw new IllegalArgumentException("--view is not carried by the job API yet: use replay run, or let the "
-                        + "kernel metadata type the ranges");
-            }
             client = coordinator.client();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

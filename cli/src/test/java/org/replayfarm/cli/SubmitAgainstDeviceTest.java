@@ -86,6 +86,32 @@ class SubmitAgainstDeviceTest {
                     .replaceAll("time=\"[^\"]*\"", ""), Files.readString(badOut.resolve("junit.xml"))
                     .replaceAll("time=\"[^\"]*\"", ""), "junit.xml as replay run's");
 
+            // --view and --values travel over POST /jobs: the typed comparison equals replay run's with the same flags
+            String typed = submit(url, corrupted.toString(), "--every-group", "--device", "recorded:corrupted", "--view",
+                    "1=f32[40x25]", "--values", "2");
+            assertEquals(1, CliRun.of("watch", typed, "--coordinator", url).exitCode());
+            Path typedOut = dir.resolve("typed-results");
+            assertEquals(1, CliRun.of("results", typed, "--coordinator", url, "--out", typedOut.toString()).exitCode());
+            CliRun typedRun = CliRun.of("run", corrupted.toString(), "--every-group", "--device", "recorded:corrupted",
+                    "--evaluators", "2", "--view", "1=f32[40x25]", "--values", "2", "--out", dir.resolve("typed-run").toString());
+            assertEquals(1, typedRun.exitCode(), typedRun.out() + typedRun.err());
+            JsonNode typedFarm = JSON.readTree(typedOut.resolve("report.json").toFile()).get("comparison");
+            assertEquals(JSON.readTree(dir.resolve("typed-run/report.json").toFile()).get("comparison"), typedFarm,
+                    "the typed comparison as replay run's");
+            JsonNode typedY = typedFarm.get("ranges").get(1);
+            assertEquals(List.of("f32", 40, 25), List.of(typedY.get("view").get("type").asText(),
+                    typedY.get("view").get("rows").asInt(), typedY.get("view").get("cols").asInt()), typedY.toString());
+            assertEquals(2, typedY.get("values").size(), "--values 2: the first two differing elements");
+            // a view naming no range is refused when the job starts, not after its evaluation
+            HttpResponse<String> noRange = post(url, "{\"capture\": \"" + CoordinatorClient.sha256(corrupted)
+                    + "\", \"groups\": \"every\", \"views\": [\"Q=f32\"]}");
+            assertEquals(400, noRange.statusCode(), noRange.body());
+            assertTrue(noRange.body().contains("no range 'Q'"), noRange.body());
+            HttpResponse<String> notText = post(url, "{\"capture\": \"" + CoordinatorClient.sha256(corrupted)
+                    + "\", \"groups\": \"every\", \"views\": [3]}");
+            assertEquals(400, notText.statusCode(), notText.body());
+            assertTrue(notText.body().contains("'views[0]' must be a string RANGE=TYPE[ROWSxCOLS]"), notText.body());
+
             // the metrics and the final progress carry report.json's comparison counts
             long[] counts = comparisonCounts(farm);
             assertEquals(List.of(0L, 0L, 4000L, 6L), List.of(counts[0], counts[1], counts[2], counts[3]),

@@ -221,6 +221,11 @@ public final class ClusterJobService implements JobService {
         }
         org.replayfarm.gpunode.device.DeviceChoice device = gpu == null ? compare.device() : compare.device().withGpu(gpu);
         device.resolve(file); // a recorded run the capture lacks (or cuda without a GPU node) is refused now
+        if (record) {
+            // a --view naming no range, or shaping one past its size, is refused now, not after the evaluation
+            org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), file.metadata().getProgram().getKernelName(),
+                    compare.views());
+        }
         List<int[]> explicit = null;
         long total;
         var d = kernel.dispatch();

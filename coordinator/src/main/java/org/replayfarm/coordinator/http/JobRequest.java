@@ -16,7 +16,9 @@ import org.replayfarm.evalnode.eval.GroupSelection;
  * {@code {"capture": "<sha256>", "groups": [[x, y, z], [x, y], [x], ...]}} (y and z default to 0, as on
  * the command line), and optionally what the host results are compared with, as {@code replay run}
  * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "cuda-cpu" | "none"} (default auto),
- * {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false), and
+ * {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false),
+ * {@code "views": ["RANGE=TYPE[ROWSxCOLS]", ...]} (replay run's {@code --view}, checked against the capture when
+ * the job starts), {@code "values": N} (differing values listed per range and image, default 10), and
  * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
  * {@link #parse} says what is wrong, naming the field, for anything else.
  */
@@ -24,7 +26,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                          org.replayfarm.coordinator.jobs.JobService.Limits limits) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "approximate",
-            "capture_name", "budget", "slice_deadline_seconds");
+            "capture_name", "budget", "slice_deadline_seconds", "views", "values");
 
     /** With the default budget and slice deadline. */
     public JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
@@ -64,7 +66,8 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             String name = names.next();
             if (!FIELDS.contains(name)) {
                 throw new Invalid("unknown field '" + name + "' (a job takes \"capture\", \"groups\", \"device\", "
-                        + "\"ulp\", \"approximate\", \"capture_name\", \"budget\" and \"slice_deadline_seconds\")");
+                        + "\"ulp\", \"approximate\", \"views\", \"values\", \"capture_name\", \"budget\" and "
+                        + "\"slice_deadline_seconds\")");
             }
         }
         JsonNode capture = root.get("capture");
@@ -156,12 +159,34 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         if (approximate != null && !approximate.isBoolean()) {
             throw new Invalid("'approximate' must be true or false, not " + approximate);
         }
+        CompareWith parsed;
         try {
-            return CompareWith.parse(device == null ? "auto" : device.asText(), ulp == null ? 0 : ulp.asInt(),
+            parsed = CompareWith.parse(device == null ? "auto" : device.asText(), ulp == null ? 0 : ulp.asInt(),
                     approximate != null && approximate.asBoolean());
         } catch (IllegalArgumentException e) {
             throw new Invalid("'device': " + e.getMessage());
         }
+        List<String> views = new ArrayList<>();
+        JsonNode v = root.get("views");
+        if (v != null) {
+            if (!v.isArray() || v.size() > 256) {
+                throw new Invalid("'views' must be a list of at most 256 strings RANGE=TYPE[ROWSxCOLS], not " + v);
+            }
+            for (int i = 0; i < v.size(); i++) {
+                JsonNode e = v.get(i);
+                if (!e.isTextual() || e.asText().isBlank() || e.asText().length() > 512 || !e.asText().contains("=")) {
+                    throw new Invalid("'views[" + i + "]' must be a string RANGE=TYPE[ROWSxCOLS] (as --view), not " + e);
+                }
+                views.add(e.asText());
+            }
+        }
+        JsonNode values = root.get("values");
+        if (values != null && (!values.isIntegralNumber() || !values.canConvertToInt() || values.asInt() < 0
+                || values.asInt() > 100_000)) {
+            throw new Invalid("'values' must be an integer from 0 to 100000 (differing values listed per range), not "
+                    + values);
+        }
+        return parsed.withViews(views, values == null ? parsed.values() : values.asInt());
     }
 
     /** The JSON body for this request (what {@code replay submit} sends). */
@@ -179,6 +204,11 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         n.put("device", compare.device().spelling());
         n.put("ulp", compare.ulp());
         n.put("approximate", compare.approximate());
+        if (!compare.views().isEmpty()) {
+            ArrayNode views = n.putArray("views");
+            compare.views().forEach(views::add);
+        }
+        n.put("values", compare.values());
         if (!captureName.isEmpty()) {
             n.put("capture_name", captureName);
         }
