@@ -20,7 +20,7 @@ import org.replayfarm.model.fp.Rounding;
  * <li>div_scale (S0 the value to scale, S1 the denominator, S2 the numerator): NaN when S1 or S2 is zero;
  * when the quotient is near overflow (exponent(S2) - exponent(S1) >= 96 / 768) VCC is set and the
  * denominator is scaled by 2^64 / 2^128; a denormal denominator scales by 2^64; a quotient that would be
- * denormal sets VCC and scales the numerator by 2^64; a tiny numerator (exponent <= 23 / 53) scales by
+ * denormal (rounded to the format: one that rounds to zero is not) sets VCC and scales the numerator by 2^64; a tiny numerator (exponent <= 23 / 53) scales by
  * 2^64; otherwise S0 unchanged. VCC (the sdst mask) gets the lane's flag.</li>
  * <li>div_fmas: fma(S0, S1, S2), and when the lane's VCC bit is set, scaled by 2^64 (2^128 for f64) when
  * exponent(S2) is above the bias, else by 2^-64 (2^-128): one rounding.</li>
@@ -70,6 +70,9 @@ final class ValuFloatDivide {
                 double x0 = f.toDouble(s0);
                 double x1 = f.toDouble(s1);
                 double x2 = f.toDouble(s2);
+                // the ISA's "S2.f32 / S1.f32 == DENORM.f32": the quotient rounded to the format (2^-149 / 3 is zero,
+                // not a denormal, and takes the tiny-numerator case); f64's is the double division itself
+                double q = f == F32 ? (double) (float) (x2 / x1) : x2 / x1;
                 if (f.isNaN(s0) || f.isNaN(s1) || f.isNaN(s2)) {
                     d = FloatOps.firstNaN(f, s0, s1, s2);
                 } else if (x2 == 0 || x1 == 0) {
@@ -81,14 +84,14 @@ final class ValuFloatDivide {
                     }
                 } else if (f.isDenormal(s1)) {
                     d = scale(f, s0, by);
-                } else if (denormalValue(F64, 1 / x1) && denormalValue(f, x2 / x1)) {
+                } else if (denormalValue(F64, 1 / x1) && denormalValue(f, q)) {
                     flag = true;
                     if (x0 == x1) {
                         d = scale(f, s0, by);
                     }
                 } else if (denormalValue(F64, 1 / x1)) {
                     d = scale(f, s0, -by);
-                } else if (denormalValue(f, x2 / x1)) {
+                } else if (denormalValue(f, q)) {
                     flag = true;
                     if (x0 == x2) {
                         d = scale(f, s0, by);
