@@ -64,17 +64,22 @@ class ClusterTlsTest {
                 String id = runJob(coordinator, capture, every, out);
                 TestCaptures.assertSameOutputs(TestCaptures.reference(capture, every, dir.resolve("expected")), out);
                 assertTrue(id.startsWith("job-"));
-                // by now the strangers have knocked for as long as the evaluator took to join and run a job,
-                // and a few seconds more (seed-node-timeout is 5 s: at least one more attempt each)
-                TimeUnit.SECONDS.sleep(6);
+                // the strangers keep knocking: wait (up to a minute) until each has logged its failure - the
+                // self-signed node its refused handshakes, the plain one its failed joins (Akka warns from its
+                // second seed-node-timeout of 5 s on), however fast the job above ran
+                java.util.function.Predicate<String> refusal = m -> m.toLowerCase(java.util.Locale.ROOT)
+                        .matches("(?s).*(ssl|certificat|handshake|tls).*");
+                long knocked = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while ((strangerLog.stream().noneMatch(refusal) || plainLog.isEmpty()) && System.nanoTime() < knocked) {
+                    TimeUnit.MILLISECONDS.sleep(100); // polling a condition
+                }
                 Set<String> members = members(coordinator);
                 assertEquals(Set.of(coordinator.address(), evaluator.address()), members,
                         "only the nodes with the cluster's certificates are members");
                 assertFalse(upSelf(stranger), "the node with a self-signed certificate joined");
                 assertFalse(upSelf(plain), "the node without TLS joined");
                 // and not for want of trying: their connections failed (what they logged, at WARNING and above)
-                List<String> tlsRefusals = strangerLog.stream().filter(m -> m.toLowerCase(java.util.Locale.ROOT)
-                        .matches("(?s).*(ssl|certificat|handshake|tls).*")).toList();
+                List<String> tlsRefusals = strangerLog.stream().filter(refusal).toList();
                 System.out.println("the self-signed node logged " + strangerLog.size() + " warning(s), e.g. "
                         + strangerLog.stream().limit(2).toList() + "; the node without TLS " + plainLog.size()
                         + ", e.g. " + plainLog.stream().limit(2).toList());
