@@ -123,9 +123,11 @@ class FarmClusterTest {
             ClusterJobService jobs = farm.coordinator.jobs();
             String sha = jobs.storeCapture(spin);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
-            // a budget of 3 million instructions a wave and half a second a slice, the job's own
+            // a budget of 30 million instructions a wave and a quarter of a second a slice, the job's own: the
+            // budget must outlast the deadline by far on a quiet machine too (the fast tier runs 3 million of this
+            // loop's instructions in about half a second, which raced a 0.5 s deadline)
             jobs.start("runaway", sha, GroupSelection.everyGroup(),
-                    new org.replayfarm.coordinator.jobs.JobService.Limits(3_000_000, 500_000_000L), dir.resolve("out"),
+                    new org.replayfarm.coordinator.jobs.JobService.Limits(30_000_000, 250_000_000L), dir.resolve("out"),
                     org.replayfarm.coordinator.diff.CompareWith.auto(), "spin.capture", r -> { });
             jobs.subscribe("runaway", p -> {
                 if (p.ended()) {
