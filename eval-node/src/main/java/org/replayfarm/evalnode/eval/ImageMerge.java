@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialImages;
-import org.replayfarm.evalnode.hostmodel.MemoryOps;
+import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.evalnode.hostmodel.TexelAtomic;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
 import org.replayfarm.model.capture.TexelLayout;

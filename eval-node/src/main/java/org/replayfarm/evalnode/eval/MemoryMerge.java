@@ -10,7 +10,7 @@ import java.util.TreeSet;
 import org.replayfarm.evalnode.hostmodel.AtomicContribution;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
-import org.replayfarm.evalnode.hostmodel.MemoryOps;
+import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
 
 /**

@@ -1,5 +1,14 @@
 package org.replayfarm.evalnode.hostmodel;
 
+import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
+import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
+import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
+import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
+import org.replayfarm.evalnode.hostmodel.valu.Valu;
+import org.replayfarm.evalnode.hostmodel.valu.ValuFloatConvert;
+import org.replayfarm.evalnode.hostmodel.valu.ValuIntegerUnit;
+import org.replayfarm.evalnode.hostmodel.valu.ValuLanes;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.fp.FloatOps;
 import org.replayfarm.model.fp.Format;
 import org.replayfarm.model.fp.FpMode;

@@ -1,6 +1,13 @@
 package org.replayfarm.evalnode.hostmodel;
 
 import java.util.Optional;
+import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
+import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
+import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
+import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
+import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.replayfarm.evalnode.hostmodel.wave.Workgroup;
 import org.replayfarm.model.build.GuestLayout;
 import org.replayfarm.model.isa.DecodeException;
 import org.replayfarm.model.isa.Disassembler;

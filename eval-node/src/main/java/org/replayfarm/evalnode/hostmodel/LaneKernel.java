@@ -1,5 +1,8 @@
 package org.replayfarm.evalnode.hostmodel;
 
+import org.replayfarm.evalnode.hostmodel.valu.ValuFloat;
+import org.replayfarm.evalnode.hostmodel.valu.ValuFloatConvert;
+import org.replayfarm.evalnode.hostmodel.valu.ValuIntegerUnit;
 import org.replayfarm.model.fp.Format;
 
 /**
@@ -8,7 +11,7 @@ import org.replayfarm.model.fp.Format;
  * handler reads operands through {@link Valu} lane by lane; the fast tier ({@link FastTier}) resolves the
  * operands once per decoded instruction and runs the function over the lanes.
  */
-sealed interface LaneKernel {
+public sealed interface LaneKernel {
     /** One 32-bit integer source. */
     record Int1(java.util.function.IntUnaryOperator op) implements LaneKernel {
     }

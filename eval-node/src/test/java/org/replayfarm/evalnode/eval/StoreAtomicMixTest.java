@@ -7,10 +7,10 @@ import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.replayfarm.evalnode.hostmodel.GroupMemory;
+import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
-import org.replayfarm.evalnode.hostmodel.MemoryOps;
+import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.proto.Dispatch;
 
 /**

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.replayfarm.evalnode.hostmodel.wave.Workgroup;
 import org.replayfarm.model.build.CaptureBuilder;
 import org.replayfarm.model.build.DispatchShape;
 import org.replayfarm.model.build.KernelArg;

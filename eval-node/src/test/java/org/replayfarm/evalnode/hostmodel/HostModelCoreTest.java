@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** The parts of the host model every unit relies on: wave start state, program end, faults. */
 class HostModelCoreTest {

@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Opcode;

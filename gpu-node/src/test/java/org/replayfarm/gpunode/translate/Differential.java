@@ -14,7 +14,7 @@ import org.replayfarm.evalnode.eval.MemoryMerge;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.hostmodel.Wave;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.CaptureBuilder;
 import org.replayfarm.model.build.DispatchShape;
 import org.replayfarm.model.build.KernelArg;

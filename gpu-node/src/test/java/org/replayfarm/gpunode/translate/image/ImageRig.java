@@ -16,7 +16,7 @@ import org.replayfarm.evalnode.eval.MemoryMerge;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.hostmodel.Wave;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.gpunode.translate.LaunchBundle;
 import org.replayfarm.gpunode.translate.ProgramInfo;

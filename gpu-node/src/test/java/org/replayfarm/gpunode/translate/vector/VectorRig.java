@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.hostmodel.Wave;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
 import org.replayfarm.gpunode.translate.Translator;

@@ -1,0 +1,349 @@
+package org.replayfarm.evalnode.hostmodel.memory;
+
+import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
+import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
+import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
+import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.replayfarm.model.isa.Encoding;
+import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.Instruction;
+
+/**
+ * The LDS unit: every DS instruction of the tables except GDS-only ones (GWS, ordered count) and
+ * ds_condxchg32_rtn_b64.
+ *
+ * <p>Addressing: byte address = ADDR VGPR (32 bits, unsigned) + OFFSET (16 bits, OFFSET1:OFFSET0);
+ * read2/write2/wrxchg2 use two addresses ADDR + OFFSET0 * size and ADDR + OFFSET1 * size (size 4 for
+ * b32, 8 for b64), the st64 forms 64 times that. Out of range (any byte at or past the group's LDS
+ * allocation): reads return 0, writes and atomics change nothing (see {@link MemorySpaces#lds}). There
+ * are no banks in the model: any address pattern works. The GDS bit faults (no GDS is modelled).
+ *
+ * <p>Lanes execute in increasing lane order, each lane's whole access (or atomic) before the next lane's,
+ * so conflicting writes in one instruction leave the highest active lane's value and atomics of one
+ * instruction see each other in lane order.
+ */
+final class Lds {
+    private Lds() {
+    }
+
+    private static final String[] READS = {"b32", "b64", "b96", "b128", "u8", "i8", "u16", "i16", "u8_d16", "u8_d16_hi",
+            "i8_d16", "i8_d16_hi", "u16_d16", "u16_d16_hi"};
+    private static final String[] WRITES = {"b32", "b64", "b96", "b128", "b8", "b16", "b8_d16_hi", "b16_d16_hi"};
+    /** Atomic mnemonic stem (between ds_ and the type) and the atomic op it performs. */
+    private static final String[][] OPS = {{"add", "add"}, {"sub", "sub"}, {"rsub", "rsub"}, {"inc", "inc"},
+            {"dec", "dec"}, {"and", "and"}, {"or", "or"}, {"xor", "xor"}, {"mskor", "mskor"}};
+
+    static void register(SemanticsTable.Builder b) {
+        for (String s : READS) {
+            b.exact(Encoding.DS, "ds_read_" + s, Lds::read);
+        }
+        for (String s : WRITES) {
+            b.exact(Encoding.DS, "ds_write_" + s, Lds::write);
+        }
+        for (String size : new String[] {"b32", "b64"}) {
+            b.exact(Encoding.DS, "ds_read2_" + size, Lds::read2);
+            b.exact(Encoding.DS, "ds_read2st64_" + size, Lds::read2);
+            b.exact(Encoding.DS, "ds_write2_" + size, Lds::write2);
+            b.exact(Encoding.DS, "ds_write2st64_" + size, Lds::write2);
+            b.exact(Encoding.DS, "ds_wrxchg2_rtn_" + size, Lds::wrxchg2);
+            b.exact(Encoding.DS, "ds_wrxchg2st64_rtn_" + size, Lds::wrxchg2);
+        }
+        for (String bits : new String[] {"32", "64"}) {
+            for (String[] op : OPS) {
+                String type = op[0].equals("and") || op[0].equals("or") || op[0].equals("xor") || op[0].equals("mskor")
+                        ? "b" : "u";
+                registerAtomic(b, op[0] + "_" + type + bits, Fidelity.EXACT);
+            }
+            registerAtomic(b, "min_i" + bits, Fidelity.EXACT);
+            registerAtomic(b, "max_i" + bits, Fidelity.EXACT);
+            registerAtomic(b, "min_u" + bits, Fidelity.EXACT);
+            registerAtomic(b, "max_u" + bits, Fidelity.EXACT);
+            registerAtomic(b, "min_f" + bits, Fidelity.EXACT);
+            registerAtomic(b, "max_f" + bits, Fidelity.EXACT);
+            registerAtomic(b, "cmpst_b" + bits, Fidelity.EXACT);
+            registerAtomic(b, "cmpst_f" + bits, Fidelity.EXACT);
+            b.exact(Encoding.DS, "ds_wrxchg_rtn_b" + bits, Lds::atomic);
+        }
+        // IEEE addition rounded to nearest even; the hardware may flush f32 denormals here (undocumented), the
+        // model keeps them: results differ only when an operand or the sum is denormal.
+        b.approximate(Encoding.DS, "ds_add_f32", Lds::atomic);
+        b.approximate(Encoding.DS, "ds_add_rtn_f32", Lds::atomic);
+        b.exact(Encoding.DS, "ds_wrap_rtn_b32", Lds::atomic);
+        b.exact(Encoding.DS, "ds_swizzle_b32", Lds::ds_swizzle_b32);
+        b.exact(Encoding.DS, "ds_permute_b32", Lds::ds_permute_b32);
+        b.exact(Encoding.DS, "ds_bpermute_b32", Lds::ds_bpermute_b32);
+        b.exact(Encoding.DS, "ds_nop", (w, i) -> ds(i));
+        b.exact(Encoding.DS, "ds_append", (w, i) -> appendConsume(w, i, 1));
+        b.exact(Encoding.DS, "ds_consume", (w, i) -> appendConsume(w, i, -1));
+        b.exact(Encoding.DS, "ds_write_addtid_b32", Lds::ds_write_addtid_b32);
+        b.exact(Encoding.DS, "ds_read_addtid_b32", Lds::ds_read_addtid_b32);
+    }
+
+    private static void registerAtomic(SemanticsTable.Builder b, String stem, Fidelity f) {
+        b.add(Encoding.DS, "ds_" + stem, f, Lds::atomic);
+        b.add(Encoding.DS, "ds_" + stem.replaceFirst("_", "_rtn_"), f, Lds::atomic);
+    }
+
+    /** The DS fields; GDS faults. */
+    private static Fields.Ds ds(Instruction insn) {
+        Fields.Ds f = (Fields.Ds) insn.fields();
+        if (f.gds()) {
+            throw new GuestFault("GDS access: the host model has no global data share");
+        }
+        return f;
+    }
+
+    private static int offset(Fields.Ds f) {
+        return f.offset1() << 8 | f.offset0();
+    }
+
+    /**
+     * The LDS address: ADDR + OFFSET, computed in 32 bits (a base below the allocation plus an offset that
+     * brings it back in is in range: LLVM folds offsets into DS instructions whatever the base's sign from
+     * Sea Islands on, and clang-19 emits e.g. {@code ds_read_b32 v1, v1 offset:252} for {@code p[63 - l]}).
+     */
+    private static long address(Wave w, Fields.Ds f, int lane) {
+        return Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f) & 0xFFFF_FFFFL;
+    }
+
+    private static String suffix(String mnemonic, String prefix) {
+        return mnemonic.substring(prefix.length());
+    }
+
+    static void read(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        MemoryOps.Width width = MemoryOps.width(suffix(insn.mnemonic(), "ds_read_"));
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                MemoryOps.writeLoaded(w, f.vdst(), lane, width, lds.load(address(w, f, lane), width.bytes(), lane));
+            }
+        }
+    }
+
+    static void write(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        MemoryOps.Width width = MemoryOps.width(suffix(insn.mnemonic(), "ds_write_"));
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                lds.store(address(w, f, lane), MemoryOps.storeBytes(w, f.data0(), lane, width), lane);
+            }
+        }
+    }
+
+    /** Element size (4 or 8) and offset scale (1 or 64 elements) of a read2/write2/wrxchg2 form. */
+    private static int[] pairGeometry(String mnemonic) {
+        int size = mnemonic.endsWith("b64") ? 8 : 4;
+        return new int[] {size, size * (mnemonic.contains("st64") ? 64 : 1)};
+    }
+
+    static void read2(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int[] g = pairGeometry(insn.mnemonic());
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
+                byte[] first = lds.load((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), g[0], lane);
+                byte[] second = lds.load((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), g[0], lane);
+                MemoryOps.Width width = new MemoryOps.Width(g[0], false, 0);
+                MemoryOps.writeLoaded(w, f.vdst(), lane, width, first);
+                MemoryOps.writeLoaded(w, f.vdst() + g[0] / 4, lane, width, second);
+            }
+        }
+    }
+
+    static void write2(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int[] g = pairGeometry(insn.mnemonic());
+        MemoryOps.Width width = new MemoryOps.Width(g[0], false, 0);
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
+                lds.store((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), MemoryOps.storeBytes(w, f.data0(), lane, width), lane);
+                lds.store((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), MemoryOps.storeBytes(w, f.data1(), lane, width), lane);
+            }
+        }
+    }
+
+    /** Two exchanges: DATA0 to ADDR + OFFSET0 * size, DATA1 to ADDR + OFFSET1 * size; the old values to VDST pair. */
+    static void wrxchg2(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int[] g = pairGeometry(insn.mnemonic());
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                long base = Integer.toUnsignedLong(w.vgpr(f.addr(), lane));
+                long d0 = MemoryOps.vgprData(w, f.data0(), lane, g[0]);
+                long d1 = MemoryOps.vgprData(w, f.data1(), lane, g[0]);
+                long old0 = lds.atomic((base + (long) f.offset0() * g[1] & 0xFFFF_FFFFL), "swap", d0, 0, g[0], lane);
+                long old1 = lds.atomic((base + (long) f.offset1() * g[1] & 0xFFFF_FFFFL), "swap", d1, 0, g[0], lane);
+                MemoryOps.setVgprData(w, f.vdst(), lane, g[0], old0);
+                MemoryOps.setVgprData(w, f.vdst() + g[0] / 4, lane, g[0], old1);
+            }
+        }
+    }
+
+    /**
+     * Every single-address atomic: ds_OP[_rtn]_TYPE. The operand is DATA0; mskor takes the mask from DATA0
+     * and the OR value from DATA1; cmpst compares with DATA0 and stores DATA1 (the DS order, the reverse of
+     * the FLAT/MUBUF cmpswap data pair); wrap subtracts DATA0 when memory >= DATA0, else adds DATA1; wrxchg
+     * is a swap. The _rtn forms return the value before the atomic.
+     */
+    static void atomic(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        String m = insn.mnemonic();
+        boolean rtn = m.contains("_rtn_");
+        String stem = m.substring(3).replace("_rtn", "");
+        String type = stem.substring(stem.lastIndexOf('_') + 1);
+        int bytes = type.endsWith("64") ? 8 : 4;
+        String name = stem.substring(0, stem.lastIndexOf('_'));
+        String op = switch (name) {
+            case "min" -> type.charAt(0) == 'i' ? "smin" : type.charAt(0) == 'u' ? "umin" : "fmin";
+            case "max" -> type.charAt(0) == 'i' ? "smax" : type.charAt(0) == 'u' ? "umax" : "fmax";
+            case "add" -> type.charAt(0) == 'f' ? "fadd" : "add";
+            case "cmpst" -> type.charAt(0) == 'f' ? "fcmpswap" : "cmpswap";
+            case "wrxchg" -> "swap";
+            default -> name;
+        };
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (!w.active(lane)) {
+                continue;
+            }
+            long d0 = MemoryOps.vgprData(w, f.data0(), lane, bytes);
+            long d1 = op.equals("mskor") || op.endsWith("cmpswap") || op.equals("wrap")
+                    ? MemoryOps.vgprData(w, f.data1(), lane, bytes) : 0;
+            long old = op.endsWith("cmpswap") ? lds.atomic(address(w, f, lane), op, d1, d0, bytes, lane)
+                    : lds.atomic(address(w, f, lane), op, d0, d1, bytes, lane);
+            if (rtn) {
+                MemoryOps.setVgprData(w, f.vdst(), lane, bytes, old);
+            }
+        }
+    }
+
+    /**
+     * Lane crossbar without LDS memory. OFFSET bit 15 set: QUAD_PERM, lane i reads lane (i & ~3) | sel,
+     * sel = OFFSET[2k+1:2k] for k = i % 4. Bit 15 clear: BITMASK_PERM within each group of 32 lanes,
+     * lane i reads ((i & AND) | OR) ^ XOR of its group, AND = OFFSET[4:0], OR = OFFSET[9:5], XOR =
+     * OFFSET[14:10]. A lane whose source lane is inactive reads 0.
+     */
+    static void ds_swizzle_b32(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int pattern = offset(f);
+        int[] out = new int[w.waveSize()];
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            int src;
+            if ((pattern & 0x8000) != 0) {
+                src = (lane & ~3) | (pattern >>> (2 * (lane & 3)) & 3);
+            } else {
+                int and = pattern & 0x1F;
+                int or = pattern >>> 5 & 0x1F;
+                int xor = pattern >>> 10 & 0x1F;
+                src = (lane & ~31) | (((lane & 31) & and) | or) ^ xor;
+            }
+            out[lane] = w.active(src) ? w.vgpr(f.addr(), src) : 0;
+        }
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                w.setVgpr(f.vdst(), lane, out[lane]);
+            }
+        }
+    }
+
+    /**
+     * The lane a permute byte address names: (ADDR + OFFSET) / 4 modulo 32, within the 32-lane half of the
+     * lane (wave64 permutes do not cross halves on gfx10: translator.md, "Wave64 cross-lane operations stay
+     * within 32-lane halves", KytyPS5#380; LLPC needs gfx11's v_permlane64 to cross them).
+     */
+    private static int permuteLane(Wave w, Fields.Ds f, int lane) {
+        int inHalf = (int) (((Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f)) >>> 2) & 31);
+        return (lane & 32) | inHalf;
+    }
+
+    /**
+     * Forward permute: each active lane i sends DATA0 to lane (ADDR_i + OFFSET) / 4 of its 32-lane half; several
+     * senders to one lane: the highest wins (lanes in order); an active lane nobody sends to gets 0.
+     */
+    static void ds_permute_b32(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int[] out = new int[w.waveSize()];
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                out[permuteLane(w, f, lane)] = w.vgpr(f.data0(), lane);
+            }
+        }
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                w.setVgpr(f.vdst(), lane, out[lane]);
+            }
+        }
+    }
+
+    /** Backward permute: each active lane i reads DATA0 of lane (ADDR_i + OFFSET) / 4 of its 32-lane half, 0 if inactive. */
+    static void ds_bpermute_b32(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        int[] out = new int[w.waveSize()];
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                int src = permuteLane(w, f, lane);
+                out[lane] = w.active(src) ? w.vgpr(f.data0(), src) : 0;
+            }
+        }
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                w.setVgpr(f.vdst(), lane, out[lane]);
+            }
+        }
+    }
+
+    /**
+     * ds_append / ds_consume on an LDS counter at M0[15:0] + OFFSET: the counter grows (append) or shrinks
+     * (consume) by the number of active lanes, once for the wave; every active lane receives the value
+     * before the change. Nothing happens with no active lane.
+     */
+    static void appendConsume(Wave w, Instruction insn, int sign) {
+        Fields.Ds f = ds(insn);
+        long active = w.exec();
+        if (active == 0) {
+            return;
+        }
+        long address = (w.m0() & 0xFFFF) + offset(f);
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        long old = lds.atomic(address, "add", Integer.toUnsignedLong(sign * Long.bitCount(active)), 0, 4, -1);
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                w.setVgpr(f.vdst(), lane, (int) old);
+            }
+        }
+    }
+
+    /** LDS address of the addtid forms: M0[15:0] + OFFSET + lane * 4. */
+    private static long addtidAddress(Wave w, Fields.Ds f, int lane) {
+        return (w.m0() & 0xFFFF) + offset(f) + 4L * lane;
+    }
+
+    static void ds_write_addtid_b32(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                byte[] b = new byte[4];
+                MemoryOps.putDword(b, 0, w.vgpr(f.data0(), lane));
+                lds.store(addtidAddress(w, f, lane), b, lane);
+            }
+        }
+    }
+
+    static void ds_read_addtid_b32(Wave w, Instruction insn) {
+        Fields.Ds f = ds(insn);
+        MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
+        for (int lane = 0; lane < w.waveSize(); lane++) {
+            if (w.active(lane)) {
+                w.setVgpr(f.vdst(), lane, MemoryOps.dword(lds.load(addtidAddress(w, f, lane), 4, lane), 0));
+            }
+        }
+    }
+}

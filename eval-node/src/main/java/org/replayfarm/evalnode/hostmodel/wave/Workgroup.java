@@ -1,0 +1,65 @@
+package org.replayfarm.evalnode.hostmodel.wave;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
+
+/**
+ * One workgroup in flight, owning its waves, its LDS, its private (scratch) memory and its view of guest
+ * memory. Created per group by {@link HostModel#runGroup}; never shared between threads.
+ */
+public final class Workgroup {
+    private final Kernel kernel;
+    private final int[] id;
+    private final List<Wave> waves = new ArrayList<>();
+    private final ByteBuffer lds;
+    private final byte[] scratch;
+    private final GroupMemory memory;
+
+    public Workgroup(Kernel kernel, int x, int y, int z) {
+        this.kernel = kernel;
+        this.id = new int[] {x, y, z};
+        this.lds = ByteBuffer.allocate(kernel.ldsBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        this.scratch = new byte[(int) Math.min(Integer.MAX_VALUE - 8,
+                (long) kernel.scratchBytesPerLane() * kernel.waveSize() * kernel.wavesPerGroup())];
+        this.memory = new GroupMemory(kernel.memory());
+    }
+
+    public Kernel kernel() {
+        return kernel;
+    }
+
+    /** The group's id in x (0), y (1) or z (2). */
+    public int id(int axis) {
+        return id[axis];
+    }
+
+    public List<Wave> waves() {
+        return waves;
+    }
+
+    public void add(Wave wave) {
+        waves.add(wave);
+    }
+
+    /** The group's LDS, little-endian, {@link Kernel#ldsBytes()} long. */
+    public ByteBuffer lds() {
+        return lds;
+    }
+
+    /**
+     * The group's scratch: {@code scratchBytesPerLane * waveSize} bytes per wave, wave after wave, at
+     * guest addresses from {@link org.replayfarm.model.build.GuestLayout#SCRATCH_BASE} (the base the
+     * capture hands the kernel; each wave's private segment wave offset points at its part).
+     */
+    public byte[] scratch() {
+        return scratch;
+    }
+
+    public GroupMemory memory() {
+        return memory;
+    }
+}
