@@ -38,13 +38,13 @@ import org.replayfarm.model.isa.Instruction;
  * does (to nearest), or truncate. Per channel the host result is within (max - min of the taps) * 2^-8 +
  * 1 ulp of the device's; point sampling of exactly-representable coordinates is exact.
  */
-final class ImageSampler {
+public final class ImageSampler {
     private ImageSampler() {
     }
 
     private enum Lod { ZERO, EXPLICIT, DERIVED }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         b.approximate(Encoding.MIMG, "image_sample", (w, i) -> sample(w, i, Lod.DERIVED));
         b.approximate(Encoding.MIMG, "image_sample_lz", (w, i) -> sample(w, i, Lod.ZERO));
         b.approximate(Encoding.MIMG, "image_sample_l", (w, i) -> sample(w, i, Lod.EXPLICIT));

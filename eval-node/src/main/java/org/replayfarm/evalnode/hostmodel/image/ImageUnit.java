@@ -54,7 +54,6 @@ public final class ImageUnit {
                 "xor", "inc", "dec", "fcmpswap", "fmin", "fmax"}) {
             b.exact(Encoding.MIMG, "image_atomic_" + op, (w, i) -> atomic(w, i, op));
         }
-        ImageSampler.register(b);
     }
 
     // ---------------------------------------------------------------- addresses

@@ -36,11 +36,11 @@ import org.replayfarm.model.isa.Opcode;
  * (not modelled). Loads and stores may be unaligned; atomics must be naturally aligned (else a fault).
  * buffer_gl0_inv / buffer_gl1_inv invalidate caches the model does not have (no-ops).
  */
-final class BufferMemory {
+public final class BufferMemory {
     private BufferMemory() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (Opcode op : b.table().rows(Encoding.MUBUF)) {
             String m = op.mnemonic();
             if (m.startsWith("buffer_load_format") || m.startsWith("buffer_store_format")) {

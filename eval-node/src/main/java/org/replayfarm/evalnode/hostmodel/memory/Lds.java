@@ -22,7 +22,7 @@ import org.replayfarm.model.isa.Instruction;
  * so conflicting writes in one instruction leave the highest active lane's value and atomics of one
  * instruction see each other in lane order.
  */
-final class Lds {
+public final class Lds {
     private Lds() {
     }
 
@@ -33,7 +33,7 @@ final class Lds {
     private static final String[][] OPS = {{"add", "add"}, {"sub", "sub"}, {"rsub", "rsub"}, {"inc", "inc"},
             {"dec", "dec"}, {"and", "and"}, {"or", "or"}, {"xor", "xor"}, {"mskor", "mskor"}};
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (String s : READS) {
             b.exact(Encoding.DS, "ds_read_" + s, Lds::read);
         }

@@ -1,7 +1,5 @@
 package org.replayfarm.evalnode.hostmodel.memory;
 
-import org.replayfarm.evalnode.hostmodel.image.ImageUnit;
-import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.evalnode.hostmodel.wave.Workgroup;
@@ -18,14 +16,6 @@ import org.replayfarm.model.build.GuestLayout;
  */
 public final class MemoryOps {
     private MemoryOps() {
-    }
-
-    /** Registers the memory units: LDS (DS), FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF. */
-    public static void register(SemanticsTable.Builder b) {
-        Lds.register(b);
-        VectorMemory.register(b);
-        BufferMemory.register(b);
-        ImageUnit.register(b);
     }
 
     /**

@@ -30,13 +30,13 @@ import org.replayfarm.model.isa.Opcode;
  * the atomic in VDST when GLC is set; cmpswap's DATA is {new value, comparand}. GLC/SLC/DLC are cache
  * hints otherwise (no-ops). The LDS bit (load into LDS) faults: not modelled. Lanes run in lane order.
  */
-final class VectorMemory {
+public final class VectorMemory {
     private VectorMemory() {
     }
 
     private static final int SADDR_OFF = 0x7d;
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (Encoding e : new Encoding[] {Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH}) {
             for (Opcode op : b.table().rows(e)) {
                 String m = op.mnemonic();

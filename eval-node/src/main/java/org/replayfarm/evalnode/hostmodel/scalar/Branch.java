@@ -20,11 +20,11 @@ import org.replayfarm.model.isa.Instruction;
  * the conditional-debug flags the debugger sets in the wave; a replay runs without a debugger, so the
  * flags are clear and the branches fall through.
  */
-final class Branch {
+public final class Branch {
     private Branch() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         branch(b, "s_branch", w -> true);
         branch(b, "s_cbranch_scc0", w -> !w.scc());
         branch(b, "s_cbranch_scc1", Wave::scc);

@@ -14,7 +14,7 @@ import org.replayfarm.model.isa.Instruction;
  * is exact. SCC is written only by the instructions whose description writes it; the rest leave it.
  * The one-source instructions are in {@link ScalarAluUnary}.
  */
-final class ScalarAlu {
+public final class ScalarAlu {
     private ScalarAlu() {
     }
 
@@ -36,7 +36,7 @@ final class ScalarAlu {
         boolean test(long a, long b);
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         registerSop2(b);
         registerSopc(b);
         registerSopk(b);

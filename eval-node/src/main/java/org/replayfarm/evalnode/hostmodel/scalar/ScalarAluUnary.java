@@ -23,11 +23,11 @@ import org.replayfarm.model.isa.Fields;
  * either wave size, as the descriptions write them (in wave32 exec_hi is an ordinary register that
  * the hardware keeps at 0); SCC is (new EXEC != 0) over the bits the form works on.
  */
-final class ScalarAluUnary {
+public final class ScalarAluUnary {
     private ScalarAluUnary() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         // moves: no SCC
         un32(b, "s_mov_b32", false, x -> x);
         un64(b, "s_mov_b64", false, x -> x);

@@ -21,7 +21,7 @@ import org.replayfarm.model.isa.Instruction;
  * stop the wave), s_sendmsghalt (halts the wave), s_subvector_loop_begin/_end (wave64 subvector
  * looping, which compilers do not emit for compute; its EXEC halving is not modelled).
  */
-final class WaveControl {
+public final class WaveControl {
     /** Hardware register ids (the hwreg ID field) on gfx1030. */
     static final int HW_MODE = 1;
     static final int HW_STATUS = 2;
@@ -44,7 +44,7 @@ final class WaveControl {
     private WaveControl() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         b.exact(Encoding.SOPP, "s_barrier", (w, insn) -> w.setAtBarrier(true));
         Semantics nothing = (w, insn) -> {
         };

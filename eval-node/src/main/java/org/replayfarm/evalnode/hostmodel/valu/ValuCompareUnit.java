@@ -20,7 +20,7 @@ import org.replayfarm.model.isa.ValuVariant;
  * Class mask bits (S1): 0 signaling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
  * 7 +denormal, 8 +normal, 9 +inf. RDNA 2 ISA guide, VOPC opcodes.
  */
-final class ValuCompareUnit {
+public final class ValuCompareUnit {
     private ValuCompareUnit() {
     }
 
@@ -28,7 +28,7 @@ final class ValuCompareUnit {
         boolean test(Wave w, Instruction insn, int lane);
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (Opcode op : b.table().rows(Encoding.VOPC)) {
             String name = op.mnemonic();
             String[] parts = name.split("_");

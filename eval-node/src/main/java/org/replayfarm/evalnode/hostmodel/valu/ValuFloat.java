@@ -33,16 +33,6 @@ public final class ValuFloat {
         long apply(FpMode m, long a, long b, long c);
     }
 
-    /** Every floating-point VALU unit, registered into the table (the one call Units makes). */
-    public static void register(SemanticsTable.Builder b) {
-        ValuFloatArith.register(b);
-        ValuFloatConvert.register(b);
-        ValuFloatTranscendental.register(b);
-        ValuFloatDivide.register(b);
-        ValuFloatCube.register(b);
-        ValuFloatPacked.register(b);
-    }
-
     static FpMode mode(Wave w) {
         return new FpMode(w.mode());
     }

@@ -16,11 +16,11 @@ import org.replayfarm.model.fp.FpMode;
  * tables hold them. All EXACT: every result is the correctly rounded one under MODE's round and denormal
  * modes (see {@link FloatOps}).
  */
-final class ValuFloatArith {
+public final class ValuFloatArith {
     private ValuFloatArith() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         Fidelity x = Fidelity.EXACT;
         for (Format f : new Format[] {F16, F32, F64}) {
             String t = suffix(f);

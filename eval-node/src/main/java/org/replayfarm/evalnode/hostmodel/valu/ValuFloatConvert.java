@@ -32,7 +32,7 @@ public final class ValuFloatConvert {
         long apply(double x);
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         Fidelity x = Fidelity.EXACT;
         // float -> integer
         toInt(b, "v_cvt_i32_f32", F32, 32, v -> saturate(trunc(v), Integer.MIN_VALUE, Integer.MAX_VALUE));

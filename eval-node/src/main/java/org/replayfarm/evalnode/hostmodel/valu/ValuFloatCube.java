@@ -14,11 +14,11 @@ import org.replayfarm.model.fp.FpMode;
  * major axis is z when |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x) and v_pack_b32_f16
  * (D = {S1.f16, S0.f16}, the halves as read with OPSEL and ABS/NEG; no arithmetic, no flushing). EXACT.
  */
-final class ValuFloatCube {
+public final class ValuFloatCube {
     private ValuFloatCube() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         Fidelity x = Fidelity.EXACT;
         ValuFloat.ternary(b, "v_cubeid_f32", F32, x, (m, s0, s1, s2) -> cube(m, 0, s0, s1, s2));
         ValuFloat.ternary(b, "v_cubesc_f32", F32, x, (m, s0, s1, s2) -> cube(m, 1, s0, s1, s2));

@@ -32,14 +32,14 @@ import org.replayfarm.model.fp.Rounding;
  * infinity; otherwise |S0| with the quotient's sign.</li>
  * </ul>
  */
-final class ValuFloatDivide {
+public final class ValuFloatDivide {
     private ValuFloatDivide() {
     }
 
     /** 2/pi to 1201 fraction bits: bit 1200 of this integer is the first fraction bit. */
     static final BigInteger TWO_OVER_PI_1201 = twoOverPi();
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         divScale(b, "v_div_scale_f32", F32, 96, 64, 23);
         divScale(b, "v_div_scale_f64", F64, 768, 128, 53);
         divFmas(b, "v_div_fmas_f32", F32, 64);

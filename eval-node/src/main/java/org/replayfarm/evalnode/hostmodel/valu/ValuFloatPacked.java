@@ -25,11 +25,11 @@ import org.replayfarm.model.isa.Instruction;
  * <p>An inline constant read as a packed source holds its 16-bit value in both halves (a float constant
  * in f16 form); a literal or register gives its 32 bits.
  */
-final class ValuFloatPacked {
+public final class ValuFloatPacked {
     private ValuFloatPacked() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         packed2(b, "v_pk_add_f16", (m, x, y) -> FloatOps.add(F16, m, x, y));
         packed2(b, "v_pk_mul_f16", (m, x, y) -> FloatOps.mul(F16, m, x, y));
         packed2(b, "v_pk_min_f16", (m, x, y) -> FloatOps.min(F16, m, x, y));

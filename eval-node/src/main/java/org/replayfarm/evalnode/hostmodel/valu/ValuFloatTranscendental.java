@@ -27,13 +27,13 @@ import org.replayfarm.model.fp.Rounding;
  * sqrt/rsq/log give the default NaN, log(+-0) = -inf, exp(-inf) = +0. NaN sources come back quieted.
  * Denormal sources and results are flushed per MODE; the round mode does not apply.
  */
-final class ValuFloatTranscendental {
+public final class ValuFloatTranscendental {
     private ValuFloatTranscendental() {
     }
 
     private static final double TWO_PI = 2 * Math.PI;
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (Format f : new Format[] {F16, F32, F64}) {
             String t = ValuFloatArith.suffix(f);
             fn(b, "v_rcp" + t, f, v -> 1 / v);

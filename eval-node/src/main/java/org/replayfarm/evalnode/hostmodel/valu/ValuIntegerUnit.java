@@ -27,7 +27,7 @@ public final class ValuIntegerUnit {
         int apply(int a, int b, int c);
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         binary(b, "v_and_b32", (x, y) -> x & y);
         binary(b, "v_or_b32", (x, y) -> x | y);
         binary(b, "v_xor_b32", (x, y) -> x ^ y);
@@ -138,7 +138,6 @@ public final class ValuIntegerUnit {
         Valu.register(b, "v_mbcnt_hi_u32_b32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 Integer.bitCount(s(w, insn, 0, lane) & (int) (((1L << lane) - 1) >>> 32)) + s(w, insn, 1, lane)));
 
-        ValuSadUnit.register(b);
     }
 
     /** Source {@code n}'s 32 bits for a lane. */

@@ -17,11 +17,11 @@ import org.replayfarm.model.isa.Instruction;
  * <p>An M0-relative register index past the program's VGPR allocation faults (the model's rule for
  * every VGPR access; the hardware's behaviour there is a program error).
  */
-final class ValuLaneUnit {
+public final class ValuLaneUnit {
     private ValuLaneUnit() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         for (String nothing : new String[] {"v_nop", "v_pipeflush", "v_clrexcp"}) {
             Valu.register(b, nothing, Fidelity.EXACT, (w, insn) -> { });
         }

@@ -12,7 +12,7 @@ import org.replayfarm.model.isa.Instruction;
  * are masked to 4 bits. CLAMP saturates adds, subtracts, multiply-adds and dot products to the result's
  * range. RDNA 2 ISA guide, VOP3 and VOP3P opcodes.
  */
-final class ValuPackedIntegerUnit {
+public final class ValuPackedIntegerUnit {
     private ValuPackedIntegerUnit() {
     }
 
@@ -25,7 +25,7 @@ final class ValuPackedIntegerUnit {
         int apply(int a, int b, int c, boolean clamp);
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         Half2 addU = (x, y, c) -> c ? ValuLanes.saturateU16(x + y) : x + y;
         Half2 subU = (x, y, c) -> c ? ValuLanes.saturateU16(x - y) : x - y;
         Half2 addI = (x, y, c) -> c ? ValuLanes.saturateI16((short) x + (short) y) : x + y;

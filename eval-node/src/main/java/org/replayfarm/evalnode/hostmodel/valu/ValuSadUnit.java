@@ -16,11 +16,11 @@ import org.replayfarm.model.isa.Instruction;
  * CLAMP saturates each accumulation to its width (32 or 16 bits); without it the sum wraps.
  * RDNA 2 ISA guide, VOP3 opcodes.
  */
-final class ValuSadUnit {
+public final class ValuSadUnit {
     private ValuSadUnit() {
     }
 
-    static void register(SemanticsTable.Builder b) {
+    public static void register(SemanticsTable.Builder b) {
         Valu.register(b, "v_sad_u8", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 acc32(insn, sad(s(w, insn, 0, lane), s(w, insn, 1, lane), 8, false), s(w, insn, 2, lane))));
         Valu.register(b, "v_sad_hi_u8", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
