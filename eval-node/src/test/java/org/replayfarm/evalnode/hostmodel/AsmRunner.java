@@ -31,6 +31,7 @@ public final class AsmRunner {
     private int ldsBytes = 0;
     private int scratchBytesPerLane = 0;
     private final List<byte[]> buffers = new ArrayList<>();
+    private HostModel.Tier tier = HostModel.Tier.byDefault();
 
     public AsmRunner(Path dir) {
         this.dir = dir;
@@ -39,6 +40,12 @@ public final class AsmRunner {
     public AsmRunner wave64() {
         this.waveSize = 64;
         this.groupSize = Math.max(groupSize, 64);
+        return this;
+    }
+
+    /** The tier the program runs on (default: {@link HostModel.Tier#byDefault}, the fast tier unless set). */
+    public AsmRunner tier(HostModel.Tier t) {
+        this.tier = t;
         return this;
     }
 
@@ -82,7 +89,7 @@ public final class AsmRunner {
 
     public Outcome run(String assembly) throws Exception {
         Kernel kernel = kernel(assembly);
-        HostModel.Run run = new HostModel(kernel, 1_000_000).runKeepingState(0, 0, 0);
+        HostModel.Run run = new HostModel(kernel, 1_000_000, tier).runKeepingState(0, 0, 0);
         return new Outcome(run.result(), run.group(), kernel.capture());
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.function.IntUnaryOperator;
 import org.replayfarm.evalnode.hostmodel.AsmRunner;
+import org.replayfarm.evalnode.hostmodel.HostModel;
 
 /**
  * Shared set-up for the vector ALU integer tests: programs built from VALU instructions only (lane
@@ -20,10 +21,16 @@ final class ValuTestSupport {
 
     private final Path dir;
     final int waveSize;
+    private final HostModel.Tier tier;
 
     ValuTestSupport(Path dir, int waveSize) {
+        this(dir, waveSize, HostModel.Tier.byDefault());
+    }
+
+    ValuTestSupport(Path dir, int waveSize, HostModel.Tier tier) {
         this.dir = dir;
         this.waveSize = waveSize;
+        this.tier = tier;
     }
 
     /** First operand value of a lane. */
@@ -86,7 +93,7 @@ final class ValuTestSupport {
     }
 
     AsmRunner.Outcome run(String program) throws Exception {
-        AsmRunner r = new AsmRunner(dir);
+        AsmRunner r = new AsmRunner(dir).tier(tier);
         if (waveSize == 64) {
             r.wave64();
         }
