@@ -24,7 +24,6 @@ public final class EvaluatorNode {
     private final String address;
     private final Map<String, HostModel> models = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong slices = new java.util.concurrent.atomic.AtomicLong();
 
     private final FarmMetrics.EvalSeries metrics;
 
@@ -44,7 +43,6 @@ public final class EvaluatorNode {
     public CompletableFuture<SliceResult> evaluate(SliceTask task) {
         long start = System.nanoTime();
         metrics.queueDepth(running.incrementAndGet());
-        slices.incrementAndGet();
         CompletableFuture<SliceResult> result = cache.kernel(task.getCaptureSha256(), task.getCaptureUrl(), executor).thenCompose(kernel -> {
             long budget = task.getBudget() > 0 ? task.getBudget() : HostModel.DEFAULT_BUDGET;
             HostModel model = models.computeIfAbsent(task.getCaptureSha256() + "/" + budget, k -> new HostModel(kernel, budget));
@@ -86,11 +84,6 @@ public final class EvaluatorNode {
     /** Slices being evaluated on this node now. */
     public int running() {
         return running.get();
-    }
-
-    /** Slices this node has started. */
-    public long slicesStarted() {
-        return slices.get();
     }
 
     public CaptureCache cache() {

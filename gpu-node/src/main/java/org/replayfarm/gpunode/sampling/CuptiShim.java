@@ -103,6 +103,7 @@ public final class CuptiShim implements PcSampler {
     private long configuredHandle;
     private long reconfigurations;
     private boolean running;
+    private long droppedReported;
 
     CuptiShim(Context context, Natives natives) {
         this.context = context;
@@ -232,6 +233,12 @@ public final class CuptiShim implements PcSampler {
         follow();
         String[] message = new String[1];
         check(natives.drain(configuredHandle, new Sink(), message), message);
+        long dropped = natives.kernelsDropped();
+        if (dropped > droppedReported) {
+            LOG.warn("{} kernel activity record(s) lost since the last drain (the CUPTI shim's kernel queue was full): "
+                    + "those executions have no device timing", dropped - droppedReported);
+            droppedReported = dropped;
+        }
         return Drained.takeFrom(pcs, kernels);
     }
 

@@ -22,11 +22,6 @@ public final class FloatOps {
         return -1;
     }
 
-    private static long nanResult(Format f, long... sources) {
-        long n = firstNaN(f, sources);
-        return n == -1 ? f.defaultNaN() : n;
-    }
-
     public static long add(Format f, FpMode m, long a, long b) {
         a = m.input(f, a);
         b = m.input(f, b);
@@ -148,14 +143,6 @@ public final class FloatOps {
             return p;
         }
         return mode == Rounding.MINUS_INFINITY ? -0.0 : 0.0;
-    }
-
-    /**
-     * {@code a * b} then {@code + c}, each rounded (the unfused multiply-add of v_mad_* forms; gfx1030 has
-     * no unfused f32/f16 mad, so only the packed/legacy callers use it).
-     */
-    public static long mulAdd(Format f, FpMode m, long a, long b, long c) {
-        return add(f, m, mul(f, m, a, b), c);
     }
 
     /** DX9 multiply (v_mul_legacy_f32): +0 when either source is +-0, even against infinity or NaN. */

@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import javax.imageio.ImageIO;
-import org.replayfarm.model.capture.TexelLayout;
 import org.replayfarm.proto.Image;
 import org.replayfarm.proto.NumericFormat;
 
@@ -87,10 +86,5 @@ public final class ImagePng {
 
     private static int scale(float v) {
         return (int) Math.rint(Float.isNaN(v) ? 0 : Math.max(0, Math.min(1, v)) * 255);
-    }
-
-    /** Bytes of level 0 (every layer and slice), for checks. */
-    public static long levelZeroBytes(Image image) {
-        return TexelLayout.mipStartTexel(image, 1) * TexelLayout.bytesPerTexel(image.getDataFormat());
     }
 }

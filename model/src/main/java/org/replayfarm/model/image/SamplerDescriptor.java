@@ -68,11 +68,6 @@ public record SamplerDescriptor(AddressMode clampX, AddressMode clampY, AddressM
         return (word0Rest >>> 15 & 1) != 0;
     }
 
-    /** DEPTH_COMPARE_FUNC (only the _c sample forms use it). */
-    public int depthCompare() {
-        return word0Rest >>> 12 & 7;
-    }
-
     /** MIN_LOD as a level (4.8 fixed point). */
     public double minLodLevel() {
         return minLod / 256.0;

@@ -53,10 +53,6 @@ public final class Operands {
     private Operands() {
     }
 
-    public static boolean isVgpr(int code9) {
-        return code9 >= FIRST_VGPR;
-    }
-
     public static boolean isInlineConstant(int code) {
         return code >= 128 && code <= 208 || code >= 240 && code <= 248;
     }

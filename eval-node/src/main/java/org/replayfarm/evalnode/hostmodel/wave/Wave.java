@@ -111,14 +111,6 @@ public final class Wave {
         return waveSize == 32 ? Integer.toUnsignedLong(sgprs[VCC_LO]) : sgpr64(VCC_LO);
     }
 
-    public void setVcc(long mask) {
-        if (waveSize == 32) {
-            sgprs[VCC_LO] = (int) mask;
-        } else {
-            setSgpr64(VCC_LO, mask);
-        }
-    }
-
     /** A lane mask held in scalar registers from {@code code} (one register in wave32, a pair in wave64). */
     public long laneMask(int code) {
         return waveSize == 32 ? Integer.toUnsignedLong(sgpr(code)) : sgpr64(code);
