@@ -5,7 +5,7 @@ import java.util.OptionalLong;
 
 /**
  * The device side of PC sampling: CUPTI through the JNI shim ({@link CuptiShim}) on a GPU, the
- * {@link SimulatedDevice} elsewhere. Every call is made on the launching thread, by {@link SamplingSession}.
+ * simulated device of the tests elsewhere. Every call is made on the launching thread, by {@link SamplingSession}.
  */
 public interface PcSampler {
     /** Enables collection in {@code mode} with start/stop control (off until {@link #start}); reads the stall reasons. */
