@@ -56,6 +56,9 @@ public final class GroupMemory {
     private static final Page ABSENT = new Page();
 
     private Page page(long key) {
+        if (pages.isEmpty()) {
+            return null; // nothing written yet (most groups only read guest memory): no lookup at all
+        }
         int slot = (int) key & (SLOTS - 1);
         Page p = cachedPages[slot];
         if (p != null && cachedKeys[slot] == key) {
