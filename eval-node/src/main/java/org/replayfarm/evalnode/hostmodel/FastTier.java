@@ -12,6 +12,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.fp.FloatOps;
 import org.replayfarm.model.fp.Format;
 import org.replayfarm.model.fp.FpMode;
+import org.replayfarm.model.fp.Rounding;
 import org.replayfarm.model.isa.DecodeException;
 import org.replayfarm.model.isa.DecodedProgram;
 import org.replayfarm.model.isa.Encoding;
@@ -161,7 +162,7 @@ final class FastTier {
         int dst = Valu.vdst(insn);
         if (k instanceof LaneKernel.Int1 u) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
-            return a == null || !fits(dst, 1, vgprs) ? null : new Int1Exec(insn, u.op(), a, dst * waveSize);
+            return a == null || !fits(dst, 1, vgprs) ? null : new Int1Exec(insn, u.op(), FastLanes.kind1(mnemonic), a, dst * waveSize);
         }
         if (k instanceof LaneKernel.Int2 b) {
             if (b.clampSensitive() && Valu.clamp(insn)) {
@@ -170,14 +171,14 @@ final class FastTier {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
             Src c = Src.of(insn, 1, waveSize, vgprs, 1);
             return a == null || c == null || !fits(dst, 1, vgprs) ? null
-                    : new Int2Exec(insn, b.op(), a, c, dst * waveSize);
+                    : new Int2Exec(insn, b.op(), FastLanes.kind2(mnemonic), a, c, dst * waveSize);
         }
         if (k instanceof LaneKernel.Int3 t) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
             Src c = Src.of(insn, 1, waveSize, vgprs, 1);
             Src d = Src.of(insn, 2, waveSize, vgprs, 1);
             return a == null || c == null || d == null || !fits(dst, 1, vgprs) ? null
-                    : new Int3Exec(insn, t.op(), a, c, d, dst * waveSize);
+                    : new Int3Exec(insn, t.op(), FastLanes.kind3(mnemonic), a, c, d, dst * waveSize);
         }
         if (k instanceof LaneKernel.IntToFloat c) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
@@ -220,6 +221,9 @@ final class FastTier {
         int d = dst * waveSize;
         int dHi = (dst + 1) * waveSize;
         boolean wide = f == Format.F64;
+        String mnemonic = insn.mnemonic();
+        // v_cvt_f32_ubyteN: the byte inline (the kernel call per lane is megamorphic); -1 for the others
+        int byteShift = mnemonic.startsWith("v_cvt_f32_ubyte") ? 8 * (mnemonic.charAt(mnemonic.length() - 1) - '0') : -1;
         return w -> {
             long exec = w.exec();
             if (exec == 0) {
@@ -231,7 +235,7 @@ final class FastTier {
             int xo = a.offset();
             for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
                 int l = Long.numberOfTrailingZeros(lanes);
-                double value = op.apply(x[xo + l]);
+                double value = byteShift >= 0 ? x[xo + l] >>> byteShift & 0xFF : op.apply(x[xo + l]);
                 long r;
                 if (wide) {
                     r = Double.doubleToRawLongBits(value); // every 32-bit integer is exact in f64
@@ -298,12 +302,14 @@ final class FastTier {
     private static final class Int1Exec implements Exec {
         private final Instruction insn;
         private final java.util.function.IntUnaryOperator op;
+        private final int kind;
         private final Src a;
         private final int d;
 
-        Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, Src a, int d) {
+        Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, int kind, Src a, int d) {
             this.insn = insn;
             this.op = op;
+            this.kind = kind;
             this.a = a;
             this.d = d;
         }
@@ -318,7 +324,15 @@ final class FastTier {
             int[] x = a.array(w, insn, 0);
             int xo = a.offset();
             int n = w.waveSize();
-            if (exec == full(n)) {
+            if (kind != FastLanes.NONE) {
+                if (exec == full(n)) {
+                    FastLanes.int1(kind, v, d, x, xo, n);
+                } else {
+                    int[] t = w.laneScratch();
+                    FastLanes.int1(kind, t, 0, x, xo, n);
+                    FastLanes.merge(v, d, t, exec);
+                }
+            } else if (exec == full(n)) {
                 for (int l = 0; l < n; l++) {
                     v[d + l] = op.applyAsInt(x[xo + l]);
                 }
@@ -334,13 +348,15 @@ final class FastTier {
     private static final class Int2Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op2 op;
+        private final int kind;
         private final Src a;
         private final Src b;
         private final int d;
 
-        Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, Src a, Src b, int d) {
+        Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, int kind, Src a, Src b, int d) {
             this.insn = insn;
             this.op = op;
+            this.kind = kind;
             this.a = a;
             this.b = b;
             this.d = d;
@@ -358,7 +374,15 @@ final class FastTier {
             int xo = a.offset();
             int yo = b.offset();
             int n = w.waveSize();
-            if (exec == full(n)) {
+            if (kind != FastLanes.NONE) {
+                if (exec == full(n)) {
+                    FastLanes.int2(kind, v, d, x, xo, y, yo, n);
+                } else {
+                    int[] t = w.laneScratch();
+                    FastLanes.int2(kind, t, 0, x, xo, y, yo, n);
+                    FastLanes.merge(v, d, t, exec);
+                }
+            } else if (exec == full(n)) {
                 for (int l = 0; l < n; l++) {
                     v[d + l] = op.apply(x[xo + l], y[yo + l]);
                 }
@@ -374,14 +398,16 @@ final class FastTier {
     private static final class Int3Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op3 op;
+        private final int kind;
         private final Src a;
         private final Src b;
         private final Src c;
         private final int d;
 
-        Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, Src a, Src b, Src c, int d) {
+        Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, int kind, Src a, Src b, Src c, int d) {
             this.insn = insn;
             this.op = op;
+            this.kind = kind;
             this.a = a;
             this.b = b;
             this.c = c;
@@ -402,7 +428,15 @@ final class FastTier {
             int yo = b.offset();
             int zo = c.offset();
             int n = w.waveSize();
-            if (exec == full(n)) {
+            if (kind != FastLanes.NONE) {
+                if (exec == full(n)) {
+                    FastLanes.int3(kind, v, d, x, xo, y, yo, z, zo, n);
+                } else {
+                    int[] t = w.laneScratch();
+                    FastLanes.int3(kind, t, 0, x, xo, y, yo, z, zo, n);
+                    FastLanes.merge(v, d, t, exec);
+                }
+            } else if (exec == full(n)) {
                 for (int l = 0; l < n; l++) {
                     v[d + l] = op.apply(x[xo + l], y[yo + l], z[zo + l]);
                 }
@@ -533,7 +567,8 @@ final class FastTier {
         private final int dHi;
         private final int omod;
         private final boolean clamp;
-        private final long[] uniform = new long[3];
+        /** The {@link FastLanes} f32 kind with an inline loop (no OMOD, no CLAMP), or NONE. */
+        private final int fkind;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
                   boolean clamp) {
@@ -555,6 +590,7 @@ final class FastTier {
             this.dHi = (dst + 1) * waveSize;
             this.omod = omod;
             this.clamp = clamp;
+            this.fkind = f == Format.F32 && omod == 0 && !clamp ? FastLanes.floatKind(insn.mnemonic()) : FastLanes.NONE;
         }
 
         @Override
@@ -564,6 +600,10 @@ final class FastTier {
                 return;
             }
             FpMode m = new FpMode(w.mode());
+            if (fkind != FastLanes.NONE && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
+                runF32(w, m, exec);
+                return;
+            }
             int[] v = w.vgprFile();
             boolean wide = f == Format.F64;
             // uniform sources: read once (per instruction, as every lane would read them)
@@ -609,6 +649,101 @@ final class FastTier {
                     v[dHi + l] = (int) (r >>> 32);
                 }
             }
+        }
+
+        /**
+         * f32 add/sub/subrev/mul/fma rounding to nearest even: Java's float arithmetic for zeros and normal
+         * numbers, the lane kernel for a lane where an operand or the result is a denormal, an infinity or a
+         * NaN (flushing, quieting and the default NaN are the kernel's).
+         */
+        private void runF32(Wave w, FpMode m, long exec) {
+            int[] v = w.vgprFile();
+            int n = w.waveSize();
+            // every source as a lane array (a uniform one broadcast, its modifiers applied once)
+            int[] x = fsrc(w, 0);
+            int[] y = fsrc(w, 1);
+            int[] z = arity > 2 ? fsrc(w, 2) : null;
+            int xo = src[0].offset();
+            int yo = src[1].offset();
+            int zo = arity > 2 ? src[2].offset() : 0;
+            int and0 = src[0].vector() ? (int) and[0] : -1;
+            int xor0 = src[0].vector() ? (int) xor[0] : 0;
+            int and1 = src[1].vector() ? (int) and[1] : -1;
+            int xor1 = src[1].vector() ? (int) xor[1] : 0;
+            int and2 = arity > 2 && src[2].vector() ? (int) and[2] : -1;
+            int xor2 = arity > 2 && src[2].vector() ? (int) xor[2] : 0;
+            boolean full = exec == full(n);
+            int[] t = w.laneScratch();
+            // pass 1: Java's float result in every lane of the wave (inactive lanes too: no side effects),
+            // noting whether any operand or result is a denormal, infinity or NaN
+            int odd = 0;
+            switch (fkind) {
+                case FastLanes.F_MUL -> {
+                    for (int l = 0; l < n; l++) {
+                        int a = x[xo + l] & and0 ^ xor0;
+                        int b = y[yo + l] & and1 ^ xor1;
+                        int r = Float.floatToRawIntBits(Float.intBitsToFloat(a) * Float.intBitsToFloat(b));
+                        t[l] = r;
+                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
+                    }
+                }
+                case FastLanes.F_ADD, FastLanes.F_SUB, FastLanes.F_SUBREV -> {
+                    // x - y is x + (-y) in IEEE 754, exactly: the sign flips before the one rounding
+                    int flipA = fkind == FastLanes.F_SUBREV ? 0x8000_0000 : 0;
+                    int flipB = fkind == FastLanes.F_SUB ? 0x8000_0000 : 0;
+                    for (int l = 0; l < n; l++) {
+                        int a = x[xo + l] & and0 ^ xor0;
+                        int b = y[yo + l] & and1 ^ xor1;
+                        int r = Float.floatToRawIntBits(Float.intBitsToFloat(a ^ flipA) + Float.intBitsToFloat(b ^ flipB));
+                        t[l] = r;
+                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
+                    }
+                }
+                default -> {
+                    for (int l = 0; l < n; l++) {
+                        int a = x[xo + l] & and0 ^ xor0;
+                        int b = y[yo + l] & and1 ^ xor1;
+                        int c = z == null ? 0 : z[zo + l] & and2 ^ xor2;
+                        int r = FastLanes.f32(fkind, a, b, c);
+                        t[l] = r;
+                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
+                    }
+                }
+            }
+            int r0 = src[0].vector() ? src[0].row() : -1;
+            int r1 = src[1].vector() ? src[1].row() : -1;
+            int r2 = arity > 2 && src[2].vector() ? src[2].row() : -1;
+            int[] u = {x[xo], y[yo], z == null ? 0 : z[zo]};
+            if (odd != 0) {
+                // pass 2, rare: the lane kernel where an operand or the result is a denormal, infinity or NaN
+                for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                    int l = Long.numberOfTrailingZeros(lanes);
+                    int a = r0 >= 0 ? v[r0 + l] & and0 ^ xor0 : u[0];
+                    int b = r1 >= 0 ? v[r1 + l] & and1 ^ xor1 : u[1];
+                    int c = arity < 3 ? 0 : r2 >= 0 ? v[r2 + l] & and2 ^ xor2 : u[2];
+                    if (FastLanes.special(a) || FastLanes.special(b) || FastLanes.special(c)
+                            || FastLanes.special(t[l])) {
+                        long la = Integer.toUnsignedLong(a);
+                        long lb = Integer.toUnsignedLong(b);
+                        t[l] = (int) (kernel instanceof LaneKernel.Float3 k
+                                ? k.op().apply(m, la, lb, Integer.toUnsignedLong(c))
+                                : ((LaneKernel.Float2) kernel).op().apply(m, la, lb));
+                    }
+                }
+            }
+            if (full) {
+                System.arraycopy(t, 0, v, d, n);
+            } else {
+                FastLanes.merge(v, d, t, exec);
+            }
+        }
+
+        /** Source i's lane array: the VGPR file, or a broadcast row of the uniform value with its modifiers applied. */
+        private int[] fsrc(Wave w, int i) {
+            if (src[i].vector()) {
+                return w.vgprFile();
+            }
+            return w.broadcast(i, (int) ((Integer.toUnsignedLong(w.source32(src[i].code(), insn)) & and[i]) ^ xor[i]));
         }
 
         private long lane(int[] v, int i, int l) {

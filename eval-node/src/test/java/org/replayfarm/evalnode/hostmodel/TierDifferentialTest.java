@@ -104,6 +104,104 @@ class TierDifferentialTest {
         System.out.printf("tier differential: %d example groups equal%n", groups);
     }
 
+    /**
+     * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
+     * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN), each with vector, SGPR, inline and literal sources and
+     * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
+     * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
+     */
+    @Test
+    void the_fast_tiers_own_lane_loops_run_the_same_on_both_tiers() throws Exception {
+        String[] ints2 = {"v_and_b32", "v_or_b32", "v_xor_b32", "v_xnor_b32", "v_lshlrev_b32", "v_lshrrev_b32",
+                "v_ashrrev_i32", "v_min_i32", "v_max_i32", "v_min_u32", "v_max_u32", "v_mul_lo_u32", "v_add_nc_u32",
+                "v_sub_nc_u32", "v_subrev_nc_u32", "v_mul_hi_u32", "v_bcnt_u32_b32"};
+        String[] ints3 = {"v_xad_u32", "v_lshl_add_u32", "v_and_or_b32", "v_lshl_or_b32", "v_add3_u32", "v_xor3_b32",
+                "v_or3_b32", "v_add_lshl_u32", "v_bfe_u32", "v_bfi_b32"};
+        String[] floats2 = {"v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"};
+        int[] modes = {0xf0, 0x00, 0x10, 0x20, 0xf1, 0xf2, 0xf3};
+        int[] special = {0, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x7f800000, 0xff800000, 0x7fc00000,
+                0x7fa00000, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x0c000000, 0x72000000};
+        List<String> failures = new ArrayList<>();
+        int programs = 0;
+        Random r = new Random(0x7135_F00DL);
+        for (int wave : new int[] {32, 64}) {
+            String vcc = wave == 32 ? "vcc_lo" : "vcc";
+            for (int mode : modes) {
+                for (boolean partial : new boolean[] {false, true}) {
+                    StringBuilder a = new StringBuilder();
+                    a.append("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0x").append(Integer.toHexString(mode)).append('\n');
+                    for (int reg = 1; reg <= 6; reg++) {
+                        // ordinary values in some lanes, one special value (or its neighbour) in the others
+                        a.append("v_mov_b32 v").append(reg).append(", 0x").append(Integer.toHexString(r.nextInt())).append('\n');
+                        a.append("v_xor_b32 v").append(reg).append(", v").append(reg).append(", v0\n");
+                        a.append("v_cmp_gt_u32 ").append(vcc).append(", ").append(1 + r.nextInt(wave - 1)).append(", v0\n");
+                        a.append("v_cndmask_b32 v").append(reg).append(", 0x")
+                                .append(Integer.toHexString(special[r.nextInt(special.length)])).append(", v").append(reg)
+                                .append(", ").append(vcc).append('\n');
+                    }
+                    a.append("s_mov_b32 s8, 0x").append(Integer.toHexString(special[r.nextInt(special.length)])).append('\n');
+                    a.append("s_mov_b32 s9, 0x").append(Integer.toHexString(r.nextInt())).append('\n');
+                    if (partial) {
+                        a.append("s_mov_b32 exec_lo, 0x5a5af0f3\n");
+                    }
+                    int dst = 10;
+                    for (String op : ints2) {
+                        a.append(op).append(" v").append(dst++).append(", v1, v2\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", s9, v3\n");
+                        a.append(op).append(" v").append(dst++).append(", 0x1234567, v4\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", v5, 7\n");
+                    }
+                    for (String op : ints3) {
+                        a.append(op).append(" v").append(dst++).append(", v1, v2, v3\n");
+                        a.append(op).append(" v").append(dst++).append(", s9, v4, 9\n");
+                        a.append(op).append(" v").append(dst++).append(", v5, 3, v6\n");
+                    }
+                    for (String op : new String[] {"v_mov_b32", "v_not_b32"}) {
+                        a.append(op).append(" v").append(dst++).append(", v1\n");
+                        a.append(op).append(" v").append(dst++).append(", s9\n");
+                    }
+                    for (int i = 0; i < 4; i++) {
+                        a.append("v_cvt_f32_ubyte").append(i).append(" v").append(dst++).append(", v").append(1 + i).append('\n');
+                    }
+                    for (String op : floats2) {
+                        a.append(op).append(" v").append(dst++).append(", v1, v2\n");
+                        a.append(op).append(" v").append(dst++).append(", v3, v3\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", -v4, |v5|\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", s8, -|v6|\n");
+                        a.append(op).append(" v").append(dst++).append(", 0.5, v2\n");
+                        a.append(op).append(" v").append(dst++).append(", 0x7f7fffff, v1\n");
+                    }
+                    a.append("v_fma_f32 v").append(dst++).append(", v1, v2, v3\n");
+                    a.append("v_fma_f32 v").append(dst++).append(", -v4, s8, |v5|\n");
+                    a.append("v_fma_f32 v").append(dst++).append(", v6, 2.0, v1\n");
+                    a.append("v_fma_f32 v").append(dst++).append(", v2, v2, -v6\n");
+                    // in place: the destination is also a source
+                    a.append("v_add_f32 v1, v1, v2\nv_xor_b32 v2, v2, v3\nv_xad_u32 v3, v3, v4, v3\n");
+                    a.append("s_endpgm\n");
+                    AsmRunner runner = new AsmRunner(dir).groupSize(wave);
+                    if (wave == 64) {
+                        runner.wave64();
+                    }
+                    Kernel kernel = runner.kernel(a.toString());
+                    HostModel fast = new HostModel(kernel, 1_000_000, HostModel.Tier.FAST);
+                    HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
+                    String da = describe(fast.runKeepingState(0, 0, 0));
+                    String db = describe(reference.runKeepingState(0, 0, 0));
+                    if (!da.equals(db)) {
+                        failures.add("wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full")
+                                + ": " + firstDifference(da, db));
+                    }
+                    int lines = kernel.program().instructions().size();
+                    assertTrue(fast.specialisedInstructions() > lines / 2,
+                            fast.specialisedInstructions() + " of " + lines + " specialised");
+                    programs++;
+                }
+            }
+        }
+        System.out.printf("tier differential (fast-tier loops): %d programs, %d disagreeing%n", programs, failures.size());
+        assertEquals(List.of(), failures);
+    }
+
     /** Assembles, dropping lines llvm-mc-19 refuses (the generator's guesses at operand forms it does not take). */
     private static Kernel assemble(AsmRunner runner, String asm) throws Exception {
         Pattern error = Pattern.compile(":(\\d+):\\d+: error:");

@@ -26,10 +26,11 @@ public record Opcode(Encoding encoding, int code, String mnemonic, List<String> 
 
     /** The type of a named operand, or null when the row has no such operand. */
     public String operandType(String name) {
+        int n = name.length();
         for (String o : operands) {
-            int colon = o.indexOf(':');
-            if ((colon < 0 ? o : o.substring(0, colon)).equals(name)) {
-                return colon < 0 ? "" : o.substring(colon + 1);
+            // "name" or "name:type", compared in place (handlers ask per lane: no substring per call)
+            if (o.startsWith(name) && (o.length() == n || o.charAt(n) == ':')) {
+                return o.length() == n ? "" : o.substring(n + 1);
             }
         }
         return null;

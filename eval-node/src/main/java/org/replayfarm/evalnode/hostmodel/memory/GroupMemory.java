@@ -48,17 +48,25 @@ public final class GroupMemory {
 
     private final InitialMemory initial;
     private final Map<Long, Page> pages = new HashMap<>();
-    /** The range and page the last access found (accesses cluster; the lookups are per byte). */
+    /**
+     * The ranges the last two accesses found, most recent first (accesses cluster, and a loop that reads
+     * one buffer and writes another alternates between two ranges).
+     */
     private InitialMemory.Range lastRange;
-    /** A direct-mapped cache of pages by page number (slot = number mod 16); a null slot holds nothing. */
-    private final long[] cachedKeys = new long[16];
-    private final Page[] cachedPages = new Page[16];
+    private InitialMemory.Range otherRange;
+    private static final int SLOTS = 64;
+    /** A direct-mapped cache of pages by page number (slot = number mod 64); a null slot holds nothing. */
+    private final long[] cachedKeys = new long[SLOTS];
+    private final Page[] cachedPages = new Page[SLOTS];
 
     /** The cache's mark for "no such page" (never written). */
     private static final Page ABSENT = new Page();
 
     private Page page(long key) {
-        int slot = (int) key & 15;
+        if (pages.isEmpty()) {
+            return null; // nothing written yet (most groups only read guest memory): no lookup at all
+        }
+        int slot = (int) key & (SLOTS - 1);
         Page p = cachedPages[slot];
         if (p != null && cachedKeys[slot] == key) {
             return p == ABSENT ? null : p;
@@ -74,8 +82,8 @@ public final class GroupMemory {
         if (p == null) {
             p = new Page();
             pages.put(key, p);
-            cachedKeys[(int) key & 15] = key; // replaces the slot's ABSENT mark for this key
-            cachedPages[(int) key & 15] = p;
+            cachedKeys[(int) key & (SLOTS - 1)] = key; // replaces the slot's ABSENT mark for this key
+            cachedPages[(int) key & (SLOTS - 1)] = p;
         }
         return p;
     }
@@ -136,8 +144,17 @@ public final class GroupMemory {
         if (last != null && last.contains(address, bytes)) {
             return last;
         }
+        InitialMemory.Range other = otherRange;
+        if (other != null && other.contains(address, bytes)) {
+            otherRange = last;
+            lastRange = other;
+            return other;
+        }
         InitialMemory.Range r = initial.find(address, bytes);
-        lastRange = r;
+        if (r != null) {
+            otherRange = last;
+            lastRange = r;
+        }
         if (r == null) {
             throw new GuestFault(String.format("access of %d byte(s) at 0x%x is outside every memory range", bytes,
                     address), lane);
@@ -154,6 +171,25 @@ public final class GroupMemory {
             // one page: look it up once (the common case)
             Page p = page(address >>> 12);
             int base = (int) (address - r.address());
+            int written = p == null ? -1 : p.present.nextSetBit(at);
+            if (written < 0 || written - at >= bytes) {
+                // none of the bytes written by the group: the initial bytes (little-endian buffers)
+                java.nio.ByteBuffer b = r.initial();
+                return switch (bytes) {
+                    case 4 -> Integer.toUnsignedLong(b.getInt(base));
+                    case 8 -> b.getLong(base);
+                    case 2 -> Short.toUnsignedLong(b.getShort(base));
+                    case 1 -> Byte.toUnsignedLong(b.get(base));
+                    default -> initialBytes(b, base, bytes);
+                };
+            }
+            if (p.present.nextClearBit(at) - at >= bytes) {
+                // all of them written by the group
+                for (int i = 0; i < bytes; i++) {
+                    value |= (long) (p.data[at + i] & 0xFF) << (8 * i);
+                }
+                return value;
+            }
             for (int i = 0; i < bytes; i++) {
                 byte b = p != null && p.present.get(at + i) ? p.data[at + i] : r.initial().get(base + i);
                 value |= (long) (b & 0xFF) << (8 * i);
@@ -162,6 +198,14 @@ public final class GroupMemory {
         }
         for (int i = 0; i < bytes; i++) {
             value |= (long) (byteAt(r, address + i) & 0xFF) << (8 * i);
+        }
+        return value;
+    }
+
+    private static long initialBytes(java.nio.ByteBuffer b, int base, int bytes) {
+        long value = 0;
+        for (int i = 0; i < bytes; i++) {
+            value |= (long) (b.get(base + i) & 0xFF) << (8 * i);
         }
         return value;
     }

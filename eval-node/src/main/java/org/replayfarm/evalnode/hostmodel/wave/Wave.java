@@ -342,6 +342,9 @@ public final class Wave {
     }
 
     private final int[][] broadcast = new int[3][];
+    /** The value each broadcast row holds (rows are only written here, so a row filled with it stays so). */
+    private final int[] broadcastValue = new int[3];
+    private int[] laneScratch;
 
     /** Row {@code slot} (0-2) of per-wave scratch filled with {@code value} in every lane: a uniform source as a lane array. */
     public int[] broadcast(int slot, int value) {
@@ -349,8 +352,21 @@ public final class Wave {
         if (row == null) {
             row = new int[waveSize];
             broadcast[slot] = row;
+        } else if (broadcastValue[slot] == value) {
+            return row; // the fast tier's loops repeat with the same literals: skip the refill
         }
         java.util.Arrays.fill(row, value);
+        broadcastValue[slot] = value;
+        return row;
+    }
+
+    /** A per-wave scratch row of one value per lane (the fast tier computes a partial-EXEC result here first). */
+    int[] laneScratch() {
+        int[] row = laneScratch;
+        if (row == null) {
+            row = new int[waveSize];
+            laneScratch = row;
+        }
         return row;
     }
 
