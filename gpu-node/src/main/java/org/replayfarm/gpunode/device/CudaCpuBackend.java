@@ -74,9 +74,19 @@ public final class CudaCpuBackend implements DeviceBackend {
 
     @Override
     public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+        return run(request, events, null);
+    }
+
+    /**
+     * As {@link #run(DeviceRequest, DeviceEvents)}, with the capture's program already translated (null: translate
+     * it here), so a caller that has the translation does not pay for a second one.
+     */
+    public DeviceRun run(DeviceRequest request, DeviceEvents events, Translation given) throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        PreparedTranslation<CpuBuild.Built> p = PreparedTranslation.of(kind(), "g++", capture, build::build);
+        PreparedTranslation<CpuBuild.Built> p = given == null
+                ? PreparedTranslation.of(kind(), "g++", capture, build::build)
+                : PreparedTranslation.of(kind(), "g++", capture, given, build::build);
         Translation t = p.translation();
         CpuBuild.Built built = p.built();
         byte[] section = p.imagesSection();

@@ -29,7 +29,17 @@ public record PreparedTranslation<B>(Translation translation, byte[] imagesSecti
      */
     public static <B> PreparedTranslation<B> of(String kind, String compiler, CaptureFile capture, Build<B> build)
             throws DeviceException {
-        Translation t = new Translator().translate(ProgramInfo.of(capture));
+        return of(kind, compiler, capture, new Translator().translate(ProgramInfo.of(capture)), build);
+    }
+
+    /**
+     * The same with the capture's program already translated (the corpus test translates every variant once and
+     * hands the translation on instead of translating it a second time).
+     *
+     * @param t the translation of {@code capture}'s program ({@code new Translator().translate(ProgramInfo.of(capture))})
+     */
+    public static <B> PreparedTranslation<B> of(String kind, String compiler, CaptureFile capture, Translation t,
+                                                Build<B> build) throws DeviceException {
         if (!t.ok()) {
             throw new DeviceException(kind + ": the translation of '" + capture.metadata().getProgram().getKernelName()
                     + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
