@@ -52,11 +52,29 @@ public final class CoordinatorHttp extends AllDirectives {
      */
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more, java.util.Optional<String> token) {
+        return start(system, host, port, captures, more, token, () -> true);
+    }
+
+    /**
+     * As above; while {@code serving} is false (a coordinator standing by while another is active) every
+     * route, after the token check, answers 503 with {@code Retry-After} and a JSON error saying so: a client
+     * given every coordinator's address tries the next one.
+     */
+    public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
+                                                       List<Route> more, java.util.Optional<String> token,
+                                                       java.util.function.BooleanSupplier serving) {
         List<Route> routes = new ArrayList<>();
         routes.add(captureRoutes(captures));
         routes.addAll(more);
-        Route all = new CoordinatorHttp(captures).concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
         CoordinatorHttp d = new CoordinatorHttp(captures);
+        Route served = d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
+        Route all = d.extractRequestContext(ctx -> serving.getAsBoolean() ? served
+                : d.complete(akka.http.javadsl.model.HttpResponse.create()
+                        .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                        .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"this coordinator stands by: another "
+                                + "coordinator is the active one (give clients every coordinator's address)\", "
+                                + "\"standby\": true}\n")));
         Route guarded = token.isEmpty() ? all : d.concat(WebUi.login(token.get()),
                 d.optionalHeaderValueByName("Authorization", given -> d.optionalCookie(WebUi.COOKIE, cookie -> {
                     boolean ok = org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null))
