@@ -3,7 +3,6 @@ package org.replayfarm.coordinator.cluster;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +40,7 @@ import org.replayfarm.model.capture.CaptureFormatException;
  */
 public final class ClusterJobService implements JobService {
     private final ActorSystem<?> system;
-    private final ActorRef<ShardingEnvelope<Object>> shards;
+    private final ActorRef<org.replayfarm.proto.SliceTask> shards;
     private final CaptureStore captures;
     private final Path jobsDir;
     private final String captureBaseUrl;
@@ -68,7 +67,7 @@ public final class ClusterJobService implements JobService {
      * every job carries. {@code owner}: the {@link ActiveCoordinator} singleton on this node, which spawns the
      * job registry and the job actors as its children (they stop when it does).
      */
-    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
+    public ClusterJobService(ActorSystem<?> system, ActorRef<org.replayfarm.proto.SliceTask> shards, CaptureStore captures,
                              Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics,
                              Supplier<CompletionStage<SamplingSnapshot>> sampling,
                              Supplier<JobProgress.Sampling> liveSampling, ActorRef<ActiveCoordinator.Command> owner)

@@ -4,7 +4,6 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import akka.cluster.typed.Cluster;
 import akka.http.javadsl.ServerBinding;
 import akka.http.javadsl.server.Route;
@@ -244,7 +243,7 @@ public final class FarmNode implements AutoCloseable {
                         org.replayfarm.evalnode.cluster.ApiToken.from(config)), executor,
                         cluster.selfMember().address().toString(), evalMetrics);
             }
-            ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
+            ActorRef<org.replayfarm.proto.SliceTask> shards = EvaluatorSharding.init(system, evaluator);
             JobServiceHolder holder = null;
             org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
             ActorRef<Object> samplingStore = null;

@@ -72,6 +72,7 @@ public final class CoordinatorHttp extends AllDirectives {
                 : d.complete(akka.http.javadsl.model.HttpResponse.create()
                         .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
                         .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("X-Replay-Standby", "true"))
                         .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"this coordinator stands by: another "
                                 + "coordinator is the active one (give clients every coordinator's address)\", "
                                 + "\"standby\": true}\n")));
