@@ -103,11 +103,18 @@ public final class CoordinatorHttp extends AllDirectives {
         // later requests on a kept-alive connection are bounded by akka.http.server.idle-timeout
         java.time.Duration headerTimeout = system.settings().config().getDuration("replay.coordinator.http.header-timeout");
         akka.stream.Materializer materializer = akka.stream.Materializer.matFromSystem(system);
-        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse, akka.NotUsed> handler =
-                akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create().initialTimeout(headerTimeout)
-                        .via(guarded.flow(system));
+        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse,
+                CompletionStage<akka.Done>> handler = akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create()
+                .initialTimeout(headerTimeout).via(guarded.flow(system))
+                .watchTermination((notUsed, done) -> done);
+        // at most max-connections are served at once (akka-http applies it to bindAndHandle only, not to a
+        // connection source): one more waits, accepted by the kernel, until a served one closes; the timeouts
+        // bound how long each one can hold its slot
+        int maxConnections = system.settings().config().getInt("akka.http.server.max-connections");
         return Http.get(system).newServerAt(host, port).connectionSource()
-                .to(akka.stream.javadsl.Sink.foreach(connection -> connection.handleWith(handler, materializer)))
+                .mapAsyncUnordered(maxConnections, connection -> connection.handleWith(handler, materializer)
+                        .exceptionally(failed -> akka.Done.getInstance()))
+                .to(akka.stream.javadsl.Sink.ignore())
                 .run(materializer);
     }
 
