@@ -40,22 +40,43 @@ final class CoordinatorClient {
     record ResultFile(String path, long bytes) {
     }
 
-    private final String base;
+    /** Every coordinator's base URL (one is active; the others stand by and answer 503). */
+    private final List<String> bases;
+    /** The one that answered last. */
+    private volatile int current;
+    private volatile String base;
     private final HttpClient http;
     private final java.util.Optional<String> token;
 
+    /**
+     * {@code url}: the coordinator's base URL, or several separated by commas: the coordinators of a cluster
+     * where one is active and the others stand by (a request goes to the one that answered last; one that
+     * refuses the connection, or stands by, passes it to the next).
+     */
     CoordinatorClient(String url) {
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("--coordinator '" + url + "' is not a URL: " + e.getMessage());
+        List<String> all = new ArrayList<>();
+        for (String one : url.split(",")) {
+            String u = one.strip();
+            if (u.isEmpty()) {
+                continue;
+            }
+            URI uri;
+            try {
+                uri = new URI(u);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("--coordinator '" + u + "' is not a URL: " + e.getMessage());
+            }
+            if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+                    || uri.getHost() == null) {
+                throw new IllegalArgumentException("--coordinator '" + u + "' is not an http:// or https:// URL with a host");
+            }
+            all.add(u.endsWith("/") ? u.substring(0, u.length() - 1) : u);
         }
-        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
-                || uri.getHost() == null) {
-            throw new IllegalArgumentException("--coordinator '" + url + "' is not an http:// or https:// URL with a host");
+        if (all.isEmpty()) {
+            throw new IllegalArgumentException("--coordinator '" + url + "' names no URL");
         }
-        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.bases = List.copyOf(all);
+        this.base = bases.get(0);
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         try {
             this.token = org.replayfarm.evalnode.cluster.ApiToken.fromEnvironment();
@@ -353,17 +374,58 @@ final class CoordinatorClient {
         return HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT);
     }
 
+    /**
+     * Sends to the coordinator that answered last; when it refuses the connection or stands by (503 with
+     * {@code X-Replay-Standby}), to each other one in turn. When every one stands by (a failover under way)
+     * the last standby answer is returned (a 503: the caller retries or reports it).
+     */
     private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) throws IOException {
         token.ifPresent(t -> request.header("Authorization", org.replayfarm.evalnode.cluster.ApiToken.header(t)));
-        try {
-            return http.send(request.build(), body);
-        } catch (ConnectException e) {
-            throw new IOException("cannot reach the coordinator at " + base + " (connection refused)", e);
-        } catch (HttpTimeoutException e) {
-            throw new IOException("the coordinator at " + base + " did not answer in time", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while talking to the coordinator at " + base, e);
+        HttpRequest first = request.build();
+        URI u = first.uri();
+        String tail = u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+        IOException unreachable = null;
+        HttpResponse<T> standby = null;
+        int from = current;
+        for (int i = 0; i < bases.size(); i++) {
+            int k = (from + i) % bases.size();
+            String at = bases.get(k);
+            HttpRequest r = HttpRequest.newBuilder(first, (name, value) -> true).uri(URI.create(at + tail)).build();
+            try {
+                HttpResponse<T> answer = http.send(r, body);
+                if (answer.statusCode() == 503 && answer.headers().firstValue("X-Replay-Standby").isPresent()
+                        && bases.size() > 1) {
+                    discard(standby);
+                    standby = answer;
+                    continue;
+                }
+                discard(standby);
+                current = k;
+                base = at;
+                return answer;
+            } catch (ConnectException e) {
+                unreachable = new IOException("cannot reach the coordinator at " + at + " (connection refused)", e);
+            } catch (HttpTimeoutException e) {
+                throw new IOException("the coordinator at " + at + " did not answer in time", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while talking to the coordinator at " + at, e);
+            }
+        }
+        if (standby != null) {
+            return standby;
+        }
+        throw bases.size() == 1 ? unreachable : new IOException("cannot reach any coordinator of " + String.join(", ", bases)
+                + " (connection refused)", unreachable);
+    }
+
+    private static void discard(HttpResponse<?> r) {
+        if (r != null && r.body() instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // a standby's answer: nothing to keep
+            }
         }
     }
 

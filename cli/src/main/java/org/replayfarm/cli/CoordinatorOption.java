@@ -10,9 +10,10 @@ final class CoordinatorOption {
     /** The environment variable every client command reads when {@code --coordinator} is not given. */
     static final String ENV = "REPLAY_COORDINATOR";
 
-    @Option(names = "--coordinator", paramLabel = "URL", defaultValue = "${env:" + ENV + "}",
+    @Option(names = "--coordinator", paramLabel = "URL[,URL...]", defaultValue = "${env:" + ENV + "}",
             description = "The coordinator's HTTP address, e.g. http://coordinator:8080 (default: the environment's "
-                    + ENV + ").")
+                    + ENV + "). Several, comma-separated: the coordinators of a cluster (one active, the others "
+                    + "standing by); a request goes on to the next when one refuses the connection or stands by.")
     String url;
 
     /** The client; an {@link IllegalArgumentException} names what is missing or wrong. */

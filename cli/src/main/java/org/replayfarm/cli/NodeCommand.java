@@ -41,6 +41,7 @@ import picocli.CommandLine.Spec;
                 "  REPLAY_EVAL_THREADS  --threads",
                 "  REPLAY_CONFIG        --config",
                 "  REPLAY_WORK_DIR      --work-dir",
+                "  REPLAY_STORAGE_DIR   --storage-dir",
                 "  REPLAY_CACHE_DIR     where an eval node caches captures (default WORK_DIR/cache)",
                 "  REPLAY_METRICS_HOST  --metrics-bind",
                 "  REPLAY_TLS_KEY_STORE, REPLAY_TLS_TRUST_STORE, REPLAY_TLS_PASSWORD_FILE (or REPLAY_TLS_PASSWORD)",
@@ -103,6 +104,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Where the node keeps captures and job outputs (default: a new temporary directory).")
     Path workDir;
 
+    @Option(names = "--storage-dir", paramLabel = "DIR", defaultValue = "${env:REPLAY_STORAGE_DIR}",
+            description = "Where a coordinator keeps captures and job outputs (default: --work-dir). Coordinators that "
+                    + "take over from each other (several with --role coordinator: one active, the others standing by) "
+                    + "share it and a PostgreSQL journal (REPLAY_JOURNAL_URL).")
+    Path storageDir;
+
     @Option(names = "--api-token-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_API_TOKEN_FILE}",
             description = "A file holding the API token: a coordinator then wants 'Authorization: Bearer TOKEN' on "
                     + "every HTTP route (capture downloads included), evaluators send it (or REPLAY_API_TOKEN).")
@@ -164,6 +171,10 @@ final class NodeCommand implements Callable<Integer> {
             extra = extra.withValue("replay.api.token-file",
                     com.typesafe.config.ConfigValueFactory.fromAnyRef(apiTokenFile.toAbsolutePath().toString()));
         }
+        if (storageDir != null) {
+            extra = extra.withValue("replay.coordinator.storage-dir",
+                    ConfigValueFactory.fromAnyRef(Files.createDirectories(storageDir).toAbsolutePath().toString()));
+        }
         extra = tls(extra, "key-store", tlsKeyStore);
         extra = tls(extra, "trust-store", tlsTrustStore);
         extra = tls(extra, "password-file", tlsPasswordFile);
@@ -182,6 +193,10 @@ final class NodeCommand implements Callable<Integer> {
         out.flush();
         var err = spec.commandLine().getErr();
         node.startupWarnings().forEach(w -> err.println("replay node: warning: " + w));
+        if (chosen.contains(FarmNode.COORDINATOR) && !node.active()) {
+            err.println("replay node: this coordinator stands by (another is active); it takes over the jobs when "
+                    + "that one leaves or fails, and its API answers 503 until then");
+        }
         if (chosen.contains(FarmNode.COORDINATOR) && org.replayfarm.evalnode.cluster.ApiToken.from(
                 node.system().settings().config()).isEmpty()) {
             err.println("replay node: warning: no API token (--api-token-file or REPLAY_API_TOKEN): anyone who reaches "

@@ -3,7 +3,6 @@ package org.replayfarm.coordinator.cluster;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +40,7 @@ import org.replayfarm.model.capture.CaptureFormatException;
  */
 public final class ClusterJobService implements JobService {
     private final ActorSystem<?> system;
-    private final ActorRef<ShardingEnvelope<Object>> shards;
+    private final ActorRef<org.replayfarm.proto.SliceTask> shards;
     private final CaptureStore captures;
     private final Path jobsDir;
     private final String captureBaseUrl;
@@ -55,35 +54,24 @@ public final class ClusterJobService implements JobService {
     private final Supplier<CompletionStage<SamplingSnapshot>> sampling;
     private final Supplier<JobProgress.Sampling> liveSampling;
     private final ActorRef<Journal.RegistryCommand> registry;
+    private final ActorRef<ActiveCoordinator.Command> owner;
     private static final java.time.Duration JOURNAL_TIMEOUT = java.time.Duration.ofSeconds(30);
     /** Where a job's cuda (or auto) device run goes: the cluster's GPU nodes (null: this node's own GPU). */
     private volatile org.replayfarm.gpunode.device.GpuSource gpu;
 
     /**
      * {@code reportThreads}: the thread count reports name (replay run: the embedded evaluator's threads;
-     * 0: the sum announced by the evaluator nodes is not known, so the report says 0).
+     * 0: the sum announced by the evaluator nodes is not known, so the report says 0); {@code metrics}: every
+     * job's progress also becomes its metrics; {@code sampling} answers what GPU nodes reported, for each
+     * job's report (the store's snapshot), and {@code liveSampling} their figures now, which every progress of
+     * every job carries. {@code owner}: the {@link ActiveCoordinator} singleton on this node, which spawns the
+     * job registry and the job actors as its children (they stop when it does).
      */
-    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
-                             Path jobsDir, String captureBaseUrl, int reportThreads) throws IOException {
-        this(system, shards, captures, jobsDir, captureBaseUrl, reportThreads, ProgressMetrics.off());
-    }
-
-    /** As above; every job's progress also becomes its metrics through {@code metrics}. */
-    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
-                             Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics)
-            throws IOException {
-        this(system, shards, captures, jobsDir, captureBaseUrl, reportThreads, metrics,
-                () -> CompletableFuture.completedFuture(SamplingSnapshot.EMPTY), () -> JobProgress.Sampling.NONE);
-    }
-
-    /**
-     * As above; {@code sampling} answers what GPU nodes reported, for each job's report (the store's
-     * snapshot), and {@code liveSampling} their figures now, which every progress of every job carries.
-     */
-    public ClusterJobService(ActorSystem<?> system, ActorRef<ShardingEnvelope<Object>> shards, CaptureStore captures,
+    public ClusterJobService(ActorSystem<?> system, ActorRef<org.replayfarm.proto.SliceTask> shards, CaptureStore captures,
                              Path jobsDir, String captureBaseUrl, int reportThreads, ProgressMetrics metrics,
                              Supplier<CompletionStage<SamplingSnapshot>> sampling,
-                             Supplier<JobProgress.Sampling> liveSampling) throws IOException {
+                             Supplier<JobProgress.Sampling> liveSampling, ActorRef<ActiveCoordinator.Command> owner)
+            throws IOException {
         this.sampling = sampling;
         this.liveSampling = liveSampling;
         this.metrics = metrics;
@@ -94,7 +82,8 @@ public final class ClusterJobService implements JobService {
         this.jobsDir = Files.createDirectories(jobsDir);
         this.captureBaseUrl = captureBaseUrl;
         this.reportThreads = reportThreads;
-        this.registry = system.systemActorOf(Journal.Registry.create(), "job-registry", akka.actor.typed.Props.empty());
+        this.owner = owner;
+        this.registry = ActiveCoordinator.spawn(system, owner, ctx -> ctx.spawn(Journal.Registry.create(), "job-registry"));
     }
 
     /**
@@ -272,8 +261,9 @@ public final class ClusterJobService implements JobService {
             }
         }
         update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
-        actors.put(id, system.systemActorOf(Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
-                DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher")));
+        actors.put(id, ActiveCoordinator.spawn(system, owner, ctx -> ctx.spawn(
+                Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
+                DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"))));
         return id;
     }
 

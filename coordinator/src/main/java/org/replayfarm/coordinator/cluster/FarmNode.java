@@ -4,7 +4,6 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import akka.cluster.typed.Cluster;
 import akka.http.javadsl.ServerBinding;
 import akka.http.javadsl.server.Route;
@@ -108,7 +107,8 @@ public final class FarmNode implements AutoCloseable {
 
     private final ActorSystem<Void> system;
     private final EvaluatorNode evaluator;
-    private final ClusterJobService jobs;
+    /** The job service while this node is the active coordinator (null on other nodes). */
+    private final JobServiceHolder jobs;
     private final ServerBinding binding;
     private final int evalThreads;
     private final String url;
@@ -129,7 +129,7 @@ public final class FarmNode implements AutoCloseable {
 
     private final List<String> startupWarnings = new ArrayList<>();
 
-    private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, ClusterJobService jobs, ServerBinding binding,
+    private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, JobServiceHolder jobs, ServerBinding binding,
                      int evalThreads, String url, MetricsEndpoint metricsEndpoint, FarmMetrics metrics) {
         this.url = url;
         this.metricsEndpoint = metricsEndpoint;
@@ -243,44 +243,78 @@ public final class FarmNode implements AutoCloseable {
                         org.replayfarm.evalnode.cluster.ApiToken.from(config)), executor,
                         cluster.selfMember().address().toString(), evalMetrics);
             }
-            ActorRef<ShardingEnvelope<Object>> shards = EvaluatorSharding.init(system, evaluator);
-            ClusterJobService jobs = null;
+            ActorRef<org.replayfarm.proto.SliceTask> shards = EvaluatorSharding.init(system, evaluator);
+            JobServiceHolder holder = null;
             org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
             ActorRef<Object> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
                 Journal.createSchema(system);
-                CaptureStore store = new CaptureStore(s.workDir().resolve("captures"));
+                Path storage = storageDir(config, s.workDir());
+                CaptureStore store = new CaptureStore(storage.resolve("captures"));
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got
                 List<Route> routes = new ArrayList<>();
-                JobServiceHolder holder = new JobServiceHolder();
-                routes.addAll(s.routes().apply(holder));
+                JobServiceHolder h = new JobServiceHolder();
+                holder = h;
+                routes.addAll(s.routes().apply(h));
                 binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes,
-                        org.replayfarm.evalnode.cluster.ApiToken.from(config))
+                        org.replayfarm.evalnode.cluster.ApiToken.from(config), () -> h.delegate != null)
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
                 SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
                 samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
                 ActorRef<Object> sampling = samplingStore;
-                jobs = new ClusterJobService(system, shards, store, s.workDir().resolve("jobs"), url,
-                        s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0,
-                        new ProgressMetrics(metrics, metricsSettings.jobRetention()),
-                        () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest);
-                holder.delegate = jobs;
                 gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
                         config.getDuration("replay.coordinator.device-run-timeout"),
                         new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention()));
-                jobs.gpuSource(gpuNodes);
-                int known = jobs.resume(); // every job an earlier run of this coordinator accepted
-                if (known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
+                org.replayfarm.coordinator.device.GpuNodes gpus = gpuNodes;
+                String captureUrl = url;
+                int reportThreads = s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0;
+                // the job service runs where the ActiveCoordinator singleton runs: on one coordinator at a time
+                CompletableFuture<Integer> active = new CompletableFuture<>();
+                ActiveCoordinator.init(system, new ActiveCoordinator.Lifecycle() {
+                    @Override
+                    public void activated(ActorRef<ActiveCoordinator.Command> self) {
+                        try {
+                            ClusterJobService j = new ClusterJobService(system, shards, store, storage.resolve("jobs"),
+                                    captureUrl, reportThreads, new ProgressMetrics(metrics, metricsSettings.jobRetention()),
+                                    () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest,
+                                    self);
+                            j.gpuSource(gpus);
+                            int known = j.resume(); // every job the journal holds: the running ones start again
+                            h.delegate = j;
+                            system.log().info("this coordinator is the active one: {} job(s) in the journal, the API "
+                                    + "serves at {}", known, captureUrl);
+                            active.complete(known);
+                        } catch (IOException | RuntimeException e) {
+                            active.completeExceptionally(e);
+                            throw new IllegalStateException(e);
+                        }
+                    }
+
+                    @Override
+                    public void deactivated() {
+                        JobService was = h.delegate;
+                        h.delegate = null;
+                        if (was != null) {
+                            system.log().info("this coordinator is no longer the active one; its API answers 503");
+                            was.close();
+                        }
+                    }
+                });
+                Integer known = awaitActive(system, active, config.getDuration("replay.coordinator.active-wait"));
+                if (known == null) {
+                    system.log().info("this coordinator stands by: another coordinator is active");
+                }
+                if (known != null && known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
                     startupWarnings.add("this coordinator ran before (its journal holds " + known + " job(s)) and was "
                             + "started without --seed: it formed a new cluster of its own, which the evaluators of the "
                             + "earlier one do not join, so its jobs wait for evaluators. Start it with --seed naming "
                             + "itself and a surviving evaluator to rejoin the cluster.");
                 }
             }
-            FarmNode node = new FarmNode(system, evaluator, jobs, binding, threads, url, metricsEndpoint, metrics);
+            FarmNode node = new FarmNode(system, evaluator, holder, binding, threads, url, metricsEndpoint, metrics);
             node.samplingStore = samplingStore;
             node.gpuNodes = gpuNodes;
             node.startupWarnings.addAll(startupWarnings);
@@ -350,7 +384,57 @@ public final class FarmNode implements AutoCloseable {
         if (jobs == null) {
             throw new IllegalStateException("this node has no coordinator role");
         }
-        return jobs;
+        JobService d = jobs.delegate;
+        if (d == null) {
+            throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
+        }
+        return (ClusterJobService) d;
+    }
+
+    /** Whether this coordinator runs the jobs now (the {@link ActiveCoordinator} singleton is here). */
+    public boolean active() {
+        return jobs != null && jobs.delegate != null;
+    }
+
+    /**
+     * Where a coordinator keeps captures and job outputs: {@code replay.coordinator.storage-dir}, else its
+     * work directory. Coordinators that take over from each other must share it (and the journal).
+     */
+    static Path storageDir(Config config, Path workDir) {
+        String dir = config.getString("replay.coordinator.storage-dir");
+        return dir.isEmpty() ? workDir : Path.of(dir);
+    }
+
+    /**
+     * Waits until the singleton has started here and resumed the journal's jobs (their count), or until an
+     * older coordinator is up, which holds it (null: this one stands by), at most {@code timeout}.
+     */
+    private static Integer awaitActive(ActorSystem<?> system, CompletableFuture<Integer> active,
+                                       java.time.Duration timeout) throws IOException, InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        Cluster cluster = Cluster.get(system);
+        while (System.nanoTime() < end) {
+            if (active.isDone()) {
+                try {
+                    return active.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Throwable cause = e.getCause() instanceof IllegalStateException && e.getCause().getCause() != null
+                            ? e.getCause().getCause() : e.getCause();
+                    throw new IOException("the job service did not start: " + cause.getMessage(), cause);
+                }
+            }
+            akka.cluster.Member self = cluster.selfMember();
+            if (self.status() == akka.cluster.MemberStatus.up()) {
+                for (akka.cluster.Member m : cluster.state().getMembers()) {
+                    if (m.hasRole(COORDINATOR) && !m.equals(self) && m.status() == akka.cluster.MemberStatus.up()
+                            && m.isOlderThan(self)) {
+                        return null;
+                    }
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(10); // polling a condition
+        }
+        return null;
     }
 
     /** The store of GPU nodes' sampling windows and executions (coordinator nodes only). */
@@ -436,7 +520,7 @@ public final class FarmNode implements AutoCloseable {
 
         private JobService d() {
             if (delegate == null) {
-                throw new IllegalStateException("the coordinator is starting");
+                throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
             }
             return delegate;
         }

@@ -10,7 +10,6 @@ import akka.actor.typed.javadsl.TimerScheduler;
 import akka.cluster.ClusterEvent;
 import akka.cluster.Member;
 import akka.cluster.MemberStatus;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
 import com.typesafe.config.Config;
@@ -104,7 +103,7 @@ public final class Job {
 
     private final ActorContext<Command> ctx;
     private final JobSpec spec;
-    private final ActorRef<ShardingEnvelope<Object>> shards;
+    private final ActorRef<org.replayfarm.proto.SliceTask> shards;
     private final Listener listener;
     private final JobState state;
     private final Evaluation.Totals totals;
@@ -125,7 +124,7 @@ public final class Job {
     private final Map<String, Long> slicesByNode = new java.util.TreeMap<>();
     private final Map<String, Long> groupsByNode = new java.util.TreeMap<>();
 
-    private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
+    private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<org.replayfarm.proto.SliceTask> shards, Config config,
                 Listener listener) {
         this.ctx = ctx;
         this.spec = spec;
@@ -143,7 +142,7 @@ public final class Job {
                 ctx.messageAdapter(akka.cluster.sharding.ShardRegion.CurrentRegions.class, Regions::new));
     }
 
-    public static Behavior<Command> create(JobSpec spec, ActorRef<ShardingEnvelope<Object>> shards, Config config,
+    public static Behavior<Command> create(JobSpec spec, ActorRef<org.replayfarm.proto.SliceTask> shards, Config config,
                                            Listener listener) {
         // first the job's log (Journal.Log) reads back what an earlier run of this job recorded
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(1000, stash -> {
@@ -423,8 +422,8 @@ public final class Job {
                     task.addGroups(GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
                 }
             }
-            String entity = EvaluatorSharding.entityId(s.node(), spec.jobId(), s.sliceId(), s.attempt());
-            shards.tell(new ShardingEnvelope<>(entity, task.build()));
+            // the task names its entity (node, job, slice, attempt) and so its shard: the chosen node's region
+            shards.tell(task.build());
         }
     }
 

@@ -52,11 +52,30 @@ public final class CoordinatorHttp extends AllDirectives {
      */
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more, java.util.Optional<String> token) {
+        return start(system, host, port, captures, more, token, () -> true);
+    }
+
+    /**
+     * As above; while {@code serving} is false (a coordinator standing by while another is active) every
+     * route, after the token check, answers 503 with {@code Retry-After} and a JSON error saying so: a client
+     * given every coordinator's address tries the next one.
+     */
+    public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
+                                                       List<Route> more, java.util.Optional<String> token,
+                                                       java.util.function.BooleanSupplier serving) {
         List<Route> routes = new ArrayList<>();
         routes.add(captureRoutes(captures));
         routes.addAll(more);
-        Route all = new CoordinatorHttp(captures).concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
         CoordinatorHttp d = new CoordinatorHttp(captures);
+        Route served = d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
+        Route all = d.extractRequestContext(ctx -> serving.getAsBoolean() ? served
+                : d.complete(akka.http.javadsl.model.HttpResponse.create()
+                        .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("X-Replay-Standby", "true"))
+                        .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"this coordinator stands by: another "
+                                + "coordinator is the active one (give clients every coordinator's address)\", "
+                                + "\"standby\": true}\n")));
         Route guarded = token.isEmpty() ? all : d.concat(WebUi.login(token.get()),
                 d.optionalHeaderValueByName("Authorization", given -> d.optionalCookie(WebUi.COOKIE, cookie -> {
                     boolean ok = org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null))
@@ -84,11 +103,18 @@ public final class CoordinatorHttp extends AllDirectives {
         // later requests on a kept-alive connection are bounded by akka.http.server.idle-timeout
         java.time.Duration headerTimeout = system.settings().config().getDuration("replay.coordinator.http.header-timeout");
         akka.stream.Materializer materializer = akka.stream.Materializer.matFromSystem(system);
-        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse, akka.NotUsed> handler =
-                akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create().initialTimeout(headerTimeout)
-                        .via(guarded.flow(system));
+        akka.stream.javadsl.Flow<akka.http.javadsl.model.HttpRequest, akka.http.javadsl.model.HttpResponse,
+                CompletionStage<akka.Done>> handler = akka.stream.javadsl.Flow.<akka.http.javadsl.model.HttpRequest>create()
+                .initialTimeout(headerTimeout).via(guarded.flow(system))
+                .watchTermination((notUsed, done) -> done);
+        // at most max-connections are served at once (akka-http applies it to bindAndHandle only, not to a
+        // connection source): one more waits, accepted by the kernel, until a served one closes; the timeouts
+        // bound how long each one can hold its slot
+        int maxConnections = system.settings().config().getInt("akka.http.server.max-connections");
         return Http.get(system).newServerAt(host, port).connectionSource()
-                .to(akka.stream.javadsl.Sink.foreach(connection -> connection.handleWith(handler, materializer)))
+                .mapAsyncUnordered(maxConnections, connection -> connection.handleWith(handler, materializer)
+                        .exceptionally(failed -> akka.Done.getInstance()))
+                .to(akka.stream.javadsl.Sink.ignore())
                 .run(materializer);
     }
 

@@ -15,14 +15,14 @@ import java.util.stream.Stream;
  * port (as the postgres user when the tests run as root, which PostgreSQL refuses); close stops it.
  * Debian's package (run-tests installs it when missing) puts initdb under /usr/lib/postgresql/N/bin.
  */
-final class PostgresServer implements AutoCloseable {
-    final int port;
+public final class PostgresServer implements AutoCloseable {
+    public final int port;
     private final Path base;
     private final Path data;
     private final Path bin;
     private final boolean root;
 
-    PostgresServer() throws Exception {
+    public PostgresServer() throws Exception {
         bin = findBin();
         root = "root".equals(System.getProperty("user.name"));
         base = Files.createTempDirectory("replay-pg");
@@ -38,7 +38,7 @@ final class PostgresServer implements AutoCloseable {
                 "start"));
     }
 
-    String url() {
+    public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 

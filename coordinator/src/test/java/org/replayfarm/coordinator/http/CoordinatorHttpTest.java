@@ -106,4 +106,97 @@ class CoordinatorHttpTest {
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
         }
     }
+
+    /** Opens {@code n} connections that each send half a request's headers and then nothing. */
+    private static java.util.List<java.net.Socket> halfSent(int port, int n) throws Exception {
+        java.util.List<java.net.Socket> held = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            java.net.Socket s = new java.net.Socket("127.0.0.1", port);
+            s.getOutputStream().write("GET /captures/x HTTP/1.1\r\nHost: a\r\nX-Slow: 1\r\n"
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            held.add(s);
+        }
+        return held;
+    }
+
+    /** Whether the server closed (or answered on) this connection: a read that does not time out. */
+    private static boolean cutOff(java.net.Socket s) throws Exception {
+        s.setSoTimeout(50);
+        try {
+            s.getInputStream().read();
+            return true;
+        } catch (java.net.SocketTimeoutException stillOpen) {
+            return false;
+        } catch (java.io.IOException reset) {
+            return true;
+        }
+    }
+
+    /**
+     * Finding 8: 1,030 connections that hold half-sent headers (before the fix they made the API and capture
+     * downloads unreachable) do not keep a prompt request waiting: it is answered while all of them are still
+     * held (the header timeout is long here, so none has been cut yet).
+     */
+    @Test
+    void a_thousand_and_thirty_slow_connections_leave_the_api_reachable() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-flood",
+                com.typesafe.config.ConfigFactory.parseString("replay.coordinator.http.header-timeout = 120s")
+                        .withFallback(com.typesafe.config.ConfigFactory.load()));
+        java.util.List<java.net.Socket> held = List.of();
+        try {
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store, List.of())
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS);
+            held = halfSent(binding.localAddress().getPort(), 1030);
+            HttpResponse<String> ok = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    CoordinatorHttp.url(binding) + "/captures/" + "0".repeat(64))).timeout(java.time.Duration.ofSeconds(60))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, ok.statusCode(), "a prompt request is answered");
+            int open = 0;
+            for (java.net.Socket s : held) {
+                open += cutOff(s) ? 0 : 1;
+            }
+            assertEquals(1030, open, "it was answered while every slow connection was held");
+        } finally {
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The connection limit holds: with max-connections 4 and four slow connections served, a fifth (prompt)
+     * one is answered only after the header timeout cut a slow one off and freed its slot.
+     */
+    @Test
+    void no_more_than_max_connections_are_served_at_once() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-limit",
+                com.typesafe.config.ConfigFactory.parseString("replay.coordinator.http.header-timeout = 3s\n"
+                        + "akka.http.server.max-connections = 4").withFallback(com.typesafe.config.ConfigFactory.load()));
+        java.util.List<java.net.Socket> held = List.of();
+        try {
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store, List.of())
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS);
+            held = halfSent(binding.localAddress().getPort(), 4);
+            HttpResponse<String> ok = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    CoordinatorHttp.url(binding) + "/captures/" + "0".repeat(64))).timeout(java.time.Duration.ofSeconds(60))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, ok.statusCode(), "the fifth connection is served once a slot is free");
+            int cut = 0;
+            for (java.net.Socket s : held) {
+                cut += cutOff(s) ? 1 : 0;
+            }
+            assertTrue(cut >= 1, "it was served only after a slow connection was cut off (" + cut + " of 4)");
+        } finally {
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
 }

@@ -111,6 +111,9 @@ public final class CaptureCache {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while fetching " + url, e);
+            } catch (IOException e) {
+                // a bare ConnectException says neither what nor where
+                throw new IOException("fetching capture " + sha256 + " from " + url + ": " + e, e);
             }
             MessageDigest digest = SliceCodec.sha256();
             try (InputStream in = new DigestInputStream(response.body(), digest)) {

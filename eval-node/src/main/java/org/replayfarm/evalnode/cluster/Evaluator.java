@@ -21,26 +21,37 @@ import org.replayfarm.proto.SliceTask;
  * again; an idle one stops at once.
  */
 public final class Evaluator {
-    /** Messages the entity sends itself (never cross nodes). */
-    sealed interface Internal extends NoSerializationVerificationNeeded permits Evaluated, HandOff {
+    /**
+     * What the entity takes: a slice to evaluate ({@link Slice}, the wire's {@link SliceTask} as sharding
+     * delivers it), sharding's stop message ({@link HandOff}) and its own result ({@link Evaluated}). None
+     * crosses nodes as such: the task travels as the protobuf message, and
+     * the extractor on the hosting node wraps it ({@link EvaluatorSharding}).
+     */
+    public sealed interface Command extends NoSerializationVerificationNeeded permits Slice, HandOff, Evaluated {
+    }
+
+    /** Evaluate this slice attempt and send the result to its {@code reply_to} in chunks. */
+    public record Slice(SliceTask task) implements Command {
     }
 
     /** Sharding's stop message for this entity (the node is leaving or the shard moves). */
-    public record HandOff() implements Internal {
+    public record HandOff() implements Command {
     }
 
     /** The one stop message, given to sharding's entity definition. */
     public static final HandOff HAND_OFF = new HandOff();
 
-    record Evaluated(SliceTask task, SliceResult result) implements Internal {
+    /** The evaluation of the slice ended (the result carries an error when it failed). */
+    record Evaluated(SliceTask task, SliceResult result) implements Command {
     }
 
     private Evaluator() {
     }
 
-    public static Behavior<Object> create(EvaluatorNode node) {
-        return Behaviors.setup(ctx -> Behaviors.receive(Object.class)
-                .onMessage(SliceTask.class, task -> {
+    public static Behavior<Command> create(EvaluatorNode node) {
+        return Behaviors.setup(ctx -> Behaviors.receive(Command.class)
+                .onMessage(Slice.class, slice -> {
+                    SliceTask task = slice.task();
                     ctx.getLog().debug("slice {} attempt {} of job {}", task.getSliceId(), task.getAttempt(), task.getJobId());
                     DrainingTopic.get(ctx.getSystem()).remember(task.getDrainTo());
                     if (!task.getTargetNode().isEmpty() && !task.getTargetNode().equals(node.address())) {
@@ -57,8 +68,8 @@ public final class Evaluator {
                 .build());
     }
 
-    private static Behavior<Object> evaluating(akka.actor.typed.javadsl.ActorContext<Object> ctx, EvaluatorNode node) {
-        return Behaviors.receive(Object.class)
+    private static Behavior<Command> evaluating(akka.actor.typed.javadsl.ActorContext<Command> ctx, EvaluatorNode node) {
+        return Behaviors.receive(Command.class)
                 .onMessage(Evaluated.class, done -> {
                     ActorRef<SliceResultChunk> replyTo = ActorRefResolver.get(ctx.getSystem())
                             .resolveActorRef(done.task().getReplyTo());
@@ -71,7 +82,7 @@ public final class Evaluator {
                     }
                     return Behaviors.stopped();
                 })
-                .onMessage(SliceTask.class, again -> Behaviors.same()) // the same attempt delivered twice: one answer
+                .onMessage(Slice.class, again -> Behaviors.same()) // the same attempt delivered twice: one answer
                 .onMessage(HandOff.class, h -> {
                     ctx.getLog().info("leaving: finishing the slice in progress before handing off");
                     return Behaviors.same();

@@ -4,7 +4,6 @@ import akka.actor.Address;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.cluster.sharding.ShardCoordinator;
-import akka.cluster.sharding.typed.ShardingEnvelope;
 import akka.cluster.sharding.typed.ShardingMessageExtractor;
 import akka.cluster.sharding.typed.javadsl.ClusterSharding;
 import akka.cluster.sharding.typed.javadsl.Entity;
@@ -13,6 +12,7 @@ import akka.cluster.typed.Cluster;
 import akka.dispatch.Futures;
 import java.util.Map;
 import java.util.Set;
+import org.replayfarm.proto.SliceTask;
 import scala.collection.immutable.IndexedSeq;
 import scala.concurrent.Future;
 
@@ -24,7 +24,7 @@ import scala.concurrent.Future;
  * (evaluator nodes host regions, the others get a proxy).
  */
 public final class EvaluatorSharding {
-    public static final EntityTypeKey<Object> TYPE_KEY = EntityTypeKey.create(Object.class, "Evaluator");
+    public static final EntityTypeKey<Evaluator.Command> TYPE_KEY = EntityTypeKey.create(Evaluator.Command.class, "Evaluator");
     public static final String ROLE = "eval";
     private static final char SEP = '|';
 
@@ -33,15 +33,15 @@ public final class EvaluatorSharding {
 
     /**
      * Starts sharding of evaluators on this node: a region when {@code node} is given (an evaluator
-     * node), a proxy otherwise. Returns the ref to send {@link ShardingEnvelope}s to.
+     * node), a proxy otherwise. Returns the ref to send {@link SliceTask}s to (each names its node).
      */
-    public static ActorRef<ShardingEnvelope<Object>> init(ActorSystem<?> system, EvaluatorNode node) {
+    public static ActorRef<SliceTask> init(ActorSystem<?> system, EvaluatorNode node) {
         Address self = Cluster.get(system).selfMember().address();
         DrainingTopic.get(system); // every node joins the topic now, long before anyone drains
         if (node != null) {
             DrainingTopic.announceOnShutdown(system);
         }
-        Entity<Object, ShardingEnvelope<Object>> entity = Entity.of(TYPE_KEY, ctx -> {
+        Entity<Evaluator.Command, SliceTask> entity = Entity.of(TYPE_KEY, ctx -> {
                     if (node == null) {
                         throw new IllegalStateException("no evaluator runs on a node without the eval role");
                     }
@@ -59,10 +59,15 @@ public final class EvaluatorSharding {
         return node + SEP + jobId + SEP + sliceId + SEP + attempt;
     }
 
-    static final class Extractor extends ShardingMessageExtractor<ShardingEnvelope<Object>, Object> {
+    /**
+     * A slice travels as its protobuf {@link SliceTask}, which names its entity itself (target node, job, slice,
+     * attempt: {@link #entityId}); on the hosting node's shard it becomes the entity's {@link Evaluator.Slice}.
+     * (Not a ShardingEnvelope: typed sharding unwraps those itself, past this extractor.)
+     */
+    static final class Extractor extends ShardingMessageExtractor<SliceTask, Evaluator.Command> {
         @Override
-        public String entityId(ShardingEnvelope<Object> envelope) {
-            return envelope.entityId();
+        public String entityId(SliceTask task) {
+            return EvaluatorSharding.entityId(task.getTargetNode(), task.getJobId(), task.getSliceId(), task.getAttempt());
         }
 
         @Override
@@ -72,8 +77,8 @@ public final class EvaluatorSharding {
         }
 
         @Override
-        public Object unwrapMessage(ShardingEnvelope<Object> envelope) {
-            return envelope.message();
+        public Evaluator.Command unwrapMessage(SliceTask task) {
+            return new Evaluator.Slice(task);
         }
     }
 

@@ -1,0 +1,185 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.cluster.PostgresServer;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * Two coordinator-role nodes as real processes, one journal on a real PostgreSQL server and one storage
+ * directory: the older one is active (the job service is a Cluster Singleton), the other stands by and its
+ * API answers 503. The active one is SIGKILLed mid-job while {@code replay watch} follows the job through
+ * both addresses: the split-brain resolver downs it, the singleton starts on the other, which reads the job
+ * back from the journal and resumes it (the slices merged before the kill are not evaluated again); the
+ * watch reaches it and ends finished; the outputs equal replay eval's and an atomic counter shows nothing
+ * was counted twice.
+ */
+class CoordinatorFailoverTest {
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void killing_the_active_coordinator_mid_job_lets_the_standby_resume_and_finish_it() throws Exception {
+        int groups = 30;
+        Path object = Toolchain.compileOpenCl(dir, "spinc", CoordinatorKillTest.SPIN_COUNT, "-O2");
+        Path capture = dir.resolve("spinc.capture");
+        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spinc", "--groups",
+                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "zeros:4",
+                "--arg", "u32:60000", "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        try (PostgresServer pg = new PostgresServer()) {
+            Path config = Files.writeString(dir.resolve("node.conf"), """
+                    akka.cluster.split-brain-resolver.stable-after = 2s
+                    akka.cluster.failure-detector.acceptable-heartbeat-pause = 2s
+                    replay.coordinator.slice-target = 300ms
+                    replay.coordinator.journal.url = "%s"
+                    replay.coordinator.journal.user = "replay"
+                    """.formatted(pg.url()));
+            int[] ports = freePorts(4);
+            String urlA = "http://127.0.0.1:" + ports[2];
+            String urlB = "http://127.0.0.1:" + ports[3];
+            String both = urlA + "," + urlB;
+            Path storage = dir.resolve("storage");
+            List<Process> started = new ArrayList<>();
+            try {
+                Process a = coordinator("a", ports[0], ports[2], config, storage, List.of(), started);
+                Process b = coordinator("b", ports[1], ports[3], config, storage, List.of("127.0.0.1:" + ports[0]), started);
+                try (FarmNode eval = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval"))
+                        .withSeeds(List.of("127.0.0.1:" + ports[0])).withEvalThreads(1)
+                        .withConfig(ConfigFactory.parseFile(config.toFile()).withFallback(
+                                ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))))) {
+                    NodeProcesses.awaitUp(eval, 3);
+                    HttpResponse<String> standby = get(urlB + "/jobs");
+                    assertEquals(503, standby.statusCode(), "the younger coordinator stands by: " + standby.body());
+                    assertTrue(standby.body().contains("stands by"), standby.body());
+                    assertEquals(200, get(urlA + "/jobs").statusCode(), "the older one is active");
+
+                    CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", both, "--every-group");
+                    assertEquals(0, submit.exitCode(), submit.err());
+                    String job = submit.out().trim();
+                    CompletableFuture<CliRun> watch = CompletableFuture.supplyAsync(() ->
+                            CliRun.of("watch", job, "--coordinator", both));
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                    long done;
+                    while ((done = groupsDone(urlA, job)) < 4) {
+                        assertTrue(System.nanoTime() < until, "the job never got going: " + done + " groups");
+                        TimeUnit.MILLISECONDS.sleep(50); // polling the job's progress
+                    }
+                    a.destroyForcibly(); // SIGKILL the active coordinator
+                    assertTrue(a.waitFor(30, TimeUnit.SECONDS));
+                    assertEquals(137, a.exitValue(), "killed by SIGKILL");
+                    assertTrue(done < groups, "the kill came mid-job");
+
+                    CliRun watched = watch.get(300, TimeUnit.SECONDS);
+                    assertEquals(0, watched.exitCode(), watched.out() + watched.err());
+                    assertTrue(watched.out().contains("job " + job + " finished: " + groups + " groups"), watched.out());
+                    assertTrue(watched.err().contains("reconnecting"), "the watch said it reconnected: " + watched.err());
+                    assertEquals(200, get(urlB + "/jobs/" + job).statusCode(), "the standby took over");
+
+                    Path out = dir.resolve("out");
+                    CliRun results = CliRun.of("results", job, "--coordinator", both, "--out", out.toString());
+                    assertEquals(0, results.exitCode(), results.err());
+                    CliRun reference = CliRun.of("eval", capture.toString(), "--every-group", "--out",
+                            dir.resolve("ref").toString());
+                    assertEquals(0, reference.exitCode(), reference.err());
+                    RunCommandTest.assertHoldsEvalFiles(dir.resolve("ref"), out, true);
+                    byte[] counter = Files.readAllBytes(out.resolve("host").resolve("guest-1.bin"));
+                    assertEquals(groups * 64, java.nio.ByteBuffer.wrap(counter).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                            .getInt(), "every work-item counted once");
+                    String log = Files.readString(dir.resolve("b.err"));
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                            "job " + job + ": resumed from its journal: (\\d+) of " + groups).matcher(log);
+                    assertTrue(m.find(), "the standby resumed the job from the journal:\n" + log);
+                    assertTrue(Integer.parseInt(m.group(1)) > 0, "slices merged before the kill were kept: " + m.group());
+                    assertTrue(b.isAlive(), "the new active coordinator runs");
+                }
+            } finally {
+                started.forEach(Process::destroyForcibly);
+                for (Process p : started) {
+                    p.waitFor(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    private Process coordinator(String name, int port, int httpPort, Path config, Path storage, List<String> seeds,
+                                List<Process> started) throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-cp", classpath, "org.replayfarm.cli.Replay",
+                "node", "--role", "coordinator", "--host", "127.0.0.1", "--port", String.valueOf(port), "--http-port",
+                String.valueOf(httpPort), "--metrics-port", "0", "--config", config.toString(), "--work-dir",
+                dir.resolve("work-" + name).toString(), "--storage-dir", storage.toString()));
+        for (String s : seeds) {
+            command.addAll(List.of("--seed", s));
+        }
+        Path err = dir.resolve(name + ".err");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(err.toFile());
+        pb.environment().put("REPLAY_LOG_LEVEL", "INFO");
+        Process p = pb.start();
+        started.add(p);
+        String line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            } catch (Exception e) {
+                return null;
+            }
+        }).get(120, TimeUnit.SECONDS);
+        assertTrue(line != null && line.startsWith("node akka://farm@"), line + "\n" + Files.readString(err));
+        return p;
+    }
+
+    private long groupsDone(String url, String job) throws Exception {
+        HttpResponse<String> r = get(url + "/jobs/" + job);
+        assertEquals(200, r.statusCode(), r.body());
+        return new ObjectMapper().readTree(r.body()).path("groups_done").asLong();
+    }
+
+    private HttpResponse<String> get(String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int[] freePorts(int n) throws Exception {
+        ServerSocket[] sockets = new ServerSocket[n];
+        int[] ports = new int[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ports[i] = sockets[i].getLocalPort();
+            }
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }
+        return ports;
+    }
+}
