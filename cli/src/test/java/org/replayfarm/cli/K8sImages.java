@@ -88,10 +88,10 @@ final class K8sImages {
     static final List<String> CPU_DEBS = List.of("libc6", "libgcc-s1", "libstdc++6", "zlib1g", "liblcms2-2",
             "libjpeg62-turbo");
     /**
-     * nvcc preprocesses every .cu with the host compiler (g++) even for a device-only -fatbin; g++ needs its
-     * cc1plus, the C library's headers and binutils' as for host objects.
+     * nvcc preprocesses every .cu with the host compiler (g++) even for a device-only -fatbin, and runs each
+     * step through /bin/sh (dash); g++ needs its cc1plus, the C library's headers and binutils' as for host objects.
      */
-    static final List<String> GPU_DEBS = List.of("g++", "gcc", "cpp", "g++-12", "gcc-12", "cpp-12", "libgcc-12-dev", "libstdc++-12-dev",
+    static final List<String> GPU_DEBS = List.of("dash", "g++", "gcc", "cpp", "g++-12", "gcc-12", "cpp-12", "libgcc-12-dev", "libstdc++-12-dev",
             "libc6-dev", "linux-libc-dev", "libc-dev-bin", "libcrypt1", "libcrypt-dev", "binutils",
             "binutils-x86-64-linux-gnu", "libbinutils", "libctf0", "libctf-nobfd0", "binutils-common", "libgprofng0",
             "libjansson4", "libisl23", "libmpc3", "libmpfr6", "libgmp10", "libzstd1", "libcc1-0", "libgomp1",
@@ -103,7 +103,7 @@ final class K8sImages {
     static final String CUDA = "/usr/local/cuda";
     static final String SHIM = "/opt/replay/native/libreplaycupti.so";
     /** Bumped when the recipe below changes in a way the input digest does not see. */
-    private static final String RECIPE = "k8s-images/1";
+    private static final String RECIPE = "k8s-images/3";
     private static final Instant EPOCH_PLUS_1 = Instant.ofEpochSecond(1);
 
     /** A built image: its tarball and the names of its layers in order. */
@@ -322,6 +322,8 @@ final class K8sImages {
         for (String dir : List.of("tmp", "proc", "dev", "sys", "etc/replay", "var/lib/replay", "usr/bin", "lib64")) {
             Files.createDirectories(rootfs.resolve(dir));
         }
+        // /tmp writable by the user where no volume is mounted there (JNI natives unpack into it); Jib stores no sticky bit
+        Files.setPosixFilePermissions(rootfs.resolve("tmp"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
     }
 
     private static void writeUsers(Path rootfs) throws IOException {

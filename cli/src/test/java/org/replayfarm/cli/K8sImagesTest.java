@@ -91,7 +91,7 @@ class K8sImagesTest {
         cmd.addAll(r.layers());
         K8sImages.run(cmd, null);
         for (String l : r.layers()) {
-            K8sImages.run(List.of("tar", "-xzf", layers.resolve(l).toString(), "-C", root.toString(), "--numeric-owner"), null);
+            K8sImages.run(List.of("tar", "-xzpf", layers.resolve(l).toString(), "-C", root.toString(), "--numeric-owner"), null);
         }
         K8sImages.deleteTree(layers);
         ROOTS.put(image.name(), root);
@@ -187,6 +187,8 @@ class K8sImagesTest {
         assertTrue(passwd.contains("replay:x:" + UID + ":" + UID + ":replay-farm:" + K8sImages.HOME + ":/usr/sbin/nologin"), passwd.toString());
         assertTrue(Files.readAllLines(root.resolve("etc/group")).contains("replay:x:" + UID + ":"));
         assertTrue(Files.isDirectory(root.resolve("tmp")) && Files.isDirectory(root.resolve(K8sImages.HOME.substring(1))));
+        assertEquals("rwxrwxrwx", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("tmp"))),
+                "/tmp is writable where no volume is mounted on it");
         if (uid() == 0) {
             assertEquals(UID, ((Number) Files.getAttribute(root.resolve(K8sImages.HOME.substring(1)), "unix:uid")).longValue(),
                     "the user owns its home");
