@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -187,7 +188,7 @@ class K8sImagesTest {
         assertTrue(passwd.contains("replay:x:" + UID + ":" + UID + ":replay-farm:" + K8sImages.HOME + ":/usr/sbin/nologin"), passwd.toString());
         assertTrue(Files.readAllLines(root.resolve("etc/group")).contains("replay:x:" + UID + ":"));
         assertTrue(Files.isDirectory(root.resolve("tmp")) && Files.isDirectory(root.resolve(K8sImages.HOME.substring(1))));
-        assertEquals("rwxrwxrwx", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("tmp"))),
+        assertEquals("rwxrwxrwx", PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("tmp"))),
                 "/tmp is writable where no volume is mounted on it");
         if (uid() == 0) {
             assertEquals(UID, ((Number) Files.getAttribute(root.resolve(K8sImages.HOME.substring(1)), "unix:uid")).longValue(),
@@ -247,27 +248,54 @@ class K8sImagesTest {
      */
     static Result inRoot(Path root, Path work, boolean readOnly, Map<String, String> env, List<String> command, int timeoutS)
             throws Exception {
-        String script = "set -e\nR=\"$1\"; W=\"$2\"; RO=\"$3\"; shift 3\n"
+        return run(inRootCommand(root, work, readOnly, List.of(), command), timeoutS, env);
+    }
+
+    /**
+     * The command line of {@link #inRoot}; {@code binds}: host folders mounted at the same path inside (their
+     * mount points are made in the extracted root). The whole namespace dies with the outer process.
+     */
+    static List<String> inRootCommand(Path root, Path work, boolean readOnly, List<Path> binds, List<String> command)
+            throws Exception {
+        StringBuilder script = new StringBuilder("set -e\nR=\"$1\"; W=\"$2\"; RO=\"$3\"; shift 3\n"
                 + "mount --bind \"$R\" \"$R\"\n"
                 + "if [ \"$RO\" = ro ]; then mount -o remount,bind,ro \"$R\"; fi\n"
                 + "mount -t proc proc \"$R/proc\"\n"
                 + "mount --rbind /dev \"$R/dev\"\n"
                 + "mount -t tmpfs -o mode=1777 tmpfs \"$R/tmp\"\n"
-                + "if [ -n \"$W\" ]; then mount --bind \"$W\" \"$R" + K8sImages.HOME + "\"; fi\n"
-                + "exec \"$@\"\n";
+                + "if [ -n \"$W\" ]; then mount --bind \"$W\" \"$R" + K8sImages.HOME + "\"; fi\n");
+        for (Path b : binds) {
+            Path abs = b.toAbsolutePath().normalize();
+            assertFalse(abs.toString().contains("'"), abs.toString());
+            Path mountPoint = root.resolve(abs.getRoot().relativize(abs));
+            Files.createDirectories(mountPoint);
+            // under /tmp the mount point is made again in the tmpfs mounted there
+            script.append("mkdir -p \"$R").append(abs).append("\" 2>/dev/null || true\n");
+            script.append("mount --bind '").append(abs).append("' \"$R").append(abs).append("\"\n");
+        }
+        script.append("exec \"$@\"\n");
         boolean root0 = uid() == 0;
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/unshare"));
         if (!root0) {
             cmd.add("-r");
         }
-        cmd.addAll(List.of("-m", "-p", "-f", "--propagation", "private", "/bin/sh", "-c", script, "sh", root.toString(),
-                work == null ? "" : work.toString(), readOnly ? "ro" : "rw", "/usr/bin/unshare", "--root=" + root, "--wd=" + K8sImages.HOME));
+        cmd.addAll(List.of("-m", "-p", "-f", "--kill-child", "--propagation", "private", "/bin/sh", "-c", script.toString(), "sh",
+                root.toString(), work == null ? "" : work.toString(), readOnly ? "ro" : "rw", "/usr/bin/unshare",
+                "--root=" + root, "--wd=" + K8sImages.HOME));
         if (root0) {
             cmd.addAll(List.of("--setuid", String.valueOf(UID), "--setgid", String.valueOf(UID)));
         }
         cmd.add("--");
         cmd.addAll(command);
-        return run(cmd, timeoutS, env);
+        return cmd;
+    }
+
+    /** Whether images can be run here (root, or user namespaces), without skipping. */
+    static boolean namespacesUsable() throws Exception {
+        if (!Files.isExecutable(Path.of("/usr/bin/unshare"))) {
+            return false;
+        }
+        return uid() == 0 || run(List.of("unshare", "-r", "-m", "true"), 30).rc() == 0;
     }
 
     static Result run(List<String> cmd, int timeoutS) throws Exception {

@@ -280,7 +280,8 @@ class K8sManifestsTest {
                 c.getVolumeMounts().forEach(m -> mounted.add(m.getMountPath()));
                 assertTrue(mounted.containsAll(Set.of("/tmp", node.command().workDir.toString())), name + ": " + mounted);
                 String image = c.getImage();
-                assertEquals(node.roles().contains("gpu") ? "replay-farm-gpu:0.1.0" : "replay-farm:0.1.0", image, name);
+                assertEquals((node.roles().contains("gpu") ? "replay-farm-gpu:" : "replay-farm:") + K8sImages.VERSION, image,
+                        name + ": the image and tag the build gives (K8sImages)");
 
                 if (node.roles().contains("coordinator")) {
                     assertEquals(1, d.getSpec().getReplicas(), "one coordinator");
