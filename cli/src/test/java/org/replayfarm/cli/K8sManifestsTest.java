@@ -280,7 +280,8 @@ class K8sManifestsTest {
                 c.getVolumeMounts().forEach(m -> mounted.add(m.getMountPath()));
                 assertTrue(mounted.containsAll(Set.of("/tmp", node.command().workDir.toString())), name + ": " + mounted);
                 String image = c.getImage();
-                assertEquals(node.roles().contains("gpu") ? "replay-farm-gpu:0.1.0" : "replay-farm:0.1.0", image, name);
+                assertEquals((node.roles().contains("gpu") ? "replay-farm-gpu:" : "replay-farm:") + K8sImages.VERSION, image,
+                        name + ": the image and tag the build gives (K8sImages)");
 
                 if (node.roles().contains("coordinator")) {
                     assertEquals(1, d.getSpec().getReplicas(), "one coordinator");
@@ -492,11 +493,20 @@ class K8sManifestsTest {
                 assertEquals(FarmMetrics.Kind.GAUGE, metric.kind(), m.group(1));
                 assertEquals("coordinator", metric.role(), m.group(1) + " is the coordinator's");
                 assertFalse(metric.tags().contains(FarmMetrics.JOB), m.group(1) + ": a total, not one job's series");
+                Map<String, String> matchers = new HashMap<>();
                 if (m.group(3) != null) {
                     for (String matcher : m.group(3).split(",")) {
-                        assertTrue(metric.tags().contains(matcher.split("=")[0].trim()), matcher + " is a tag of " + m.group(1));
+                        String label = matcher.split("=")[0].trim();
+                        matchers.put(label, matcher.split("=", 2)[1].trim().replace("\"", ""));
+                        // namespace: the target label the Prometheus Operator puts on every series a ServiceMonitor scrapes
+                        assertTrue(label.equals("namespace") || metric.tags().contains(label), matcher + " is a tag of " + m.group(1));
                     }
                 }
+                // one Prometheus scrapes many namespaces: only this farm's queue scales this farm's evaluators
+                assertEquals(so.getMetadata().getNamespace(), matchers.get("namespace"),
+                        overlay + ": " + m.group(0) + " matches the ScaledObject's own namespace");
+                assertFalse(all.stream().filter(o -> o.getKind().equals("ServiceMonitor")).toList().isEmpty(),
+                        overlay + ": a ServiceMonitor gives the series their namespace label");
                 names.add(m.group(1));
             }
             assertEquals(Set.of("replay_queue_slices_queued", "replay_queue_slices_in_flight"), names, query);

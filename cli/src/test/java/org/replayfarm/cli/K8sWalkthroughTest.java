@@ -41,8 +41,9 @@ import org.replayfarm.model.testing.Toolchain;
  * it acts on: {@code ./replay} lines parse with the real command line (every flag exists, the capture is
  * there, the URL is the port-forward's); {@code kubectl} lines name the farm's namespace, overlays that
  * render, Deployments, Services, ports, ScaledObjects (and the HPA KEDA makes for one) that the applied
- * overlay has, and create exactly the Secrets and keys the pods read; {@code docker} lines build the two
- * Dockerfiles into the image names the manifests use; {@code openssl} lines run for real here (when openssl
+ * overlay has, and create exactly the Secrets and keys the pods read; {@code deploy/build-images} is the
+ * script that builds the images K8sImagesTest checks (the GPU one with {@code --gpu}), and {@code skopeo copy}
+ * lines push the tarballs it writes under the image names and tag the manifests use; {@code openssl} lines run for real here (when openssl
  * is installed) and make a certificate their CA verifies, in the files the Secret takes. A command of a
  * kind this test does not know fails it, so a new step cannot slip in unchecked.
  */
@@ -115,7 +116,7 @@ class K8sWalkthroughTest {
         final Deque<Path> previous = new ArrayDeque<>();
         String overlay;                                  // the overlay applied
         final Map<String, Set<String>> secrets = new LinkedHashMap<>();
-        final Map<String, String> built = new HashMap<>(); // image -> Dockerfile
+        final Map<String, String> built = new HashMap<>(); // image name -> its tarball, relative to the root
         final Set<String> pushed = new TreeSet<>();
         final Map<Integer, Integer> forwarded = new HashMap<>(); // local port -> container port
         final Set<String> files = new TreeSet<>();       // files the openssl lines made (here, in work)
@@ -145,7 +146,8 @@ class K8sWalkthroughTest {
             kinds.add(w.get(0));
             try {
                 switch (w.get(0)) {
-                    case "docker" -> docker(s, w);
+                    case "deploy/build-images" -> buildImages(s, w);
+                    case "skopeo" -> skopeo(s, w);
                     case "kustomize" -> kustomize(s, w);
                     case "cd" -> cd(s, w);
                     case "mvn" -> assertEquals(List.of("mvn", "-B", "-q", "-DskipTests", "package"), w,
@@ -171,26 +173,32 @@ class K8sWalkthroughTest {
         assertEquals(K8sDeploy.SECRETS, s.secrets, "the Secrets the walkthrough creates are those the pods read");
     }
 
-    void docker(State s, List<String> w) {
-        switch (w.get(1)) {
-            case "build" -> {
-                assertEquals(List.of("build", "-f"), w.subList(1, 3));
-                Path dockerfile = Toolchain.root().resolve(w.get(3));
-                assertTrue(Files.isRegularFile(dockerfile), w.get(3));
-                assertEquals("-t", w.get(4));
-                assertEquals(".", w.get(6), "the build context is the repository root (the Dockerfile copies the modules)");
-                String image = w.get(5);
-                String repo = image.substring(image.lastIndexOf('/') + 1, image.lastIndexOf(':'));
-                assertEquals(dockerfile.getFileName().toString().endsWith(".gpu") ? "replay-farm-gpu" : "replay-farm", repo,
-                        "the image name the manifests use for " + w.get(3));
-                s.built.put(image, w.get(3));
-            }
-            case "push" -> {
-                assertTrue(s.built.containsKey(w.get(2)), "pushes an image built before: " + w.get(2));
-                s.pushed.add(w.get(2));
-            }
-            default -> fail("docker " + w.get(1));
+    /** The script runs the image build and its checks, the GPU image with --gpu. */
+    void buildImages(State s, List<String> w) throws Exception {
+        Path script = Toolchain.root().resolve(w.get(0));
+        assertTrue(Files.isExecutable(script), w.get(0));
+        String text = Files.readString(script);
+        assertTrue(text.contains("-Dtest=" + K8sImagesTest.class.getSimpleName()), "it builds through the checks: " + script);
+        assertTrue(text.contains("-Dreplay.images.gpu=\"$gpu\""), "--gpu switches the GPU image on");
+        assertTrue(w.size() == 1 || w.subList(1, w.size()).equals(List.of("--gpu")), "its only flag is --gpu: " + w);
+        Path out = Toolchain.root().relativize(K8sImages.OUT);
+        s.built.put("replay-farm", out.resolve("replay-farm.tar").toString());
+        if (w.contains("--gpu")) {
+            s.built.put("replay-farm-gpu", out.resolve("replay-farm-gpu.tar").toString());
         }
+    }
+
+    /** skopeo copy docker-archive:TARBALL docker://REGISTRY/NAME:TAG, for an image built before. */
+    void skopeo(State s, List<String> w) {
+        assertEquals("copy", w.get(1));
+        assertEquals(4, w.size(), "skopeo copy SOURCE DESTINATION: " + w);
+        assertTrue(w.get(2).startsWith("docker-archive:"), "Jib's tarball is a docker-archive: " + w.get(2));
+        assertTrue(w.get(3).startsWith("docker://"), w.get(3));
+        String image = w.get(3).substring("docker://".length());
+        String name = image.substring(image.lastIndexOf('/') + 1, image.lastIndexOf(':'));
+        assertEquals(s.built.get(name), w.get(2).substring("docker-archive:".length()), "the tarball the build wrote for " + name);
+        assertEquals(K8sImages.VERSION, image.substring(image.lastIndexOf(':') + 1), "the tag the build gives the image");
+        s.pushed.add(image);
     }
 
     void kustomize(State s, List<String> w) throws Exception {

@@ -48,7 +48,9 @@ import org.replayfarm.model.testing.Toolchain;
  * --discovery kubernetes-api} processes (a coordinator and two evaluators, found through their pods'
  * {@code management} ports) form one cluster with no seed nodes, and a job submitted with {@code replay submit}
  * runs on it to the same result as before. A fourth pod of another app is listed by the server but not
- * selected, and is never contacted.
+ * selected, and is never contacted. One evaluator is the CPU image itself (K8sImages), its entrypoint run in
+ * the image's read-only root as user 10001 (K8sImagesTest#inRootCommand), where namespaces allow it
+ * ({@code -Dreplay.discovery.image=false}: all from the class path).
  */
 class KubernetesDiscoveryTest {
     static final String NAMESPACE = "replay-farm";
@@ -237,6 +239,17 @@ class KubernetesDiscoveryTest {
         Map<String, String> env = Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1",
                 "KUBERNETES_SERVICE_PORT", String.valueOf(api.getAddress().getPort()));
         String[] roles = {"coordinator", "eval", "eval"};
+        // one evaluator runs from the CPU image where images can run (root or user namespaces; K8sImagesTest)
+        boolean fromImage = !"false".equals(System.getProperty("replay.discovery.image")) && K8sImagesTest.namespacesUsable();
+        K8sImagesTest.Read imageConfig = null;
+        Path imageRoot = null;
+        if (fromImage) {
+            K8sImages.Image image = K8sImages.cpu();
+            imageConfig = K8sImagesTest.read(image.tar());
+            imageRoot = K8sImagesTest.root(image);
+        } else {
+            System.out.println("no namespaces here: every node runs from the class path, none from the image");
+        }
         List<Process> nodes = new ArrayList<>();
         try {
             String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -253,6 +266,22 @@ class KubernetesDiscoveryTest {
                     command.addAll(List.of("--threads", "1"));
                 }
                 ProcessBuilder pb = new ProcessBuilder(command);
+                if (i == 2 && fromImage) {
+                    // the second evaluator is the CPU image's entrypoint in the image's root, as its pod runs it
+                    Path work = dir.resolve("node-" + i);
+                    Files.createDirectories(work);
+                    List<String> args = new ArrayList<>(command.subList(command.indexOf("node"), command.size()));
+                    args.set(args.indexOf("--work-dir") + 1, K8sImages.HOME);
+                    List<String> inImage = new ArrayList<>(K8sImagesTest.strings(imageConfig.c().get("Entrypoint")));
+                    inImage.addAll(args);
+                    pb = new ProcessBuilder(K8sImagesTest.inRootCommand(imageRoot, work, true, List.of(dir), inImage));
+                    pb.environment().clear();
+                    pb.environment().putAll(K8sImagesTest.env(imageConfig));
+                    pb.environment().merge("JAVA_TOOL_OPTIONS", "-Xmx384m -XX:TieredStopAtLevel=1", (a, b) -> a + " " + b);
+                    if (K8sImagesTest.uid() == 0) {
+                        K8sImages.run(List.of("chown", "-R", K8sImages.UID + ":" + K8sImages.UID, dir.toString()), null);
+                    }
+                }
                 pb.environment().putAll(env);
                 pb.redirectError(dir.resolve("node-" + i + ".err").toFile());
                 pb.redirectOutput(dir.resolve("node-" + i + ".out").toFile()); // its log, which nobody may leave unread

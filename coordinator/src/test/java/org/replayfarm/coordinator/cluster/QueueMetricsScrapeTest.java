@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,10 +24,27 @@ import org.replayfarm.model.testing.Toolchain;
  * of two slots, every message serialized) while a job waits on it: slices queued and in flight and groups
  * remaining, per job and in total, and the KEDA ScaledObject's query of deploy/k8s evaluated over those
  * scrapes: 0 with nothing to do, above its threshold (more evaluators wanted) while slices wait, 0 again
- * once the job ended.
+ * once the job ended. The scrapes are labelled as the Prometheus Operator stores a ServiceMonitor's series
+ * (the target's {@code namespace} and {@code pod} added to each sample), beside the same series from a second
+ * farm in another namespace: the query counts this farm's queue only.
  */
 class QueueMetricsScrapeTest {
     static final Path SCALED_OBJECT = Toolchain.root().resolve("deploy/k8s/components/keda/scaledobject.yaml");
+    static final Path BASE = Toolchain.root().resolve("deploy/k8s/base/kustomization.yaml");
+    /** A second farm scraped by the same Prometheus. */
+    static final String OTHER_NAMESPACE = "replay-farm-staging";
+
+    /** The samples of one scrape as Prometheus stores them for a target: with the target's namespace and pod. */
+    static List<MetricsScrapeTest.Sample> asTarget(List<MetricsScrapeTest.Sample> scrape, String namespace, String pod) {
+        List<MetricsScrapeTest.Sample> out = new ArrayList<>();
+        for (MetricsScrapeTest.Sample x : scrape) {
+            Map<String, String> labels = new LinkedHashMap<>(x.labels());
+            labels.put("namespace", namespace);
+            labels.put("pod", pod);
+            out.add(new MetricsScrapeTest.Sample(x.name(), labels, x.value()));
+        }
+        return out;
+    }
 
     @TempDir
     Path dir;
@@ -38,6 +57,8 @@ class QueueMetricsScrapeTest {
         String query = trigger.path("metadata").path("query").asText();
         double threshold = Double.parseDouble(trigger.path("metadata").path("threshold").asText());
         PromQuery keda = PromQuery.parse(query);
+        String namespace = new ObjectMapper(new YAMLFactory()).readTree(BASE.toFile()).path("namespace").asText();
+        assertEquals("replay-farm", namespace, "the overlays' namespace");
 
         var config = ConfigFactory.parseString("""
                 replay.metrics { host = 127.0.0.1, tick = 100ms, job-retention = 1s }
@@ -52,7 +73,7 @@ class QueueMetricsScrapeTest {
             // nothing runs: every total is there, at 0, so the query has a value (KEDA keeps the minimum)
             List<MetricsScrapeTest.Sample> idle = scraper.scrapeUntil(url,
                     s -> !Double.isNaN(MetricsScrapeTest.sum(s, "replay_queue_slices_queued", coordinator)));
-            assertEquals(0.0, keda.evaluate(idle), query);
+            assertEquals(0.0, keda.evaluate(asTarget(idle, namespace, "replay-coordinator-0")), query);
             for (String total : List.of("replay_queue_slices_queued", "replay_queue_slices_in_flight",
                     "replay_queue_groups_remaining", "replay_queue_jobs_running")) {
                 assertEquals(0.0, MetricsScrapeTest.sum(idle, total, coordinator), total);
@@ -77,7 +98,10 @@ class QueueMetricsScrapeTest {
                     remainingBefore = remaining;
                 }
                 assertTrue(inFlight <= 2, "no more slices in flight than the evaluator's 2 slots: " + inFlight);
-                double value = keda.evaluate(s);
+                List<MetricsScrapeTest.Sample> stored = new ArrayList<>(asTarget(s, namespace, "replay-coordinator-0"));
+                stored.addAll(asTarget(s, OTHER_NAMESPACE, "replay-coordinator-0")); // the other farm's queue, as long
+                double value = keda.evaluate(stored);
+                assertEquals(queued + inFlight, value, "the query counts this namespace's queue, not the other farm's: " + query);
                 most = Math.max(most, value);
                 if (queued > 0 && inFlight > 0 && remaining > 0) {
                     sawQueue = true;
@@ -96,7 +120,7 @@ class QueueMetricsScrapeTest {
             // the job ended: its queue and the totals fall to 0 (the job's series stay until the retention passes)
             List<MetricsScrapeTest.Sample> after = scraper.scrapeUntil(url,
                     s -> MetricsScrapeTest.sum(s, "replay_queue_jobs_running", coordinator) == 0.0);
-            assertEquals(0.0, keda.evaluate(after), query);
+            assertEquals(0.0, keda.evaluate(asTarget(after, namespace, "replay-coordinator-0")), query);
             assertEquals(0.0, MetricsScrapeTest.sum(after, "replay_queue_groups_remaining", coordinator));
             double jobRemaining = MetricsScrapeTest.sum(after, "replay_job_groups_remaining", ofJob);
             assertTrue(Double.isNaN(jobRemaining) || jobRemaining == 0.0, "an ended job has nothing remaining");
