@@ -361,7 +361,7 @@ public final class Wave {
     }
 
     /** A per-wave scratch row of one value per lane (the fast tier computes a partial-EXEC result here first). */
-    int[] laneScratch() {
+    public int[] laneScratch() {
         int[] row = laneScratch;
         if (row == null) {
             row = new int[waveSize];
