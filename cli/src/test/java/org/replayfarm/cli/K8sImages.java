@@ -106,7 +106,7 @@ final class K8sImages {
     private static final String RECIPE = "k8s-images/4";
     private static final Instant EPOCH_PLUS_1 = Instant.ofEpochSecond(1);
 
-    /** A built image: its tarball and the names of its layers in order. */
+    /** A built image: its name, its tarball (docker-archive layout) and the reference it is tagged with. */
     record Image(String name, Path tar, String reference) {
     }
 
