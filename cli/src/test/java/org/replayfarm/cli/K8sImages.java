@@ -103,10 +103,10 @@ final class K8sImages {
     static final String CUDA = "/usr/local/cuda";
     static final String SHIM = "/opt/replay/native/libreplaycupti.so";
     /** Bumped when the recipe below changes in a way the input digest does not see. */
-    private static final String RECIPE = "k8s-images/3";
+    private static final String RECIPE = "k8s-images/4";
     private static final Instant EPOCH_PLUS_1 = Instant.ofEpochSecond(1);
 
-    /** A built image: its tarball and the names of its layers in order. */
+    /** A built image: its name, its tarball (docker-archive layout) and the reference it is tagged with. */
     record Image(String name, Path tar, String reference) {
     }
 
@@ -205,7 +205,6 @@ final class K8sImages {
                 .setExposedPorts(ports)
                 .addLabel("org.opencontainers.image.title", name)
                 .addLabel("org.opencontainers.image.version", VERSION)
-                .addLabel("org.opencontainers.image.source", "https://github.com/replay-farm/replay-farm")
                 .addLabel("org.replayfarm.inputs", digest);
         Path partial = OUT.resolve(name + ".tar.partial");
         image.containerize(Containerizer.to(TarImage.at(partial).named(reference))

@@ -329,6 +329,11 @@ class KubernetesDiscoveryTest {
                 m.path("roles").forEach(r -> memberRoles.add(r.asText()));
             }
             assertTrue(memberRoles.containsAll(Set.of("coordinator", "eval")), memberRoles.toString());
+            if (fromImage) {
+                // the member on evaluator 2's port is the image's JVM: the launcher picked up the image's environment
+                assertTrue(Files.readString(dir.resolve("node-2.err")).contains("Picked up JAVA_TOOL_OPTIONS: "
+                        + K8sImagesTest.env(imageConfig).get("JAVA_TOOL_OPTIONS")), logs(2));
+            }
 
             // every node asked the API for the farm's pods, with the service account's token, as a pod would
             assertFalse(calls.isEmpty());
