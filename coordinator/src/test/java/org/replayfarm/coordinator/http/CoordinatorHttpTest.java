@@ -43,6 +43,10 @@ class CoordinatorHttpTest {
                     + "/captures/" + unknown)).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(404, missing.statusCode());
             assertTrue(missing.body().contains(unknown), missing.body());
+            assertEquals("application/json", missing.headers().firstValue("Content-Type").orElse(""),
+                    "a capture download's error is JSON as every other error of the API");
+            assertTrue(new com.fasterxml.jackson.databind.ObjectMapper().readTree(missing.body()).get("error").asText()
+                    .contains(unknown), missing.body());
         } finally {
             system.terminate();
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
