@@ -195,7 +195,7 @@ final class NodeCommand implements Callable<Integer> {
         var err = spec.commandLine().getErr();
         node.startupWarnings().forEach(w -> err.println("replay node: warning: " + w));
         if (chosen.contains(FarmNode.COORDINATOR) && !node.active()) {
-            err.println("replay node: this coordinator stands by (another is active); it takes over the jobs when "
+            err.println("replay node: this coordinator stands by (another is active, or the cluster is still forming); it runs the jobs when "
                     + "that one leaves or fails, and its API answers 503 until then");
         }
         if (chosen.contains(FarmNode.COORDINATOR) && org.replayfarm.evalnode.cluster.ApiToken.from(
