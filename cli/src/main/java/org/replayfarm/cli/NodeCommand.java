@@ -182,7 +182,8 @@ final class NodeCommand implements Callable<Integer> {
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
                 .withHttp(httpBindAddress(), httpPort).withEvalThreads(threads).withConfig(extra)
-                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults()))));
+                // uploads spool in the work directory (not java.io.tmpdir, often a small tmpfs)
+                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), uploads(work)))));
         var out = spec.commandLine().getOut();
         out.printf("node %s roles %s%s%s%s%n", node.address(), chosen,
                 chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "",
@@ -194,7 +195,7 @@ final class NodeCommand implements Callable<Integer> {
         var err = spec.commandLine().getErr();
         node.startupWarnings().forEach(w -> err.println("replay node: warning: " + w));
         if (chosen.contains(FarmNode.COORDINATOR) && !node.active()) {
-            err.println("replay node: this coordinator stands by (another is active); it takes over the jobs when "
+            err.println("replay node: this coordinator stands by (another is active, or the cluster is still forming); it runs the jobs when "
                     + "that one leaves or fails, and its API answers 503 until then");
         }
         if (chosen.contains(FarmNode.COORDINATOR) && org.replayfarm.evalnode.cluster.ApiToken.from(
@@ -214,6 +215,14 @@ final class NodeCommand implements Callable<Integer> {
             return Replay.EXIT_ERROR;
         }
         return Replay.EXIT_OK;
+    }
+
+    private static Path uploads(Path work) {
+        try {
+            return Files.createDirectories(work.resolve("uploads"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot make the upload spool " + work.resolve("uploads"), e);
+        }
     }
 
     private static Config tls(Config extra, String key, Path file) throws java.nio.file.NoSuchFileException {

@@ -78,6 +78,8 @@ class CoordinatorFailoverTest {
                     assertEquals(503, standby.statusCode(), "the younger coordinator stands by: " + standby.body());
                     assertTrue(standby.body().contains("stands by"), standby.body());
                     assertEquals(200, get(urlA + "/jobs").statusCode(), "the older one is active");
+                    assertTrue(Files.isDirectory(dir.resolve("work-a").resolve("uploads")),
+                            "replay node spools uploads in its work directory, not java.io.tmpdir");
 
                     CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", both, "--every-group");
                     assertEquals(0, submit.exitCode(), submit.err());

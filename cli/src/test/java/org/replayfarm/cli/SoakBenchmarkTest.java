@@ -85,9 +85,10 @@ class SoakBenchmarkTest {
             Thread killer = new Thread(() -> {
                 int n = 1;
                 int index = 1; // the process index of the evaluator killed next
+                long next = System.nanoTime() + TimeUnit.SECONDS.toNanos(killEvery);
                 try {
                     while (running.get()) {
-                        long next = System.nanoTime() + TimeUnit.SECONDS.toNanos(killEvery);
+                        // a kill every killEvery seconds from the start (at once after a restart that took longer)
                         while (running.get() && System.nanoTime() < next) {
                             TimeUnit.MILLISECONDS.sleep(100); // waiting for the next kill
                         }
@@ -98,6 +99,7 @@ class SoakBenchmarkTest {
                         p.destroyForcibly(); // SIGKILL
                         p.waitFor(30, TimeUnit.SECONDS);
                         kills.incrementAndGet();
+                        next += TimeUnit.SECONDS.toNanos(killEvery);
                         n++;
                         evaluators.evaluator(seed, config, n, Map.of(), "--metrics-port", "0");
                         index = n; // processes are numbered in start order: 0, 1, then one per restart

@@ -272,7 +272,7 @@ public final class FarmNode implements AutoCloseable {
                 String captureUrl = url;
                 int reportThreads = s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0;
                 // the job service runs where the ActiveCoordinator singleton runs: on one coordinator at a time
-                CompletableFuture<Integer> active = new CompletableFuture<>();
+                CompletableFuture<Integer> active = h.started;
                 ActiveCoordinator.init(system, new ActiveCoordinator.Lifecycle() {
                     @Override
                     public void activated(ActorRef<ActiveCoordinator.Command> self) {
@@ -303,7 +303,10 @@ public final class FarmNode implements AutoCloseable {
                         }
                     }
                 });
-                Integer known = awaitActive(system, active, config.getDuration("replay.coordinator.active-wait"));
+                // joining seeds (or itself) the node is up in moments; through Cluster Bootstrap it may wait for
+                // contact points that start after it, so it does not wait here (jobs() waits for the service)
+                Integer known = bootstrap.usesSeeds()
+                        ? awaitActive(system, active, config.getDuration("replay.coordinator.active-wait")) : null;
                 if (known == null) {
                     system.log().info("this coordinator stands by: another coordinator is active");
                 }
@@ -385,6 +388,16 @@ public final class FarmNode implements AutoCloseable {
             throw new IllegalStateException("this node has no coordinator role");
         }
         JobService d = jobs.delegate;
+        if (d == null) {
+            // a node that is to become the active one (no older coordinator is up) gets there in moments
+            try {
+                if (awaitActive(system, jobs.started, java.time.Duration.ofSeconds(30)) != null) {
+                    d = jobs.delegate;
+                }
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException("the job service did not start: " + e.getMessage(), e);
+            }
+        }
         if (d == null) {
             throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
         }
@@ -517,6 +530,8 @@ public final class FarmNode implements AutoCloseable {
     /** Lets routes be built before the service exists (the HTTP server binds first). */
     private static final class JobServiceHolder implements JobService {
         volatile JobService delegate;
+        /** Completes (with the journal's job count) when the service first started on this node. */
+        final CompletableFuture<Integer> started = new CompletableFuture<>();
 
         private JobService d() {
             if (delegate == null) {

@@ -34,7 +34,10 @@ public final class CoordinatorHttp extends AllDirectives {
     private Route captureRoute() {
         return pathPrefix("captures", () -> path(sha -> get(() -> {
             if (!captures.has(sha)) {
-                return complete(StatusCodes.NOT_FOUND, "no capture " + sha + " is stored here\n");
+                // JSON, as every other error of the API
+                return complete(akka.http.javadsl.model.HttpResponse.create().withStatus(StatusCodes.NOT_FOUND)
+                        .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"no capture "
+                                + sha.replaceAll("[^0-9A-Za-z]", "?") + " is stored here\"}\n"));
             }
             return complete(HttpEntities.create(ContentTypes.APPLICATION_OCTET_STREAM, captures.path(sha)));
         })));

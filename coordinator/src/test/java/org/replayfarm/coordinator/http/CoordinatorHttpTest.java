@@ -43,6 +43,10 @@ class CoordinatorHttpTest {
                     + "/captures/" + unknown)).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(404, missing.statusCode());
             assertTrue(missing.body().contains(unknown), missing.body());
+            assertEquals("application/json", missing.headers().firstValue("Content-Type").orElse(""),
+                    "a capture download's error is JSON as every other error of the API");
+            assertTrue(new com.fasterxml.jackson.databind.ObjectMapper().readTree(missing.body()).get("error").asText()
+                    .contains(unknown), missing.body());
         } finally {
             system.terminate();
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
@@ -122,7 +126,7 @@ class CoordinatorHttpTest {
 
     /** Whether the server closed (or answered on) this connection: a read that does not time out. */
     private static boolean cutOff(java.net.Socket s) throws Exception {
-        s.setSoTimeout(50);
+        s.setSoTimeout(5);
         try {
             s.getInputStream().read();
             return true;
@@ -136,13 +140,14 @@ class CoordinatorHttpTest {
     /**
      * Finding 8: 1,030 connections that hold half-sent headers (before the fix they made the API and capture
      * downloads unreachable) do not keep a prompt request waiting: it is answered while all of them are still
-     * held (the header timeout is long here, so none has been cut yet).
+     * held (the header and idle timeouts are long here, so none has been cut yet).
      */
     @Test
     void a_thousand_and_thirty_slow_connections_leave_the_api_reachable() throws Exception {
         CaptureStore store = new CaptureStore(dir.resolve("captures"));
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-flood",
-                com.typesafe.config.ConfigFactory.parseString("replay.coordinator.http.header-timeout = 120s")
+                com.typesafe.config.ConfigFactory.parseString("replay.coordinator.http.header-timeout = 300s\n"
+                        + "akka.http.server.idle-timeout = 300s")
                         .withFallback(com.typesafe.config.ConfigFactory.load()));
         java.util.List<java.net.Socket> held = List.of();
         try {
