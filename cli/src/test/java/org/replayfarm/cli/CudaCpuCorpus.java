@@ -73,6 +73,7 @@ final class CudaCpuCorpus {
     private static final AtomicLong nvccCompiles = new AtomicLong();
     private static final AtomicLong gxxBuilds = new AtomicLong();
     private static final AtomicLong bytesOfC = new AtomicLong();
+    private static final AtomicLong failedRuns = new AtomicLong();
     private static long started;
 
     private CudaCpuCorpus() {
@@ -126,7 +127,14 @@ final class CudaCpuCorpus {
         for (int i = 0; i < buffers; i++) {
             host.add(Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin")));
         }
-        jobs.add(pool().submit(() -> runAndCompare(name, file, translation, host, toleranceUlps)));
+        jobs.add(pool().submit(() -> {
+            String r = runAndCompare(name, file, translation, host, toleranceUlps);
+            if (!r.isEmpty()) {
+                failedRuns.incrementAndGet();
+                System.out.println("[cuda-cpu corpus] FAILED " + r);
+            }
+            return r;
+        }));
         boolean nvccAll = "all".equals(System.getProperty("replay.nvcc"));
         if (Files.isExecutable(NVCC)) {
             if (!"none".equals(System.getProperty("replay.nvcc")) && (nvccAll || bytes <= NVCC_DEFAULT_BYTES)) {
@@ -289,7 +297,7 @@ final class CudaCpuCorpus {
                         + "left out (larger than %d KiB; -Dreplay.nvcc=all compiles them), failures %d; translate %.1f s, "
                         + "g++ %d builds %.1f s, runs %.1f s, nvcc %.1f s (summed over %d workers, wall %.1f s from the "
                         + "first queued; noisy: the machine is shared)%n",
-                equal.size() + approximate.size() + refused.size() + notRun.size() + failures.size(), bytesOfC.get() / 1024,
+                equal.size() + approximate.size() + refused.size() + notRun.size() + failedRuns.get(), bytesOfC.get() / 1024,
                 equal.size(), approximate.size(), refused.size(), notRun.size(), nvccCompiles.get(), nvccSkipped.size(),
                 NVCC_DEFAULT_BYTES / 1024, failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
                 gxxNanos.get() / 1e9, runNanos.get() / 1e9, nvccNanos.get() / 1e9,
