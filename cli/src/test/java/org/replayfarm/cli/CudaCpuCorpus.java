@@ -99,10 +99,15 @@ final class CudaCpuCorpus {
      */
     static void check(String name, Path capture, Path work, int toleranceUlps, int buffers) throws Exception {
         long t0 = System.nanoTime();
-        CaptureFile file = CaptureFile.open(capture); // mapped: stays readable once the work directory is gone
+        // a copy of the capture of our own: the backend reads it by path, and the work directory is deleted when
+        // the test factory ends, possibly before the pool reaches this variant; the job deletes the copy
+        Path own = Files.createTempFile("corpus-cuda-cpu", ".capture");
+        Files.copy(capture, own, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        CaptureFile file = CaptureFile.open(own);
         Translation translation = new Translator().translate(ProgramInfo.of(file));
         translateNanos.addAndGet(System.nanoTime() - t0);
         if (!translation.ok()) {
+            Files.deleteIfExists(own);
             String first = translation.refusals().isEmpty() ? "" : translation.refusals().get(0).getMessage();
             refused.add(name + ": " + first);
             System.out.println("[cuda-cpu corpus] " + name + ": REFUSED " + first);
@@ -118,6 +123,7 @@ final class CudaCpuCorpus {
             default -> bytes <= CUDACPU_DEFAULT_BYTES;
         };
         if (!build) {
+            Files.deleteIfExists(own);
             String why = name + ": translated (" + bytes / 1024 + " KiB of C), not built (-Dreplay.cudacpu=" + mode + ")";
             notRun.add(why);
             System.out.println("[cuda-cpu corpus] " + why);
@@ -128,12 +134,16 @@ final class CudaCpuCorpus {
             host.add(Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin")));
         }
         jobs.add(pool().submit(() -> {
-            String r = runAndCompare(name, file, translation, host, toleranceUlps);
-            if (!r.isEmpty()) {
-                failedRuns.incrementAndGet();
-                System.out.println("[cuda-cpu corpus] FAILED " + r);
+            try {
+                String r = runAndCompare(name, file, translation, host, toleranceUlps);
+                if (!r.isEmpty()) {
+                    failedRuns.incrementAndGet();
+                    System.out.println("[cuda-cpu corpus] FAILED " + r);
+                }
+                return r;
+            } finally {
+                Files.deleteIfExists(own);
             }
-            return r;
         }));
         boolean nvccAll = "all".equals(System.getProperty("replay.nvcc"));
         if (Files.isExecutable(NVCC)) {
