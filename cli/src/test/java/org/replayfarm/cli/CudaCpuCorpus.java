@@ -73,6 +73,7 @@ final class CudaCpuCorpus {
     private static final AtomicLong nvccCompiles = new AtomicLong();
     private static final AtomicLong gxxBuilds = new AtomicLong();
     private static final AtomicLong bytesOfC = new AtomicLong();
+    private static final AtomicLong failedRuns = new AtomicLong();
     private static long started;
 
     private CudaCpuCorpus() {
@@ -98,10 +99,15 @@ final class CudaCpuCorpus {
      */
     static void check(String name, Path capture, Path work, int toleranceUlps, int buffers) throws Exception {
         long t0 = System.nanoTime();
-        CaptureFile file = CaptureFile.open(capture); // mapped: stays readable once the work directory is gone
+        // a copy of the capture of our own: the backend reads it by path, and the work directory is deleted when
+        // the test factory ends, possibly before the pool reaches this variant; the job deletes the copy
+        Path own = Files.createTempFile("corpus-cuda-cpu", ".capture");
+        Files.copy(capture, own, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        CaptureFile file = CaptureFile.open(own);
         Translation translation = new Translator().translate(ProgramInfo.of(file));
         translateNanos.addAndGet(System.nanoTime() - t0);
         if (!translation.ok()) {
+            Files.deleteIfExists(own);
             String first = translation.refusals().isEmpty() ? "" : translation.refusals().get(0).getMessage();
             refused.add(name + ": " + first);
             System.out.println("[cuda-cpu corpus] " + name + ": REFUSED " + first);
@@ -117,6 +123,7 @@ final class CudaCpuCorpus {
             default -> bytes <= CUDACPU_DEFAULT_BYTES;
         };
         if (!build) {
+            Files.deleteIfExists(own);
             String why = name + ": translated (" + bytes / 1024 + " KiB of C), not built (-Dreplay.cudacpu=" + mode + ")";
             notRun.add(why);
             System.out.println("[cuda-cpu corpus] " + why);
@@ -126,7 +133,18 @@ final class CudaCpuCorpus {
         for (int i = 0; i < buffers; i++) {
             host.add(Files.readAllBytes(work.resolve("out/host/guest-" + i + ".bin")));
         }
-        jobs.add(pool().submit(() -> runAndCompare(name, file, translation, host, toleranceUlps)));
+        jobs.add(pool().submit(() -> {
+            try {
+                String r = runAndCompare(name, file, translation, host, toleranceUlps);
+                if (!r.isEmpty()) {
+                    failedRuns.incrementAndGet();
+                    System.out.println("[cuda-cpu corpus] FAILED " + r);
+                }
+                return r;
+            } finally {
+                Files.deleteIfExists(own);
+            }
+        }));
         boolean nvccAll = "all".equals(System.getProperty("replay.nvcc"));
         if (Files.isExecutable(NVCC)) {
             if (!"none".equals(System.getProperty("replay.nvcc")) && (nvccAll || bytes <= NVCC_DEFAULT_BYTES)) {
@@ -289,7 +307,7 @@ final class CudaCpuCorpus {
                         + "left out (larger than %d KiB; -Dreplay.nvcc=all compiles them), failures %d; translate %.1f s, "
                         + "g++ %d builds %.1f s, runs %.1f s, nvcc %.1f s (summed over %d workers, wall %.1f s from the "
                         + "first queued; noisy: the machine is shared)%n",
-                equal.size() + approximate.size() + refused.size() + notRun.size() + failures.size(), bytesOfC.get() / 1024,
+                equal.size() + approximate.size() + refused.size() + notRun.size() + failedRuns.get(), bytesOfC.get() / 1024,
                 equal.size(), approximate.size(), refused.size(), notRun.size(), nvccCompiles.get(), nvccSkipped.size(),
                 NVCC_DEFAULT_BYTES / 1024, failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
                 gxxNanos.get() / 1e9, runNanos.get() / 1e9, nvccNanos.get() / 1e9,

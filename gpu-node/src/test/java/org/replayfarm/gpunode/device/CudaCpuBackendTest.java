@@ -51,6 +51,32 @@ class CudaCpuBackendTest {
     }
 
     @Test
+    void a_given_translation_is_built_as_it_is_and_the_level_is_part_of_the_hash() throws Exception {
+        // v_add_f32 and v_mul_f32 under IEEE rounding: the lanes' results must not depend on g++'s level
+        CaptureFile c = Differential.assemble(dir, "v_cvt_f32_u32 v1, v0\nv_mul_f32 v2, 0x3dcccccd, v1\n"
+                + "v_add_f32 v3, v2, 0x3f8ccccd\nv_fma_f32 v4, v3, v2, v1\nv_div_fixup_f32 v4, v4, v3, v2\n"
+                + "global_store_dword_addtid v4, s[0:1]\ns_endpgm\n", 32, 32, 1, List.of(new byte[128]), 0, 0);
+        var t = new Translator().translate(ProgramInfo.of(c));
+        CpuBuild o0 = new CpuBuild("g++", dir.resolve("cache"), "-O0");
+        CpuBuild o2 = new CpuBuild("g++", dir.resolve("cache"), "-O2");
+        assertTrue(o0.flagsFor(t).contains("-O0") && !o0.flagsFor(t).contains("-O2"), o0.flagsFor(t).toString());
+        assertTrue(!o0.hash(t).equals(o2.hash(t)), "the optimisation level is part of the cache key");
+        CudaCpuBackend b0 = new CudaCpuBackend(o0, 120, 1_000_000);
+        CudaCpuBackend b2 = new CudaCpuBackend(o2, 120, 1_000_000);
+        DeviceRun r0 = b0.run(new DeviceRequest(c, c.identity()), e -> { }, t);
+        DeviceRun r2 = b2.run(new DeviceRequest(c, c.identity()), e -> { }, t);
+        assertTrue(b0.lastOutcome().translation() == t, "the given translation is the one built (no second one)");
+        assertTrue(b0.lastOutcome().built().compiled() && b2.lastOutcome().built().compiled(), "two builds");
+        assertEquals(r2.ranges().size(), r0.ranges().size());
+        for (int i = 0; i < r0.ranges().size(); i++) {
+            assertTrue(java.util.Arrays.equals(r2.rangeBytes(i), r0.rangeBytes(i)), "range " + i + " at -O0 and -O2");
+        }
+        assertEquals(r2.fidelity().laneInstructions(), r0.fidelity().laneInstructions());
+        assertTrue(!java.util.Arrays.equals(new byte[128], r0.rangeBytes(0)), "the program stored its results");
+        assertThrows(IllegalArgumentException.class, () -> new CpuBuild("g++", dir, "-ffast-math"));
+    }
+
+    @Test
     void a_crash_or_a_timeout_is_the_device_failing() throws Exception {
         CaptureFile spin = capture("loop:\ns_add_u32 s4, s4, 1\ns_branch loop\n");
         CpuBuild build = new CpuBuild("g++", dir.resolve("cache"));
