@@ -34,6 +34,11 @@ import org.replayfarm.coordinator.jobs.JobProgress;
 final class CoordinatorClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration REQUEST_TIMEOUT = Duration.ofMinutes(2);
+    /**
+     * How long a request waits while every coordinator stands by (a failover, or a coordinator whose cluster
+     * has not yet made it the active one), asking again after each answer's {@code Retry-After}.
+     */
+    static final Duration STANDBY_WAIT = Duration.ofSeconds(60);
     private static final Duration UPLOAD_TIMEOUT = Duration.ofMinutes(30);
 
     /** One output file of a finished job, as the coordinator lists it. */
@@ -376,12 +381,44 @@ final class CoordinatorClient {
 
     /**
      * Sends to the coordinator that answered last; when it refuses the connection or stands by (503 with
-     * {@code X-Replay-Standby}), to each other one in turn. When every one stands by (a failover under way)
-     * the last standby answer is returned (a 503: the caller retries or reports it).
+     * {@code X-Replay-Standby}), to each other one in turn. While every one stands by (a failover under way, or
+     * a cluster that has not yet made one active) it asks again after each {@code Retry-After}, for at most
+     * {@link #STANDBY_WAIT}; then the last standby answer is returned (a 503 the caller reports).
      */
     private <T> HttpResponse<T> send(HttpRequest.Builder request, HttpResponse.BodyHandler<T> body) throws IOException {
         token.ifPresent(t -> request.header("Authorization", org.replayfarm.evalnode.cluster.ApiToken.header(t)));
         HttpRequest first = request.build();
+        long deadline = System.nanoTime() + STANDBY_WAIT.toNanos();
+        while (true) {
+            HttpResponse<T> answer = sendOnce(first, body);
+            if (!isStandby(answer) || System.nanoTime() >= deadline) {
+                return answer;
+            }
+            long pause = answer.headers().firstValue("Retry-After").map(CoordinatorClient::seconds).orElse(1L);
+            discard(answer);
+            try {
+                Thread.sleep(Math.max(100, Math.min(5_000, pause * 1000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for a coordinator to become active", e);
+            }
+        }
+    }
+
+    private static boolean isStandby(HttpResponse<?> answer) {
+        return answer.statusCode() == 503 && answer.headers().firstValue("X-Replay-Standby").isPresent();
+    }
+
+    private static long seconds(String retryAfter) {
+        try {
+            return Long.parseLong(retryAfter.trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    /** One round over the coordinators (see {@link #send}). */
+    private <T> HttpResponse<T> sendOnce(HttpRequest first, HttpResponse.BodyHandler<T> body) throws IOException {
         URI u = first.uri();
         String tail = u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
         IOException unreachable = null;
@@ -393,8 +430,7 @@ final class CoordinatorClient {
             HttpRequest r = HttpRequest.newBuilder(first, (name, value) -> true).uri(URI.create(at + tail)).build();
             try {
                 HttpResponse<T> answer = http.send(r, body);
-                if (answer.statusCode() == 503 && answer.headers().firstValue("X-Replay-Standby").isPresent()
-                        && bases.size() > 1) {
+                if (isStandby(answer)) {
                     discard(standby);
                     standby = answer;
                     continue;
