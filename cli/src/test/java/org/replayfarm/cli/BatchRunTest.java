@@ -90,11 +90,18 @@ class BatchRunTest {
                 .substring(0, 16) + " range C bytes 4000..4003"), b2.out());
         assertTrue(Files.readString(dir.resolve("b2/junit.xml")).contains("failures=\"0\" errors=\"0\""));
 
-        // a capture that cannot finish in a second: timeout (shadow-pass, every group, takes many seconds here)
-        CliRun b3 = CliRun.of("run", Toolchain.root().resolve("examples/shadow-pass/shadow.capture").toString(), "--every-group",
+        // a capture that cannot finish in a second: timeout (one wave spinning until its instruction budget stops
+        // it; the shadow pass used here before finishes in about a second with the fast tier)
+        Path spin = dir.resolve("spin.s");
+        Files.writeString(spin, "loop:\ns_branch loop\ns_endpgm\n");
+        Path spinning = dir.resolve("spin.capture");
+        CliRun spinBuilt = CliRun.of("capture", "build", "--asm", spin.toString(), "--groups", "1", "--group-size", "1",
+                "--arg", "zeros:64", "--workgroup-id-sgpr", "2", "-o", spinning.toString());
+        assertEquals(0, spinBuilt.exitCode(), spinBuilt.err());
+        CliRun b3 = CliRun.of("run", spinning.toString(), "--every-group", "--budget", "500000000",
                 "--timeout", "1", "--evaluators", "1", "--out", dir.resolve("b3").toString());
         assertEquals(1, b3.exitCode(), b3.out() + b3.err());
-        assertTrue(b3.out().contains("timeout       shadow"), b3.out());
+        assertTrue(b3.out().contains("timeout       spin"), b3.out());
         assertTrue(Files.readString(dir.resolve("b3/junit.xml")).contains("type=\"timeout\""));
     }
 
