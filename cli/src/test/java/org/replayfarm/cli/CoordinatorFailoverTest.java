@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -60,7 +58,7 @@ class CoordinatorFailoverTest {
                     replay.coordinator.journal.url = "%s"
                     replay.coordinator.journal.user = "replay"
                     """.formatted(pg.url()));
-            int[] ports = freePorts(4);
+            int[] ports = CoordinatorKillTest.freePorts(4);
             String urlA = "http://127.0.0.1:" + ports[2];
             String urlB = "http://127.0.0.1:" + ports[3];
             String both = urlA + "," + urlB;
@@ -165,23 +163,5 @@ class CoordinatorFailoverTest {
     private HttpResponse<String> get(String url) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static int[] freePorts(int n) throws Exception {
-        ServerSocket[] sockets = new ServerSocket[n];
-        int[] ports = new int[n];
-        try {
-            for (int i = 0; i < n; i++) {
-                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                ports[i] = sockets[i].getLocalPort();
-            }
-        } finally {
-            for (ServerSocket s : sockets) {
-                if (s != null) {
-                    s.close();
-                }
-            }
-        }
-        return ports;
     }
 }

@@ -163,7 +163,8 @@ class CoordinatorKillTest {
         return new ObjectMapper().readTree(r.body());
     }
 
-    private static int[] freePorts(int n) throws Exception {
+    /** n distinct loopback ports free at the time of asking (also used by CoordinatorFailoverTest). */
+    static int[] freePorts(int n) throws Exception {
         ServerSocket[] sockets = new ServerSocket[n];
         int[] ports = new int[n];
         try {
