@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -143,14 +140,7 @@ class CoordinatorFailoverTest {
         pb.environment().put("REPLAY_LOG_LEVEL", "INFO");
         Process p = pb.start();
         started.add(p);
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            } catch (Exception e) {
-                return null;
-            }
-        }).get(120, TimeUnit.SECONDS);
-        assertTrue(line != null && line.startsWith("node akka://farm@"), line + "\n" + Files.readString(err));
+        CoordinatorKillTest.awaitNodeLine(p, err);
         return p;
     }
 

@@ -141,6 +141,12 @@ class CoordinatorKillTest {
         Path err = dir.resolve(name + ".err");
         Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
         started.add(p);
+        awaitNodeLine(p, err);
+        return p;
+    }
+
+    /** Waits (up to 120 s) for a started replay node's first stdout line, its cluster address. */
+    static void awaitNodeLine(Process p, Path err) throws Exception {
         String line = CompletableFuture.supplyAsync(() -> {
             try {
                 return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
@@ -149,7 +155,6 @@ class CoordinatorKillTest {
             }
         }).get(120, TimeUnit.SECONDS);
         assertTrue(line != null && line.startsWith("node akka://farm@"), line + "\n" + Files.readString(err));
-        return p;
     }
 
     private long groupsDone(String url, String job) throws Exception {
