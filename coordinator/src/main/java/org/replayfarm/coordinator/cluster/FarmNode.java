@@ -112,7 +112,7 @@ public final class FarmNode implements AutoCloseable {
     private final ServerBinding binding;
     private final int evalThreads;
     private final String url;
-    private ActorRef<Object> samplingStore;
+    private ActorRef<SamplingStore.Command> samplingStore;
     private GpuNode gpu;
     private org.replayfarm.gpunode.node.DeviceSetup device;
     private org.replayfarm.coordinator.device.GpuNodes gpuNodes;
@@ -246,7 +246,7 @@ public final class FarmNode implements AutoCloseable {
             ActorRef<org.replayfarm.proto.SliceTask> shards = EvaluatorSharding.init(system, evaluator);
             JobServiceHolder holder = null;
             org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
-            ActorRef<Object> samplingStore = null;
+            ActorRef<SamplingStore.Command> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
@@ -264,7 +264,7 @@ public final class FarmNode implements AutoCloseable {
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
                 SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
                 samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
-                ActorRef<Object> sampling = samplingStore;
+                ActorRef<SamplingStore.Command> sampling = samplingStore;
                 gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
                         config.getDuration("replay.coordinator.device-run-timeout"),
                         new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention()));
@@ -451,7 +451,7 @@ public final class FarmNode implements AutoCloseable {
     }
 
     /** The store of GPU nodes' sampling windows and executions (coordinator nodes only). */
-    public ActorRef<Object> samplingStore() {
+    public ActorRef<SamplingStore.Command> samplingStore() {
         if (samplingStore == null) {
             throw new IllegalStateException("this node has no coordinator role");
         }

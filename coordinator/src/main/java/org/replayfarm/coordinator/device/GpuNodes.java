@@ -7,6 +7,7 @@ import akka.actor.typed.Behavior;
 import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.receptionist.Receptionist;
+import com.google.protobuf.Message;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -31,7 +32,18 @@ public final class GpuNodes implements GpuSource {
     private static final Logger LOG = LoggerFactory.getLogger(GpuNodes.class);
 
     /** Receptionist news, wrapped (local only). */
-    private record Listing(Receptionist.Listing listing) implements akka.actor.NoSerializationVerificationNeeded {
+    /**
+     * What the directory takes: receptionist news ({@link Listing}, local) and the runners' answers
+     * ({@link Advertised}: the wire's {@link GpuDeviceInfo}, wrapped by the adapter the queries name as
+     * their {@code reply_to}, so the wire form is unchanged).
+     */
+    sealed interface Command extends akka.actor.NoSerializationVerificationNeeded permits Listing, Advertised {
+    }
+
+    record Listing(Receptionist.Listing listing) implements Command {
+    }
+
+    record Advertised(GpuDeviceInfo info) implements Command {
     }
 
     private final ActorSystem<?> system;
@@ -59,23 +71,25 @@ public final class GpuNodes implements GpuSource {
         return g;
     }
 
-    private Behavior<Object> directory() {
+    Behavior<Command> directory() {
         return Behaviors.setup(ctx -> {
             ActorRef<Receptionist.Listing> adapter = ctx.messageAdapter(Receptionist.Listing.class, Listing::new);
             ctx.getSystem().receptionist().tell(Receptionist.subscribe(DeviceRunner.KEY, adapter));
-            String self = ActorRefResolver.get(system).toSerializationFormat(ctx.getSelf());
-            return Behaviors.receive(Object.class)
+            ActorRef<GpuDeviceInfo> answers = ctx.messageAdapter(GpuDeviceInfo.class, Advertised::new);
+            String self = ActorRefResolver.get(system).toSerializationFormat(answers);
+            return Behaviors.receive(Command.class)
                     .onMessage(Listing.class, l -> {
-                        Set<ActorRef<Object>> runners = l.listing().getServiceInstances(DeviceRunner.KEY);
+                        Set<ActorRef<Message>> runners = l.listing().getServiceInstances(DeviceRunner.KEY);
                         Set<String> refs = runners.stream().map(r -> ActorRefResolver.get(system).toSerializationFormat(r))
                                 .collect(Collectors.toSet());
                         known.values().removeIf(i -> !refs.contains(i.getRunner()));
-                        for (ActorRef<Object> r : runners) {
+                        for (ActorRef<Message> r : runners) {
                             r.tell(DeviceQuery.newBuilder().setReplyTo(self).build());
                         }
                         return Behaviors.same();
                     })
-                    .onMessage(GpuDeviceInfo.class, i -> {
+                    .onMessage(Advertised.class, a -> {
+                        GpuDeviceInfo i = a.info();
                         GpuDeviceInfo before = known.put(i.getNodeAddress(), i);
                         if (before == null) {
                             LOG.info("GPU node {}: {} {}", i.getNodeAddress(), i.getBackend(),

@@ -10,6 +10,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.cluster.ClusterEvent;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
+import com.google.protobuf.Message;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -90,19 +91,55 @@ public final class RemoteDeviceBackend implements DeviceBackend {
         }
     }
 
-    private Behavior<Object> client(String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
+    /**
+     * What a run's client takes: the runner's events and output chunks (the wire's {@link DeviceRunEvent} and
+     * {@link DeviceRunChunk}, wrapped by the adapter the task names as its {@code reply_to}, so the wire form
+     * is unchanged), any other message sent there ({@link Stray}), and cluster news (local).
+     */
+    sealed interface Command extends akka.actor.NoSerializationVerificationNeeded
+            permits Event, Chunk, Stray, Membership, Reachability {
+    }
+
+    record Event(DeviceRunEvent event) implements Command {
+    }
+
+    record Chunk(DeviceRunChunk chunk) implements Command {
+    }
+
+    record Stray(Message message) implements Command {
+    }
+
+    record Membership(ClusterEvent.MemberEvent event) implements Command {
+    }
+
+    record Reachability(ClusterEvent.ReachabilityEvent event) implements Command {
+    }
+
+    /** The wire message as the client's protocol. */
+    static Command wrap(Message m) {
+        if (m instanceof DeviceRunEvent e) {
+            return new Event(e);
+        } else if (m instanceof DeviceRunChunk c) {
+            return new Chunk(c);
+        }
+        return new Stray(m);
+    }
+
+    private Behavior<Command> client(String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
         return Behaviors.setup(ctx -> {
             Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(
-                    ctx.messageAdapter(ClusterEvent.MemberEvent.class, m -> m), ClusterEvent.MemberEvent.class));
+                    ctx.messageAdapter(ClusterEvent.MemberEvent.class, Membership::new), ClusterEvent.MemberEvent.class));
             Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(
-                    ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class, m -> m), ClusterEvent.ReachabilityEvent.class));
-            return new Client(ctx, runId, sha, events, done).send();
+                    ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class, Reachability::new),
+                    ClusterEvent.ReachabilityEvent.class));
+            ActorRef<Message> replies = ctx.messageAdapter(Message.class, RemoteDeviceBackend::wrap);
+            return new Client(ctx, replies, runId, sha, events, done).send();
         });
     }
 
     /** One run's conversation with GPU nodes. */
     private final class Client {
-        private final ActorContext<Object> ctx;
+        private final ActorContext<Command> ctx;
         private final String runId;
         private final String sha;
         private final DeviceEvents events;
@@ -114,16 +151,17 @@ public final class RemoteDeviceBackend implements DeviceBackend {
         private int attempt;
         private GpuDeviceInfo current;
 
-        Client(ActorContext<Object> ctx, String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
+        Client(ActorContext<Command> ctx, ActorRef<Message> replies, String runId, String sha, DeviceEvents events,
+               CompletableFuture<DeviceRun> done) {
             this.ctx = ctx;
             this.runId = runId;
             this.sha = sha;
             this.events = events;
             this.done = done;
-            this.self = ActorRefResolver.get(system).toSerializationFormat(ctx.getSelf());
+            this.self = ActorRefResolver.get(system).toSerializationFormat(replies);
         }
 
-        Behavior<Object> send() {
+        Behavior<Command> send() {
             current = null;
             for (GpuDeviceInfo c : candidates) {
                 if (!gone.contains(c.getNodeAddress())) {
@@ -138,20 +176,26 @@ public final class RemoteDeviceBackend implements DeviceBackend {
             }
             attempt++;
             chunks.clear();
-            ActorRef<Object> runner = ActorRefResolver.get(system).resolveActorRef(current.getRunner());
+            ActorRef<Message> runner = ActorRefResolver.get(system).resolveActorRef(current.getRunner());
             runner.tell(DeviceRunTask.newBuilder().setJobId(runId).setCaptureSha256(sha)
                     .setCaptureUrl(captureBaseUrl + "/captures/" + sha).setAttempt(attempt).setReplyTo(self).build());
             ctx.getLog().info("device run {} (attempt {}) sent to GPU node {}", runId, attempt, current.getNodeAddress());
-            return Behaviors.receive(Object.class)
-                    .onMessage(DeviceRunEvent.class, this::onEvent)
-                    .onMessage(DeviceRunChunk.class, this::onChunk)
-                    .onMessage(ClusterEvent.MemberEvent.class, m -> onGone(m.member().address().toString(), m))
-                    .onMessage(ClusterEvent.UnreachableMember.class, m -> onGone(m.member().address().toString(), m))
-                    .onAnyMessage(m -> done.isDone() ? Behaviors.stopped() : Behaviors.same())
+            return Behaviors.receive(Command.class)
+                    .onMessage(Event.class, e -> onEvent(e.event()))
+                    .onMessage(Chunk.class, c -> onChunk(c.chunk()))
+                    .onMessage(Membership.class, m -> onGone(m.event().member().address().toString(), m.event()))
+                    .onMessage(Reachability.class, r -> r.event() instanceof ClusterEvent.UnreachableMember u
+                            ? onGone(u.member().address().toString(), u)
+                            : done.isDone() ? Behaviors.stopped() : Behaviors.same())
+                    .onMessage(Stray.class, m -> {
+                        ctx.getLog().warn("device run {}: ignored a message it does not take: {}", runId,
+                                m.message().getDescriptorForType().getFullName());
+                        return done.isDone() ? Behaviors.stopped() : Behaviors.same();
+                    })
                     .build();
         }
 
-        private Behavior<Object> onEvent(DeviceRunEvent e) {
+        private Behavior<Command> onEvent(DeviceRunEvent e) {
             if (e.getAttempt() != attempt) {
                 return Behaviors.same();
             }
@@ -171,7 +215,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
             return done.isDone() ? Behaviors.stopped() : Behaviors.same();
         }
 
-        private Behavior<Object> onChunk(DeviceRunChunk c) {
+        private Behavior<Command> onChunk(DeviceRunChunk c) {
             if (c.getAttempt() != attempt) {
                 return Behaviors.same(); // a node that was given up on answered late
             }
@@ -197,7 +241,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
             return Behaviors.stopped();
         }
 
-        private Behavior<Object> onGone(String node, Object event) {
+        private Behavior<Command> onGone(String node, ClusterEvent.ClusterDomainEvent event) {
             boolean leaving = event instanceof ClusterEvent.MemberRemoved || event instanceof ClusterEvent.MemberExited
                     || event instanceof ClusterEvent.MemberDowned || event instanceof ClusterEvent.MemberLeft
                     || event instanceof ClusterEvent.UnreachableMember;

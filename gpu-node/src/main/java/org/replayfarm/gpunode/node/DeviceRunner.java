@@ -49,7 +49,39 @@ import org.slf4j.LoggerFactory;
  * fails is an output with {@code error} set; the node serves on.
  */
 public final class DeviceRunner {
-    public static final ServiceKey<Object> KEY = ServiceKey.create(Object.class, "gpu-device-runner");
+    /** Where GPU nodes register their runner: it takes {@link DeviceQuery} and {@link DeviceRunTask}, as protobuf messages. */
+    public static final ServiceKey<Message> KEY = ServiceKey.create(Message.class, "gpu-device-runner");
+
+    /**
+     * What the runner takes. The questions and tasks cross the wire as the protobuf messages they are (the
+     * protobuf serializer, unchanged): the runner registers a message adapter under {@link #KEY}, and
+     * advertises it as its {@code runner} ref, that wraps each into a {@link Query} or {@link Run}; any
+     * other message sent there becomes {@link Unknown} and is refused with a log line naming it.
+     */
+    public sealed interface Command extends akka.actor.NoSerializationVerificationNeeded permits Query, Run, Unknown {
+    }
+
+    /** Answer the node's {@link GpuDeviceInfo} to the query's {@code reply_to}. */
+    public record Query(DeviceQuery query) implements Command {
+    }
+
+    /** Run the task on the launching thread; events and output chunks go to its {@code reply_to}. */
+    public record Run(DeviceRunTask task) implements Command {
+    }
+
+    /** A message the runner does not take (a sender's mistake). */
+    public record Unknown(Message message) implements Command {
+    }
+
+    /** The wire message as the runner's protocol. */
+    static Command wrap(Message m) {
+        if (m instanceof DeviceQuery q) {
+            return new Query(q);
+        } else if (m instanceof DeviceRunTask t) {
+            return new Run(t);
+        }
+        return new Unknown(m);
+    }
     private static final Logger LOG = LoggerFactory.getLogger(DeviceRunner.class);
     /** How many guest instructions a run's hotspot list keeps. */
     public static final int HOTTEST = 20;
@@ -81,8 +113,8 @@ public final class DeviceRunner {
      * answers every task with that error. {@code gpu}: the node's sampling (its session's hooks run around
      * each launch when the backend is {@code cuda}).
      */
-    public static ActorRef<Object> start(ActorSystem<?> system, DeviceBackend backend, GpuDeviceInfo info, Path cacheDir,
-                                         GpuNode gpu) {
+    public static ActorRef<Command> start(ActorSystem<?> system, DeviceBackend backend, GpuDeviceInfo info, Path cacheDir,
+                                          GpuNode gpu) {
         DeviceRunner r = new DeviceRunner(system, backend, info, new CaptureFetch(cacheDir), gpu);
         if (backend instanceof CudaBackend cuda && gpu != null) {
             cuda.hooks(gpu.launchHooks());
@@ -91,32 +123,34 @@ public final class DeviceRunner {
         return system.systemActorOf(r.behavior(), "gpu-device-runner", Props.empty());
     }
 
-    private Behavior<Object> behavior() {
+    private Behavior<Command> behavior() {
         return Behaviors.setup(ctx -> {
-            ctx.getSystem().receptionist().tell(Receptionist.register(KEY, ctx.getSelf()));
-            String self = ActorRefResolver.get(system).toSerializationFormat(ctx.getSelf());
+            ActorRef<Message> wire = ctx.messageAdapter(Message.class, DeviceRunner::wrap);
+            ctx.getSystem().receptionist().tell(Receptionist.register(KEY, wire));
+            String self = ActorRefResolver.get(system).toSerializationFormat(wire);
             GpuDeviceInfo me = info.toBuilder().setNodeAddress(node).setRunner(self).build();
             LOG.info("device runner on {}: {} ({})", node, me.getBackend(), me.getAvailable() ? me.getWhy()
                     : "takes no device runs: " + me.getWhy());
-            return Behaviors.receive(Object.class)
-                    .onMessage(DeviceQuery.class, q -> {
-                        resolve(q.getReplyTo()).tell(me);
+            return Behaviors.receive(Command.class)
+                    .onMessage(Query.class, q -> {
+                        ActorRefResolver.get(system).<GpuDeviceInfo>resolveActorRef(q.query().getReplyTo()).tell(me);
                         return Behaviors.same();
                     })
-                    .onMessage(DeviceRunTask.class, t -> {
-                        launcher.execute(() -> run(t));
+                    .onMessage(Run.class, r -> {
+                        launcher.execute(() -> run(r.task()));
+                        return Behaviors.same();
+                    })
+                    .onMessage(Unknown.class, u -> {
+                        LOG.error("device runner on {}: refused a message it does not take: {}", node,
+                                u.message().getDescriptorForType().getFullName());
                         return Behaviors.same();
                     })
                     .build();
         });
     }
 
-    private ActorRef<Object> resolve(String ref) {
-        return ActorRefResolver.get(system).resolveActorRef(ref);
-    }
-
     private void run(DeviceRunTask task) {
-        ActorRef<Object> reply = resolve(task.getReplyTo());
+        ActorRef<Message> reply = ActorRefResolver.get(system).resolveActorRef(task.getReplyTo());
         DeviceRunEvent.Builder ev = DeviceRunEvent.newBuilder().setJobId(task.getJobId()).setAttempt(task.getAttempt())
                 .setNodeAddress(node);
         DeviceRunOutput.Builder out = DeviceRunOutput.newBuilder().setJobId(task.getJobId()).setAttempt(task.getAttempt())

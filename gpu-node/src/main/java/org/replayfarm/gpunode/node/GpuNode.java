@@ -21,11 +21,11 @@ public final class GpuNode {
 
     private final SamplingSettings settings;
     private final SamplingSession session;
-    private final ActorRef<Object> link;
+    private final ActorRef<SamplingLink.Command> link;
     private final AtomicInteger storesKnown;
     private final AtomicLong undelivered;
 
-    private GpuNode(SamplingSettings settings, SamplingSession session, ActorRef<Object> link, AtomicInteger storesKnown,
+    private GpuNode(SamplingSettings settings, SamplingSession session, ActorRef<SamplingLink.Command> link, AtomicInteger storesKnown,
                     AtomicLong undelivered) {
         this.settings = settings;
         this.session = session;
@@ -47,12 +47,12 @@ public final class GpuNode {
         SamplingSettings settings = SamplingSettings.from(system.settings().config());
         AtomicInteger known = new AtomicInteger();
         AtomicLong undelivered = new AtomicLong();
-        ActorRef<Object> link = system.systemActorOf(SamplingLink.create(known, undelivered),
+        ActorRef<SamplingLink.Command> link = system.systemActorOf(SamplingLink.create(known, undelivered),
                 "gpu-sampling-link-" + incarnation, Props.empty());
         java.util.List<java.util.function.Consumer<com.google.protobuf.Message>> taps =
                 new java.util.concurrent.CopyOnWriteArrayList<>();
         SamplingSession session = new SamplingSession(settings, sampler, m -> {
-            link.tell(m);
+            link.tell(new SamplingLink.Send(m));
             for (var t : taps) {
                 t.accept(m);
             }
@@ -120,7 +120,7 @@ public final class GpuNode {
         return undelivered.get();
     }
 
-    ActorRef<Object> link() {
+    ActorRef<SamplingLink.Command> link() {
         return link;
     }
 }

@@ -1,5 +1,6 @@
 package org.replayfarm.gpunode.node;
 
+import akka.actor.NoSerializationVerificationNeeded;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.javadsl.AbstractBehavior;
@@ -9,6 +10,7 @@ import akka.actor.typed.javadsl.Receive;
 import akka.actor.typed.receptionist.Receptionist;
 import akka.actor.typed.receptionist.ServiceKey;
 import com.google.protobuf.Message;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,21 +22,36 @@ import org.slf4j.LoggerFactory;
  * the coordinator's sampling store the moment the session produces it. The store is found through the
  * receptionist; a record produced while no store is known is not delivered and is counted (the
  * coordinator then sees a sequence gap or a late attach, and discloses "unknown" for what it decided).
+ *
+ * <p>Its protocol is {@link Command}: both messages are local. What crosses the wire is the record itself,
+ * the protobuf message as it was before (the protobuf serializer, unchanged), sent to the store's
+ * {@link #STORE} ref.
  */
-public final class SamplingLink extends AbstractBehavior<Object> {
-    /** Where coordinators register their sampling store. */
-    public static final ServiceKey<Object> STORE = ServiceKey.create(Object.class, "gpu-sampling-store");
+public final class SamplingLink extends AbstractBehavior<SamplingLink.Command> {
+    /** Where coordinators register their sampling store: it takes the records, as protobuf messages. */
+    public static final ServiceKey<Message> STORE = ServiceKey.create(Message.class, "gpu-sampling-store");
     private static final Logger LOG = LoggerFactory.getLogger(SamplingLink.class);
 
-    /** Receptionist news, wrapped (local only). */
-    private record Stores(Receptionist.Listing listing) implements akka.actor.NoSerializationVerificationNeeded {
+    /** What the link takes; none crosses nodes. */
+    public sealed interface Command extends NoSerializationVerificationNeeded permits Send, Stores {
+    }
+
+    /** Send this record to every known store, in the order the session produced it. */
+    public record Send(Message record) implements Command {
+        public Send {
+            Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /** Receptionist news, wrapped. */
+    record Stores(Receptionist.Listing listing) implements Command {
     }
 
     private final AtomicInteger storesKnown;
     private final AtomicLong undelivered;
-    private Set<ActorRef<Object>> stores = Set.of();
+    private Set<ActorRef<Message>> stores = Set.of();
 
-    private SamplingLink(ActorContext<Object> ctx, AtomicInteger storesKnown, AtomicLong undelivered) {
+    private SamplingLink(ActorContext<Command> ctx, AtomicInteger storesKnown, AtomicLong undelivered) {
         super(ctx);
         this.storesKnown = storesKnown;
         this.undelivered = undelivered;
@@ -42,25 +59,29 @@ public final class SamplingLink extends AbstractBehavior<Object> {
         ctx.getSystem().receptionist().tell(Receptionist.subscribe(STORE, adapter));
     }
 
-    static Behavior<Object> create(AtomicInteger storesKnown, AtomicLong undelivered) {
+    /**
+     * A link that counts the stores it knows in {@code storesKnown} and the records it could not deliver
+     * (no store known) in {@code undelivered}.
+     */
+    static Behavior<Command> create(AtomicInteger storesKnown, AtomicLong undelivered) {
         return Behaviors.setup(ctx -> new SamplingLink(ctx, storesKnown, undelivered));
     }
 
     @Override
-    public Receive<Object> createReceive() {
+    public Receive<Command> createReceive() {
         return newReceiveBuilder()
                 .onMessage(Stores.class, this::onStores)
-                .onMessage(Message.class, this::onRecord)
+                .onMessage(Send.class, this::onRecord)
                 .build();
     }
 
-    private Behavior<Object> onStores(Stores s) {
+    private Behavior<Command> onStores(Stores s) {
         stores = s.listing().getServiceInstances(STORE);
         storesKnown.set(stores.size());
         return this;
     }
 
-    private Behavior<Object> onRecord(Message record) {
+    private Behavior<Command> onRecord(Send send) {
         if (stores.isEmpty()) {
             if (undelivered.getAndIncrement() == 0) {
                 LOG.warn("no coordinator sampling store is known yet: sampling records are not delivered (the "
@@ -68,8 +89,8 @@ public final class SamplingLink extends AbstractBehavior<Object> {
             }
             return this;
         }
-        for (ActorRef<Object> store : stores) {
-            store.tell(record);
+        for (ActorRef<Message> store : stores) {
+            store.tell(send.record());
         }
         return this;
     }
