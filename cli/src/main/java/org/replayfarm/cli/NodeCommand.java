@@ -209,11 +209,20 @@ final class NodeCommand implements Callable<Integer> {
         }
         err.flush();
         DrainClock drain = DrainClock.install(node.system());
-        node.system().getWhenTerminated().toCompletableFuture().join();
-        var reason = akka.actor.CoordinatedShutdown.get(node.system()).getShutdownReason();
-        if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.jvmExitReason()) {
-            // SIGTERM (kubelet scale-in, Ctrl-C): the JVM is already exiting, so System.exit would block and the
-            // status would be the signal's 143; a completed drain is a clean exit, one that ran out of time is not
+        // SIGTERM (kubelet scale-in, Ctrl-C): the JVM is already exiting, System.exit would block and the status
+        // would be the signal's 143. This hook (the JVM waits for every hook) decides it once the node stopped:
+        // a completed drain is a clean exit, one cut off at the drain timeout is not.
+        var system = node.system();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                system.getWhenTerminated().toCompletableFuture().get(drain.timeout().toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception notInTime) {
+                // decide with what is known
+            }
+            var why = akka.actor.CoordinatedShutdown.get(system).getShutdownReason();
+            if (why.isEmpty() || why.get() != akka.actor.CoordinatedShutdown.jvmExitReason()) {
+                return; // another reason: the main thread returns its status
+            }
             int code = drain.completed() ? Replay.EXIT_OK : Replay.EXIT_ERROR;
             if (code != Replay.EXIT_OK) {
                 err.println("replay node: the drain did not finish within " + drain.timeout().toSeconds()
@@ -225,6 +234,11 @@ final class NodeCommand implements Callable<Integer> {
             System.out.flush();
             System.err.flush();
             Runtime.getRuntime().halt(code);
+        }, "replay-node-exit-status"));
+        node.system().getWhenTerminated().toCompletableFuture().join();
+        var reason = akka.actor.CoordinatedShutdown.get(node.system()).getShutdownReason();
+        if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.jvmExitReason()) {
+            java.util.concurrent.TimeUnit.DAYS.sleep(1); // the shutdown hook above ends the JVM with the status
         }
         if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.clusterDowningReason()) {
             // downed (unreachable too long, or the split-brain resolver kept the other side): an orchestrator
@@ -297,7 +311,7 @@ final class NodeCommand implements Callable<Integer> {
     /**
      * Times coordinated shutdown's cluster-sharding-shutdown-region phase (where an evaluator finishes the
      * slices it holds): a task at its start notes the time, one in the next phase (cluster-leave) looks at
-     * it. The phase is cut off at its timeout, so a phase that lasted that long did not drain.
+     * it. The region is cut off at {@link #cutoff()}, so a phase that lasted that long did not drain.
      */
     static final class DrainClock {
         private static final String PHASE = "cluster-sharding-shutdown-region";
@@ -318,10 +332,18 @@ final class NodeCommand implements Callable<Integer> {
             });
             shutdown.addTask(akka.actor.CoordinatedShutdown.PhaseClusterLeave(), "replay-drain-end", () -> {
                 long took = System.nanoTime() - c.started;
-                c.completed = c.started == 0 || took < c.timeout.toNanos();
+                c.completed = c.started == 0 || took < c.cutoff().toNanos();
                 return java.util.concurrent.CompletableFuture.completedFuture(akka.Done.getInstance());
             });
             return c;
+        }
+
+        /**
+         * When the shard region gives up its graceful shutdown: a second before the phase's timeout (Akka's
+         * ShardRegion, to log which shards remained), or at the timeout when that is a second or less.
+         */
+        java.time.Duration cutoff() {
+            return timeout.compareTo(java.time.Duration.ofSeconds(1)) > 0 ? timeout.minusSeconds(1) : timeout;
         }
 
         boolean completed() {
