@@ -178,6 +178,10 @@ final class NodeCommand implements Callable<Integer> {
         extra = tls(extra, "key-store", tlsKeyStore);
         extra = tls(extra, "trust-store", tlsTrustStore);
         extra = tls(extra, "password-file", tlsPasswordFile);
+        if (port > 0) {
+            // before the actor system starts: Artery's own bind failure logs a long stack trace first
+            requireFree(bindAddress, port, "--port (the cluster's Artery TCP port)");
+        }
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
@@ -204,8 +208,38 @@ final class NodeCommand implements Callable<Integer> {
                     + node.httpUrl() + " can submit jobs and download captures");
         }
         err.flush();
+        DrainClock drain = DrainClock.install(node.system());
+        // SIGTERM (kubelet scale-in, Ctrl-C): the JVM is already exiting, System.exit would block and the status
+        // would be the signal's 143. This hook (the JVM waits for every hook) decides it once the node stopped:
+        // a completed drain is a clean exit, one cut off at the drain timeout is not.
+        var system = node.system();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                system.getWhenTerminated().toCompletableFuture().get(drain.timeout().toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception notInTime) {
+                // decide with what is known
+            }
+            var why = akka.actor.CoordinatedShutdown.get(system).getShutdownReason();
+            if (why.isEmpty() || why.get() != akka.actor.CoordinatedShutdown.jvmExitReason()) {
+                return; // another reason: the main thread returns its status
+            }
+            int code = drain.completed() ? Replay.EXIT_OK : Replay.EXIT_ERROR;
+            if (code != Replay.EXIT_OK) {
+                err.println("replay node: the drain did not finish within " + drain.timeout().toSeconds()
+                        + " s (replay.cluster.drain-timeout): slices it held are sent again elsewhere; exiting with status "
+                        + code);
+            }
+            out.flush();
+            err.flush();
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }, "replay-node-exit-status"));
         node.system().getWhenTerminated().toCompletableFuture().join();
         var reason = akka.actor.CoordinatedShutdown.get(node.system()).getShutdownReason();
+        if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.jvmExitReason()) {
+            java.util.concurrent.TimeUnit.DAYS.sleep(1); // the shutdown hook above ends the JVM with the status
+        }
         if (reason.isPresent() && reason.get() == akka.actor.CoordinatedShutdown.clusterDowningReason()) {
             // downed (unreachable too long, or the split-brain resolver kept the other side): an orchestrator
             // must see a failure and start the node again, not a clean exit
@@ -215,6 +249,26 @@ final class NodeCommand implements Callable<Integer> {
             return Replay.EXIT_ERROR;
         }
         return Replay.EXIT_OK;
+    }
+
+    /** Fails with one line naming {@code host:port} when another socket holds it. */
+    static void requireFree(String host, int port, String what) throws java.io.IOException {
+        java.net.InetAddress address;
+        try {
+            address = java.net.InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new java.io.IOException("cannot resolve the bind address '" + host + "' for " + what);
+        }
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new java.net.InetSocketAddress(address, port));
+        } catch (java.net.BindException e) {
+            if (e.getMessage() != null && e.getMessage().contains("in use")) {
+                throw new java.io.IOException(host + ":" + port + " is already in use (" + what + "): another process, "
+                        + "or another replay node, listens there; pick another port (0 picks a free one)");
+            }
+            throw new java.io.IOException("cannot bind " + host + ":" + port + " (" + what + "): " + e.getMessage());
+        }
     }
 
     private static Path uploads(Path work) {
@@ -252,5 +306,52 @@ final class NodeCommand implements Callable<Integer> {
             return extra.withValue("akka.remote.artery.bind.hostname", ConfigValueFactory.fromAnyRef(b));
         }
         return extra;
+    }
+
+    /**
+     * Times coordinated shutdown's cluster-sharding-shutdown-region phase (where an evaluator finishes the
+     * slices it holds): a task at its start notes the time, one in the next phase (cluster-leave) looks at
+     * it. The region is cut off at {@link #cutoff()}, so a phase that lasted that long did not drain.
+     */
+    static final class DrainClock {
+        private static final String PHASE = "cluster-sharding-shutdown-region";
+        private final java.time.Duration timeout;
+        private volatile long started;
+        private volatile boolean completed = true;
+
+        private DrainClock(java.time.Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        static DrainClock install(akka.actor.typed.ActorSystem<?> system) {
+            DrainClock c = new DrainClock(system.settings().config().getDuration("akka.coordinated-shutdown.phases." + PHASE + ".timeout"));
+            var shutdown = akka.actor.CoordinatedShutdown.get(system);
+            shutdown.addTask(akka.actor.CoordinatedShutdown.PhaseClusterShardingShutdownRegion(), "replay-drain-start", () -> {
+                c.started = System.nanoTime();
+                return java.util.concurrent.CompletableFuture.completedFuture(akka.Done.getInstance());
+            });
+            shutdown.addTask(akka.actor.CoordinatedShutdown.PhaseClusterLeave(), "replay-drain-end", () -> {
+                long took = System.nanoTime() - c.started;
+                c.completed = c.started == 0 || took < c.cutoff().toNanos();
+                return java.util.concurrent.CompletableFuture.completedFuture(akka.Done.getInstance());
+            });
+            return c;
+        }
+
+        /**
+         * When the shard region gives up its graceful shutdown: a second before the phase's timeout (Akka's
+         * ShardRegion, to log which shards remained), or at the timeout when that is a second or less.
+         */
+        java.time.Duration cutoff() {
+            return timeout.compareTo(java.time.Duration.ofSeconds(1)) > 0 ? timeout.minusSeconds(1) : timeout;
+        }
+
+        boolean completed() {
+            return completed;
+        }
+
+        java.time.Duration timeout() {
+            return timeout;
+        }
     }
 }

@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarConsumer;
@@ -52,27 +51,39 @@ final class WatchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         PrintWriter err = spec.commandLine().getErr();
-        AtomicReference<JobProgress> now = new AtomicReference<>();
+        Eta eta = new Eta();
         ProgressBar[] bar = new ProgressBar[1];
+        // a terminal gets the bar redrawn in place; a pipe or a file gets plain lines (a log has no \r)
+        boolean terminal = System.console() != null;
+        PlainLines plain = terminal ? null : new PlainLines(err);
         JobProgress last;
         try {
             last = client.watch(job, p -> {
-                now.set(p);
+                eta.observe(System.nanoTime(), p.groupsDone(), p.groupsTotal());
+                if (plain != null) {
+                    plain.offer(p, eta.remaining(), System.nanoTime());
+                    return;
+                }
                 if (bar[0] == null) {
-                    bar[0] = bar(p, now, err);
+                    bar[0] = bar(p, eta, err);
                 }
                 bar[0].maxHint(p.groupsTotal());
                 // Events may overtake each other on the coordinator: the bar only moves forward.
                 bar[0].stepTo(Math.max(bar[0].getCurrent(), p.groupsDone()));
                 bar[0].setExtraMessage(rate(p) + sampling(p));
             }, CoordinatorClient.Reconnect.after(Duration.ofSeconds(reconnectFor)), notice -> {
-                err.println();
+                if (plain == null) {
+                    err.println();
+                }
                 err.println("replay watch: " + notice);
                 err.flush();
             });
         } finally {
             if (bar[0] != null) {
                 bar[0].close();
+            }
+            if (plain != null) {
+                plain.close();
             }
         }
         if (last == null || !last.ended()) {
@@ -127,7 +138,93 @@ final class WatchCommand implements Callable<Integer> {
         return p.groupsPerSecond() >= 0 ? String.format("%.1f groups/s", p.groupsPerSecond()) : "rate unknown";
     }
 
-    private static ProgressBar bar(JobProgress first, AtomicReference<JobProgress> now, PrintWriter err) {
+    /**
+     * The time left, from the rate this watch itself measured: none until it has seen the groups done grow
+     * for at least {@link #MIN_SPAN} and by at least {@link #MIN_GROUPS} (the first slices' rate, with the
+     * capture still being fetched and compiled, says little about the rest).
+     */
+    static final class Eta {
+        static final Duration MIN_SPAN = Duration.ofSeconds(2);
+        static final long MIN_GROUPS = 2;
+        private long firstNanos = -1;
+        private long firstDone;
+        private long lastNanos;
+        private long lastDone;
+        private long total;
+
+        synchronized void observe(long nanos, long done, long groupsTotal) {
+            total = groupsTotal;
+            if (firstNanos < 0 || done < firstDone) {
+                firstNanos = nanos;
+                firstDone = done;
+            }
+            if (done >= lastDone) {
+                lastNanos = nanos;
+                lastDone = done;
+            }
+        }
+
+        synchronized Optional<Duration> remaining() {
+            long span = lastNanos - firstNanos;
+            long grew = lastDone - firstDone;
+            if (firstNanos < 0 || span < MIN_SPAN.toNanos() || grew < MIN_GROUPS) {
+                return Optional.empty();
+            }
+            double perGroupNanos = (double) span / grew;
+            return Optional.of(Duration.ofNanos((long) (perGroupNanos * Math.max(0, total - lastDone))));
+        }
+    }
+
+    /** Progress as plain lines: at most one a second, and only when the groups done changed; the last always. */
+    static final class PlainLines {
+        static final long INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+        private final PrintWriter err;
+        private long printedNanos = Long.MIN_VALUE;
+        private long printedDone = -1;
+        private String pending;
+        private long pendingDone = -1;
+
+        PlainLines(PrintWriter err) {
+            this.err = err;
+        }
+
+        synchronized void offer(JobProgress p, Optional<Duration> eta, long nanos) {
+            String line = line(p, eta);
+            if (p.groupsDone() <= printedDone && !p.ended()) { // no change (or an event overtaken by a later one)
+                return;
+            }
+            if (printedNanos != Long.MIN_VALUE && nanos - printedNanos < INTERVAL_NANOS && !p.ended()) {
+                pending = line;
+                pendingDone = p.groupsDone();
+                return;
+            }
+            print(line, p.groupsDone(), nanos);
+        }
+
+        private void print(String line, long done, long nanos) {
+            err.println(line);
+            err.flush();
+            printedNanos = nanos;
+            printedDone = done;
+            pending = null;
+        }
+
+        synchronized void close() {
+            if (pending != null && pendingDone != printedDone) {
+                print(pending, pendingDone, System.nanoTime());
+            }
+        }
+
+        static String line(JobProgress p, Optional<Duration> eta) {
+            String job = p.jobId().length() > 8 ? p.jobId().substring(0, 8) : p.jobId();
+            long pct = p.groupsTotal() > 0 ? 100 * p.groupsDone() / p.groupsTotal() : 0;
+            return String.format("job %s %s: %d/%d groups (%d%%), %s%s%s", job, p.state(), p.groupsDone(), p.groupsTotal(),
+                    pct, rate(p), eta.map(d -> String.format(", ETA %d:%02d:%02d", d.toHours(), d.toMinutesPart(),
+                            d.toSecondsPart())).orElse(""), sampling(p));
+        }
+    }
+
+    private static ProgressBar bar(JobProgress first, Eta eta, PrintWriter err) {
         String name = "job " + (first.jobId().length() > 8 ? first.jobId().substring(0, 8) : first.jobId());
         return new ProgressBarBuilder()
                 .setTaskName(name)
@@ -135,11 +232,7 @@ final class WatchCommand implements Callable<Integer> {
                 .setUnit(" groups", 1)
                 .setStyle(ProgressBarStyle.ASCII)
                 .setUpdateIntervalMillis(250)
-                .setEtaFunction(state -> {
-                    JobProgress p = now.get();
-                    return p == null || p.etaSeconds() < 0 ? Optional.empty()
-                            : Optional.of(Duration.ofMillis((long) (p.etaSeconds() * 1000)));
-                })
+                .setEtaFunction(state -> eta.remaining())
                 .setConsumer(new LineConsumer(err))
                 .build();
     }

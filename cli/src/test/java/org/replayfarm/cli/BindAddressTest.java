@@ -175,6 +175,19 @@ class BindAddressTest {
         assertTrue(threads >= 10, "an Akka node runs at least 10 threads (by state): " + threads);
         assertTrue(s.entrySet().stream().anyMatch(e -> e.getKey().startsWith(PROCESS_CPU + "_count{") && e.getValue() > 0),
                 "the process's CPU was sampled: " + s);
+        // every JVM and process series the Grafana dashboard queries is one a real scrape gives
+        String dashboard = Files.readString(org.replayfarm.model.testing.Toolchain.root().resolve("deploy/grafana/replay-farm.json"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b(?:jvm|process)_[a-z0-9_]+").matcher(dashboard);
+        Set<String> queried = new java.util.TreeSet<>();
+        while (m.find()) {
+            queried.add(m.group());
+        }
+        assertTrue(queried.size() >= 4, "the dashboard has JVM panels: " + queried);
+        Set<String> scraped = s.keySet().stream().map(k -> k.contains("{") ? k.substring(0, k.indexOf('{')) : k)
+                .collect(java.util.stream.Collectors.toSet());
+        for (String q : queried) {
+            assertTrue(scraped.contains(q), "the dashboard queries " + q + ", which the scrape lacks: " + scraped);
+        }
     }
 
     static final String JVM_HEAP_USED = "jvm_memory_used_bytes_sum{";

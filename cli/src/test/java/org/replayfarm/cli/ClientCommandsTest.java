@@ -2,6 +2,7 @@ package org.replayfarm.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import akka.actor.typed.ActorSystem;
@@ -134,6 +135,16 @@ class ClientCommandsTest {
         assertTrue(watch.out().startsWith("job " + job + " finished: 16 groups, 0 faults, "), watch.out());
         assertTrue(watch.err().contains("16/16 groups"), "the progress bar shows groups done: " + watch.err());
         assertTrue(watch.err().contains("groups/s"), "and the rate: " + watch.err());
+        // standard error is no terminal here: plain lines, no \r redraws, each with more groups done than the last
+        assertFalse(watch.err().contains("\r"), watch.err());
+        long previous = -1;
+        for (String line : watch.err().split("\n")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^job \\S+ (running|finished): (\\d+)/16 groups").matcher(line);
+            assertTrue(m.find(), "a plain progress line: " + line);
+            long done = Long.parseLong(m.group(2));
+            assertTrue(done > previous, "a line only when the groups done changed: " + watch.err());
+            previous = done;
+        }
 
         Path results = dir.resolve("saxpy-results");
         CliRun fetched = CliRun.of("results", job, "--coordinator", url, "--out", results.toString());

@@ -84,7 +84,7 @@ class ClusterDrainTest {
             Process p = nodes.process(1);
             p.destroy(); // SIGTERM, as the kubelet sends on scale-in
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
-            assertEquals(143, p.exitValue(), "exited through the JVM's SIGTERM shutdown");
+            assertEquals(0, p.exitValue(), "a completed drain after SIGTERM is a clean exit (not the signal's 143)");
 
             JobProgress done = end.get(60, TimeUnit.SECONDS);
             assertEquals("finished", done.state(), done.error());
@@ -107,5 +107,38 @@ class ClusterDrainTest {
         CliRun eval = CliRun.of("eval", capture.toString(), "--every-group", "--out", dir.resolve("ref").toString());
         assertEquals(0, eval.exitCode(), eval.err());
         RunCommandTest.assertHoldsEvalFiles(dir.resolve("ref"), dir.resolve("out"), true);
+    }
+
+    /** A drain that cannot finish within replay.cluster.drain-timeout is no clean exit: status 2, and it says why. */
+    @Test
+    void a_drain_cut_off_by_its_timeout_exits_2() throws Exception {
+        Path object = Toolchain.compileOpenCl(dir, "spin", ClusterProcessesTest.SPIN, "-O2");
+        Path capture = dir.resolve("slow.capture");
+        int groups = 2;
+        // each group spins for seconds: the slice the node holds outlasts a 2 s drain
+        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
+                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "u32:20000000",
+                "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path config = dir.resolve("node.conf");
+        Files.writeString(config, """
+                akka.cluster.split-brain-resolver.stable-after = 2s
+                replay.cluster.drain-timeout = 2s
+                """);
+        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
+                .withConfig(ConfigFactory.parseFile(config.toFile())))) {
+            NodeProcesses.awaitUp(coordinator, 1);
+            nodes.evaluator(coordinator.seed(), config, 1, INFO_LOGS, "--no-metrics");
+            NodeProcesses.awaitUp(coordinator, 2);
+            String sha = coordinator.jobs().storeCapture(capture);
+            coordinator.jobs().start("cut", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
+            nodes.awaitCaptureFetched(1, sha);
+            Process p = nodes.process(0);
+            p.destroy(); // SIGTERM while the node evaluates a slice that lasts far longer than the drain may
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
+            String err = Files.readString(dir.resolve("eval-1.err"));
+            assertEquals(2, p.exitValue(), err);
+            assertTrue(err.contains("replay node: the drain did not finish within 2 s (replay.cluster.drain-timeout)"), err);
+        }
     }
 }

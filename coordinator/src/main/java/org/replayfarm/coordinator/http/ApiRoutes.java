@@ -156,8 +156,8 @@ public final class ApiRoutes extends AllDirectives {
         } catch (IOException e) {
             log.error("cannot create a temporary file for an upload in {}", uploadDir, e);
             entity.discardBytes(mat);
-            return CompletableFuture.completedFuture(error(StatusCodes.INTERNAL_SERVER_ERROR,
-                    "cannot store the upload: " + e.getMessage()));
+            return CompletableFuture.completedFuture(outOfSpace(e, uploadDir).orElseGet(() -> error(
+                    StatusCodes.INTERNAL_SERVER_ERROR, "cannot store the upload: " + e.getMessage())));
         }
         return entity.getDataBytes().runWith(FileIO.toPath(tmp), mat).handleAsync((io, failure) -> {
             try {
@@ -165,6 +165,11 @@ public final class ApiRoutes extends AllDirectives {
                     Optional<EntityStreamSizeException> size = cause(failure, EntityStreamSizeException.class);
                     if (size.isPresent()) {
                         return tooLarge("capture", -1);
+                    }
+                    Optional<HttpResponse> full = outOfSpace(failure, uploadDir);
+                    if (full.isPresent()) {
+                        log.error("cannot spool an upload in {}: {}", uploadDir, rootMessage(failure));
+                        return full.get();
                     }
                     log.warn("capture upload failed", failure);
                     return error(StatusCodes.BAD_REQUEST, "the upload did not complete: " + rootMessage(failure));
@@ -178,6 +183,11 @@ public final class ApiRoutes extends AllDirectives {
                         .put("error", "the capture is refused: " + e.getMessage()).put("field", e.field());
                 return json(StatusCodes.BAD_REQUEST, body);
             } catch (IOException | RuntimeException e) {
+                Optional<HttpResponse> full = outOfSpace(e, uploadDir);
+                if (full.isPresent()) {
+                    log.error("cannot store an uploaded capture: {}", rootMessage(e));
+                    return full.get();
+                }
                 log.error("cannot store an uploaded capture", e);
                 return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot store the capture: " + e.getMessage());
             } finally {
@@ -467,6 +477,28 @@ public final class ApiRoutes extends AllDirectives {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (type.isInstance(c)) {
                 return Optional.of(type.cast(c));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * 507 Insufficient Storage when {@code failure} comes from a full file system (ENOSPC, or a quota):
+     * {@code {"error": "...", "cause": "insufficient storage", "spool": DIR}}; empty for any other failure.
+     * Not the client's fault, so no 400: an operator frees space (or points the spool elsewhere) and the
+     * client may try again.
+     */
+    static Optional<HttpResponse> outOfSpace(Throwable failure, Path spool) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (c instanceof IOException && m != null && (m.contains("No space left on device") || m.contains("Disk quota exceeded"))) {
+                ObjectNode body = ProgressJson.MAPPER.createObjectNode()
+                        .put("error", "the coordinator's disk is full, the upload was not stored (" + m + ") in " + spool)
+                        .put("cause", "insufficient storage").put("spool", spool.toString());
+                return Optional.of(json(StatusCodes.INSUFFICIENT_STORAGE, body));
+            }
+            if (c.getCause() == c) {
+                break;
             }
         }
         return Optional.empty();

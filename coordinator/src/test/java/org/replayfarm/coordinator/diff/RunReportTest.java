@@ -118,4 +118,19 @@ class RunReportTest {
         assertTrue(summary.contains("image 0 (colour): 1 of 32 compared texels differ, 0 device-only"), summary);
         assertTrue(summary.contains("range 0 (out): 1 of 64 compared bytes differ, 1 device-only"), summary);
     }
+
+    @Test
+    void a_farm_job_s_summary_does_not_say_on_0_threads() throws Exception {
+        SyntheticCapture c = new SyntheticCapture(dir.resolve("farm-capture"));
+        c.totals.add(group(0, 0, List.of(new StoreRun(0, 0, new byte[64])), List.of(), List.of(), 2, null));
+        java.io.StringWriter farm = new java.io.StringWriter();
+        // a cluster job service that runs no evaluator itself reports 0 threads (FarmNode's reportThreads)
+        Evaluation.summarize(c.totals.outcome(Duration.ofMillis(3), 0), new java.io.PrintWriter(farm));
+        assertTrue(farm.toString().startsWith("groups          1 (on the farm's evaluator nodes, 0.003 s)"), farm.toString());
+        assertTrue(!farm.toString().contains("thread"), farm.toString());
+        java.io.StringWriter local = new java.io.StringWriter();
+        Evaluation.summarize(new SyntheticCapture(dir.resolve("local-capture")).totals.outcome(Duration.ofMillis(3), 2),
+                new java.io.PrintWriter(local));
+        assertTrue(local.toString().startsWith("groups          0 (on 2 thread(s), 0.003 s)"), local.toString());
+    }
 }

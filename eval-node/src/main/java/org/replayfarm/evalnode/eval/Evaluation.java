@@ -266,9 +266,13 @@ public final class Evaluation {
         OutputFolder.finish(dir, json.writeValueAsBytes(report));
     }
 
-    /** The one-screen summary. */
+    /**
+     * The one-screen summary. A farm job's outcome has no thread count (0: its coordinator does not know the
+     * evaluator nodes' threads), so its line says where the groups ran instead of "on 0 thread(s)".
+     */
     public static void summarize(Outcome o, PrintWriter out) {
-        out.printf("groups          %d (on %d thread(s), %.3f s)%n", o.groups(), o.threads(), o.wallTime().toNanos() / 1e9);
+        String where = o.threads() > 0 ? o.threads() + " thread(s)" : "the farm's evaluator nodes";
+        out.printf("groups          %d (on %s, %.3f s)%n", o.groups(), where, o.wallTime().toNanos() / 1e9);
         out.printf("instructions    %d wave, %d lane (exact %d, approximate %d, unsupported %d)%n", o.waveInstructions(),
                 o.laneInstructions(), o.exact(), o.approximate(), o.unsupported());
         out.printf("faults          %d%n", o.faults().size());

@@ -23,6 +23,20 @@ class DashboardTest {
     static final Path DASHBOARD = Toolchain.root().resolve("deploy/grafana/replay-farm.json");
     /** A PromQL identifier of ours; label matchers and strings are cut out first. */
     static final Pattern NAME = Pattern.compile("\\breplay_[a-zA-Z0-9_:]*");
+    /** A kamon-system-metrics series name (cli's BindAddressTest finds each the dashboard uses in a real scrape). */
+    static final Pattern JVM_NAME = Pattern.compile("\\b(?:jvm|process)_[a-zA-Z0-9_:]*");
+
+    /** The JVM and process series names a PromQL expression references. */
+    static Set<String> jvmNames(String promql) {
+        String bare = promql.replaceAll("\\{[^}]*\\}", "").replaceAll("\"[^\"]*\"", "");
+        Set<String> out = new TreeSet<>();
+        Matcher m = JVM_NAME.matcher(bare);
+        while (m.find()) {
+            out.add(m.group());
+        }
+        return out;
+    }
+
 
     static Set<String> exported() {
         return Stream.of(FarmMetrics.Metric.values()).flatMap(m -> m.prometheusSeriesNames().stream())
@@ -74,9 +88,11 @@ class DashboardTest {
         assertTrue(targets > 0);
         Set<String> exported = exported();
         Set<String> used = new TreeSet<>();
+        Set<String> jvm = new TreeSet<>();
         for (String e : exprs) {
             Set<String> n = names(e);
-            assertFalse(n.isEmpty(), "every query names a metric of ours: " + e);
+            jvm.addAll(jvmNames(e));
+            assertFalse(n.isEmpty() && jvmNames(e).isEmpty(), "every query names a metric of ours or of the JVM: " + e);
             for (String name : n) {
                 assertTrue(exported.contains(name), "'" + name + "' in " + e + " is no metric FarmMetrics exports");
             }
@@ -86,6 +102,11 @@ class DashboardTest {
         for (String needed : List.of("replay_job_groups_done_total", "replay_eval_groups_total",
                 "replay_job_texels_differing_total", "replay_job_guest_bytes_differing_total", "replay_job_faults_total")) {
             assertTrue(used.contains(needed), "the dashboard shows " + needed);
+        }
+        // and every node's JVM: heap, GC, threads, the process's CPU (Kamon's Prometheus names)
+        for (String needed : List.of("jvm_memory_used_bytes_sum", "jvm_gc_seconds_sum", "jvm_threads_states",
+                "process_cpu_usage_sum")) {
+            assertTrue(jvm.contains(needed), "the dashboard shows " + needed + ": " + jvm);
         }
     }
 

@@ -8,9 +8,15 @@ public final class DecodeException extends Exception {
     private final byte[] bytes;
 
     public DecodeException(long pc, byte[] bytes, String problem) {
-        super(String.format("pc 0x%x: %s (bytes %s)", pc, problem, HexFormat.ofDelimiter(" ").formatHex(bytes)));
+        super(message(pc, bytes, problem));
         this.pc = pc;
         this.bytes = bytes.clone();
+    }
+
+    /** "pc 0x..: problem (bytes ..)"; without the bytes clause when there are none (a PC outside the code). */
+    private static String message(long pc, byte[] bytes, String problem) {
+        String at = String.format("pc 0x%x: %s", pc, problem);
+        return bytes.length == 0 ? at : at + " (bytes " + HexFormat.ofDelimiter(" ").formatHex(bytes) + ")";
     }
 
     public long pc() {
