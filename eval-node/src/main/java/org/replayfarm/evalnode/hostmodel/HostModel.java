@@ -101,7 +101,15 @@ public final class HostModel {
 
     /** Runs one group and keeps its final state. */
     public Run runKeepingState(int x, int y, int z) {
-        return run(x, y, z, null);
+        return run(x, y, z, null, null);
+    }
+
+    /**
+     * Runs one group and keeps its final state; {@code setup} sees each wave after the dispatcher's start state,
+     * before its first instruction (the instruction tests preset registers there).
+     */
+    public Run runKeepingState(int x, int y, int z, java.util.function.Consumer<Wave> setup) {
+        return run(x, y, z, null, java.util.Objects.requireNonNull(setup));
     }
 
     /**
@@ -109,16 +117,19 @@ public final class HostModel {
      * wave, lane, PC and instruction that made it. The result is the same as {@link #runGroup}'s.
      */
     public Run runTraced(int x, int y, int z, StoreTracer tracer) {
-        return run(x, y, z, java.util.Objects.requireNonNull(tracer));
+        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null);
     }
 
-    private Run run(int x, int y, int z, StoreTracer tracer) {
+    private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup) {
         Workgroup group = new Workgroup(kernel, x, y, z);
         if (tracer != null) {
             group.memory().traceWith(tracer);
         }
         for (int w = 0; w < kernel.wavesPerGroup(); w++) {
             group.add(initialWave(group, w));
+        }
+        if (setup != null) {
+            group.waves().forEach(setup);
         }
         long[] counts = new long[3];
         Optional<FaultRecord> fault = Optional.empty();
