@@ -21,8 +21,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
-import org.replayfarm.evalnode.hostmodel.memory.MemoryHarness;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.CaptureBuilder;
 import org.replayfarm.model.build.DispatchShape;
@@ -152,9 +152,9 @@ class BvhUnitTest {
         return a.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private MemoryHarness.Outcome run(String asm, LaneRay[] rays, int[] registers, boolean wide, boolean a16,
+    private GuestAsm.Outcome run(String asm, LaneRay[] rays, int[] registers, boolean wide, boolean a16,
                                       boolean radvStyle) throws Exception {
-        return new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+        return new GuestAsm(dir).wave64().buffer(BVH.nodes()).setup(w -> {
             long base = w.sgpr64(0);
             BvhDescriptor d = BvhDescriptor.of(radvStyle ? 0 : base, radvStyle ? 1L << 40 : BVH.nodes().length, true);
             int[] words = d.encode();
@@ -178,7 +178,7 @@ class BvhUnitTest {
     }
 
     /** Checks every lane's four results; returns the number of unambiguous lanes checked. */
-    private static int check(MemoryHarness.Outcome out, LaneRay[] rays) {
+    private static int check(GuestAsm.Outcome out, LaneRay[] rays) {
         Wave w = out.wave(0);
         int checked = 0;
         for (int l = 0; l < WAVE; l++) {
@@ -366,37 +366,37 @@ class BvhUnitTest {
 
     @Test
     void a_node_outside_every_range_faults_and_inactive_lanes_keep_their_registers() throws Exception {
-        var out = new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+        var out = new GuestAsm(dir).wave64().buffer(BVH.nodes()).setup(w -> {
             int[] words = BvhDescriptor.of(w.sgpr64(0), BVH.nodes().length, true).encode();
             for (int k = 0; k < 4; k++) {
                 w.setSgpr(4 + k, words[k]);
             }
             w.setExec(1L << 5);
             w.setVgpr(0, 5, (1 << 26) | 5); // 4 GiB past the base
-        }).run("image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]");
+        }).runToFault("image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("lane 5") || out.fault().getMessage().contains("0x"),
-                out.fault().getMessage());
+        assertTrue(out.fault().message().contains("lane 5") || out.fault().message().contains("0x"),
+                out.fault().message());
     }
 
     @Test
     void a_resource_that_is_not_a_bvh_faults_naming_its_registers_and_type() throws Exception {
-        var out = new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+        var out = new GuestAsm(dir).wave64().buffer(BVH.nodes()).setup(w -> {
             int[] words = BvhDescriptor.of(w.sgpr64(0), BVH.nodes().length, true).encode();
             words[3] = words[3] & 0x0FFF_FFFF | 0x9 << 28; // TYPE 9: an image resource, not a BVH
             for (int k = 0; k < 4; k++) {
                 w.setSgpr(4 + k, words[k]);
             }
             w.setExec(1);
-        }).run("image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]");
+        }).runToFault("image_bvh_intersect_ray v[60:63], v[0:10], s[4:7]");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("s[4:7] is not a BVH resource")
-                && out.fault().getMessage().contains("is 9"), out.fault().getMessage());
+        assertTrue(out.fault().message().contains("s[4:7] is not a BVH resource")
+                && out.fault().message().contains("is 9"), out.fault().message());
     }
 
     /** Runs one lane on the node at byte offset {@code offset} (type {@code type}) with a descriptor of {@code sizeUnits}. */
-    private MemoryHarness.Outcome oneLane(String asm, long offset, int type, long sizeUnits) throws Exception {
-        return new MemoryHarness(dir).wave64().buffer(BVH.nodes()).setup(w -> {
+    private GuestAsm.Outcome oneLane(String asm, long offset, int type, long sizeUnits) throws Exception {
+        return new GuestAsm(dir).wave64().buffer(BVH.nodes()).setup(w -> {
             int[] words = new BvhDescriptor(w.sgpr64(0), 0, true, sizeUnits, true, 0, false, BvhDescriptor.TYPE_BVH).encode();
             for (int k = 0; k < 4; k++) {
                 w.setSgpr(4 + k, words[k]);
@@ -407,7 +407,7 @@ class BvhUnitTest {
             for (int k = 0; k < a.length; k++) {
                 w.setVgpr(k, 9, a[k]);
             }
-        }).run(asm);
+        }).execute(asm);
     }
 
     @Test
@@ -419,7 +419,7 @@ class BvhUnitTest {
         oneLane(asm, last, 0, units - 1).ok();
         var out = oneLane(asm, last, 0, units - 2);
         assertNotNull(out.fault(), "one unit past SIZE");
-        String m = out.fault().getMessage();
+        String m = out.fault().message();
         assertTrue(m.contains("image_bvh_intersect_ray: lane 9's node pointer 0x" + Long.toHexString(last >>> 3))
                 && m.contains("past the BVH descriptor's SIZE of " + (units - 1) + " units") && m.contains("s[4:7]"), m);
         assertEquals(9, out.fault().lane());
@@ -440,9 +440,9 @@ class BvhUnitTest {
         for (String words : new String[] {"0xf1999f01, 0x00013c00", "0xf1989101, 0x00013c00"}) {
             var out = oneLane(".long " + words, 0, 5, BVH.nodes().length / 64);
             assertNotNull(out.fault(), words);
-            assertTrue(out.fault().getMessage().startsWith("image_bvh_intersect_ray with D16 0, TFE ")
-                    && out.fault().getMessage().contains("the ISA restricts it to D16 0, TFE 0, LWE 0, DMASK 0xf"),
-                    out.fault().getMessage());
+            assertTrue(out.fault().message().startsWith("image_bvh_intersect_ray with D16 0, TFE ")
+                    && out.fault().message().contains("the ISA restricts it to D16 0, TFE 0, LWE 0, DMASK 0xf"),
+                    out.fault().message());
         }
     }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
-import org.replayfarm.evalnode.hostmodel.memory.MemoryHarness;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * Every format issue 5 lists, through the image unit: image_load of known texels (DMASK 0xf, and 0xa: y and w
@@ -368,7 +368,7 @@ class ImageFormatRoundTripTest {
         }
         int number = bufferFormat(fmt.name());
         int yxwz = 5 | 4 << 3 | 7 << 6 | 6 << 9;
-        var out = new MemoryHarness(dir).buffer(elements.array()).buffer(new byte[48 * 16]).buffer(stores.array())
+        var out = new GuestAsm(dir).buffer(elements.array()).buffer(new byte[48 * 16]).buffer(stores.array())
                 .setup(w -> {
                     long base = w.sgpr64(0);
                     w.setSgpr(8, (int) base);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.GuestLayout;
 
@@ -33,13 +34,13 @@ class BufferMemoryTest {
         for (int i = 0; i < dwords; i++) {
             v[i] = i * 3 + 1;
         }
-        return MemoryHarness.dwords(v);
+        return GuestAsm.dwords(v);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void raw_buffer_reads_past_num_records_return_zero_per_dword_and_stores_are_dropped(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).buffer(pattern(128)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(128)).setup(w -> {
             vsharp(w, w.sgpr64(0), 0, false, 40, 20, 0, false, 3);
             w.setSgpr(8, 4);
             for (int l = 0; l < ws; l++) {
@@ -68,7 +69,7 @@ class BufferMemoryTest {
     void structured_buffer_index_past_num_records_and_offset_past_stride_read_zero(int ws) throws Exception {
         for (int oob : new int[] {0, 1}) {
             int chosen = oob;
-            var r = new MemoryHarness(dir).waveSize(ws).buffer(pattern(512)).setup(w -> {
+            var r = new GuestAsm(dir).waveSize(ws).buffer(pattern(512)).setup(w -> {
                 vsharp(w, w.sgpr64(0), 12, false, 10, 20, 0, false, chosen);
                 for (int l = 0; l < ws; l++) {
                     w.setVgpr(1, l, l);
@@ -86,7 +87,7 @@ class BufferMemoryTest {
     @ValueSource(ints = {32, 64})
     void swizzled_scratch_vsharp_accesses_meet_scratch_instructions_per_lane(int ws) throws Exception {
         int perLane = 32;
-        var out = new MemoryHarness(dir).waveSize(ws).groupSize(2 * ws).scratch(perLane).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).groupSize(2 * ws).scratch(perLane).setup(w -> {
             // what the prolog leaves: the scratch V# base plus the wave's offset
             long waveBase = GuestLayout.SCRATCH_BASE + (long) w.index() * perLane * ws;
             vsharp(w, waveBase, 0, true, (long) perLane * ws * 2, 20, ws == 64 ? 3 : 2, true, 2);
@@ -119,7 +120,7 @@ class BufferMemoryTest {
         MemoryOps.putDword(data, 16, 0x3C00 | 0xC000 << 16); // halves 1.0, -2.0
         MemoryOps.putDword(data, 32, Float.floatToRawIntBits(2.5f));
         MemoryOps.putDword(data, 36, 0x8001FF80); // 16_16_SNORM: -128/32767, -32767/32767
-        var out = new MemoryHarness(dir).buffer(data).setup(w -> {
+        var out = new GuestAsm(dir).buffer(data).setup(w -> {
             w.setExec(1);
             vsharp(w, w.sgpr64(0), 0, false, 64, 56, 0, false, 3); // 8_8_8_8_UNORM
             w.setVgpr(1, 0, 0);
@@ -152,7 +153,7 @@ class BufferMemoryTest {
 
     @Test
     void format_stores_convert_and_a_partial_packed_store_faults() throws Exception {
-        var out = new MemoryHarness(dir).buffer(new byte[64]).setup(w -> {
+        var out = new GuestAsm(dir).buffer(new byte[64]).setup(w -> {
             w.setExec(1);
             vsharp(w, w.sgpr64(0), 0, false, 64, 56, 0, false, 3);
             w.setVgpr(1, 0, 0);
@@ -161,12 +162,12 @@ class BufferMemoryTest {
             w.setVgpr(4, 0, Float.floatToRawIntBits(-1f));
             w.setVgpr(5, 0, Float.floatToRawIntBits(Float.NaN));
             w.setVgpr(6, 0, 0x3C00 | 0xBC00 << 16);
-        }).run("buffer_store_format_xyzw v[2:5], v1, s[4:7], 0 offen\n"
+        }).runToFault("buffer_store_format_xyzw v[2:5], v1, s[4:7], 0 offen\n"
                 + "tbuffer_store_format_xy v[2:3], v1, s[4:7], 0 format:[BUF_FMT_16_16_FLOAT] offen offset:8\n"
                 + "tbuffer_store_format_d16_xy v6, v1, s[4:7], 0 format:[BUF_FMT_16_16_SNORM] offen offset:12\n"
                 + "tbuffer_store_format_x v2, v1, s[4:7], 0 format:[BUF_FMT_10_11_11_FLOAT] offen offset:16");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("partial store of a packed element"), out.fault().getMessage());
+        assertTrue(out.fault().message().contains("partial store of a packed element"), out.fault().message());
         byte[] b = out.buffer(0);
         // 0.5 * 255 = 127.5 rounds to even 128; 2.0 clamps to 255; -1 clamps to 0; NaN is 0
         assertEquals(128 | 255 << 8, MemoryOps.dword(b, 0));
@@ -176,7 +177,7 @@ class BufferMemoryTest {
 
     @Test
     void tfe_writes_zero_to_the_vgpr_after_the_data() throws Exception {
-        var out = new MemoryHarness(dir).buffer(pattern(8)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(pattern(8)).setup(w -> {
             vsharp(w, w.sgpr64(0), 0, false, 32, 20, 0, false, 3);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr(1, l, 0);
@@ -191,7 +192,7 @@ class BufferMemoryTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void buffer_atomics_return_pre_op_values_and_out_of_range_ones_do_nothing(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).buffer(MemoryHarness.dwords(10, 5, 0, 0)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.dwords(10, 5, 0, 0)).setup(w -> {
             vsharp(w, w.sgpr64(0), 0, false, 8, 20, 0, false, 3);
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, l < 2 ? 0 : 8);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** DS instructions: LDS reads/writes of every width, read2/write2, atomics, swizzle, permutes, append. */
@@ -16,8 +17,8 @@ class LdsTest {
     @TempDir
     Path dir;
 
-    private MemoryHarness h(int waveSize) {
-        return new MemoryHarness(dir).waveSize(waveSize).lds(4096);
+    private GuestAsm h(int waveSize) {
+        return new GuestAsm(dir).waveSize(waveSize).lds(4096);
     }
 
     @ParameterizedTest
@@ -124,7 +125,7 @@ class LdsTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void read2_and_write2_scale_offsets_by_element_size_and_st64_by_64_elements(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).lds(65536).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).lds(65536).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, l * 4);
                 w.setVgpr(2, l, 1000 + l);
@@ -159,7 +160,7 @@ class LdsTest {
 
     @Test
     void accesses_past_the_lds_allocation_read_zero_and_drop_writes() throws Exception {
-        var out = new MemoryHarness(dir).lds(256).setup(w -> {
+        var out = new GuestAsm(dir).lds(256).setup(w -> {
             w.setVgpr(1, 0, 252);
             w.setVgpr(2, 0, 0x11111111);
             w.setVgpr(3, 0, 0x22222222);
@@ -287,9 +288,9 @@ class LdsTest {
 
     @Test
     void misaligned_atomics_fault() throws Exception {
-        var out = h(32).setup(w -> w.setVgpr(1, 0, 2)).run("ds_add_u32 v1, v2");
+        var out = h(32).setup(w -> w.setVgpr(1, 0, 2)).runToFault("ds_add_u32 v1, v2");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("misaligned"), out.fault().getMessage());
+        assertTrue(out.fault().message().contains("misaligned"), out.fault().message());
     }
 
     @ParameterizedTest
@@ -362,9 +363,9 @@ class LdsTest {
 
     @Test
     void gds_faults() throws Exception {
-        var out = h(32).run("ds_add_u32 v1, v2 gds");
+        var out = h(32).runToFault("ds_add_u32 v1, v2 gds");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("GDS"));
+        assertTrue(out.fault().message().contains("GDS"));
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -54,7 +55,7 @@ class PackedBufferFormatTest {
         // 11_11_10_FLOAT at 12: x (10 bits) a denormal 3 * 2^-19, y (11 bits) infinity, z (11 bits) 65024
         int b10g11r11 = 3 | (31 << 6) << 10 | ((30 << 6) | 63) << 21;
         MemoryOps.putDword(data, 12, b10g11r11);
-        var out = new MemoryHarness(dir).buffer(data).setup(w -> {
+        var out = new GuestAsm(dir).buffer(data).setup(w -> {
             w.setExec(1);
             vsharp(w, FMT_2_10_10_10_UNORM);
             w.setVgpr(1, 0, 0);
@@ -85,7 +86,7 @@ class PackedBufferFormatTest {
     @Test
     void packed_formats_store_through_the_descriptor_and_the_instruction() throws Exception {
         float third = 2 / 3f;
-        var out = new MemoryHarness(dir).buffer(new byte[64]).setup(w -> {
+        var out = new GuestAsm(dir).buffer(new byte[64]).setup(w -> {
             w.setExec(1);
             vsharp(w, FMT_2_10_10_10_UNORM);
             w.setVgpr(1, 0, 0);
@@ -126,20 +127,20 @@ class PackedBufferFormatTest {
 
     @Test
     void a_partial_store_of_a_packed_element_and_format_zero_fault_by_name() throws Exception {
-        var partial = new MemoryHarness(dir).buffer(new byte[64]).setup(w -> {
+        var partial = new GuestAsm(dir).buffer(new byte[64]).setup(w -> {
             w.setExec(1);
             vsharp(w, FMT_10_11_11_FLOAT);
             w.setVgpr(1, 0, 0);
-        }).run("buffer_store_format_x v2, v1, s[4:7], 0 offen");
+        }).runToFault("buffer_store_format_x v2, v1, s[4:7], 0 offen");
         assertNotNull(partial.fault());
-        assertTrue(partial.fault().getMessage().contains("1 of the 3 components of the packed format 10_11_11_FLOAT"),
-                partial.fault().getMessage());
-        var invalid = new MemoryHarness(dir).buffer(new byte[64]).setup(w -> {
+        assertTrue(partial.fault().message().contains("1 of the 3 components of the packed format 10_11_11_FLOAT"),
+                partial.fault().message());
+        var invalid = new GuestAsm(dir).buffer(new byte[64]).setup(w -> {
             w.setExec(1);
             vsharp(w, 0);
             w.setVgpr(1, 0, 0);
-        }).run("buffer_load_format_x v2, v1, s[4:7], 0 offen");
+        }).runToFault("buffer_load_format_x v2, v1, s[4:7], 0 offen");
         assertNotNull(invalid.fault());
-        assertTrue(invalid.fault().getMessage().contains("buffer format 0"), invalid.fault().getMessage());
+        assertTrue(invalid.fault().message().contains("buffer format 0"), invalid.fault().message());
     }
 }

@@ -1,7 +1,7 @@
 package org.replayfarm.evalnode.hostmodel.memory;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.replayfarm.evalnode.hostmodel.AsmRunner;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** SMEM: s_load and s_buffer_load of every width, offsets, alignment, range checks, no-op controls. */
@@ -28,7 +28,7 @@ class ScalarMemoryTest {
     }
 
     private Wave run(boolean wave64, String body) throws Exception {
-        AsmRunner r = new AsmRunner(dir).buffer(words());
+        GuestAsm r = new GuestAsm(dir).buffer(words());
         if (wave64) {
             r.wave64();
         }
@@ -95,7 +95,7 @@ class ScalarMemoryTest {
 
     @Test
     void the_soffset_register_is_an_unsigned_32_bit_addend() throws Exception {
-        var out = new AsmRunner(dir).buffer(words()).run("""
+        var out = new GuestAsm(dir).buffer(words()).runToFault("""
                 s_mov_b32 s21, -8
                 s_add_u32 s4, s0, 0x40
                 s_addc_u32 s5, s1, 0
@@ -109,7 +109,7 @@ class ScalarMemoryTest {
 
     @Test
     void an_s_load_outside_every_range_faults() throws Exception {
-        var out = new AsmRunner(dir).buffer(words()).run("s_load_dwordx2 s[10:11], s[0:1], 0xfc\ns_endpgm\n");
+        var out = new GuestAsm(dir).buffer(words()).runToFault("s_load_dwordx2 s[10:11], s[0:1], 0xfc\ns_endpgm\n");
         var fault = out.result().fault().orElseThrow();
         assertTrue(fault.message().contains("outside every memory range"), fault.message());
     }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.AtomicContribution;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** FLAT, GLOBAL and SCRATCH loads, stores and atomics. */
@@ -22,13 +23,13 @@ class VectorMemoryTest {
         for (int i = 0; i < dwords; i++) {
             v[i] = i * 3 + 1;
         }
-        return MemoryHarness.dwords(v);
+        return GuestAsm.dwords(v);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void global_addresses_add_saddr_vaddr_offset_and_signed_offsets(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).buffer(pattern(256)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(256)).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, 4 * l + 256);
             }
@@ -42,7 +43,7 @@ class VectorMemoryTest {
 
     @Test
     void global_offsets_reach_back_and_forward_within_the_buffer() throws Exception {
-        var out = new MemoryHarness(dir).buffer(pattern(2048)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(pattern(2048)).setup(w -> {
             long base = w.sgpr64(0);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr64(4, l, base + 4096 + 4L * l);
@@ -59,17 +60,17 @@ class VectorMemoryTest {
 
     @Test
     void an_access_outside_every_range_faults() throws Exception {
-        var out = new MemoryHarness(dir).buffer(pattern(4)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(pattern(4)).setup(w -> {
             w.setExec(1);
             w.setVgpr(1, 0, 16);
-        }).run("global_load_dword v2, v1, s[0:1]");
+        }).runToFault("global_load_dword v2, v1, s[0:1]");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("outside every memory range"), out.fault().getMessage());
+        assertTrue(out.fault().message().contains("outside every memory range"), out.fault().message());
     }
 
     @Test
     void sub_dword_loads_extend_and_stores_take_the_right_bytes_and_wide_forms_move_dwords() throws Exception {
-        var out = new MemoryHarness(dir).buffer(MemoryHarness.dwords(0x8281F0F1, 0, 0, 0, 0, 0, 0, 0, 11, 12, 13, 14))
+        var out = new GuestAsm(dir).buffer(GuestAsm.dwords(0x8281F0F1, 0, 0, 0, 0, 0, 0, 0, 11, 12, 13, 14))
                 .setup(w -> {
                     w.setExec(1);
                     w.setVgpr(1, 0, 0);
@@ -111,7 +112,7 @@ class VectorMemoryTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void global_atomics_with_glc_return_pre_op_values_in_lane_order_and_record_contributions(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).buffer(MemoryHarness.dwords(100, 0, 7, 7, 0, 0)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.dwords(100, 0, 7, 7, 0, 0)).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, 0);
                 w.setVgpr(2, l, 2);
@@ -136,17 +137,17 @@ class VectorMemoryTest {
 
     @Test
     void sixty_four_bit_atomics_and_misaligned_atomics_fault() throws Exception {
-        var out = new MemoryHarness(dir).buffer(new byte[64]).setup(w -> {
+        var out = new GuestAsm(dir).buffer(new byte[64]).setup(w -> {
             w.setExec(1);
             w.setVgpr(1, 0, 8);
             w.setVgpr64(2, 0, 0xFFFF_FFFFL);
             w.setVgpr64(4, 0, 0x5_0000_0000L);
             w.setVgpr64(6, 0, 0);
-        }).run("global_atomic_add_x2 v1, v[2:3], s[0:1]\nglobal_atomic_add_x2 v[10:11], v1, v[2:3], s[0:1] glc\n"
+        }).runToFault("global_atomic_add_x2 v1, v[2:3], s[0:1]\nglobal_atomic_add_x2 v[10:11], v1, v[2:3], s[0:1] glc\n"
                 + "global_atomic_cmpswap_x2 v[12:13], v1, v[4:7], s[0:1] offset:8 glc\n"
                 + "global_atomic_add v1, v2, s[0:1] offset:2");
         assertNotNull(out.fault());
-        assertTrue(out.fault().getMessage().contains("misaligned"));
+        assertTrue(out.fault().message().contains("misaligned"));
         Wave w = out.wave(0);
         assertEquals(0xFFFF_FFFFL, w.vgpr64(10, 0));
         assertEquals(0, w.vgpr64(12, 0));
@@ -159,7 +160,7 @@ class VectorMemoryTest {
     @ValueSource(ints = {32, 64})
     void scratch_arrays_are_private_per_lane_and_dword_interleaved_per_wave(int ws) throws Exception {
         int perLane = 64;
-        var out = new MemoryHarness(dir).waveSize(ws).groupSize(2 * ws).scratch(perLane).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).groupSize(2 * ws).scratch(perLane).setup(w -> {
             w.setSgpr(5, 8);
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, 4 * (l % 5));
@@ -186,7 +187,7 @@ class VectorMemoryTest {
 
     @Test
     void flat_addresses_in_the_shared_aperture_go_to_lds_and_in_the_private_aperture_to_scratch() throws Exception {
-        var out = new MemoryHarness(dir).lds(256).scratch(16).buffer(pattern(64)).setup(w -> {
+        var out = new GuestAsm(dir).lds(256).scratch(16).buffer(pattern(64)).setup(w -> {
             long base = w.sgpr64(0);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr64(2, l, Wave.SHARED_BASE + 4L * l);
@@ -214,7 +215,7 @@ class VectorMemoryTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void addtid_forms_address_saddr_plus_offset_plus_four_per_lane(int ws) throws Exception {
-        var out = new MemoryHarness(dir).waveSize(ws).buffer(pattern(80)).buffer(new byte[320]).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(80)).buffer(new byte[320]).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, l + 5);
             }
