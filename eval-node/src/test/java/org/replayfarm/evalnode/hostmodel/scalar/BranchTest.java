@@ -2,16 +2,15 @@ package org.replayfarm.evalnode.hostmodel.scalar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr64;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.run;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr64;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.replayfarm.evalnode.hostmodel.AsmRunner;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -24,7 +23,7 @@ class BranchTest {
 
     @Test
     void s_branch_jumps_forward_over_instructions() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 s10, 1
                 s_branch skip
                 s_mov_b32 s10, 2
@@ -39,7 +38,7 @@ class BranchTest {
 
     @Test
     void a_backward_s_cbranch_scc1_loop_runs_until_the_compare_fails() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 s10, 0
                 s_mov_b32 s11, 0
                 loop:
@@ -54,7 +53,7 @@ class BranchTest {
 
     @Test
     void s_cbranch_scc0_branches_only_when_scc_is_clear() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_cmp_eq_u32 0, 1
                 s_cbranch_scc0 taken
                 s_mov_b32 s10, 1
@@ -81,7 +80,7 @@ class BranchTest {
     @Test
     void a_raw_negative_simm16_branches_backward_relative_to_the_next_instruction() throws Exception {
         // offsets: 0 s_mov, 4 s_add, 8 s_cmp, 12 s_cbranch_scc1 -3 -> 16 - 12 = 4
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 s10, 0
                 s_add_u32 s10, s10, 1
                 s_cmp_lt_u32 s10, 3
@@ -93,7 +92,7 @@ class BranchTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void vccz_looks_at_vcc_lo_in_wave32_and_the_vcc_pair_in_wave64(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, """
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("""
                 s_mov_b32 vcc_lo, 0
                 s_mov_b32 vcc_hi, 1
                 s_cbranch_vccz zero
@@ -116,7 +115,7 @@ class BranchTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void execz_looks_at_the_wave_exec_mask(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, """
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("""
                 s_mov_b32 exec_lo, 0
                 s_cbranch_execz zero
                 s_mov_b32 s10, 1
@@ -142,7 +141,7 @@ class BranchTest {
 
     @Test
     void s_getpc_gives_the_address_of_the_next_instruction() throws Exception {
-        var out = new AsmRunner(dir).run("s_nop 0\ns_getpc_b64 s[10:11]\ns_endpgm\n");
+        var out = new GuestAsm(dir).run("s_nop 0\ns_getpc_b64 s[10:11]\ns_endpgm\n");
         assertTrue(out.result().fault().isEmpty(), () -> out.result().fault().toString());
         long entry = out.capture().getProgram().getCodeAddress() + out.capture().getProgram().getEntryOffset();
         assertEquals(entry + 8, out.wave(0).sgpr64(10));
@@ -150,7 +149,7 @@ class BranchTest {
 
     @Test
     void s_getpc_then_s_setpc_round_trips_to_a_computed_address() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_getpc_b64 s[10:11]
                 s_add_u32 s10, s10, 16
                 s_addc_u32 s11, s11, 0
@@ -165,7 +164,7 @@ class BranchTest {
 
     @Test
     void s_swappc_calls_with_the_return_address_and_s_setpc_returns() throws Exception {
-        var out = new AsmRunner(dir).run("""
+        var out = new GuestAsm(dir).run("""
                 s_getpc_b64 s[10:11]
                 s_add_u32 s10, s10, 20
                 s_addc_u32 s11, s11, 0
@@ -185,7 +184,7 @@ class BranchTest {
 
     @Test
     void s_call_jumps_relative_and_saves_the_return_address() throws Exception {
-        var out = new AsmRunner(dir).run("""
+        var out = new GuestAsm(dir).run("""
                 s_call_b64 s[30:31], sub
                 s_mov_b32 s13, 7
                 s_endpgm
@@ -203,7 +202,7 @@ class BranchTest {
 
     @Test
     void debugger_branches_fall_through_because_no_debugger_sets_their_flags() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 s10, 1
                 s_cbranch_cdbgsys skip
                 s_cbranch_cdbguser skip
@@ -220,14 +219,14 @@ class BranchTest {
     @Test
     void the_end_program_variants_end_the_wave_like_s_endpgm() throws Exception {
         for (String end : new String[] {"s_endpgm_saved", "s_endpgm_ordered_ps_done"}) {
-            Wave w = run(dir, "s_mov_b32 s10, 1\n" + end + "\ns_mov_b32 s10, 2\n");
+            Wave w = new GuestAsm(dir).runWave("s_mov_b32 s10, 1\n" + end + "\ns_mov_b32 s10, 2\n");
             assertSgpr(w, 10, 1);
         }
     }
 
     @Test
     void a_halting_instruction_is_unsupported_and_faults() throws Exception {
-        String message = ScalarAsm.fault(dir, "s_sethalt 1\n");
+        String message = new GuestAsm(dir).faultMessage("s_sethalt 1\n");
         assertTrue(message.startsWith("unsupported instruction"), message);
     }
 }

@@ -1,11 +1,10 @@
 package org.replayfarm.evalnode.hostmodel.scalar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertScc;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr64;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.run;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.scc;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertScc;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr64;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.scc;
 
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -13,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -25,7 +25,7 @@ class ScalarAluTest {
 
     @Test
     void s_cselect_picks_s0_when_scc_is_set_and_s1_when_clear() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_cmp_eq_u32 0, 0
                 s_cselect_b32 s10, 7, 9
                 s_cmp_eq_u32 0, 1
@@ -48,7 +48,7 @@ class ScalarAluTest {
     @ValueSource(booleans = {false, true})
     void s_add_u32_and_s_addc_u32_set_scc_to_the_carry_out_and_chain_into_64_bit_adds(boolean wave64)
             throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, -1\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, -1\n"
                 + "s_add_u32 s10, s20, 1\n" + scc(30)          // 0xffffffff + 1 = 0, carry
                 + "s_add_u32 s11, 1, 2\n" + scc(31)            // 3, no carry
                 + "s_cmp_eq_u32 0, 0\n"                        // SCC = 1 as carry in
@@ -71,7 +71,7 @@ class ScalarAluTest {
 
     @Test
     void s_sub_u32_and_s_subb_u32_set_scc_to_the_borrow_and_chain_into_64_bit_subtracts() throws Exception {
-        Wave w = run(dir, "s_sub_u32 s10, 0, 1\n" + scc(30)          // borrow
+        Wave w = new GuestAsm(dir).runWave("s_sub_u32 s10, 0, 1\n" + scc(30)          // borrow
                 + "s_sub_u32 s11, 5, 3\n" + scc(31)                    // 2
                 + "s_sub_u32 s12, 5, 5\n" + scc(32)                    // 0, no borrow
                 + "s_cmp_eq_u32 0, 0\n"
@@ -96,7 +96,7 @@ class ScalarAluTest {
 
     @Test
     void s_add_i32_and_s_sub_i32_set_scc_on_signed_overflow_only() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x7fffffff\ns_mov_b32 s21, 0x80000000\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, 0x7fffffff\ns_mov_b32 s21, 0x80000000\n"
                 + "s_add_i32 s10, s20, 1\n" + scc(30)      // overflow to 0x80000000
                 + "s_add_i32 s11, -1, 1\n" + scc(31)       // 0, no overflow (carry is not overflow)
                 + "s_add_i32 s12, s21, -1\n" + scc(32)     // overflow to 0x7fffffff
@@ -119,7 +119,7 @@ class ScalarAluTest {
 
     @Test
     void s_min_and_s_max_compare_signed_or_unsigned_and_set_scc_when_s0_is_chosen() throws Exception {
-        Wave w = run(dir, "s_min_i32 s10, -1, 1\n" + scc(30)
+        Wave w = new GuestAsm(dir).runWave("s_min_i32 s10, -1, 1\n" + scc(30)
                 + "s_min_u32 s11, -1, 1\n" + scc(31)
                 + "s_max_i32 s12, -1, 1\n" + scc(32)
                 + "s_max_u32 s13, -1, 1\n" + scc(33)
@@ -142,7 +142,7 @@ class ScalarAluTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void bitwise_logic_in_32_and_64_bits_sets_scc_when_the_result_is_not_zero(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, 0xf0f0\ns_mov_b32 s21, 0xff00\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, 0xf0f0\ns_mov_b32 s21, 0xff00\n"
                 + "s_and_b32 s10, s20, s21\n"
                 + "s_or_b32 s11, s20, s21\n"
                 + "s_xor_b32 s12, s20, s21\n"
@@ -194,7 +194,7 @@ class ScalarAluTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void shifts_use_only_the_low_5_or_6_bits_of_the_amount_and_set_scc_when_not_zero(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x80000001\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, 0x80000001\n"
                 + "s_lshl_b32 s10, s20, 32\n" + scc(30)      // amount 0
                 + "s_lshl_b32 s11, s20, 33\n" + scc(31)      // amount 1: 0x00000002
                 + "s_lshl_b32 s12, 0x80000000, 1\n" + scc(32) // 0
@@ -234,7 +234,7 @@ class ScalarAluTest {
 
     @Test
     void s_bfm_builds_a_mask_of_s0_bits_at_s1_with_both_masked_to_5_or_6_bits() throws Exception {
-        Wave w = run(dir, "s_bfm_b32 s10, 5, 3\n"
+        Wave w = new GuestAsm(dir).runWave("s_bfm_b32 s10, 5, 3\n"
                 + "s_bfm_b32 s11, 32, 3\n"       // width 0: 0
                 + "s_bfm_b32 s12, 31, 1\n"
                 + "s_bfm_b32 s13, 4, 30\n"       // bits above 31 drop
@@ -258,7 +258,7 @@ class ScalarAluTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void s_bfe_extracts_width_s1_22_16_bits_at_offset_s1_4_0_zero_or_sign_extended(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x123456f8\ns_mov_b32 s21, 0x80000000\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, 0x123456f8\ns_mov_b32 s21, 0x80000000\n"
                 + "s_bfe_u32 s10, s20, 0x80008\n" + scc(30)       // offset 8, width 8: 0x56
                 + "s_bfe_i32 s11, s20, 0x40004\n" + scc(31)       // offset 4, width 4: 0xf -> -1
                 + "s_bfe_i32 s12, s20, 0x40010\n"                 // offset 16, width 4: 0x4
@@ -291,7 +291,7 @@ class ScalarAluTest {
 
     @Test
     void multiplies_give_the_low_or_high_32_bits_of_the_product_and_leave_scc() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, -1\ns_mov_b32 s21, 0x80000000\ns_mov_b32 s22, 0x10000\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, -1\ns_mov_b32 s21, 0x80000000\ns_mov_b32 s22, 0x10000\n"
                 + "s_cmp_eq_u32 0, 0\n"
                 + "s_mul_i32 s10, s22, s22\n"
                 + "s_mul_i32 s11, -3, 7\n"
@@ -315,7 +315,7 @@ class ScalarAluTest {
 
     @Test
     void s_absdiff_i32_is_the_wrapped_absolute_difference_with_scc_when_not_zero() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x80000000\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, 0x80000000\n"
                 + "s_absdiff_i32 s10, 3, 10\n" + scc(30)
                 + "s_absdiff_i32 s11, 10, 3\n"
                 + "s_absdiff_i32 s12, 5, 5\n" + scc(31)
@@ -333,7 +333,7 @@ class ScalarAluTest {
 
     @Test
     void s_lshlN_add_u32_shifts_then_adds_with_scc_the_carry_out_including_shifted_out_bits() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x10000000\ns_mov_b32 s21, 0x3fffffff\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, 0x10000000\ns_mov_b32 s21, 0x3fffffff\n"
                 + "s_lshl1_add_u32 s10, 3, 4\n" + scc(30)           // 10
                 + "s_lshl2_add_u32 s11, s21, 4\n" + scc(31)         // 0xfffffffc + 4 = 2^32
                 + "s_lshl3_add_u32 s12, 5, 1\n" + scc(32)           // 41
@@ -353,7 +353,7 @@ class ScalarAluTest {
 
     @Test
     void s_pack_takes_low_or_high_halves_of_each_source() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 0x11112222\ns_mov_b32 s21, 0x33334444\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, 0x11112222\ns_mov_b32 s21, 0x33334444\n"
                 + "s_pack_ll_b32_b16 s10, s20, s21\n"
                 + "s_pack_lh_b32_b16 s11, s20, s21\n"
                 + "s_pack_hh_b32_b16 s12, s20, s21\n");
@@ -371,7 +371,7 @@ class ScalarAluTest {
             asm.append("s_cmp_").append(ops[i]).append(" -1, 1\n").append(scc(10 + 2 * i));
             asm.append("s_cmp_").append(ops[i]).append(" 7, 7\n").append(scc(31 + 2 * i));
         }
-        Wave w = run(dir, asm.toString());
+        Wave w = new GuestAsm(dir).runWave(asm.toString());
         // -1 against 1: signed -1 < 1; unsigned 0xffffffff > 1
         boolean[] minusOneVsOne = {false, true, false, false, true, true, false, true, true, true, false, false};
         boolean[] equal = {true, false, false, true, false, true, true, false, false, true, false, true};
@@ -385,7 +385,7 @@ class ScalarAluTest {
 
     @Test
     void s_bitcmp_tests_bit_s1_masked_and_64_bit_compares_see_the_whole_pair() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s20, 2\ns_mov_b32 s22, 0\ns_mov_b32 s23, 0x80000000\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s20, 2\ns_mov_b32 s22, 0\ns_mov_b32 s23, 0x80000000\n"
                 + "s_bitcmp1_b32 s20, 1\n" + scc(10)
                 + "s_bitcmp1_b32 s20, 33\n" + scc(11)     // bit 1 again
                 + "s_bitcmp0_b32 s20, 0\n" + scc(12)
@@ -414,7 +414,7 @@ class ScalarAluTest {
 
     @Test
     void sopk_sign_extends_simm16_for_signed_forms_and_zero_extends_it_for_unsigned_compares() throws Exception {
-        Wave w = run(dir, "s_movk_i32 s10, 0x8000\n"
+        Wave w = new GuestAsm(dir).runWave("s_movk_i32 s10, 0x8000\n"
                 + "s_movk_i32 s11, 0x7fff\n"
                 + "s_mov_b32 s20, -1\n"
                 + "s_cmpk_eq_i32 s20, 0xffff\n" + scc(30)     // -1 == -1
@@ -447,7 +447,7 @@ class ScalarAluTest {
 
     @Test
     void s_cmovk_moves_only_when_scc_is_set_and_s_addk_sets_scc_on_signed_overflow() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s10, 1\ns_mov_b32 s11, 1\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s10, 1\ns_mov_b32 s11, 1\n"
                 + "s_cmp_eq_u32 0, 0\ns_cmovk_i32 s10, 0xfffe\n"
                 + "s_cmp_eq_u32 0, 1\ns_cmovk_i32 s11, 0xfffe\n"
                 + "s_mov_b32 s12, 0x7fffffff\ns_addk_i32 s12, 0x1\n" + scc(30)

@@ -2,18 +2,17 @@ package org.replayfarm.evalnode.hostmodel.scalar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertScc;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr64;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.fault;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.run;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.scc;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertScc;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr64;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.scc;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** SOP1: results and SCC as the RDNA 2 ISA guide defines them; expected values worked out by hand. */
@@ -23,7 +22,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void moves_and_conditional_moves_leave_scc_and_cmov_moves_only_when_scc_is_set() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s10, 0x12345678\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s10, 0x12345678\n"
                 + "s_mov_b64 s[12:13], -2\n"
                 + "s_mov_b32 s14, 1\ns_mov_b32 s15, 1\ns_mov_b64 s[16:17], 1\ns_mov_b64 s[18:19], 1\n"
                 + "s_cmp_eq_u32 0, 0\n"
@@ -42,7 +41,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void s_not_inverts_and_sets_scc_when_the_result_is_not_zero() throws Exception {
-        Wave w = run(dir, "s_not_b32 s10, 0xff\n" + scc(30)
+        Wave w = new GuestAsm(dir).runWave("s_not_b32 s10, 0xff\n" + scc(30)
                 + "s_not_b32 s11, -1\n" + scc(31)
                 + "s_not_b64 s[12:13], -1\n" + scc(32)
                 + "s_not_b64 s[14:15], 1\n" + scc(33));
@@ -59,7 +58,7 @@ class ScalarAluUnaryTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void s_wqm_sets_every_quad_with_any_bit_set_and_s_quadmask_gives_one_bit_per_quad(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x00f01001\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, 0x00f01001\n"
                 + "s_mov_b32 s22, 0x00000100\ns_mov_b32 s23, 0x80000001\n" // s[22:23] = 0x80000001_00000100
                 + "s_wqm_b32 s10, s20\n" + scc(30)
                 + "s_wqm_b32 s11, 0\n" + scc(31)
@@ -81,7 +80,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void s_brev_reverses_bits_and_s_bitreplicate_doubles_each_bit() throws Exception {
-        Wave w = run(dir, "s_cmp_eq_u32 0, 1\n"
+        Wave w = new GuestAsm(dir).runWave("s_cmp_eq_u32 0, 1\n"
                 + "s_brev_b32 s10, 1\n"
                 + "s_brev_b32 s11, 0x12345678\n"
                 + "s_brev_b64 s[12:13], 1\n"
@@ -98,7 +97,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void bit_counts_count_zeros_or_ones_with_scc_when_the_count_is_not_zero() throws Exception {
-        Wave w = run(dir, "s_bcnt1_i32_b32 s10, 0\n" + scc(30)
+        Wave w = new GuestAsm(dir).runWave("s_bcnt1_i32_b32 s10, 0\n" + scc(30)
                 + "s_bcnt1_i32_b32 s11, 0xf0f\n" + scc(31)
                 + "s_bcnt0_i32_b32 s12, -1\n" + scc(32)
                 + "s_bcnt0_i32_b32 s13, 0xf0f\n"
@@ -121,7 +120,7 @@ class ScalarAluUnaryTest {
     @ParameterizedTest(name = "wave64={0}")
     @ValueSource(booleans = {false, true})
     void find_first_bit_instructions_return_minus_one_when_there_is_no_such_bit(boolean wave64) throws Exception {
-        Wave w = run(dir, wave64, "s_mov_b32 s20, 0x80000000\ns_mov_b32 s21, 0xc0000000\n"
+        Wave w = new GuestAsm(dir).wave64(wave64).runWave("s_mov_b32 s20, 0x80000000\ns_mov_b32 s21, 0xc0000000\n"
                 + "s_mov_b32 s22, 0\ns_mov_b32 s23, 0x100\n"            // s[22:23] = 1 << 40
                 + "s_ff0_i32_b32 s10, -1\n"
                 + "s_ff0_i32_b32 s11, 0xffff\n"
@@ -173,7 +172,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void sign_extension_and_bit_set_use_the_low_5_or_6_bits_of_the_bit_number() throws Exception {
-        Wave w = run(dir, "s_sext_i32_i8 s10, 0x80\n"
+        Wave w = new GuestAsm(dir).runWave("s_sext_i32_i8 s10, 0x80\n"
                 + "s_sext_i32_i8 s11, 0x17f\n"
                 + "s_sext_i32_i16 s12, 0x8000\n"
                 + "s_sext_i32_i16 s13, 0x17fff\n"
@@ -193,7 +192,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void s_abs_i32_keeps_the_most_negative_value_and_sets_scc_when_not_zero() throws Exception {
-        Wave w = run(dir, "s_abs_i32 s10, -5\n" + scc(30)
+        Wave w = new GuestAsm(dir).runWave("s_abs_i32 s10, -5\n" + scc(30)
                 + "s_abs_i32 s11, 0x80000000\n" + scc(31)
                 + "s_abs_i32 s12, 0\n" + scc(32)
                 + "s_abs_i32 s13, 7\n");
@@ -232,14 +231,14 @@ class ScalarAluUnaryTest {
         long e = 0xf0f0;
         long s = 0xff00;
         for (String op : SAVEEXEC) {
-            Wave w = run(dir, "s_mov_b32 exec_lo, 0xf0f0\ns_mov_b32 s20, 0xff00\n"
+            Wave w = new GuestAsm(dir).runWave("s_mov_b32 exec_lo, 0xf0f0\ns_mov_b32 s20, 0xff00\n"
                     + "s_" + op + "_saveexec_b32 s10, s20\n" + scc(30) + "s_mov_b32 s11, exec_lo\n"
                     + "s_mov_b32 exec_lo, -1\n");
             assertSgpr(w, 10, e);
             assertSgpr(w, 11, saveexec(op, s, e));
             assertScc(w, 30, (int) saveexec(op, s, e) != 0);
         }
-        Wave w = run(dir, "s_and_saveexec_b32 s10, 0\n" + scc(30) + "s_mov_b32 s11, exec_lo\n");
+        Wave w = new GuestAsm(dir).runWave("s_and_saveexec_b32 s10, 0\n" + scc(30) + "s_mov_b32 s11, exec_lo\n");
         assertSgpr(w, 10, -1);
         assertSgpr(w, 11, 0);
         assertScc(w, 30, false);
@@ -251,7 +250,7 @@ class ScalarAluUnaryTest {
         long e = 0x0000ffff_f0f0f0f0L;
         long s = 0xff00ff00_ff00ff00L;
         for (String op : SAVEEXEC) {
-            Wave w = run(dir, true, "s_mov_b32 exec_lo, 0xf0f0f0f0\ns_mov_b32 exec_hi, 0xffff\n"
+            Wave w = new GuestAsm(dir).wave64(true).runWave("s_mov_b32 exec_lo, 0xf0f0f0f0\ns_mov_b32 exec_hi, 0xffff\n"
                     + "s_mov_b32 s20, 0xff00ff00\ns_mov_b32 s21, 0xff00ff00\n"
                     + "s_" + op + "_saveexec_b64 s[10:11], s[20:21]\n" + scc(30) + "s_mov_b64 s[12:13], exec\n"
                     + "s_mov_b64 exec, -1\n");
@@ -260,7 +259,7 @@ class ScalarAluUnaryTest {
             assertScc(w, 30, saveexec(op, s, e) != 0);
         }
         // the 32-bit form in wave64: exec_hi is left alone, SCC looks at exec_lo only
-        Wave w = run(dir, true, "s_mov_b32 exec_hi, 0xffff\n"
+        Wave w = new GuestAsm(dir).wave64(true).runWave("s_mov_b32 exec_hi, 0xffff\n"
                 + "s_and_saveexec_b32 s10, 0\n" + scc(30) + "s_mov_b64 s[12:13], exec\n");
         assertSgpr(w, 10, -1);
         assertSgpr64(w, 12, 0x0000ffff_00000000L);
@@ -270,7 +269,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void wrexec_writes_the_new_exec_to_both_exec_and_the_destination() throws Exception {
-        Wave w = run(dir, "s_mov_b32 exec_lo, 0xf0f0\ns_mov_b32 s20, 0xff00\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 exec_lo, 0xf0f0\ns_mov_b32 s20, 0xff00\n"
                 + "s_andn1_wrexec_b32 s10, s20\n" + scc(30) + "s_mov_b32 s11, exec_lo\n"
                 + "s_mov_b32 exec_lo, 0xf0f0\n"
                 + "s_andn2_wrexec_b32 s12, s20\n" + scc(31) + "s_mov_b32 s13, exec_lo\n"
@@ -284,7 +283,7 @@ class ScalarAluUnaryTest {
         assertScc(w, 31, true);
         assertSgpr(w, 14, 0);
         assertScc(w, 32, false);
-        Wave w64 = run(dir, true, "s_mov_b64 exec, -1\ns_mov_b32 s20, 0\ns_mov_b32 s21, 0xffff0000\n"
+        Wave w64 = new GuestAsm(dir).wave64(true).runWave("s_mov_b64 exec, -1\ns_mov_b32 s20, 0\ns_mov_b32 s21, 0xffff0000\n"
                 + "s_andn1_wrexec_b64 s[10:11], s[20:21]\n" + scc(30) + "s_mov_b64 s[12:13], exec\n");
         assertSgpr64(w64, 10, 0x0000ffff_ffffffffL);
         assertSgpr64(w64, 12, 0x0000ffff_ffffffffL);
@@ -293,7 +292,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void m0_relative_moves_index_the_scalar_file_from_the_named_register() throws Exception {
-        Wave w = run(dir, "s_mov_b32 s10, 10\ns_mov_b32 s11, 11\ns_mov_b32 s12, 12\ns_mov_b32 s13, 13\n"
+        Wave w = new GuestAsm(dir).runWave("s_mov_b32 s10, 10\ns_mov_b32 s11, 11\ns_mov_b32 s12, 12\ns_mov_b32 s13, 13\n"
                 + "s_mov_b32 m0, 3\n"
                 + "s_movrels_b32 s20, s10\n"        // s13
                 + "s_movreld_b32 s30, 77\n"          // s33 = 77
@@ -313,7 +312,7 @@ class ScalarAluUnaryTest {
 
     @Test
     void an_m0_relative_move_past_the_last_sgpr_faults() throws Exception {
-        String message = fault(dir, "s_mov_b32 m0, 200\ns_movrels_b32 s20, s10\n");
+        String message = new GuestAsm(dir).faultMessage("s_mov_b32 m0, 200\ns_movrels_b32 s20, s10\n");
         assertTrue(message.contains("M0-relative source"), message);
     }
 }

@@ -3,14 +3,12 @@ package org.replayfarm.evalnode.hostmodel.scalar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.assertSgpr;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.fault;
-import static org.replayfarm.evalnode.hostmodel.scalar.ScalarAsm.run;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.evalnode.hostmodel.AsmRunner;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.GuestLayout;
 
@@ -21,7 +19,7 @@ class WaveControlTest {
 
     @Test
     void waits_hints_and_cache_controls_change_nothing() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 s10, 5
                 s_cmp_eq_u32 0, 0
                 s_nop 7
@@ -55,7 +53,7 @@ class WaveControlTest {
 
     @Test
     void s_barrier_holds_each_wave_until_every_wave_of_the_group_arrives() throws Exception {
-        var out = new AsmRunner(dir).groupSize(96).run("""
+        var out = new GuestAsm(dir).groupSize(96).run("""
                 s_mov_b32 s10, 1
                 s_barrier
                 s_mov_b32 s11, 2
@@ -74,7 +72,7 @@ class WaveControlTest {
 
     @Test
     void s_setreg_and_s_getreg_write_and_read_fields_of_mode() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xa
                 s_getreg_b32 s10, hwreg(HW_REG_MODE, 0, 4)
                 s_mov_b32 s20, 0xfffffff3
@@ -97,16 +95,16 @@ class WaveControlTest {
 
     @Test
     void s_round_mode_and_s_denorm_mode_replace_mode_bits_3_0_and_7_4() throws Exception {
-        Wave w = run(dir, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0xff\ns_round_mode 0x5\n");
+        Wave w = new GuestAsm(dir).runWave("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0xff\ns_round_mode 0x5\n");
         assertEquals(0x5, w.mode() & 0xff ^ 0xf0);
-        Wave d = run(dir, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0x0\ns_denorm_mode 0xc\n");
+        Wave d = new GuestAsm(dir).runWave("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0x0\ns_denorm_mode 0xc\n");
         assertEquals(0xc0, d.mode() & 0xff);
         assertEquals(d.group().kernel().initialMode() & ~0xff, d.mode() & ~0xff);
     }
 
     @Test
     void sh_mem_bases_hold_the_top_16_bits_of_the_shared_and_private_apertures() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_getreg_b32 s10, hwreg(HW_REG_SH_MEM_BASES)
                 s_getreg_b32 s11, hwreg(HW_REG_SH_MEM_BASES, 16, 16)
                 s_lshl_b32 s11, s11, 16
@@ -120,7 +118,7 @@ class WaveControlTest {
 
     @Test
     void flat_scratch_halves_read_and_write_the_wave_flat_scratch_base() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_getreg_b32 s10, hwreg(HW_REG_FLAT_SCR_LO)
                 s_getreg_b32 s11, hwreg(HW_REG_FLAT_SCR_HI)
                 s_setreg_imm32_b32 hwreg(HW_REG_FLAT_SCR_LO), 0x1000
@@ -133,7 +131,7 @@ class WaveControlTest {
 
     @Test
     void status_reports_scc_execz_vccz_and_valid() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_mov_b32 vcc_lo, 1
                 s_cmp_eq_u32 0, 0
                 s_getreg_b32 s10, hwreg(HW_REG_STATUS)
@@ -150,7 +148,7 @@ class WaveControlTest {
 
     @Test
     void hw_id1_names_the_wave_within_its_group_and_allocation_registers_describe_the_kernel() throws Exception {
-        var out = new AsmRunner(dir).groupSize(64).lds(1024).run("""
+        var out = new GuestAsm(dir).groupSize(64).lds(1024).run("""
                 s_getreg_b32 s10, hwreg(HW_REG_HW_ID1)
                 s_getreg_b32 s11, hwreg(HW_REG_GPR_ALLOC, 8, 8)
                 s_getreg_b32 s12, hwreg(HW_REG_LDS_ALLOC, 12, 9)
@@ -173,7 +171,7 @@ class WaveControlTest {
 
     @Test
     void s_memtime_and_shader_cycles_count_the_wave_instructions_since_a_replay_has_no_clock() throws Exception {
-        Wave w = run(dir, """
+        Wave w = new GuestAsm(dir).runWave("""
                 s_nop 0
                 s_nop 0
                 s_memtime s[10:11]
@@ -187,23 +185,23 @@ class WaveControlTest {
 
     @Test
     void reading_trapsts_and_writing_a_read_only_register_fault() throws Exception {
-        assertTrue(fault(dir, "s_getreg_b32 s10, hwreg(HW_REG_TRAPSTS)").contains("TRAPSTS"));
-        assertTrue(fault(dir, "s_setreg_imm32_b32 hwreg(HW_REG_STATUS), 0").contains("s_setreg"));
-        assertTrue(fault(dir, "s_getreg_b32 s10, hwreg(8)").contains("does not have"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_getreg_b32 s10, hwreg(HW_REG_TRAPSTS)").contains("TRAPSTS"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_setreg_imm32_b32 hwreg(HW_REG_STATUS), 0").contains("s_setreg"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_getreg_b32 s10, hwreg(8)").contains("does not have"));
     }
 
     @Test
     void s_trap_and_s_code_end_fault() throws Exception {
-        assertTrue(fault(dir, "s_trap 2").startsWith("s_trap 2"));
-        assertTrue(fault(dir, "s_code_end").startsWith("s_code_end"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_trap 2").startsWith("s_trap 2"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_code_end").startsWith("s_code_end"));
     }
 
     @Test
     void messages_that_return_values_or_halt_fault_and_halting_controls_are_unsupported() throws Exception {
-        assertTrue(fault(dir, "s_sendmsg sendmsg(MSG_GET_DOORBELL)").contains("message 10"));
-        assertTrue(fault(dir, "s_sendmsg sendmsg(MSG_HALT_WAVES)").contains("message 6"));
-        assertTrue(fault(dir, "s_sethalt 1").startsWith("unsupported instruction"));
-        assertTrue(fault(dir, "s_setkill 1").startsWith("unsupported instruction"));
-        assertTrue(fault(dir, "s_sendmsghalt sendmsg(MSG_INTERRUPT)").startsWith("unsupported instruction"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_sendmsg sendmsg(MSG_GET_DOORBELL)").contains("message 10"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_sendmsg sendmsg(MSG_HALT_WAVES)").contains("message 6"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_sethalt 1").startsWith("unsupported instruction"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_setkill 1").startsWith("unsupported instruction"));
+        assertTrue(new GuestAsm(dir).faultMessage("s_sendmsghalt sendmsg(MSG_INTERRUPT)").startsWith("unsupported instruction"));
     }
 }
