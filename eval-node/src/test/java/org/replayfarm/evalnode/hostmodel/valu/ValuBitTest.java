@@ -1,16 +1,17 @@
 package org.replayfarm.evalnode.hostmodel.valu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.a;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.b;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.c;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.op;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.a;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.b;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.c;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.op;
 
 import java.math.BigInteger;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * Bitwise, shift, bit-field, bit-count, permute and align instructions (RDNA 2 ISA, VOP1/VOP2/VOP3).
@@ -38,7 +39,7 @@ class ValuBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void logic_ops_and_32_bit_shifts_use_only_the_low_five_bits_of_the_amount(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_and_b32 vD, v1, v2", l -> a(l) & b(l)),
                 op("v_or_b32 vD, v1, v2", l -> a(l) | b(l)),
                 op("v_xor_b32 vD, v1, v2", l -> a(l) ^ b(l)),
@@ -63,8 +64,8 @@ class ValuBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void sixty_four_bit_shifts_mask_the_amount_to_six_bits(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
-        String p = t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b) + t.lanes(3, ValuTestSupport::c)
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
+        String p = t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b) + t.lanes(3, GuestAsm::c)
                 + "v_lshlrev_b64 v[20:21], v3, v[1:2]\n"
                 + "v_lshrrev_b64 v[22:23], v3, v[1:2]\n"
                 + "v_ashrrev_i64 v[24:25], v3, v[1:2]\n"
@@ -86,7 +87,7 @@ class ValuBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void bit_field_extract_insert_and_mask_take_offset_and_width_modulo_32(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_bfe_u32 vD, v1, v2, v3", l -> field(a(l), b(l) & 31, c(l) & 31)),
                 op("v_bfe_i32 vD, v1, v2, v3", l -> {
                     int width = c(l) & 31;
@@ -126,7 +127,7 @@ class ValuBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void bit_counts_scans_and_reversal(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_bcnt_u32_b32 vD, v1, v2", l -> {
                     int n = 0;
                     for (int i = 0; i < 32; i++) {
@@ -186,7 +187,7 @@ class ValuBitTest {
     @ValueSource(ints = {32, 64})
     void perm_selects_bytes_sign_fills_and_constants(int wave) throws Exception {
         // selectors per lane: four consecutive values from 0..15, then 0x0D..0xFF constants in the last lanes
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         java.util.function.IntUnaryOperator sel = l -> l < 16 ? (l & 15) | ((l + 1) & 15) << 8 | ((l + 2) & 15) << 16
                 | ((l + 3) & 15) << 24 : l < 24 ? 0xFF0D0C08 + l : 0x0B0A0908 ^ (l & 3);
         var out = t.run(t.lanes(1, l -> a(l + 3)) + t.lanes(2, l -> b(l + 1) ^ 0x00800080) + t.lanes(3, sel)
@@ -209,7 +210,7 @@ class ValuBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void alignbit_and_alignbyte_shift_the_64_bit_concatenation_right(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_alignbit_b32 vD, v1, v2, v3", l -> {
                     int r = 0;
                     for (int i = 0; i < 32; i++) {

@@ -13,6 +13,7 @@ import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * VOPC compares (RDNA 2 ISA, "VOPC Instructions"): every integer and float condition of every type,
@@ -98,7 +99,7 @@ class ValuCompareTest {
     /** Runs every condition of a type as e64 compares into s20, s22, ... and checks each mask. */
     private void checkAll(int wave, String type, Map<String, Set<Rel>> conditions, String operands, String setup,
                           IntUnaryOperator relationOfLane, long active) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         List<String> names = new ArrayList<>(conditions.keySet());
         StringBuilder p = new StringBuilder(setup).append(t.exec(active, 30));
         for (int i = 0; i < names.size(); i++) {
@@ -125,7 +126,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void f32_conditions_order_values_and_treat_nan_as_unordered(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         checkAll(wave, "f32", FLOAT, "v1, v2", t.lanes(1, l -> F32[ia(l)]) + t.lanes(2, l -> F32[ib(l)]),
                 l -> relation(decode(F32[ia(l)] & 0xFFFFFFFFL, 8, 23), decode(F32[ib(l)] & 0xFFFFFFFFL, 8, 23)).ordinal(),
                 someInactive(wave));
@@ -134,7 +135,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void f64_conditions(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         checkAll(wave, "f64", FLOAT, "v[1:2], v[3:4]", t.lanes(1, l -> (int) F64[ia(l)])
                         + t.lanes(2, l -> (int) (F64[ia(l)] >>> 32)) + t.lanes(3, l -> (int) F64[ib(l)])
                         + t.lanes(4, l -> (int) (F64[ib(l)] >>> 32)),
@@ -144,7 +145,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void f16_conditions_read_the_low_half(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         checkAll(wave, "f16", FLOAT, "v1, v2", t.lanes(1, l -> F16[ia(l)] | 0x7e000000)
                         + t.lanes(2, l -> F16[ib(l)] | 0x12340000),
                 l -> relation(decode(F16[ia(l)], 5, 10), decode(F16[ib(l)], 5, 10)).ordinal(), someInactive(wave));
@@ -153,7 +154,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void f32_modifiers_apply_before_comparing(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         checkAll(wave, "f32", FLOAT, "-|v1|, v2", t.lanes(1, l -> F32[ia(l)]) + t.lanes(2, l -> F32[ib(l)]),
                 l -> relation(decode((F32[ia(l)] | 0x80000000) & 0xFFFFFFFFL, 8, 23),
                         decode(F32[ib(l)] & 0xFFFFFFFFL, 8, 23)).ordinal(), t.allLanes());
@@ -164,7 +165,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void integer_conditions_signed_and_unsigned_at_16_32_and_64_bits(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         IntUnaryOperator x = l -> INTS[l % 10];
         IntUnaryOperator y = l -> INTS[(l * 3 + l / 10) % 10];
         IntUnaryOperator hi = l -> INTS[(l * 7 + 1) % 10];
@@ -202,7 +203,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void class_tests_report_membership_in_the_mask_for_every_class(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         // lane l tests corner l % 14 against mask bit (l / 14 + l) % 10 plus a mask of every class
         IntUnaryOperator maskOf = l -> 1 << ((l / 14 + l) % 10);
         String p = t.lanes(1, l -> F32[ia(l)]) + t.lanes(2, l -> F16[ia(l)]) + t.lanes(3, l -> (int) F64[ia(l)])
@@ -236,7 +237,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void cmpx_writes_exec_with_inactive_lanes_staying_off_and_e32_writes_vcc(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long active = someInactive(wave);
         String p = t.lanes(1, l -> l) + t.mask(20, 0x5555_5555_5555_5555L & t.allLanes(), 9) + t.exec(active, 9)
                 + "v_cmp_lt_u32_e32 " + t.vcc() + ", 10, v1\n"
@@ -265,7 +266,7 @@ class ValuCompareTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void sdwa_compares_select_operand_parts_and_write_sdst_or_vcc(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         String p = t.lanes(1, l -> l << 16 | 0xFFFF) + t.lanes(2, l -> 0xFF00 | (l * 3 & 0xFF))
                 + "v_cmp_lt_u32_sdwa " + t.maskOperand(20) + ", v1, v2 src0_sel:WORD_1 src1_sel:BYTE_0\n"
                 + "v_cmp_lt_i32_sdwa " + t.vcc() + ", sext(v1), v2 src0_sel:WORD_0 src1_sel:DWORD\n"

@@ -7,6 +7,7 @@ import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * DPP16 (every gfx10 row control, ROW_MASK / BANK_MASK, BOUND_CTRL, FI), DPP8 and SDWA (source selects
@@ -66,7 +67,7 @@ class ValuDppSdwaTest {
     @ValueSource(ints = {32, 64})
     void every_row_control_reads_its_lane_and_out_of_row_lanes_keep_the_old_value_or_read_zero(int wave)
             throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         StringBuilder p = new StringBuilder(t.lanes(1, ValuDppSdwaTest::src));
         for (int i = 0; i < CONTROLS.length; i++) {
             p.append("v_mov_b32 v").append(20 + i).append(", 0x").append(Integer.toHexString(OLD)).append('\n');
@@ -84,7 +85,7 @@ class ValuDppSdwaTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void row_and_bank_masks_leave_the_disabled_rows_and_banks_unwritten(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         String p = t.lanes(1, ValuDppSdwaTest::src) + t.lanes(2, l -> 1000 * l)
                 + "v_mov_b32 v20, 0x" + Integer.toHexString(OLD) + "\n"
                 + "v_mov_b32_dpp v20, v1 row_ror:1 row_mask:0x5 bank_mask:0xf\n"
@@ -107,7 +108,7 @@ class ValuDppSdwaTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void inactive_source_lanes_are_invalid_unless_fi_fetches_them(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long active = wave == 32 ? 0xAAAA_F0F0L : 0x5555_AAAA_FF00_F0F0L;
         String p = t.lanes(1, ValuDppSdwaTest::src)
                 + "v_mov_b32 v20, 0x" + Integer.toHexString(OLD) + "\n"
@@ -140,7 +141,7 @@ class ValuDppSdwaTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void dpp8_selects_a_lane_within_each_group_of_eight(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         int[] sel = {7, 0, 0, 3, 6, 2, 5, 1};
         var out = t.run(t.lanes(1, ValuDppSdwaTest::src) + t.lanes(2, l -> l * 5)
                 + "v_mov_b32_dpp v20, v1 dpp8:[7,0,0,3,6,2,5,1]\n"
@@ -153,20 +154,20 @@ class ValuDppSdwaTest {
     @ValueSource(ints = {32, 64})
     void a_dpp_destination_that_is_also_the_source_reads_the_values_from_before_the_instruction(int wave)
             throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         var out = t.run(t.lanes(1, ValuDppSdwaTest::src) + "v_mov_b32_dpp v1, v1 row_shr:1 bound_ctrl:1\n");
         t.expect(out, 1, l -> l % 16 == 0 ? 0 : src(l - 1), "row_shr in place");
     }
 
     private static int sdwaInput(int lane) {
-        return ValuTestSupport.a(lane) ^ (lane * 0x01030507);
+        return GuestAsm.a(lane) ^ (lane * 0x01030507);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void sdwa_source_selects_zero_or_sign_extend_and_destination_selects_pad_sext_or_preserve(int wave)
             throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         String[] srcSel = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
         String[] dstSel = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
         StringBuilder p = new StringBuilder(t.lanes(1, ValuDppSdwaTest::sdwaInput)).append(t.lanes(2, l -> 0x1000 * l + 7));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -26,8 +27,8 @@ class ValuFloatConvertTest {
 
     @Test
     void float_to_int_truncates_saturates_and_maps_nan_to_zero() throws Exception {
-        Wave w = new FloatAsm(dir).sgpr(0, 0x7fc00000).sgpr(1, 0x7f800000).sgpr(2, 0xff800000).f32(3, -1.5f)
-                .f32(4, 3e9f).f32(5, 5e9f).f64(6, -2.75).f64(8, 1e300).run(String.join("\n",
+        Wave w = new GuestAsm(dir).sgpr(0, 0x7fc00000).sgpr(1, 0x7f800000).sgpr(2, 0xff800000).f32(3, -1.5f)
+                .f32(4, 3e9f).f32(5, 5e9f).f64(6, -2.75).f64(8, 1e300).runWave(String.join("\n",
                         "v_cvt_i32_f32_e32 v1, s0", "v_cvt_i32_f32_e32 v2, s1", "v_cvt_i32_f32_e32 v3, s2",
                         "v_cvt_i32_f32_e32 v4, s3", "v_cvt_i32_f32_e32 v5, s4", "v_cvt_u32_f32_e32 v6, s3",
                         "v_cvt_u32_f32_e32 v7, s4", "v_cvt_u32_f32_e32 v8, s5", "v_cvt_u32_f32_e32 v9, s0",
@@ -49,7 +50,7 @@ class ValuFloatConvertTest {
 
     @Test
     void flr_and_rpi_round_down_and_half_up() throws Exception {
-        Wave w = new FloatAsm(dir).f32(0, -2.5f).f32(1, 2.5f).sgpr(2, 0x7fc00000).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, -2.5f).f32(1, 2.5f).sgpr(2, 0x7fc00000).runWave(String.join("\n",
                 "v_cvt_flr_i32_f32_e32 v1, s0", "v_cvt_rpi_i32_f32_e32 v2, s0", "v_cvt_rpi_i32_f32_e32 v3, s1",
                 "v_cvt_flr_i32_f32_e32 v4, s2"));
         assertEquals(-3, w.vgpr(1, 0));
@@ -64,9 +65,9 @@ class ValuFloatConvertTest {
         int[] third = {0x3555, 0x3556, 0x3555, 0x3555};
         int[] big = {0x7c00, 0x7c00, 0x7bff, 0x7bff};
         for (int round = 0; round < 4; round++) {
-            Wave w = new FloatAsm(dir).mode(FloatAsm.mode(0, round, 3, 3, true, true)).f32(0, 1f / 3)
+            Wave w = new GuestAsm(dir).mode(GuestAsm.mode(0, round, 3, 3, true, true)).f32(0, 1f / 3)
                     .f32(1, 1e6f).sgpr(2, 0xffc00000).f32(3, -1e6f)
-                    .run("v_cvt_f16_f32_e32 v1, s0\nv_cvt_f16_f32_e32 v2, s1\nv_cvt_f16_f32_e32 v3, s2\n"
+                    .runWave("v_cvt_f16_f32_e32 v1, s0\nv_cvt_f16_f32_e32 v2, s1\nv_cvt_f16_f32_e32 v3, s2\n"
                             + "v_cvt_f16_f32_e32 v4, s3");
             assertEquals(hex(third[round]), hex(w.vgpr(1, 0)), "mode " + round);
             assertEquals(hex(big[round]), hex(w.vgpr(2, 0)), "mode " + round);
@@ -80,8 +81,8 @@ class ValuFloatConvertTest {
         // C under fesetround: (float)16777217 = 4b800000 4b800001 4b800000 4b800000
         int[] want = {0x4b800000, 0x4b800001, 0x4b800000, 0x4b800000};
         for (int round = 0; round < 4; round++) {
-            Wave w = new FloatAsm(dir).mode(FloatAsm.mode(round, 0, 3, 3, true, true)).sgpr(0, 16777217)
-                    .sgpr(1, -1).run("v_cvt_f32_i32_e32 v1, s0\nv_cvt_f32_u32_e32 v2, s0\nv_cvt_f32_u32_e32 v3, s1");
+            Wave w = new GuestAsm(dir).mode(GuestAsm.mode(round, 0, 3, 3, true, true)).sgpr(0, 16777217)
+                    .sgpr(1, -1).runWave("v_cvt_f32_i32_e32 v1, s0\nv_cvt_f32_u32_e32 v2, s0\nv_cvt_f32_u32_e32 v3, s1");
             assertEquals(hex(want[round]), hex(w.vgpr(1, 0)));
             assertEquals(hex(want[round]), hex(w.vgpr(2, 0)));
             assertEquals(hex(round == 0 || round == 1 ? 0x4f800000 : 0x4f7fffff), hex(w.vgpr(3, 0)), "2^32 - 1");
@@ -91,8 +92,8 @@ class ValuFloatConvertTest {
     @Test
     void f16_conversions_of_denormals_follow_the_f16_denorm_mode() throws Exception {
         for (int denorm : new int[] {0, 3}) {
-            Wave w = new FloatAsm(dir).mode(FloatAsm.mode(0, 0, 3, denorm, true, true)).sgpr(0, 0x8001)
-                    .f32(1, 0x1p-20f).run("v_cvt_f32_f16_e32 v1, s0\nv_cvt_f16_f32_e32 v2, s1");
+            Wave w = new GuestAsm(dir).mode(GuestAsm.mode(0, 0, 3, denorm, true, true)).sgpr(0, 0x8001)
+                    .f32(1, 0x1p-20f).runWave("v_cvt_f32_f16_e32 v1, s0\nv_cvt_f16_f32_e32 v2, s1");
             assertEquals(hex(denorm == 3 ? f(-0x1p-24f) : 0x80000000), hex(w.vgpr(1, 0)));
             assertEquals(hex(denorm == 3 ? 0x0010 : 0), hex(w.vgpr(2, 0)), "2^-20 is a half denormal");
         }
@@ -100,8 +101,8 @@ class ValuFloatConvertTest {
 
     @Test
     void f16_integer_conversions_and_norm() throws Exception {
-        Wave w = new FloatAsm(dir).sgpr(0, 0xFFFF).sgpr(1, 0x8000).sgpr(2, 0xC500).sgpr(3, 0x7C00)
-                .sgpr(4, 0x3800).sgpr(5, 0x7E00).run(String.join("\n",
+        Wave w = new GuestAsm(dir).sgpr(0, 0xFFFF).sgpr(1, 0x8000).sgpr(2, 0xC500).sgpr(3, 0x7C00)
+                .sgpr(4, 0x3800).sgpr(5, 0x7E00).runWave(String.join("\n",
                         "v_cvt_f16_u16_e32 v1, s0", "v_cvt_f16_i16_e32 v2, s1", "v_cvt_i16_f16_e32 v3, s2",
                         "v_cvt_u16_f16_e32 v4, s3", "v_cvt_u16_f16_e32 v5, s2", "v_cvt_norm_i16_f16_e32 v6, s4",
                         "v_cvt_norm_u16_f16_e32 v7, s4", "v_cvt_norm_i16_f16_e32 v8, s2",
@@ -119,8 +120,8 @@ class ValuFloatConvertTest {
 
     @Test
     void f64_f32_conversions_bytes_and_nibbles() throws Exception {
-        Wave w = new FloatAsm(dir).f64(0, 0.1).f32(2, 0.1f).sgpr(3, 0x11223344).sgpr(4, 0x8).sgpr(5, 0x7)
-                .sgpr(6, -7).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f64(0, 0.1).f32(2, 0.1f).sgpr(3, 0x11223344).sgpr(4, 0x8).sgpr(5, 0x7)
+                .sgpr(6, -7).runWave(String.join("\n",
                         "v_cvt_f32_f64_e32 v1, s[0:1]", "v_cvt_f64_f32_e32 v[2:3], s2",
                         "v_cvt_f32_ubyte0_e32 v4, s3", "v_cvt_f32_ubyte1_e32 v5, s3", "v_cvt_f32_ubyte2_e32 v6, s3",
                         "v_cvt_f32_ubyte3_e32 v7, s3", "v_cvt_off_f32_i4_e32 v8, s4", "v_cvt_off_f32_i4_e32 v9, s5",
@@ -139,8 +140,8 @@ class ValuFloatConvertTest {
 
     @Test
     void trunc_ceil_floor_rndne_fract_keep_signed_zeros() throws Exception {
-        Wave w = new FloatAsm(dir).f32(0, 2.5f).f32(1, -0.5f).sgpr(2, 0xb3800000).sgpr(3, 0x7f800000)
-                .f64(4, -3.5).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, 2.5f).f32(1, -0.5f).sgpr(2, 0xb3800000).sgpr(3, 0x7f800000)
+                .f64(4, -3.5).runWave(String.join("\n",
                         "v_rndne_f32_e32 v1, s0", "v_rndne_f32_e32 v2, s1", "v_trunc_f32_e32 v3, s1",
                         "v_ceil_f32_e32 v4, s1", "v_floor_f32_e32 v5, s1", "v_fract_f32_e32 v6, s1",
                         "v_fract_f32_e32 v7, s2", "v_fract_f32_e32 v8, s3", "v_floor_f64_e32 v[10:11], s[4:5]",
@@ -164,7 +165,7 @@ class ValuFloatConvertTest {
 
     @Test
     void frexp_splits_mantissa_and_exponent_including_denormals() throws Exception {
-        Wave w = new FloatAsm(dir).f32(0, -12f).sgpr(1, 1).sgpr(2, 0x7f800000).f64(4, 1e-310).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, -12f).sgpr(1, 1).sgpr(2, 0x7f800000).f64(4, 1e-310).runWave(String.join("\n",
                 "v_frexp_mant_f32_e32 v1, s0", "v_frexp_exp_i32_f32_e32 v2, s0", "v_frexp_mant_f32_e32 v3, s1",
                 "v_frexp_exp_i32_f32_e32 v4, s1", "v_frexp_exp_i32_f32_e32 v5, s2", "v_frexp_mant_f32_e32 v6, s2",
                 "v_frexp_exp_i32_f64_e32 v7, s[4:5]", "v_frexp_mant_f16_e32 v8, 0x4a00",
@@ -186,7 +187,7 @@ class ValuFloatConvertTest {
     void frexp_of_f64_denormals_normalizes_the_mantissa() throws Exception {
         // C's frexp (glibc): -4.9e-324 (0x8000000000000001) = -0.5 * 2^-1073;
         // 0x000fffffffffffff = 0x3feffffffffffffe * 2^-1022
-        Wave w = new FloatAsm(dir).sgpr(0, 1).sgpr(1, 0x80000000).sgpr(2, -1).sgpr(3, 0x000fffff).run(String.join("\n",
+        Wave w = new GuestAsm(dir).sgpr(0, 1).sgpr(1, 0x80000000).sgpr(2, -1).sgpr(3, 0x000fffff).runWave(String.join("\n",
                 "v_frexp_mant_f64_e32 v[1:2], s[0:1]", "v_frexp_exp_i32_f64_e32 v3, s[0:1]",
                 "v_frexp_mant_f64_e32 v[4:5], s[2:3]", "v_frexp_exp_i32_f64_e32 v6, s[2:3]"));
         assertEquals(Long.toHexString(0xbfe0000000000000L), Long.toHexString(w.vgpr64(1, 0)));

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -47,7 +48,7 @@ class ValuFloatCoverageTest {
     @Test
     void cube_coordinates_pick_the_major_axis() throws Exception {
         // direction (x, y, z) = (0.5, -3, 1): y is the major axis and negative: face 3, sc = x, tc = -z, ma = 2y
-        Wave w = new FloatAsm(dir).f32(0, 0.5f).f32(1, -3f).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, 0.5f).f32(1, -3f).runWave(String.join("\n",
                 "v_cubeid_f32 v1, s0, s1, 1.0", "v_cubesc_f32 v2, s0, s1, 1.0", "v_cubetc_f32 v3, s0, s1, 1.0",
                 "v_cubema_f32 v4, s0, s1, 1.0", "v_cubeid_f32 v5, s0, 1.0, -4.0", "v_cubesc_f32 v6, -4.0, s0, 1.0",
                 "v_pack_b32_f16 v7, -1.0, 2.0"));

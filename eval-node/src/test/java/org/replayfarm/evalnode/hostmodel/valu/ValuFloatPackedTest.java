@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -24,13 +25,13 @@ class ValuFloatPackedTest {
     }
 
     // s0 = {hi 1.0, lo 2.0}, s1 = {hi 0.5, lo 0.25}
-    private FloatAsm asm() {
-        return new FloatAsm(dir).sgpr(0, 0x3C004000).sgpr(1, 0x38003400).f32(2, 0.1f);
+    private GuestAsm asm() {
+        return new GuestAsm(dir).sgpr(0, 0x3C004000).sgpr(1, 0x38003400).f32(2, 0.1f);
     }
 
     @Test
     void pk_add_selects_and_negates_halves() throws Exception {
-        Wave w = asm().run(String.join("\n",
+        Wave w = asm().runWave(String.join("\n",
                 "v_pk_add_f16 v1, s0, s1",
                 "v_pk_add_f16 v2, s0, s1 op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[1,0] neg_hi:[0,1]",
                 "v_pk_add_f16 v3, s0, 1.0"));
@@ -41,7 +42,7 @@ class ValuFloatPackedTest {
 
     @Test
     void pk_mul_fma_fmac_min_max_and_clamp() throws Exception {
-        Wave w = asm().sgpr(3, 0x7C018000).sgpr(4, 0x3C000000).run(String.join("\n",
+        Wave w = asm().sgpr(3, 0x7C018000).sgpr(4, 0x3C000000).runWave(String.join("\n",
                 "v_pk_mul_f16 v1, s0, s1",
                 "v_pk_mul_f16 v2, s0, 4.0 clamp",
                 "v_pk_fma_f16 v3, s0, s1, s1",
@@ -59,7 +60,7 @@ class ValuFloatPackedTest {
 
     @Test
     void fma_mix_reads_f16_or_f32_sources_and_mixlo_mixhi_write_one_half() throws Exception {
-        Wave w = asm().f32(4, 2f).f32(5, -3f).run(String.join("\n",
+        Wave w = asm().f32(4, 2f).f32(5, -3f).runWave(String.join("\n",
                 "v_mul_f32_e64 v2, 1.0, s2",
                 "v_fma_mix_f32 v1, s0, s1, v2 op_sel:[1,0,0] op_sel_hi:[1,1,0]",
                 "v_mul_f32_e64 v3, 1.0, s4",
@@ -77,7 +78,7 @@ class ValuFloatPackedTest {
 
     @Test
     void dot2_sums_both_products_and_the_accumulator() throws Exception {
-        Wave w = asm().run(String.join("\n",
+        Wave w = asm().runWave(String.join("\n",
                 "v_mul_f32_e64 v2, 1.0, s2",
                 "v_dot2_f32_f16 v1, s0, s1, v2",
                 "v_pk_mul_f16 v10, s1, 1.0",
@@ -96,7 +97,7 @@ class ValuFloatPackedTest {
     @Test
     void packing_conversions() throws Exception {
         Wave w = asm().f32(3, 1f / 3).f32(4, 1e6f).f32(5, 0.5f).f32(6, -1f).f32(7, 2f).f32(8, 3.5f)
-                .sgpr(9, 0x11223344).f32(10, 300f).sgpr(11, 0x7fc00000).run(String.join("\n",
+                .sgpr(9, 0x11223344).f32(10, 300f).sgpr(11, 0x7fc00000).runWave(String.join("\n",
                         "v_cvt_pkrtz_f16_f32_e64 v1, s3, s4",
                         "v_cvt_pknorm_i16_f32 v2, s5, s6",
                         "v_cvt_pknorm_u16_f32 v3, s5, s7",
@@ -119,15 +120,15 @@ class ValuFloatPackedTest {
     void cvt_pk_u8_rounds_per_the_f32_round_mode() throws Exception {
         int[] want = {0x11223304, 0x11223304, 0x11223303, 0x11223303}; // 3.5: even 4, up 4, down 3, toward zero 3
         for (int round = 0; round < 4; round++) {
-            Wave w = new FloatAsm(dir).mode(FloatAsm.mode(round, 0, 3, 3, true, true)).f32(0, 3.5f)
-                    .sgpr(1, 0x11223344).run("v_cvt_pk_u8_f32 v1, s0, 0, s1");
+            Wave w = new GuestAsm(dir).mode(GuestAsm.mode(round, 0, 3, 3, true, true)).f32(0, 3.5f)
+                    .sgpr(1, 0x11223344).runWave("v_cvt_pk_u8_f32 v1, s0, 0, s1");
             assertEquals(hex(want[round]), hex(w.vgpr(1, 0)), "mode " + round);
         }
     }
 
     @Test
     void packed_math_runs_every_lane_in_wave64() throws Exception {
-        Wave w = new FloatAsm(dir).wave64().run("v_cvt_f16_u16_e32 v1, v0\nv_pk_add_f16 v2, v1, v1 op_sel_hi:[0,0]");
+        Wave w = new GuestAsm(dir).wave64().runWave("v_cvt_f16_u16_e32 v1, v0\nv_pk_add_f16 v2, v1, v1 op_sel_hi:[0,0]");
         for (int lane = 0; lane < 64; lane++) {
             int h = Float.floatToRawIntBits(2f * lane);
             // 2*lane as a half, written twice (both results read the low halves)

@@ -7,6 +7,7 @@ import java.math.BigInteger;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -47,8 +48,8 @@ class ValuFloatTranscendentalTest {
 
     @Test
     void special_values_of_rcp_rsq_sqrt_log_exp() throws Exception {
-        Wave w = new FloatAsm(dir).sgpr(0, 0x80000000).f32(1, -1f).sgpr(2, 0x7f800000).sgpr(3, 0xff800000)
-                .run(String.join("\n",
+        Wave w = new GuestAsm(dir).sgpr(0, 0x80000000).f32(1, -1f).sgpr(2, 0x7f800000).sgpr(3, 0xff800000)
+                .runWave(String.join("\n",
                         "v_rcp_f32_e32 v1, 0", "v_rcp_f32_e32 v2, s0", "v_rsq_f32_e32 v3, s0", "v_sqrt_f32_e32 v4, s0",
                         "v_sqrt_f32_e32 v5, s1", "v_log_f32_e32 v6, 0", "v_log_f32_e32 v7, s1", "v_exp_f32_e32 v8, s3",
                         "v_exp_f32_e32 v9, s2", "v_rcp_f32_e32 v10, s2", "v_sin_f32_e32 v11, s2",
@@ -69,7 +70,7 @@ class ValuFloatTranscendentalTest {
 
     @Test
     void ordinary_values_are_within_one_ulp() throws Exception {
-        Wave w = new FloatAsm(dir).f32(0, 3f).f32(1, 0.1f).f64(2, 3.0).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, 3f).f32(1, 0.1f).f64(2, 3.0).runWave(String.join("\n",
                 "v_rcp_f32_e32 v1, s0", "v_sqrt_f32_e32 v2, s0", "v_rsq_f32_e32 v3, 4.0", "v_exp_f32_e32 v4, s0",
                 "v_log_f32_e32 v5, 0x41000000", "v_sin_f32_e32 v6, 0.25", "v_cos_f32_e32 v7, 0.5",
                 "v_sin_f32_e32 v8, s1", "v_log_f32_e32 v9, s0", "v_rcp_f64_e32 v[10:11], s[2:3]",
@@ -113,7 +114,7 @@ class ValuFloatTranscendentalTest {
             {3f, 0x1p120f}, {0x1p-126f, 0x1.8p10f}, {-5f, 0.1f}, {1f, 0f}, {0f, 0f}, {Float.POSITIVE_INFINITY, 2f},
             {Float.MAX_VALUE, 0x1p-30f}, {0x1p120f, -0x1p-120f}, {-0x1p100f, 0x1.8p-140f}};
         for (float[] c : cases) {
-            Wave w = new FloatAsm(dir).f32(0, c[0]).f32(1, c[1]).run(DIVIDE);
+            Wave w = new GuestAsm(dir).f32(0, c[0]).f32(1, c[1]).runWave(DIVIDE);
             float want = c[0] / c[1];
             int got = w.vgpr(1, 0);
             if (Float.isNaN(want)) {
@@ -127,11 +128,11 @@ class ValuFloatTranscendentalTest {
     @Test
     void div_scale_sets_vcc_for_a_quotient_that_would_be_denormal_in_each_wave_size() throws Exception {
         for (boolean wide : new boolean[] {false, true}) {
-            FloatAsm asm = new FloatAsm(dir).f32(0, 0x1p-140f).f32(1, 3f);
+            GuestAsm asm = new GuestAsm(dir).f32(0, 0x1p-140f).f32(1, 3f);
             if (wide) {
                 asm.wave64();
             }
-            Wave w = asm.run(wide ? "v_div_scale_f32 v4, vcc, s0, s1, s0" : "v_div_scale_f32 v4, vcc_lo, s0, s1, s0");
+            Wave w = asm.runWave(wide ? "v_div_scale_f32 v4, vcc, s0, s1, s0" : "v_div_scale_f32 v4, vcc_lo, s0, s1, s0");
             long all = wide ? -1L : 0xFFFFFFFFL;
             assertEquals(all, w.vcc());
             assertEquals(hex(f(0x1p-76f)), hex(w.vgpr(4, 0)), "numerator scaled by 2^64");
@@ -140,7 +141,7 @@ class ValuFloatTranscendentalTest {
 
     @Test
     void div_fixup_special_cases() throws Exception {
-        Wave w = new FloatAsm(dir).f32(0, 2f).f32(1, -0f).sgpr(2, 0x7f800000).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f32(0, 2f).f32(1, -0f).sgpr(2, 0x7f800000).runWave(String.join("\n",
                 "v_div_fixup_f32 v1, s0, s1, 1.0", "v_div_fixup_f32 v2, s0, s2, s2", "v_div_fixup_f32 v3, s0, s2, 1.0",
                 "v_div_fixup_f32 v4, s0, -1.0, 4.0", "v_div_fixup_f64 v[6:7], 2.0, 0, 0", "v_div_fixup_f16 v8, 2.0, 0, 1.0"));
         assertEquals(hex(0xff800000), hex(w.vgpr(1, 0)), "1 / -0 = -inf");
@@ -154,8 +155,8 @@ class ValuFloatTranscendentalTest {
     @Test
     void div_fixup_turns_a_nan_quotient_of_finite_operands_into_the_overflowed_infinity() throws Exception {
         // an overflowing quotient reaches fixup as NaN (the scaled Newton steps compute inf - inf)
-        Wave w = new FloatAsm(dir).sgpr(0, 0x7fc00000).f64(2, Double.MAX_VALUE).sgpr(4, 0).sgpr(5, 0x7ff80000)
-                .run(String.join("\n", "v_div_fixup_f32 v1, s0, -2.0, 4.0", "v_div_fixup_f32 v2, s0, 2.0, s0",
+        Wave w = new GuestAsm(dir).sgpr(0, 0x7fc00000).f64(2, Double.MAX_VALUE).sgpr(4, 0).sgpr(5, 0x7ff80000)
+                .runWave(String.join("\n", "v_div_fixup_f32 v1, s0, -2.0, 4.0", "v_div_fixup_f32 v2, s0, 2.0, s0",
                         "v_div_fixup_f64 v[4:5], s[4:5], 0.5, s[2:3]"));
         assertEquals(hex(0xff800000), hex(w.vgpr(1, 0)), "4 / -2 with a NaN quotient: -inf");
         assertEquals(hex(0x7fc00000), hex(w.vgpr(2, 0)), "a NaN numerator stays NaN");
@@ -179,7 +180,7 @@ class ValuFloatTranscendentalTest {
         double[][] cases = {{1, 3}, {Math.scalb(1.0, -1070), 3}, {2, 7e-300}, {5, 0x1p1000},
             {Double.MAX_VALUE, 0x1p-600}, {0x1p600, -0x1.8p-1040}, {-0x1p1000, 0x1p-30}}; // the last three overflow
         for (double[] c : cases) {
-            Wave w = new FloatAsm(dir).f64(0, c[0]).f64(2, c[1]).run(seq);
+            Wave w = new GuestAsm(dir).f64(0, c[0]).f64(2, c[1]).runWave(seq);
             assertEquals(Double.doubleToRawLongBits(c[0] / c[1]), w.vgpr64(0, 0), c[0] + " / " + c[1]);
         }
     }
@@ -189,7 +190,7 @@ class ValuFloatTranscendentalTest {
         // 2/pi in hex (fdlibm's ipio2 table): 0.A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163...
         BigInteger twoOverPi = new BigInteger("A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163", 16);
         int bits = 54 * 4;
-        Wave w = new FloatAsm(dir).f64(0, 1.0).run(String.join("\n",
+        Wave w = new GuestAsm(dir).f64(0, 1.0).runWave(String.join("\n",
                 "v_trig_preop_f64 v[2:3], s[0:1], 0", "v_trig_preop_f64 v[4:5], s[0:1], 1",
                 "v_trig_preop_f64 v[6:7], s[0:1], 2"));
         for (int seg = 0; seg < 3; seg++) {
@@ -199,7 +200,7 @@ class ValuFloatTranscendentalTest {
             assertEquals(Double.doubleToRawLongBits(want), w.vgpr64(2 + 2 * seg, 0), "segment " + seg);
         }
         // a large argument (biased exponent 1077 + 10) starts 10 bits further in
-        Wave big = new FloatAsm(dir).f64(0, Math.scalb(1.0, 64)).run("v_trig_preop_f64 v[2:3], s[0:1], 0");
+        Wave big = new GuestAsm(dir).f64(0, Math.scalb(1.0, 64)).runWave("v_trig_preop_f64 v[2:3], s[0:1], 0");
         long mant = twoOverPi.shiftRight(bits - 63).and(BigInteger.ONE.shiftLeft(53).subtract(BigInteger.ONE))
                 .longValueExact();
         assertEquals(Double.doubleToRawLongBits(Math.scalb((double) mant, -63)), big.vgpr64(2, 0));

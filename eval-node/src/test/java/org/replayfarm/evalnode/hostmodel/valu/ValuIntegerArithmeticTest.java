@@ -1,16 +1,17 @@
 package org.replayfarm.evalnode.hostmodel.valu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.a;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.b;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.c;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.op;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.a;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.b;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.c;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.op;
 
 import java.math.BigInteger;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * Integer adds, subtracts and multiplies (RDNA 2 ISA, VOP2/VOP3): wrapping results, CLAMP saturation,
@@ -45,7 +46,7 @@ class ValuIntegerArithmeticTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void adds_and_subtracts_wrap_and_clamp_saturates_unsigned_and_signed(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases(ValuTestSupport.scalar("s4", 0x7654321, 9),
+        new GuestAsm(dir).waveSize(wave).cases(GuestAsm.scalar("s4", 0x7654321, 9),
                 op("v_add_nc_u32 vD, v1, v2", l -> a(l) + b(l)),
                 op("v_add_nc_u32_e64 vD, v1, v2 clamp", l -> clampU32(ub(a(l)).add(ub(b(l))))),
                 op("v_sub_nc_u32 vD, v1, v2", l -> a(l) - b(l)),
@@ -64,9 +65,9 @@ class ValuIntegerArithmeticTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void carry_out_and_borrow_go_to_vcc_or_an_sgpr_mask_with_zero_for_inactive_lanes(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long active = wave == 32 ? 0xF7FF_FFFEL : 0xFFFF_FFFE_7FFF_FFFEL;
-        String program = t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
+        String program = t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b)
                 + t.mask(10, t.allLanes(), 9) + t.mask(12, t.allLanes(), 9) + t.exec(active, 8)
                 + "v_add_co_u32 v20, " + t.maskOperand(10) + ", v1, v2\n"
                 + "v_sub_co_u32 v21, " + t.maskOperand(12) + ", v1, v2\n"
@@ -101,10 +102,10 @@ class ValuIntegerArithmeticTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void carry_chains_add_and_subtract_64_bit_values(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         // x = {v2, v1}, y = {v4, v3}
-        String program = t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
-                + t.lanes(3, ValuTestSupport::c) + t.lanes(4, l -> a(l + 5))
+        String program = t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b)
+                + t.lanes(3, GuestAsm::c) + t.lanes(4, l -> a(l + 5))
                 + "v_add_co_u32 v20, " + t.vcc() + ", v1, v3\n"
                 + "v_add_co_ci_u32_e32 v21, " + t.vcc() + ", v2, v4, " + t.vcc() + "\n"
                 + "v_sub_co_u32 v22, " + t.maskOperand(10) + ", v1, v3\n"
@@ -140,7 +141,7 @@ class ValuIntegerArithmeticTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void multiplies_give_low_and_high_words_and_24_bit_forms_use_the_low_24_bits(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_mul_lo_u32 vD, v1, v2", l -> ub(a(l)).multiply(ub(b(l))).intValue()),
                 op("v_mul_hi_u32 vD, v1, v2", l -> ub(a(l)).multiply(ub(b(l))).shiftRight(32).intValue()),
                 op("v_mul_hi_i32 vD, v1, v2", l -> sb(a(l)).multiply(sb(b(l))).shiftRight(32).intValue()),
@@ -166,9 +167,9 @@ class ValuIntegerArithmeticTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void mad_64_bit_forms_report_carry_and_signed_overflow_in_the_sgpr_mask(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
-        String program = t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
-                + t.lanes(3, ValuTestSupport::c) + t.lanes(4, l -> b(l + 9))
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
+        String program = t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b)
+                + t.lanes(3, GuestAsm::c) + t.lanes(4, l -> b(l + 9))
                 + "v_mad_u64_u32 v[20:21], " + t.maskOperand(10) + ", v1, v2, v[3:4]\n"
                 + "v_mad_i64_i32 v[22:23], " + t.maskOperand(12) + ", v1, v2, v[3:4]\n"
                 + "v_mad_u64_u32 v[24:25], " + t.maskOperand(14) + ", v1, v2, v[3:4] clamp\n";

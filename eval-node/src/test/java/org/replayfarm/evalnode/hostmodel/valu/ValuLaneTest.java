@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /**
@@ -23,10 +24,10 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void readfirstlane_reads_the_lowest_active_lane_and_readlane_writelane_ignore_exec(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long active = wave == 32 ? 0xFFFF_FFE0L : 0xFFFF_0000_0000_0000L;
         int first = Long.numberOfTrailingZeros(active);
-        String p = t.lanes(1, ValuLaneTest::value) + ValuTestSupport.scalar("s4", 37, 9)
+        String p = t.lanes(1, ValuLaneTest::value) + GuestAsm.scalar("s4", 37, 9)
                 + "v_mov_b32 v2, 7\n" + t.exec(active, 9)
                 + "v_readfirstlane_b32 s10, v1\n"
                 + "v_readlane_b32 s11, v1, 3\n"
@@ -46,9 +47,9 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void mbcnt_counts_the_mask_bits_below_each_lane(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long mask = 0x9E37_79B9_7F4A_7C15L;
-        String p = ValuTestSupport.scalar("s4", (int) mask, 9) + ValuTestSupport.scalar("s5", (int) (mask >>> 32), 9)
+        String p = GuestAsm.scalar("s4", (int) mask, 9) + GuestAsm.scalar("s5", (int) (mask >>> 32), 9)
                 + "v_mbcnt_lo_u32_b32 v20, -1, 0\n"
                 + "v_mbcnt_hi_u32_b32 v20, -1, v20\n"
                 + "v_mbcnt_lo_u32_b32 v21, s4, 100\n"
@@ -70,17 +71,17 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void m0_relative_moves_index_the_vgprs(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         StringBuilder p = new StringBuilder();
         for (int r = 0; r < 8; r++) {
             int k = r;
             p.append(t.lanes(10 + r, l -> value(l) + 0x100000 * k));
         }
-        p.append(ValuTestSupport.scalar("m0", 3, 9))
+        p.append(GuestAsm.scalar("m0", 3, 9))
                 .append("v_movrels_b32 v20, v10\n")        // v20 = v13
                 .append("v_movreld_b32 v21, v11\n")         // v24 = v11
                 .append("v_movrelsd_b32 v25, v12\n")        // v28 = v15
-                .append(ValuTestSupport.scalar("m0", 0x00020004, 9))
+                .append(GuestAsm.scalar("m0", 0x00020004, 9))
                 .append("v_movrelsd_2_b32 v30, v10\n")      // v32 = v14
                 .append("v_mov_b32 v40, 1\nv_mov_b32 v41, 2\n")
                 .append("v_swaprel_b32 v38, v37\n");        // swap v40 (38+2) and v41 (37+4)
@@ -96,7 +97,7 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void swap_exchanges_only_active_lanes(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long active = 0x0F0F_0F0F_0F0F_0F0FL & t.allLanes();
         var out = t.run(t.lanes(1, ValuLaneTest::value) + t.lanes(2, l -> -l) + t.exec(active, 9)
                 + "v_swap_b32 v1, v2\n");
@@ -107,12 +108,12 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void permlane16_reads_within_the_row_and_permlanex16_from_the_other_row(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long select = 0x0123_4567_89AB_CDEFL ^ 0x5A5A_0000_A5A5_0000L;
         long active = wave == 32 ? 0xFFFF_F0FFL : 0xFFFF_FFFF_FFFF_F0FFL;
         int old = 0x0DD0;
-        String p = t.lanes(1, ValuLaneTest::value) + ValuTestSupport.scalar("s4", (int) select, 9)
-                + ValuTestSupport.scalar("s5", (int) (select >>> 32), 9)
+        String p = t.lanes(1, ValuLaneTest::value) + GuestAsm.scalar("s4", (int) select, 9)
+                + GuestAsm.scalar("s5", (int) (select >>> 32), 9)
                 + "v_mov_b32 v20, 0x" + Integer.toHexString(old) + "\n"
                 + "v_mov_b32 v21, 0x" + Integer.toHexString(old) + "\n"
                 + "v_mov_b32 v22, 0x" + Integer.toHexString(old) + "\n"
@@ -144,7 +145,7 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void cndmask_picks_src1_where_the_mask_is_set(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         long mask = 0x1234_5678_9ABC_DEF0L & t.allLanes();
         String p = t.lanes(1, ValuLaneTest::value) + t.lanes(2, l -> ~l) + t.mask(10, mask, 9)
                 + t.lanes(3, l -> (int) (mask >>> l & 1)) + "v_cmp_ne_u32_e32 " + t.vcc() + ", 0, v3\n"
@@ -162,7 +163,7 @@ class ValuLaneTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void readfirstlane_with_exec_zero_reads_lane_0_and_nops_change_nothing(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         var out = t.run(t.lanes(1, ValuLaneTest::value) + "v_nop\nv_pipeflush\nv_clrexcp\n"
                 + "v_cmpx_eq_u32_e32 -1, v1\n"
                 + "v_readfirstlane_b32 s10, v1\n"

@@ -1,17 +1,18 @@
 package org.replayfarm.evalnode.hostmodel.valu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.a;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.b;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.c;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.low16;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.op;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.a;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.b;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.c;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.low16;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.op;
 
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * Integer min / max / median, sums of absolute differences (plain, masked, quad), lerp and the
@@ -38,7 +39,7 @@ class ValuMinMaxSadTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void min_max_and_median_signed_and_unsigned(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_min_i32 vD, v1, v2", l -> sorted(new long[] {a(l), b(l)}, 0)),
                 op("v_max_i32 vD, v1, v2", l -> sorted(new long[] {a(l), b(l)}, 1)),
                 op("v_min_u32 vD, v1, v2", l -> sorted(new long[] {u(a(l)), u(b(l))}, 0)),
@@ -67,7 +68,7 @@ class ValuMinMaxSadTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void sums_of_absolute_differences_accumulate_and_clamp_saturates(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_sad_u8 vD, v1, v2, v3", l -> (int) (sad(u(a(l)), u(b(l)), 8, false) + u(c(l)))),
                 op("v_sad_hi_u8 vD, v1, v2, v3", l -> (int) ((sad(u(a(l)), u(b(l)), 8, false) << 16) + u(c(l)))),
                 op("v_sad_u16 vD, v1, v2, v3", l -> (int) (sad(u(a(l)), u(b(l)), 16, false) + u(c(l)))),
@@ -89,9 +90,9 @@ class ValuMinMaxSadTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void quad_sads_slide_the_reference_over_eight_source_bytes(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
-        String p = t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b) + t.lanes(3, l -> b(l + 4) & 0xFF00FFFF)
-                + t.lanes(4, ValuTestSupport::c) + t.lanes(5, l -> a(l + 9)) + t.lanes(6, l -> c(l + 2))
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
+        String p = t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b) + t.lanes(3, l -> b(l + 4) & 0xFF00FFFF)
+                + t.lanes(4, GuestAsm::c) + t.lanes(5, l -> a(l + 9)) + t.lanes(6, l -> c(l + 2))
                 + t.lanes(7, l -> b(l + 6))
                 + "v_qsad_pk_u16_u8 v[20:21], v[1:2], v3, v[4:5]\n"
                 + "v_mqsad_pk_u16_u8 v[22:23], v[1:2], v3, v[4:5]\n"
@@ -124,7 +125,7 @@ class ValuMinMaxSadTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void saturating_packs(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_cvt_pk_u16_u32 vD, v1, v2",
                         l -> (int) (Math.min(0xFFFF, u(a(l))) | Math.min(0xFFFF, u(b(l))) << 16)),
                 op("v_cvt_pk_i16_i32 vD, v1, v2", l -> (Math.max(-32768, Math.min(32767, a(l))) & 0xFFFF)

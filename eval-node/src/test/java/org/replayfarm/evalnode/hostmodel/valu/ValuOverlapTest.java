@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * Every cross-lane form whose destination is also a source: DPP16 (row shifts, quad_perm, mirror, share,
@@ -66,7 +67,7 @@ class ValuOverlapTest {
     @MethodSource("shapes")
     void a_destination_that_is_also_a_source_reads_every_lane_from_before_the_instruction(HostModel.Tier tier,
                                                                                          int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave, tier);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave).tier(tier);
         int[] dpp8 = {7, 6, 5, 4, 3, 2, 1, 0};
         List<Case> cases = List.of(
                 // the review's case: float DPP16 row_shr without BOUND_CTRL (lanes without a source keep theirs)
@@ -111,7 +112,7 @@ class ValuOverlapTest {
                 new Case("v_permlanex16_b32 vD, vD, s20, s21", ValuOverlapTest::n,
                         l -> n((l / 16 ^ 1) * 16 + 15 - l % 16), -1));
         StringBuilder p = new StringBuilder();
-        p.append(ValuTestSupport.scalar("s20", 0x89ABCDEF, 9)).append(ValuTestSupport.scalar("s21", 0x01234567, 9));
+        p.append(GuestAsm.scalar("s20", 0x89ABCDEF, 9)).append(GuestAsm.scalar("s21", 0x01234567, 9));
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             int d = 20 + i;

@@ -1,15 +1,16 @@
 package org.replayfarm.evalnode.hostmodel.valu;
 
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.a;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.b;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.c;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.low16;
-import static org.replayfarm.evalnode.hostmodel.valu.ValuTestSupport.op;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.a;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.b;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.c;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.low16;
+import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.op;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * 16-bit integer VOP3 instructions with OPSEL, packed VOP3P integer instructions with OP_SEL / OP_SEL_HI
@@ -51,7 +52,7 @@ class ValuSixteenBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void sixteen_bit_ops_take_halves_by_opsel_and_clamp_saturates(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 low16("v_add_nc_u16 vD, v1, v2", l -> lo(a(l)) + lo(b(l))),
                 low16("v_add_nc_u16 vD, v1, v2 op_sel:[1,0,0]", l -> hi(a(l)) + lo(b(l))),
                 low16("v_add_nc_u16 vD, v1, v2 clamp", l -> satU16(lo(a(l)) + lo(b(l)))),
@@ -89,8 +90,8 @@ class ValuSixteenBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void a_sixteen_bit_result_goes_to_the_high_half_with_opsel_3_keeping_the_low_half(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
-        var out = t.run(t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
+        var out = t.run(t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b)
                 + "v_mov_b32 v20, 0x12345678\n"
                 + "v_add_nc_u16 v20, v1, v2 op_sel:[0,1,1]\n");
         t.expect(out, 20, l -> pack(0x5678, lo(a(l)) + hi(b(l))), "high half written");
@@ -104,12 +105,12 @@ class ValuSixteenBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void a_sixteen_bit_result_in_the_low_half_keeps_the_high_half(int wave) throws Exception {
-        ValuTestSupport t = new ValuTestSupport(dir, wave);
+        GuestAsm t = new GuestAsm(dir).waveSize(wave);
         String[] ops = {"v_add_nc_u16 vD, v1, v2", "v_mul_lo_u16 vD, v1, v2", "v_mad_u16 vD, v1, v2, v3",
             "v_add_f16_e32 vD, v1, v2", "v_fma_f16 vD, v1, v2, v3", "v_cvt_f16_f32_e32 vD, v1",
             "v_cvt_u16_f16_e32 vD, v1", "v_ldexp_f16_e32 vD, v1, v2", "v_lshlrev_b16 vD, v2, v1", "v_sub_f16_e64 vD, v1, v2"};
-        StringBuilder p = new StringBuilder(t.lanes(1, ValuTestSupport::a) + t.lanes(2, ValuTestSupport::b)
-                + t.lanes(3, ValuTestSupport::c));
+        StringBuilder p = new StringBuilder(t.lanes(1, GuestAsm::a) + t.lanes(2, GuestAsm::b)
+                + t.lanes(3, GuestAsm::c));
         for (int k = 0; k < ops.length; k++) {
             p.append("v_mov_b32 v").append(20 + k).append(", 0xabcd0000\n");
             p.append(ops[k].replace("vD", "v" + (20 + k))).append('\n');
@@ -124,7 +125,7 @@ class ValuSixteenBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void packed_ops_pick_each_result_half_by_op_sel_and_op_sel_hi(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("",
+        new GuestAsm(dir).waveSize(wave).cases("",
                 op("v_pk_add_u16 vD, v1, v2", l -> pack(lo(a(l)) + lo(b(l)), hi(a(l)) + hi(b(l)))),
                 op("v_pk_add_u16 vD, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]",
                         l -> pack(hi(a(l)) + lo(b(l)), lo(a(l)) + hi(b(l)))),
@@ -166,7 +167,7 @@ class ValuSixteenBitTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void dot_products_sum_the_field_products_with_the_accumulator_and_clamp_saturates(int wave) throws Exception {
-        new ValuTestSupport(dir, wave).cases("v_mov_b32 v20, v3\nv_mov_b32 v22, v3\n",
+        new GuestAsm(dir).waveSize(wave).cases("v_mov_b32 v20, v3\nv_mov_b32 v22, v3\n",
                 op("v_dot4c_i32_i8 vD, v1, v2", l -> (int) (dot(a(l), b(l), 8, true) + c(l))),
                 op("v_dot4c_i32_i8 vD, v2, v2", l -> (int) (dot(b(l), b(l), 8, true) + c(l))),
                 op("v_dot4_i32_i8 vD, v1, v2, v3", l -> (int) (dot(a(l), b(l), 8, true) + c(l))),
