@@ -7,9 +7,9 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.evalnode.hostmodel.AsmRunner;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * The merge defect issue 13's memory differential found (seed 32001, wave32): one group's atomics on one
@@ -24,7 +24,7 @@ class MixedWidthAtomicsTest {
     void a_dword_add_then_a_qword_add_on_one_address_merge_as_executed() throws Exception {
         byte[] initial = new byte[16];
         ByteBuffer.wrap(initial).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 100);
-        Kernel kernel = new AsmRunner(dir).groupSize(1).buffer(initial).kernel("""
+        Kernel kernel = new GuestAsm(dir).groupSize(1).buffer(initial).kernel("""
                 v_mov_b32 v1, 0
                 v_mov_b32 v2, 1
                 global_atomic_add v1, v2, s[0:1]

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** The parts of the host model every unit relies on: wave start state, program end, faults. */
@@ -15,7 +16,7 @@ class HostModelCoreTest {
 
     @Test
     void waves_start_with_work_item_ids_exec_for_real_lanes_and_buffer_addresses_in_sgprs() throws Exception {
-        var out = new AsmRunner(dir).groupSize(40).buffer(new byte[16]).run("s_endpgm\n");
+        var out = new GuestAsm(dir).groupSize(40).buffer(new byte[16]).run("s_endpgm\n");
         assertTrue(out.result().fault().isEmpty(), out.result().fault().toString());
         assertEquals(2, out.group().waves().size(), "40 work-items make two wave32s");
         Wave w1 = out.wave(1);
@@ -30,7 +31,7 @@ class HostModelCoreTest {
 
     @Test
     void an_instruction_the_model_does_not_execute_faults_the_group_naming_wave_pc_and_instruction() throws Exception {
-        var out = new AsmRunner(dir).run("s_sethalt 1\ns_endpgm\n");
+        var out = new GuestAsm(dir).runToFault("s_sethalt 1\ns_endpgm\n");
         var fault = out.result().fault().orElseThrow();
         assertEquals(0, fault.wave());
         assertEquals("s_sethalt 1", fault.instruction());

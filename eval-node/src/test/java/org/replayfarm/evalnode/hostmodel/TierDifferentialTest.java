@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,8 +16,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
-import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Opcode;
@@ -52,7 +51,7 @@ class TierDifferentialTest {
             for (int i = 0; i < PROGRAMS; i++) {
                 long seed = 0x7135_0000L + wave * 1000L + i;
                 Generator g = new Generator(wave, new Random(seed));
-                AsmRunner runner = new AsmRunner(dir).groupSize(wave).buffer(g.buffer());
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave).buffer(g.buffer());
                 if (wave == 64) {
                     runner.wave64();
                 }
@@ -62,10 +61,10 @@ class TierDifferentialTest {
                 HostModel.Run a = fast.runKeepingState(0, 0, 0);
                 HostModel.Run b = reference.runKeepingState(0, 0, 0);
                 String name = "wave" + wave + " seed 0x" + Long.toHexString(seed);
-                String da = describe(a);
-                String db = describe(b);
+                String da = GuestAsm.describe(a);
+                String db = GuestAsm.describe(b);
                 if (!da.equals(db)) {
-                    failures.add(name + ": " + firstDifference(da, db));
+                    failures.add(name + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
                 }
                 instructions += kernel.program().instructions().size();
                 specialised += fast.specialisedInstructions();
@@ -83,7 +82,7 @@ class TierDifferentialTest {
 
     @Test
     void the_examples_run_the_same_on_both_tiers() throws Exception {
-        Path root = AsmRunner.root();
+        Path root = GuestAsm.root();
         int groups = 0;
         for (String capture : List.of("examples/saxpy/saxpy.capture", "examples/shadow-pass/shadow.capture",
                 "examples/hip-reduce/reduce.capture")) {
@@ -94,8 +93,8 @@ class TierDifferentialTest {
             int step = FULL ? 1 : Math.max(1, all.size() / 12); // a spread of groups by default
             for (int i = 0; i < all.size(); i += step) {
                 int[] g = all.get(i);
-                String a = describe(fast.runKeepingState(g[0], g[1], g[2]));
-                String b = describe(reference.runKeepingState(g[0], g[1], g[2]));
+                String a = GuestAsm.describe(fast.runKeepingState(g[0], g[1], g[2]));
+                String b = GuestAsm.describe(reference.runKeepingState(g[0], g[1], g[2]));
                 assertEquals(b, a, capture + " group " + Arrays.toString(g));
                 groups++;
             }
@@ -178,18 +177,18 @@ class TierDifferentialTest {
                     // in place: the destination is also a source
                     a.append("v_add_f32 v1, v1, v2\nv_xor_b32 v2, v2, v3\nv_xad_u32 v3, v3, v4, v3\n");
                     a.append("s_endpgm\n");
-                    AsmRunner runner = new AsmRunner(dir).groupSize(wave);
+                    GuestAsm runner = new GuestAsm(dir).groupSize(wave);
                     if (wave == 64) {
                         runner.wave64();
                     }
                     Kernel kernel = runner.kernel(a.toString());
                     HostModel fast = new HostModel(kernel, 1_000_000, HostModel.Tier.FAST);
                     HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
-                    String da = describe(fast.runKeepingState(0, 0, 0));
-                    String db = describe(reference.runKeepingState(0, 0, 0));
+                    String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
+                    String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
                     if (!da.equals(db)) {
                         failures.add("wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full")
-                                + ": " + firstDifference(da, db));
+                                + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
                     }
                     int lines = kernel.program().instructions().size();
                     assertTrue(fast.specialisedInstructions() > lines / 2,
@@ -203,7 +202,7 @@ class TierDifferentialTest {
     }
 
     /** Assembles, dropping lines llvm-mc-19 refuses (the generator's guesses at operand forms it does not take). */
-    private static Kernel assemble(AsmRunner runner, String asm) throws Exception {
+    private static Kernel assemble(GuestAsm runner, String asm) throws Exception {
         Pattern error = Pattern.compile(":(\\d+):\\d+: error:");
         for (int attempt = 0; ; attempt++) {
             try {
@@ -227,64 +226,6 @@ class TierDifferentialTest {
                 asm = kept.toString();
             }
         }
-    }
-
-    /** Everything a run produced and left, as text (byte arrays spelled out). */
-    static String describe(HostModel.Run run) {
-        GroupResult r = run.result();
-        StringBuilder s = new StringBuilder();
-        s.append("fault ").append(r.fault().map(FaultRecord::toString).orElse("none")).append('\n');
-        s.append("counts ").append(r.waveInstructions()).append(' ').append(r.laneInstructions()).append(' ')
-                .append(r.exact()).append(' ').append(r.approximate()).append(' ').append(r.unsupported()).append('\n');
-        for (StoreRun st : r.stores()) {
-            s.append("store ").append(st.range()).append('+').append(st.offset()).append(' ')
-                    .append(Arrays.toString(st.data())).append('\n');
-        }
-        for (TexelStore t : r.texels()) {
-            s.append("texel ").append(t.image()).append(':').append(t.texel()).append(' ')
-                    .append(Arrays.toString(t.value())).append('\n');
-        }
-        r.atomics().forEach(a -> s.append("atomic ").append(a).append('\n'));
-        r.texelAtomics().forEach(a -> s.append("texel atomic ").append(a).append('\n'));
-        for (Wave w : run.group().waves()) {
-            s.append("wave ").append(w.index()).append(" pc ").append(Long.toHexString(w.pc())).append(" scc ")
-                    .append(w.scc()).append(" mode ").append(Integer.toHexString(w.mode())).append(" ended ")
-                    .append(w.ended()).append('\n');
-            for (int i = 0; i < 128; i++) {
-                s.append("s").append(i).append('=').append(Integer.toHexString(w.sgpr(i))).append(' ');
-            }
-            s.append('\n');
-            int[] v = w.vgprFile();
-            for (int reg = 0; reg < w.vgprCount(); reg++) {
-                boolean any = false;
-                for (int l = 0; l < w.waveSize() && !any; l++) {
-                    any = v[reg * w.waveSize() + l] != 0;
-                }
-                if (any) {
-                    s.append("v").append(reg).append(' ').append(Arrays.toString(
-                            Arrays.copyOfRange(v, reg * w.waveSize(), (reg + 1) * w.waveSize()))).append('\n');
-                }
-            }
-        }
-        byte[] lds = new byte[run.group().lds().capacity()];
-        run.group().lds().duplicate().get(lds);
-        s.append("lds ").append(Arrays.hashCode(lds)).append('\n');
-        return s.toString();
-    }
-
-    private static String firstDifference(String a, String b) {
-        String[] x = a.split("\n");
-        String[] y = b.split("\n");
-        for (int i = 0; i < Math.min(x.length, y.length); i++) {
-            if (!x[i].equals(y[i])) {
-                return "fast: " + abbreviate(x[i]) + " / reference: " + abbreviate(y[i]);
-            }
-        }
-        return "fast has " + x.length + " lines, reference " + y.length;
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() > 400 ? s.substring(0, 400) + "..." : s;
     }
 
     /** Seeded random gfx1030 programs for one wave size. */
