@@ -575,6 +575,15 @@ public final class GuestAsm {
         return b;
     }
 
+    /** {@code dwords} little-endian dwords, dword i holding 3i + 1: a buffer whose every word is distinct. */
+    public static byte[] pattern(int dwords) {
+        int[] v = new int[dwords];
+        for (int i = 0; i < dwords; i++) {
+            v[i] = i * 3 + 1;
+        }
+        return dwords(v);
+    }
+
     /** The repository root, for tests that need the examples. */
     public static Path root() {
         return org.replayfarm.model.testing.Toolchain.root();

@@ -29,18 +29,10 @@ class BufferMemoryTest {
         w.setSgpr(7, XYZW | format << 12 | indexStride << 21 | (addTid ? 1 << 23 : 0) | oob << 28);
     }
 
-    private static byte[] pattern(int dwords) {
-        int[] v = new int[dwords];
-        for (int i = 0; i < dwords; i++) {
-            v[i] = i * 3 + 1;
-        }
-        return GuestAsm.dwords(v);
-    }
-
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void raw_buffer_reads_past_num_records_return_zero_per_dword_and_stores_are_dropped(int ws) throws Exception {
-        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(128)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.pattern(128)).setup(w -> {
             vsharp(w, w.sgpr64(0), 0, false, 40, 20, 0, false, 3);
             w.setSgpr(8, 4);
             for (int l = 0; l < ws; l++) {
@@ -69,7 +61,7 @@ class BufferMemoryTest {
     void structured_buffer_index_past_num_records_and_offset_past_stride_read_zero(int ws) throws Exception {
         for (int oob : new int[] {0, 1}) {
             int chosen = oob;
-            var r = new GuestAsm(dir).waveSize(ws).buffer(pattern(512)).setup(w -> {
+            var r = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.pattern(512)).setup(w -> {
                 vsharp(w, w.sgpr64(0), 12, false, 10, 20, 0, false, chosen);
                 for (int l = 0; l < ws; l++) {
                     w.setVgpr(1, l, l);
@@ -177,7 +169,7 @@ class BufferMemoryTest {
 
     @Test
     void tfe_writes_zero_to_the_vgpr_after_the_data() throws Exception {
-        var out = new GuestAsm(dir).buffer(pattern(8)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(GuestAsm.pattern(8)).setup(w -> {
             vsharp(w, w.sgpr64(0), 0, false, 32, 20, 0, false, 3);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr(1, l, 0);

@@ -18,18 +18,10 @@ class VectorMemoryTest {
     @TempDir
     Path dir;
 
-    private static byte[] pattern(int dwords) {
-        int[] v = new int[dwords];
-        for (int i = 0; i < dwords; i++) {
-            v[i] = i * 3 + 1;
-        }
-        return GuestAsm.dwords(v);
-    }
-
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void global_addresses_add_saddr_vaddr_offset_and_signed_offsets(int ws) throws Exception {
-        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(256)).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.pattern(256)).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, 4 * l + 256);
             }
@@ -43,7 +35,7 @@ class VectorMemoryTest {
 
     @Test
     void global_offsets_reach_back_and_forward_within_the_buffer() throws Exception {
-        var out = new GuestAsm(dir).buffer(pattern(2048)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(GuestAsm.pattern(2048)).setup(w -> {
             long base = w.sgpr64(0);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr64(4, l, base + 4096 + 4L * l);
@@ -60,7 +52,7 @@ class VectorMemoryTest {
 
     @Test
     void an_access_outside_every_range_faults() throws Exception {
-        var out = new GuestAsm(dir).buffer(pattern(4)).setup(w -> {
+        var out = new GuestAsm(dir).buffer(GuestAsm.pattern(4)).setup(w -> {
             w.setExec(1);
             w.setVgpr(1, 0, 16);
         }).runToFault("global_load_dword v2, v1, s[0:1]");
@@ -187,7 +179,7 @@ class VectorMemoryTest {
 
     @Test
     void flat_addresses_in_the_shared_aperture_go_to_lds_and_in_the_private_aperture_to_scratch() throws Exception {
-        var out = new GuestAsm(dir).lds(256).scratch(16).buffer(pattern(64)).setup(w -> {
+        var out = new GuestAsm(dir).lds(256).scratch(16).buffer(GuestAsm.pattern(64)).setup(w -> {
             long base = w.sgpr64(0);
             for (int l = 0; l < 32; l++) {
                 w.setVgpr64(2, l, Wave.SHARED_BASE + 4L * l);
@@ -215,7 +207,7 @@ class VectorMemoryTest {
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void addtid_forms_address_saddr_plus_offset_plus_four_per_lane(int ws) throws Exception {
-        var out = new GuestAsm(dir).waveSize(ws).buffer(pattern(80)).buffer(new byte[320]).setup(w -> {
+        var out = new GuestAsm(dir).waveSize(ws).buffer(GuestAsm.pattern(80)).buffer(new byte[320]).setup(w -> {
             for (int l = 0; l < ws; l++) {
                 w.setVgpr(1, l, l + 5);
             }
