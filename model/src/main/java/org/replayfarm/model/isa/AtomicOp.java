@@ -23,6 +23,11 @@ public enum AtomicOp {
         return this == CMPSWAP || this == FCMPSWAP;
     }
 
+    /** Whether the operation reads its operands as floats (fcmpswap, fmin, fmax, fadd). */
+    public boolean floating() {
+        return this == FCMPSWAP || this == FMIN || this == FMAX || this == FADD;
+    }
+
     /** The op of a FLAT/GLOBAL/MUBUF/MIMG atomic name ("smin", "fcmpswap", ...), or null. */
     static AtomicOp ofVectorName(String name) {
         for (AtomicOp op : values()) {
