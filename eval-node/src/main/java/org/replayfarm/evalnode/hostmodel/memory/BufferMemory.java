@@ -283,7 +283,7 @@ public final class BufferMemory {
                         registers[c] = w.vgpr(a.vdata() + c, lane);
                     }
                 }
-                byte[] raw = BufferFormats.store(fmt, registers, count, insn.mnemonic());
+                byte[] raw = BufferFormats.store(fmt, registers, count, insn);
                 write(w.group(), l, 0, raw, 0, raw.length, lane);
             }
         }
