@@ -130,6 +130,45 @@ class MemoryAccessOracleTest {
         assertEquals(List.of(), acceptedBad, "llvm-mc-19 accepted a datum one register wider than the facts say");
     }
 
+    private static final String SIGNED_LOADS = """
+            kernel void k(global const char* c, global const short* s, global int* out, local char* lc, local short* ls) {
+              int i = get_global_id(0);
+              lc[i] = (char) out[i + 9]; ls[i] = (short) out[i + 5];
+              barrier(CLK_LOCAL_MEM_FENCE);
+              out[4 * i] = c[i]; out[4 * i + 1] = s[i]; out[4 * i + 2] = lc[i ^ 1]; out[4 * i + 3] = ls[i ^ 1];
+            }
+            """;
+
+    /**
+     * clang-19 picks the sign- or zero-extending load a C type needs: char and short widened to int (global and
+     * local) must come out as loads whose facts say signed, byte and short wide; uchar and ushort as unsigned.
+     */
+    @Test
+    void clang_chooses_loads_whose_facts_extend_as_the_c_types_do(@TempDir Path dir) throws IOException {
+        String unsigned = SIGNED_LOADS.replace("char*", "uchar*").replace("short*", "ushort*").replace("(char)", "(uchar)")
+                .replace("(short)", "(ushort)");
+        for (boolean signed : new boolean[] {true, false}) {
+            String name = signed ? "signed" : "unsigned";
+            Path object = org.replayfarm.model.testing.Toolchain.compileOpenCl(dir, name, signed ? SIGNED_LOADS : unsigned);
+            List<String> subDword = new ArrayList<>();
+            for (String line : org.replayfarm.model.testing.Toolchain.disassemble(object).split("\n")) {
+                String[] words = line.trim().split("\\s+");
+                if (words.length == 0 || !(words[0].startsWith("global_") || words[0].startsWith("ds_"))) {
+                    continue;
+                }
+                Opcode op = OpcodeTable.gfx1030().byMnemonic(words[0].startsWith("ds_") ? Encoding.DS : Encoding.GLOBAL,
+                        words[0]);
+                MemoryAccess a = op.memory();
+                if (a.isLoad() && a.bytes() < 4) {
+                    subDword.add(a.bytes() + (a.signed() ? " signed" : " unsigned"));
+                }
+            }
+            subDword.sort(null);
+            String s = signed ? " signed" : " unsigned";
+            assertEquals(List.of("1" + s, "1" + s, "2" + s, "2" + s), subDword, name + " kernel's sub-dword loads");
+        }
+    }
+
     /** The 1-based lines llvm-mc-19 reports an error on. */
     private static Set<Integer> errorLines(Path dir, String name, List<String> lines) throws IOException, InterruptedException {
         Path s = dir.resolve(name + ".s");
