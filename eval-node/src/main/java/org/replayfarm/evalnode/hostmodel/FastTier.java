@@ -889,24 +889,14 @@ final class FastTier {
      */
     private static Exec global(Instruction insn, int waveSize, int vgprs) {
         Fields.Flat f = (Fields.Flat) insn.fields();
-        String m = insn.mnemonic();
-        boolean load = m.startsWith("global_load_dword");
-        boolean store = m.startsWith("global_store_dword");
-        if (!load && !store || m.endsWith("_addtid") || f.lds()) {
+        org.replayfarm.model.isa.MemoryAccess a = insn.opcode().memory();
+        boolean load = a.isLoad();
+        boolean store = a.isStore();
+        // whole dwords only: not the addtid, d16, byte or short forms
+        if (!load && !store || a.addtid() || f.lds() || a.bytes() < 4 || a.bytes() > 16 || a.d16()) {
             return null;
         }
-        String suffix = m.substring(load ? "global_load_".length() : "global_store_".length());
-        int bytes = switch (suffix) {
-            case "dword" -> 4;
-            case "dwordx2" -> 8;
-            case "dwordx3" -> 12;
-            case "dwordx4" -> 16;
-            default -> -1;
-        };
-        if (bytes < 0) {
-            return null;
-        }
-        int dwords = bytes / 4;
+        int dwords = a.dwords();
         boolean saddrOff = f.saddr() == 0x7d;
         if (!saddrOff && f.saddr() >= 127) {
             return null;

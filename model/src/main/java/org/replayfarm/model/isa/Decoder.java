@@ -159,7 +159,7 @@ public final class Decoder {
     }
 
     private static boolean needsLiteral(Opcode op, Fields f) {
-        if (op.has("literal")) {
+        if (op.has(OpcodeFlag.LITERAL)) {
             return true;
         }
         if (f instanceof Fields.Sop1 s) {

@@ -243,7 +243,7 @@ final class ImagePrinter {
 
     private static String vintrp(Opcode op, Fields.Vintrp v) {
         StringBuilder s = new StringBuilder(op.mnemonic());
-        if (op.has("e32")) {
+        if (op.has(OpcodeFlag.E32)) {
             s.append("_e32");
         }
         boolean first = true;

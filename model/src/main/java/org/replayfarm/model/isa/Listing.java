@@ -45,7 +45,7 @@ public final class Listing {
                 Instruction insn = decoder.decode(view, offset, base);
                 text = Disassembler.text(insn, syntax);
                 length = insn.length();
-                if (insn.opcode().has("branch")) {
+                if (insn.opcode().has(OpcodeFlag.BRANCH)) {
                     long to = pc + 4 + 4L * (short) ((Fields.Sopp) insn.fields()).simm16();
                     target = " <" + symbolize(to, symbols, section, base) + ">";
                 }

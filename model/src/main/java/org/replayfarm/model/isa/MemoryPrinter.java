@@ -63,11 +63,11 @@ public final class MemoryPrinter {
             }
         }
         if (d.gds()) {
-            if (op.has("no_gds")) {
+            if (op.has(OpcodeFlag.NO_GDS)) {
                 throw new IllegalArgumentException(op.mnemonic() + " cannot address GDS");
             }
             mods.append(" gds");
-        } else if (op.has("gds_only")) {
+        } else if (op.has(OpcodeFlag.GDS_ONLY)) {
             throw new IllegalArgumentException(op.mnemonic() + " needs the GDS bit");
         }
         return join(op.mnemonic(), operands, mods);
@@ -78,7 +78,7 @@ public final class MemoryPrinter {
         if (op.operands().isEmpty()) {
             return op.mnemonic();
         }
-        if (m.lds() && !op.has("lds")) {
+        if (m.lds() && !op.has(OpcodeFlag.LDS)) {
             throw new IllegalArgumentException(op.mnemonic() + " cannot load to LDS");
         }
         StringBuilder mods = new StringBuilder();
@@ -130,7 +130,7 @@ public final class MemoryPrinter {
                         throw new IllegalStateException(op + ": unknown buffer operand " + operand);
                     }
                     if (!lds) {
-                        int width = dwords + (tfe && !op.has("atomic") ? 1 : 0);
+                        int width = dwords + (tfe && !op.has(OpcodeFlag.ATOMIC) ? 1 : 0);
                         operands.add(MemoryOperands.vgprs(vdata, width, op.mnemonic() + " vdata"));
                     }
                 }
@@ -167,7 +167,7 @@ public final class MemoryPrinter {
 
     private static String flat(Opcode op, Fields.Flat f) {
         Encoding segment = op.encoding();
-        if (f.lds() && !op.has("lds")) {
+        if (f.lds() && !op.has(OpcodeFlag.LDS)) {
             throw new IllegalArgumentException(op.mnemonic() + " cannot load to LDS");
         }
         boolean saddrOff = f.saddr() == MemoryOperands.SADDR_OFF;
@@ -201,7 +201,7 @@ public final class MemoryPrinter {
                     }
                     switch (name) {
                         case "vdst" -> {
-                            boolean returns = !op.has("atomic") || f.glc();
+                            boolean returns = !op.has(OpcodeFlag.ATOMIC) || f.glc();
                             if (returns && !f.lds()) {
                                 operands.add(MemoryOperands.vgprs(f.vdst(), dwords, what));
                             }

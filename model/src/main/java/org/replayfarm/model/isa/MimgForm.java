@@ -43,35 +43,34 @@ record MimgForm(boolean sampler, boolean gather4, boolean bvh, boolean nsaTwoSpa
         int extra = 0;
         int bvh = -1;
         int bvhA16 = -1;
-        for (String flag : op.flags()) {
-            int eq = flag.indexOf('=');
-            if (eq < 0) {
-                continue;
-            }
-            String key = flag.substring(0, eq);
-            String value = flag.substring(eq + 1);
-            switch (key) {
-                case "extra" -> extra = Integer.parseInt(value);
-                case "addr" -> bvh = Integer.parseInt(value);
-                case "addr_a16" -> bvhA16 = Integer.parseInt(value);
-                case "vdata" -> {
+        for (OpcodeFlag flag : op.flagSet()) {
+            String value = op.flagValue(flag);
+            switch (flag) {
+                case EXTRA -> extra = Integer.parseInt(value);
+                case ADDR -> bvh = Integer.parseInt(value);
+                case ADDR_A16 -> bvhA16 = Integer.parseInt(value);
+                case VDATA -> {
                     for (String w : value.split("\\|")) {
                         int gt = w.indexOf('>');
                         int width = Integer.parseInt(gt < 0 ? w : w.substring(0, gt));
                         data.add(new int[] {width, gt < 0 ? width : Integer.parseInt(w.substring(gt + 1))});
                     }
                 }
-                case "vaddr" -> plain.addAll(numbers(value));
-                case "nsa" -> nsa.addAll(numbers(value));
-                default -> throw new IllegalStateException("MIMG table: unknown flag " + flag + " of " + op);
+                case VADDR -> plain.addAll(numbers(value));
+                case NSA -> nsa.addAll(numbers(value));
+                default -> {
+                    if (flag.valued) {
+                        throw new IllegalStateException("MIMG table: flag " + flag.text() + " of " + op + " has no meaning here");
+                    }
+                }
             }
         }
-        if (data.isEmpty() || !op.has("bvh") && plain.isEmpty()) {
+        if (data.isEmpty() || !op.has(OpcodeFlag.BVH) && plain.isEmpty()) {
             throw new IllegalStateException("MIMG table: " + op + " lacks its vdata= or vaddr= facts");
         }
-        return new MimgForm(op.has("sampler"), op.has("gather4"), op.has("bvh"), op.has("nsa2"), extra,
-                op.has("coords"), op.has("lod"), op.has("grad"), op.has("g16"), List.copyOf(data), List.copyOf(plain),
-                List.copyOf(nsa), bvh, bvhA16);
+        return new MimgForm(op.has(OpcodeFlag.SAMPLER), op.has(OpcodeFlag.GATHER4), op.has(OpcodeFlag.BVH),
+                op.has(OpcodeFlag.NSA2), extra, op.has(OpcodeFlag.COORDS), op.has(OpcodeFlag.LOD), op.has(OpcodeFlag.GRAD),
+                op.has(OpcodeFlag.G16), List.copyOf(data), List.copyOf(plain), List.copyOf(nsa), bvh, bvhA16);
     }
 
     private static List<Integer> numbers(String list) {

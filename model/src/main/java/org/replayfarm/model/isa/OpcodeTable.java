@@ -18,7 +18,9 @@ import java.util.Map;
 /**
  * The instruction tables, one per encoding, read from the resource {@code <ENCODING>.tsv} beside this class (columns: opcode,
  * mnemonic, operands separated by spaces or "-", flags separated by commas or "-"). Loading checks the
- * tables: two rows claiming the same opcode of an encoding, or the same mnemonic, fail loudly.
+ * tables: two rows claiming the same opcode of an encoding, or the same mnemonic, fail loudly; so do a flag
+ * {@link OpcodeFlag} does not know (named with file, line and flag) and a memory row whose {@link MemoryAccess}
+ * the naming rules cannot read or that disagrees with the row's operand widths or load/store/atomic flag.
  */
 public final class OpcodeTable {
     /** Loaded on first use, so that building other tables does not depend on the resources. */
@@ -124,9 +126,24 @@ public final class OpcodeTable {
                     ? Arrays.asList(cols[2].trim().split(" +")) : List.of();
             LinkedHashSet<String> flags = new LinkedHashSet<>();
             if (cols.length > 3 && !cols[3].isBlank() && !cols[3].equals("-")) {
-                flags.addAll(Arrays.asList(cols[3].trim().split(",")));
+                for (String flag : cols[3].trim().split(",")) {
+                    if (!flags.add(flag)) {
+                        throw new IllegalStateException(name + ":" + number + ": flag '" + flag + "' given twice");
+                    }
+                }
             }
-            list.add(new Opcode(encoding, code, cols[1].trim(), operands, flags));
+            String mnemonic = cols[1].trim();
+            Opcode op;
+            try {
+                op = new Opcode(encoding, code, mnemonic, operands, flags);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(name + ":" + number + ": " + mnemonic + ": " + e.getMessage(), e);
+            }
+            String complaint = op.memory() == null ? null : MemoryFacts.disagreement(op);
+            if (complaint != null) {
+                throw new IllegalStateException(name + ":" + number + ": " + mnemonic + ": " + complaint);
+            }
+            list.add(op);
         }
         return list;
     }

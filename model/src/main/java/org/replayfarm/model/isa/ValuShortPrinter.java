@@ -47,7 +47,7 @@ public final class ValuShortPrinter {
             throw new IllegalArgumentException(insn.encoding() + " is not a VOP1, VOP2 or VOPC instruction");
         }
         if (op.operands().isEmpty()) {
-            if (op.has("fieldszero") && insn.words().get(0) != 0) {
+            if (op.has(OpcodeFlag.FIELDSZERO) && insn.words().get(0) != 0) {
                 throw new IllegalArgumentException(op.mnemonic() + " is only the all-zero word");
             }
             return bare(op, vdst, variant);
@@ -93,7 +93,7 @@ public final class ValuShortPrinter {
         if (variant instanceof ValuVariant.Sdwa) {
             return "_sdwa";
         }
-        return op.has("e32") ? "_e32" : "";
+        return op.has(OpcodeFlag.E32) ? "_e32" : "";
     }
 
     private static String tail(Opcode op, Encoding e, ValuVariant variant) {
@@ -222,7 +222,7 @@ public final class ValuShortPrinter {
                 boolean immediate = w.src0Sgpr() && Operands.isInlineConstant(w.src0());
                 return sdwaMods(reg, "src0", immediate, w.src0Sext(), w.src0Neg(), w.src0Abs());
             }
-            if (op.has("vgprsrc") || op.has("vldssrc")) {
+            if (op.has(OpcodeFlag.VGPRSRC) || op.has(OpcodeFlag.VLDSSRC)) {
                 return restricted(src0Code);
             }
             return ValuShortOperands.source(src0Code, type, insn.literal());
@@ -244,14 +244,14 @@ public final class ValuShortPrinter {
         }
 
         private boolean takesFloatMods(String name) {
-            return op.has("fmods") || ValuShortOperands.type(op, name).floating;
+            return op.has(OpcodeFlag.FMODS) || ValuShortOperands.type(op, name).floating;
         }
 
         private String dppMods(String reg, String name, boolean neg, boolean abs) {
-            if (op.has("dppmodsignored")) {
+            if (op.has(OpcodeFlag.DPPMODSIGNORED)) {
                 return reg;
             }
-            if (op.has("dppsext") && !takesFloatMods(name)) {
+            if (op.has(OpcodeFlag.DPPSEXT) && !takesFloatMods(name)) {
                 return neg ? "sext(" + reg + ")" : reg;
             }
             return floatMods(reg, name, false, neg, abs);
@@ -287,13 +287,13 @@ public final class ValuShortPrinter {
             if (code >= Operands.FIRST_VGPR) {
                 return ValuShortOperands.vgpr(code - Operands.FIRST_VGPR, 1);
             }
-            String cls = op.has("vldssrc") ? "VRegOrLds_32" : "VGPR_32";
+            String cls = op.has(OpcodeFlag.VLDSSRC) ? "VRegOrLds_32" : "VGPR_32";
             String invalidRegister = "/*Invalid register, operand has '" + cls + "' register class*/";
             if (code == Operands.NULL || code >= 235 && code <= 239 || code >= 251 && code <= 253) {
                 return ValuShortOperands.scalar(code, 1);
             }
             if (code == 254) {
-                return op.has("vldssrc") ? "src_lds_direct" : "src_lds_direct" + invalidRegister;
+                return op.has(OpcodeFlag.VLDSSRC) ? "src_lds_direct" : "src_lds_direct" + invalidRegister;
             }
             if (code <= 127) {
                 return ValuShortOperands.scalar(code, 1) + invalidRegister;

@@ -19,7 +19,7 @@ final class ValuShortVariants {
         boolean dpp16 = src0 == ValuVariant.SRC_DPP16;
         boolean dpp8 = src0 == ValuVariant.SRC_DPP8 || src0 == ValuVariant.SRC_DPP8_FI;
         boolean sdwa = src0 == ValuVariant.SRC_SDWA;
-        boolean supported = (dpp16 || dpp8) && op.has("dpp") || sdwa && op.has("sdwa");
+        boolean supported = (dpp16 || dpp8) && op.has(OpcodeFlag.DPP) || sdwa && op.has(OpcodeFlag.SDWA);
         if (!supported) {
             return false;
         }

@@ -67,16 +67,16 @@ public final class Vop3Printer {
             parts.add(text);
         }
         StringBuilder b = new StringBuilder(op.mnemonic());
-        if (op.has("e64")) {
+        if (op.has(OpcodeFlag.E64)) {
             b.append("_e64");
         }
         for (int i = 0; i < parts.size(); i++) {
             b.append(i == 0 ? " " : ", ").append(parts.get(i));
         }
-        if (op.has("high") && bit(src[0], 8)) {
+        if (op.has(OpcodeFlag.HIGH) && bit(src[0], 8)) {
             b.append(" high");
         }
-        if (op.has("opsel") && f.opsel() != 0) {
+        if (op.has(OpcodeFlag.OPSEL) && f.opsel() != 0) {
             int n = op.sourceCount();
             int[] bits = new int[n + 1];
             for (int i = 0; i < n; i++) {
@@ -85,13 +85,13 @@ public final class Vop3Printer {
             bits[n] = bit(f.opsel(), 3) ? 1 : 0;
             b.append(' ').append(ValuOperands.bitList("op_sel", bits));
         }
-        if (op.has("opsel_fi_bc") && (f.opsel() & 3) != 0) {
+        if (op.has(OpcodeFlag.OPSEL_FI_BC) && (f.opsel() & 3) != 0) {
             b.append(' ').append(ValuOperands.bitList("op_sel", f.opsel() & 1, (f.opsel() >>> 1) & 1));
         }
-        if (op.has("clamp") && f.clamp()) {
+        if (op.has(OpcodeFlag.CLAMP) && f.clamp()) {
             b.append(" clamp");
         }
-        if (op.has("omod") && f.omod() != 0) {
+        if (op.has(OpcodeFlag.OMOD) && f.omod() != 0) {
             b.append(' ').append(OMOD[f.omod()]);
         }
         return b.toString();

@@ -38,16 +38,16 @@ final class Vop3pPrinter {
         int all = (1 << n) - 1;
         int opsel = f.opsel() & all;
         int opselHi = f.opselHi() & all;
-        if (op.has("packed")) {
+        if (op.has(OpcodeFlag.PACKED)) {
             list(b, "op_sel", opsel, n, opsel != 0);
             list(b, "op_sel_hi", opselHi, n, opselHi != all);
             list(b, "neg_lo", f.negLo() & all, n, (f.negLo() & all) != 0);
             list(b, "neg_hi", f.negHi() & all, n, (f.negHi() & all) != 0);
-        } else if (op.has("mix")) {
+        } else if (op.has(OpcodeFlag.MIX)) {
             list(b, "op_sel", opsel, n, opsel != 0);
             list(b, "op_sel_hi", opselHi, n, opselHi != 0);
         }
-        if (op.has("clamp") && f.clamp()) {
+        if (op.has(OpcodeFlag.CLAMP) && f.clamp()) {
             b.append(" clamp");
         }
         return b.toString();

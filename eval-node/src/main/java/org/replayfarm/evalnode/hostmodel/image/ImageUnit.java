@@ -8,9 +8,11 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.fp.Half;
 import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
+import org.replayfarm.model.isa.AtomicOp;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.Opcode;
 
 /**
  * The image unit (MIMG): image_load, image_load_mip, image_store, image_store_mip, image_get_resinfo,
@@ -50,9 +52,10 @@ public final class ImageUnit {
         b.exact(Encoding.MIMG, "image_store", (w, i) -> store(w, i, false));
         b.exact(Encoding.MIMG, "image_store_mip", (w, i) -> store(w, i, true));
         b.exact(Encoding.MIMG, "image_get_resinfo", ImageUnit::resinfo);
-        for (String op : new String[] {"swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax", "and", "or",
-                "xor", "inc", "dec", "fcmpswap", "fmin", "fmax"}) {
-            b.exact(Encoding.MIMG, "image_atomic_" + op, (w, i) -> atomic(w, i, op));
+        for (Opcode op : b.table().rows(Encoding.MIMG)) {
+            if (op.memory().isAtomic()) {
+                b.exact(Encoding.MIMG, op.mnemonic(), ImageUnit::atomic);
+            }
         }
     }
 
@@ -244,19 +247,21 @@ public final class ImageUnit {
         }
     }
 
-    static void atomic(Wave w, Instruction insn, String op) {
+    static void atomic(Wave w, Instruction insn) {
         Fields.Mimg m = fields(insn);
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
-        boolean compare = op.endsWith("cmpswap");
+        AtomicOp atomic = insn.opcode().memory().atomic();
+        String op = atomic.opName();
+        boolean compare = atomic.compares();
         int dataRegs = Integer.bitCount(m.dmask());
         int bytes = (compare ? dataRegs / 2 : dataRegs) * 4;
-        boolean floatOp = op.startsWith("f");
+        boolean floatOp = atomic.floating();
         org.replayfarm.proto.DataFormat want = bytes == 8 ? org.replayfarm.proto.DataFormat.FMT_32_32
                 : org.replayfarm.proto.DataFormat.FMT_32;
         org.replayfarm.proto.NumericFormat numeric = v.format.numeric();
         boolean numericOk = floatOp ? numeric == org.replayfarm.proto.NumericFormat.NUM_FLOAT
                 : numeric == org.replayfarm.proto.NumericFormat.NUM_UINT || numeric == org.replayfarm.proto.NumericFormat.NUM_SINT
-                        || numeric == org.replayfarm.proto.NumericFormat.NUM_FLOAT && (op.equals("swap") || op.equals("cmpswap"));
+                        || numeric == org.replayfarm.proto.NumericFormat.NUM_FLOAT && (atomic == AtomicOp.SWAP || atomic == AtomicOp.CMPSWAP);
         if (bytes != 4 && bytes != 8 || v.format.data() != want || !numericOk) {
             throw new GuestFault(insn.mnemonic() + " with DMASK 0x" + Integer.toHexString(m.dmask()) + " on a "
                     + v.format + " image: atomics need a 32-bit (DMASK 0x1, cmpswap 0x3) or 64-bit (0x3, cmpswap 0xf)"

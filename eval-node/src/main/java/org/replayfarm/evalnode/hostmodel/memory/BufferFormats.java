@@ -5,6 +5,7 @@ import org.replayfarm.model.fp.Half;
 import org.replayfarm.model.fp.Rounding;
 import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
+import org.replayfarm.model.isa.Instruction;
 
 /**
  * The gfx10.3 unified buffer formats (the 7-bit FORMAT of MTBUF and of V# word 3 [18:12]; numbers as
@@ -41,14 +42,14 @@ public final class BufferFormats {
      * dword, so a store must give all of them: one that gives fewer faults (what the hardware leaves in
      * the others is not modelled).
      */
-    static byte[] store(ImageFormat f, int[] registers, int count, String mnemonic) {
+    static byte[] store(ImageFormat f, int[] registers, int count, Instruction insn) {
         int n = Math.min(count, f.channels());
         byte[] element = TexelCodec.encode(f, registers);
         if (n == f.channels()) {
             return element;
         }
         if (packed(f)) {
-            throw new GuestFault(mnemonic + " stores " + n + " of the " + f.channels() + " components of the packed "
+            throw new GuestFault(insn.mnemonic() + " stores " + n + " of the " + f.channels() + " components of the packed "
                     + "format " + f + ": a partial store of a packed element is not modelled");
         }
         byte[] first = new byte[n * f.channelBits()[0] / 8];

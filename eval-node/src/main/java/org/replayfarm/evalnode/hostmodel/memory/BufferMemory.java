@@ -1,5 +1,6 @@
 package org.replayfarm.evalnode.hostmodel.memory;
 
+import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -8,6 +9,7 @@ import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.MemoryAccess;
 import org.replayfarm.model.isa.Opcode;
 
 /**
@@ -41,24 +43,21 @@ public final class BufferMemory {
     }
 
     public static void register(SemanticsTable.Builder b) {
-        for (Opcode op : b.table().rows(Encoding.MUBUF)) {
-            String m = op.mnemonic();
-            if (m.startsWith("buffer_load_format") || m.startsWith("buffer_store_format")) {
-                b.exact(Encoding.MUBUF, m, BufferMemory::format);
-            } else if (m.startsWith("buffer_load_")) {
-                b.exact(Encoding.MUBUF, m, BufferMemory::load);
-            } else if (m.startsWith("buffer_store_")) {
-                b.exact(Encoding.MUBUF, m, BufferMemory::store);
-            } else if (m.startsWith("buffer_atomic_")) {
-                b.exact(Encoding.MUBUF, m, BufferMemory::atomic);
-            } else if (m.equals("buffer_gl0_inv") || m.equals("buffer_gl1_inv")) {
-                b.exact(Encoding.MUBUF, m, (w, i) -> { });
+        for (Encoding e : new Encoding[] {Encoding.MUBUF, Encoding.MTBUF}) {
+            for (Opcode op : b.table().rows(e)) {
+                MemoryAccess a = op.memory();
+                Semantics s = a.format() ? BufferMemory::format : switch (a.kind()) {
+                    case LOAD -> BufferMemory::load;
+                    case STORE -> BufferMemory::store;
+                    case ATOMIC -> BufferMemory::atomic;
+                    case OTHER -> NOTHING; // buffer_gl0_inv / buffer_gl1_inv
+                };
+                b.exact(e, op.mnemonic(), s);
             }
         }
-        for (Opcode op : b.table().rows(Encoding.MTBUF)) {
-            b.exact(Encoding.MTBUF, op.mnemonic(), BufferMemory::format);
-        }
     }
+
+    private static final Semantics NOTHING = (w, i) -> { };
 
     /** The fields both encodings share. */
     private record Access(int offset, boolean offen, boolean idxen, boolean glc, boolean lds, int vaddr, int vdata,
@@ -161,14 +160,10 @@ public final class BufferMemory {
         }
     }
 
-    private static MemoryOps.Width width(String mnemonic, String prefix) {
-        return MemoryOps.width(mnemonic.substring(prefix.length()));
-    }
-
     static void load(Wave w, Instruction insn) {
         Access a = access(insn);
         Resource r = resource(w, a);
-        MemoryOps.Width width = width(insn.mnemonic(), "buffer_load_");
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
@@ -191,7 +186,7 @@ public final class BufferMemory {
     static void store(Wave w, Instruction insn) {
         Access a = access(insn);
         Resource r = resource(w, a);
-        MemoryOps.Width width = width(insn.mnemonic(), "buffer_store_");
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
@@ -214,9 +209,10 @@ public final class BufferMemory {
     static void atomic(Wave w, Instruction insn) {
         Access a = access(insn);
         Resource r = resource(w, a);
-        String op = VectorMemory.atomicOp(insn.mnemonic());
-        int bytes = insn.mnemonic().endsWith("_x2") ? 8 : 4;
-        boolean compare = op.endsWith("cmpswap");
+        MemoryAccess facts = MemoryOps.access(insn);
+        String op = facts.atomic().opName();
+        int bytes = facts.bytes();
+        boolean compare = facts.atomic().compares();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
@@ -246,12 +242,11 @@ public final class BufferMemory {
         Access a = access(insn);
         Resource r = resource(w, a);
         ImageFormat fmt = BufferFormats.of(a.format() >= 0 ? a.format() : r.format());
-        String m = insn.mnemonic();
-        boolean load = m.contains("_load_");
-        boolean d16 = m.contains("_d16");
-        boolean hi = m.contains("_d16_hi");
-        String comps = m.substring(m.lastIndexOf('_') + 1);
-        int count = comps.length();
+        MemoryAccess facts = MemoryOps.access(insn);
+        boolean load = facts.isLoad();
+        boolean d16 = facts.d16();
+        boolean hi = facts.half() == MemoryAccess.Half.HIGH;
+        int count = facts.components();
         int bytes = fmt.bytesPerTexel();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
@@ -288,7 +283,7 @@ public final class BufferMemory {
                         registers[c] = w.vgpr(a.vdata() + c, lane);
                     }
                 }
-                byte[] raw = BufferFormats.store(fmt, registers, count, m);
+                byte[] raw = BufferFormats.store(fmt, registers, count, insn);
                 write(w.group(), l, 0, raw, 0, raw.length, lane);
             }
         }

@@ -1,12 +1,16 @@
 package org.replayfarm.evalnode.hostmodel.memory;
 
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
+import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.replayfarm.model.isa.AtomicOp;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.MemoryAccess;
+import org.replayfarm.model.isa.Opcode;
 
 /**
  * The LDS unit: every DS instruction of the tables except GDS-only ones (GWS, ordered count) and
@@ -26,49 +30,23 @@ public final class Lds {
     private Lds() {
     }
 
-    private static final String[] READS = {"b32", "b64", "b96", "b128", "u8", "i8", "u16", "i16", "u8_d16", "u8_d16_hi",
-            "i8_d16", "i8_d16_hi", "u16_d16", "u16_d16_hi"};
-    private static final String[] WRITES = {"b32", "b64", "b96", "b128", "b8", "b16", "b8_d16_hi", "b16_d16_hi"};
-    /** Atomic mnemonic stem (between ds_ and the type) and the atomic op it performs. */
-    private static final String[][] OPS = {{"add", "add"}, {"sub", "sub"}, {"rsub", "rsub"}, {"inc", "inc"},
-            {"dec", "dec"}, {"and", "and"}, {"or", "or"}, {"xor", "xor"}, {"mskor", "mskor"}};
-
+    /**
+     * Registers every DS row by its {@link MemoryAccess}: reads, writes, read2/write2/wrxchg2 and the atomics
+     * (all but ds_condxchg32_rtn_b64), then the instructions that are no memory access of those kinds.
+     */
     public static void register(SemanticsTable.Builder b) {
-        for (String s : READS) {
-            b.exact(Encoding.DS, "ds_read_" + s, Lds::read);
-        }
-        for (String s : WRITES) {
-            b.exact(Encoding.DS, "ds_write_" + s, Lds::write);
-        }
-        for (String size : new String[] {"b32", "b64"}) {
-            b.exact(Encoding.DS, "ds_read2_" + size, Lds::read2);
-            b.exact(Encoding.DS, "ds_read2st64_" + size, Lds::read2);
-            b.exact(Encoding.DS, "ds_write2_" + size, Lds::write2);
-            b.exact(Encoding.DS, "ds_write2st64_" + size, Lds::write2);
-            b.exact(Encoding.DS, "ds_wrxchg2_rtn_" + size, Lds::wrxchg2);
-            b.exact(Encoding.DS, "ds_wrxchg2st64_rtn_" + size, Lds::wrxchg2);
-        }
-        for (String bits : new String[] {"32", "64"}) {
-            for (String[] op : OPS) {
-                String type = op[0].equals("and") || op[0].equals("or") || op[0].equals("xor") || op[0].equals("mskor")
-                        ? "b" : "u";
-                registerAtomic(b, op[0] + "_" + type + bits, Fidelity.EXACT);
+        for (Opcode op : b.table().rows(Encoding.DS)) {
+            MemoryAccess a = op.memory();
+            Semantics s = a.addtid() || a.kind() == MemoryAccess.Kind.OTHER ? null
+                    : a.pair() != null ? (a.isLoad() ? Lds::read2 : a.isStore() ? Lds::write2 : Lds::wrxchg2)
+                    : a.isLoad() ? Lds::read : a.isStore() ? Lds::write
+                    : a.atomic() == AtomicOp.CONDXCHG32 ? null : Lds::atomic;
+            if (s != null) {
+                // IEEE addition rounded to nearest even; the hardware may flush f32 denormals here (undocumented),
+                // the model keeps them: results differ only when an operand or the sum is denormal.
+                b.add(Encoding.DS, op.mnemonic(), a.atomic() == AtomicOp.FADD ? Fidelity.APPROXIMATE : Fidelity.EXACT, s);
             }
-            registerAtomic(b, "min_i" + bits, Fidelity.EXACT);
-            registerAtomic(b, "max_i" + bits, Fidelity.EXACT);
-            registerAtomic(b, "min_u" + bits, Fidelity.EXACT);
-            registerAtomic(b, "max_u" + bits, Fidelity.EXACT);
-            registerAtomic(b, "min_f" + bits, Fidelity.EXACT);
-            registerAtomic(b, "max_f" + bits, Fidelity.EXACT);
-            registerAtomic(b, "cmpst_b" + bits, Fidelity.EXACT);
-            registerAtomic(b, "cmpst_f" + bits, Fidelity.EXACT);
-            b.exact(Encoding.DS, "ds_wrxchg_rtn_b" + bits, Lds::atomic);
         }
-        // IEEE addition rounded to nearest even; the hardware may flush f32 denormals here (undocumented), the
-        // model keeps them: results differ only when an operand or the sum is denormal.
-        b.approximate(Encoding.DS, "ds_add_f32", Lds::atomic);
-        b.approximate(Encoding.DS, "ds_add_rtn_f32", Lds::atomic);
-        b.exact(Encoding.DS, "ds_wrap_rtn_b32", Lds::atomic);
         b.exact(Encoding.DS, "ds_swizzle_b32", Lds::ds_swizzle_b32);
         b.exact(Encoding.DS, "ds_permute_b32", Lds::ds_permute_b32);
         b.exact(Encoding.DS, "ds_bpermute_b32", Lds::ds_bpermute_b32);
@@ -77,11 +55,6 @@ public final class Lds {
         b.exact(Encoding.DS, "ds_consume", (w, i) -> appendConsume(w, i, -1));
         b.exact(Encoding.DS, "ds_write_addtid_b32", Lds::ds_write_addtid_b32);
         b.exact(Encoding.DS, "ds_read_addtid_b32", Lds::ds_read_addtid_b32);
-    }
-
-    private static void registerAtomic(SemanticsTable.Builder b, String stem, Fidelity f) {
-        b.add(Encoding.DS, "ds_" + stem, f, Lds::atomic);
-        b.add(Encoding.DS, "ds_" + stem.replaceFirst("_", "_rtn_"), f, Lds::atomic);
     }
 
     /** The DS fields; GDS faults. */
@@ -106,13 +79,9 @@ public final class Lds {
         return Integer.toUnsignedLong(w.vgpr(f.addr(), lane)) + offset(f) & 0xFFFF_FFFFL;
     }
 
-    private static String suffix(String mnemonic, String prefix) {
-        return mnemonic.substring(prefix.length());
-    }
-
     static void read(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        MemoryOps.Width width = MemoryOps.width(suffix(insn.mnemonic(), "ds_read_"));
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
@@ -123,7 +92,7 @@ public final class Lds {
 
     static void write(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        MemoryOps.Width width = MemoryOps.width(suffix(insn.mnemonic(), "ds_write_"));
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
@@ -133,14 +102,14 @@ public final class Lds {
     }
 
     /** Element size (4 or 8) and offset scale (1 or 64 elements) of a read2/write2/wrxchg2 form. */
-    private static int[] pairGeometry(String mnemonic) {
-        int size = mnemonic.endsWith("b64") ? 8 : 4;
-        return new int[] {size, size * (mnemonic.contains("st64") ? 64 : 1)};
+    private static int[] pairGeometry(Instruction insn) {
+        MemoryAccess.Pair p = MemoryOps.access(insn).pair();
+        return new int[] {p.elementBytes(), p.offsetUnit()};
     }
 
     static void read2(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        int[] g = pairGeometry(insn.mnemonic());
+        int[] g = pairGeometry(insn);
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
@@ -156,7 +125,7 @@ public final class Lds {
 
     static void write2(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        int[] g = pairGeometry(insn.mnemonic());
+        int[] g = pairGeometry(insn);
         MemoryOps.Width width = new MemoryOps.Width(g[0], false, 0);
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
@@ -171,7 +140,7 @@ public final class Lds {
     /** Two exchanges: DATA0 to ADDR + OFFSET0 * size, DATA1 to ADDR + OFFSET1 * size; the old values to VDST pair. */
     static void wrxchg2(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        int[] g = pairGeometry(insn.mnemonic());
+        int[] g = pairGeometry(insn);
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
@@ -194,29 +163,21 @@ public final class Lds {
      */
     static void atomic(Wave w, Instruction insn) {
         Fields.Ds f = ds(insn);
-        String m = insn.mnemonic();
-        boolean rtn = m.contains("_rtn_");
-        String stem = m.substring(3).replace("_rtn", "");
-        String type = stem.substring(stem.lastIndexOf('_') + 1);
-        int bytes = type.endsWith("64") ? 8 : 4;
-        String name = stem.substring(0, stem.lastIndexOf('_'));
-        String op = switch (name) {
-            case "min" -> type.charAt(0) == 'i' ? "smin" : type.charAt(0) == 'u' ? "umin" : "fmin";
-            case "max" -> type.charAt(0) == 'i' ? "smax" : type.charAt(0) == 'u' ? "umax" : "fmax";
-            case "add" -> type.charAt(0) == 'f' ? "fadd" : "add";
-            case "cmpst" -> type.charAt(0) == 'f' ? "fcmpswap" : "cmpswap";
-            case "wrxchg" -> "swap";
-            default -> name;
-        };
+        MemoryAccess a = MemoryOps.access(insn);
+        boolean rtn = a.returns() == MemoryAccess.Returns.YES;
+        int bytes = a.bytes();
+        AtomicOp atomic = a.atomic();
+        String op = atomic.opName();
+        boolean compare = atomic.compares();
+        boolean second = compare || atomic == AtomicOp.MSKOR || atomic == AtomicOp.WRAP;
         MemorySpaces.Space lds = MemorySpaces.lds(w.group().lds());
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
             }
             long d0 = MemoryOps.vgprData(w, f.data0(), lane, bytes);
-            long d1 = op.equals("mskor") || op.endsWith("cmpswap") || op.equals("wrap")
-                    ? MemoryOps.vgprData(w, f.data1(), lane, bytes) : 0;
-            long old = op.endsWith("cmpswap") ? lds.atomic(address(w, f, lane), op, d1, d0, bytes, lane)
+            long d1 = second ? MemoryOps.vgprData(w, f.data1(), lane, bytes) : 0;
+            long old = compare ? lds.atomic(address(w, f, lane), op, d1, d0, bytes, lane)
                     : lds.atomic(address(w, f, lane), op, d0, d1, bytes, lane);
             if (rtn) {
                 MemoryOps.setVgprData(w, f.vdst(), lane, bytes, old);

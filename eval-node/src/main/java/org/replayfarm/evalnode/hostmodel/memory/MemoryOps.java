@@ -4,6 +4,8 @@ import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.evalnode.hostmodel.wave.Workgroup;
 import org.replayfarm.model.build.GuestLayout;
+import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.MemoryAccess;
 
 /**
  * What the memory units (LDS, FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF) share: access widths and how loaded
@@ -19,9 +21,9 @@ public final class MemoryOps {
     }
 
     /**
-     * One access width as a mnemonic suffix names it: {@code bytes} per lane; {@code signed} extension for
-     * sub-dword loads; {@code d16}: 0 for a whole VGPR, 1 for the low half (high half kept), 2 for the
-     * high half (low half kept).
+     * One access width, as the instruction's {@link MemoryAccess} gives it: {@code bytes} per lane; {@code signed}
+     * extension for sub-dword loads; {@code d16}: 0 for a whole VGPR, 1 for the low half (high half kept), 2 for
+     * the high half (low half kept).
      */
     record Width(int bytes, boolean signed, int d16) {
         int dwords() {
@@ -29,25 +31,14 @@ public final class MemoryOps {
         }
     }
 
-    /** The width a FLAT/GLOBAL/SCRATCH/MUBUF suffix or a DS suffix names (ubyte, sshort_d16_hi, dwordx3, u8, b96...). */
-    static Width width(String suffix) {
-        return switch (suffix) {
-            case "ubyte", "byte", "u8", "b8" -> new Width(1, false, 0);
-            case "sbyte", "i8" -> new Width(1, true, 0);
-            case "ushort", "short", "u16", "b16" -> new Width(2, false, 0);
-            case "sshort", "i16" -> new Width(2, true, 0);
-            case "dword", "b32", "dword_addtid" -> new Width(4, false, 0);
-            case "dwordx2", "b64" -> new Width(8, false, 0);
-            case "dwordx3", "b96" -> new Width(12, false, 0);
-            case "dwordx4", "b128" -> new Width(16, false, 0);
-            case "ubyte_d16", "u8_d16" -> new Width(1, false, 1);
-            case "ubyte_d16_hi", "u8_d16_hi", "byte_d16_hi", "b8_d16_hi" -> new Width(1, false, 2);
-            case "sbyte_d16", "i8_d16" -> new Width(1, true, 1);
-            case "sbyte_d16_hi", "i8_d16_hi" -> new Width(1, true, 2);
-            case "short_d16", "u16_d16" -> new Width(2, false, 1);
-            case "short_d16_hi", "u16_d16_hi", "b16_d16_hi" -> new Width(2, false, 2);
-            default -> throw new IllegalArgumentException("no access width " + suffix);
-        };
+    /** The width of a load or store, from the facts the opcode table read off the row. */
+    static Width width(MemoryAccess a) {
+        return new Width(a.bytes(), a.signed(), a.half().code());
+    }
+
+    /** The memory facts of an instruction (every memory row of the tables has them). */
+    static MemoryAccess access(Instruction insn) {
+        return insn.opcode().memory();
     }
 
     /** Writes the loaded little-endian bytes {@code data[0..bytes)} to the VGPRs from {@code vdst} as the width says. */

@@ -6,6 +6,8 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.MemoryAccess;
+import org.replayfarm.model.isa.Opcode;
 
 /**
  * Scalar memory (SMEM): s_load_dword{,x2,x4,x8,x16} from a 64-bit address, s_buffer_load_dword* through
@@ -32,12 +34,14 @@ public final class ScalarMemory {
     }
 
     public static void register(SemanticsTable.Builder b) {
-        String[] suffix = {"", "x2", "x4", "x8", "x16"};
-        int[] dwords = {1, 2, 4, 8, 16};
-        for (int i = 0; i < suffix.length; i++) {
-            int n = dwords[i];
-            b.exact(Encoding.SMEM, "s_load_dword" + suffix[i], (w, insn) -> load(w, insn, n));
-            b.exact(Encoding.SMEM, "s_buffer_load_dword" + suffix[i], (w, insn) -> bufferLoad(w, insn, n));
+        for (Opcode op : b.table().rows(Encoding.SMEM)) {
+            MemoryAccess a = op.memory();
+            if (a.isLoad()) {
+                int n = a.dwords();
+                // s_load takes a 64-bit address in an SGPR pair, s_buffer_load a buffer descriptor (a quad)
+                boolean buffer = "base128".equals(op.operandType("sbase"));
+                b.exact(Encoding.SMEM, op.mnemonic(), buffer ? (w, insn) -> bufferLoad(w, insn, n) : (w, insn) -> load(w, insn, n));
+            }
         }
         Semantics nothing = (w, insn) -> {
         };

@@ -1,5 +1,6 @@
 package org.replayfarm.evalnode.hostmodel.memory;
 
+import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -8,6 +9,7 @@ import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.FlatOffset;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.MemoryAccess;
 import org.replayfarm.model.isa.Opcode;
 
 /**
@@ -39,15 +41,15 @@ public final class VectorMemory {
     public static void register(SemanticsTable.Builder b) {
         for (Encoding e : new Encoding[] {Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH}) {
             for (Opcode op : b.table().rows(e)) {
-                String m = op.mnemonic();
-                if (m.endsWith("_addtid")) {
-                    b.exact(e, m, m.contains("_load_") ? VectorMemory::loadAddtid : VectorMemory::storeAddtid);
-                } else if (m.contains("_load_")) {
-                    b.exact(e, m, VectorMemory::load);
-                } else if (m.contains("_store_")) {
-                    b.exact(e, m, VectorMemory::store);
-                } else if (m.contains("_atomic_")) {
-                    b.exact(e, m, VectorMemory::atomic);
+                MemoryAccess a = op.memory();
+                Semantics s = switch (a.kind()) {
+                    case LOAD -> a.addtid() ? VectorMemory::loadAddtid : VectorMemory::load;
+                    case STORE -> a.addtid() ? VectorMemory::storeAddtid : VectorMemory::store;
+                    case ATOMIC -> VectorMemory::atomic;
+                    case OTHER -> null;
+                };
+                if (s != null) {
+                    b.exact(e, op.mnemonic(), s);
                 }
             }
         }
@@ -93,14 +95,9 @@ public final class VectorMemory {
         return new Target(MemorySpaces.global(g.memory()), address);
     }
 
-    /** The width suffix after "_load_" or "_store_". */
-    private static MemoryOps.Width width(String mnemonic, String kind) {
-        return MemoryOps.width(mnemonic.substring(mnemonic.indexOf(kind) + kind.length()));
-    }
-
     static void load(Wave w, Instruction insn) {
         Fields.Flat f = fields(insn);
-        MemoryOps.Width width = width(insn.mnemonic(), "_load_");
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
                 Target t = target(w, insn, f, lane);
@@ -111,7 +108,7 @@ public final class VectorMemory {
 
     static void store(Wave w, Instruction insn) {
         Fields.Flat f = fields(insn);
-        MemoryOps.Width width = width(insn.mnemonic(), "_store_");
+        MemoryOps.Width width = MemoryOps.width(MemoryOps.access(insn));
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (w.active(lane)) {
                 Target t = target(w, insn, f, lane);
@@ -148,17 +145,12 @@ public final class VectorMemory {
         }
     }
 
-    /** The atomic op and width of a *_atomic_OP[_x2] mnemonic. */
-    static String atomicOp(String mnemonic) {
-        String op = mnemonic.substring(mnemonic.indexOf("_atomic_") + "_atomic_".length());
-        return op.endsWith("_x2") ? op.substring(0, op.length() - 3) : op;
-    }
-
     static void atomic(Wave w, Instruction insn) {
         Fields.Flat f = fields(insn);
-        String op = atomicOp(insn.mnemonic());
-        int bytes = insn.mnemonic().endsWith("_x2") ? 8 : 4;
-        boolean compare = op.endsWith("cmpswap");
+        MemoryAccess a = MemoryOps.access(insn);
+        String op = a.atomic().opName();
+        int bytes = a.bytes();
+        boolean compare = a.atomic().compares();
         for (int lane = 0; lane < w.waveSize(); lane++) {
             if (!w.active(lane)) {
                 continue;
