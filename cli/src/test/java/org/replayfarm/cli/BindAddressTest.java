@@ -251,6 +251,10 @@ class BindAddressTest {
                 throw e;
             }
             return new Node(p, first);
+        }).orTimeout(120, TimeUnit.SECONDS).whenComplete((node, failure) -> {
+            if (failure != null) { // not started in time, or not as expected: no node left running
+                p.destroyForcibly();
+            }
         });
     }
 }

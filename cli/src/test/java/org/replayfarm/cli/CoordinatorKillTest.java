@@ -106,7 +106,13 @@ class CoordinatorKillTest {
 
                 coordinator(work, coordinatorPort, httpPort, config,
                         List.of("127.0.0.1:" + coordinatorPort, "127.0.0.1:" + evalPort), "second", started);
-                CliRun watched = watch.get(300, TimeUnit.SECONDS);
+                CliRun watched;
+                try {
+                    watched = watch.get(300, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("the watch did not end within 300 s of the restart; the restarted "
+                            + "coordinator's log:\n" + Files.readString(dir.resolve("second.err")), e);
+                }
                 assertEquals(0, watched.exitCode(), watched.out() + watched.err());
                 assertTrue(watched.out().contains("job " + job + " finished: " + groups + " groups"), watched.out());
                 assertTrue(watched.err().contains("reconnecting"), "the watch said it reconnected: " + watched.err());

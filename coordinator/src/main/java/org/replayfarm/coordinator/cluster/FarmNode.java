@@ -153,7 +153,15 @@ public final class FarmNode implements AutoCloseable {
         for (String seed : s.seeds()) {
             seeds.add(seed.startsWith("akka://") ? seed : "akka://" + SYSTEM + "@" + seed);
         }
-        Config settings = ConfigFactory.empty()
+        Config settings = ConfigFactory.empty();
+        if (seeds.size() > 1 && seeds.get(0).equals("akka://" + SYSTEM + "@" + s.host() + ":" + s.port())) {
+            // a node naming itself first among several seeds (a coordinator restarted into its cluster) is Akka's
+            // first seed: it forms a cluster of its own when no other seed answers within seed-node-timeout. The
+            // default 5 s is too short for a loaded machine (the restarted node then sits alone with its jobs,
+            // no evaluator in sight): wait longer, unless the node's own config says otherwise
+            settings = settings.withValue("akka.cluster.seed-node-timeout", ConfigValueFactory.fromAnyRef("30s"));
+        }
+        settings = settings
                 .withValue("akka.actor.provider", ConfigValueFactory.fromAnyRef("cluster"))
                 .withValue("akka.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(s.host()))
                 .withValue("akka.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(s.port()))
