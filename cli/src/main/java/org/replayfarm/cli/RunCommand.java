@@ -97,6 +97,11 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
+    @Option(names = "--timings", hidden = true,
+            description = "Print where the run's time went (JVM start, node start, evaluation, comparison and report, "
+                    + "shutdown: wall and process CPU seconds) to stderr.")
+    boolean timings;
+
     @Override
     public Integer call() throws Exception {
         List<Path> all = new ArrayList<>(captures);
@@ -110,6 +115,7 @@ final class RunCommand implements Callable<Integer> {
             return batch(all);
         }
         capture = all.get(0);
+        RunTimings clock = timings ? RunTimings.start() : RunTimings.off();
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         GroupSelection chosen = selection.selection();
@@ -159,9 +165,14 @@ final class RunCommand implements Callable<Integer> {
         // a machine with a GPU runs a GPU node too: cuda (and auto) device runs go to it as in a cluster
         Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
                 ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+        clock.mark("parse and check");
+        FarmNode started = null;
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(roles, work)
                 .withEvalThreads(n).withConfig(overlay))) {
+            started = node;
+            clock.mark("node start");
             String sha = node.jobs().storeCapture(capture);
+            clock.mark("store capture");
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
@@ -178,18 +189,25 @@ final class RunCommand implements Callable<Integer> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
                     }
+                    if (p.groupsDone() >= total) {
+                        clock.markOnce("evaluate");
+                    }
                     if (p.ended()) {
                         ended.complete(p);
                     }
                 })) {
                     end = ended.get();
                 }
+                clock.mark("compare and report");
             } finally {
                 if (pb != null) {
                     pb.close();
                 }
             }
         } finally {
+            if (started != null) {
+                clock.mark("shutdown");
+            }
             done.set(true);
             deleteTree(work);
             try {
@@ -205,6 +223,7 @@ final class RunCommand implements Callable<Integer> {
         w.print(result.get().summary());
         w.printf("output          %s%n", out);
         w.flush();
+        clock.print(errors);
         return result.get().verdict().exitStatus();
     }
 
