@@ -116,6 +116,11 @@ final class RunCommand implements Callable<Integer> {
         }
         capture = all.get(0);
         RunTimings clock = timings ? RunTimings.start() : RunTimings.off();
+        // the node's configuration (every module's reference.conf: Akka's, Akka HTTP's, Kamon's) parses on
+        // another core while this thread opens the capture and checks the options; FarmNode.start finds it cached
+        Thread configLoad = new Thread(com.typesafe.config.ConfigFactory::load, "replay-run-config");
+        configLoad.setDaemon(true);
+        configLoad.start();
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         GroupSelection chosen = selection.selection();
@@ -150,7 +155,7 @@ final class RunCommand implements Callable<Integer> {
         // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
         // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
-                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
+                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n" + FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         Thread onSignal = new Thread(() -> {
@@ -254,8 +259,8 @@ final class RunCommand implements Callable<Integer> {
         List<BatchRun.Result> results;
         long start = System.nanoTime();
         PrintWriter w = spec.commandLine().getOut();
-        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn",
-                MetricsOptions.EMBEDDED_PORT, spec);
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
+                FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
                 .withEvalThreads(n).withConfig(overlay))) {
             BatchRun batch = new BatchRun(node, selection.selection(), budget, compare, known, timeout, out.toAbsolutePath());
