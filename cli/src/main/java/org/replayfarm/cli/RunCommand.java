@@ -97,6 +97,11 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
+    @Option(names = "--timings", hidden = true,
+            description = "Print where the run's time went (JVM start, node start, evaluation, comparison and report, "
+                    + "shutdown: wall and process CPU seconds) to stderr.")
+    boolean timings;
+
     @Override
     public Integer call() throws Exception {
         List<Path> all = new ArrayList<>(captures);
@@ -110,6 +115,12 @@ final class RunCommand implements Callable<Integer> {
             return batch(all);
         }
         capture = all.get(0);
+        RunTimings clock = timings ? RunTimings.start() : RunTimings.off();
+        // the node's configuration (every module's reference.conf: Akka's, Akka HTTP's, Kamon's) parses on
+        // another core while this thread opens the capture and checks the options; FarmNode.start finds it cached
+        Thread configLoad = new Thread(com.typesafe.config.ConfigFactory::load, "replay-run-config");
+        configLoad.setDaemon(true);
+        configLoad.start();
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         GroupSelection chosen = selection.selection();
@@ -144,7 +155,7 @@ final class RunCommand implements Callable<Integer> {
         // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
         // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
-                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
+                "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n" + FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         Thread onSignal = new Thread(() -> {
@@ -159,9 +170,14 @@ final class RunCommand implements Callable<Integer> {
         // a machine with a GPU runs a GPU node too: cuda (and auto) device runs go to it as in a cluster
         Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
                 ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+        clock.mark("parse and check");
+        FarmNode started = null;
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(roles, work)
                 .withEvalThreads(n).withConfig(overlay))) {
+            started = node;
+            clock.mark("node start");
             String sha = node.jobs().storeCapture(capture);
+            clock.mark("store capture");
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
@@ -178,18 +194,25 @@ final class RunCommand implements Callable<Integer> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
                     }
+                    if (p.groupsDone() >= total) {
+                        clock.markOnce("evaluate");
+                    }
                     if (p.ended()) {
                         ended.complete(p);
                     }
                 })) {
                     end = ended.get();
                 }
+                clock.mark("compare and report");
             } finally {
                 if (pb != null) {
                     pb.close();
                 }
             }
         } finally {
+            if (started != null) {
+                clock.mark("shutdown");
+            }
             done.set(true);
             deleteTree(work);
             try {
@@ -205,6 +228,7 @@ final class RunCommand implements Callable<Integer> {
         w.print(result.get().summary());
         w.printf("output          %s%n", out);
         w.flush();
+        clock.print(errors);
         return result.get().verdict().exitStatus();
     }
 
@@ -235,8 +259,8 @@ final class RunCommand implements Callable<Integer> {
         List<BatchRun.Result> results;
         long start = System.nanoTime();
         PrintWriter w = spec.commandLine().getOut();
-        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.empty(), "warn",
-                MetricsOptions.EMBEDDED_PORT, spec);
+        com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
+                FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         try (FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), work)
                 .withEvalThreads(n).withConfig(overlay))) {
             BatchRun batch = new BatchRun(node, selection.selection(), budget, compare, known, timeout, out.toAbsolutePath());

@@ -177,7 +177,7 @@ public final class FarmNode implements AutoCloseable {
                 .withValue("replay.eval.dispatcher.thread-pool-executor.fixed-pool-size", ConfigValueFactory.fromAnyRef(threads));
         // replay.cluster (discovery, management, drain) stands for akka.* settings the node's own config may override
         Config bootstrap = Bootstrap.akkaSettings(s.config().withFallback(base), s.host());
-        Config journal = Journal.settings(s.config().withFallback(base).resolve(), s.workDir());
+        Config journal = embedded(s.config()) ? EMBEDDED : Journal.settings(s.config().withFallback(base).resolve(), s.workDir());
         Config tls = ClusterTls.akkaSettings(s.config().withFallback(base).resolve()); // empty without a key store
         Config resolved = s.config().withFallback(settings).withFallback(journal).withFallback(tls).withFallback(bootstrap)
                 .withFallback(base).resolve();
@@ -186,6 +186,29 @@ public final class FarmNode implements AutoCloseable {
             resolved = resolved.withValue("replay.metrics.host", ConfigValueFactory.fromAnyRef(bindAddress(resolved)));
         }
         return resolved;
+    }
+
+    /**
+     * {@value #EMBEDDED_KEY} = on in a node's config: the node is {@code replay run}'s embedded cluster of one,
+     * whose work directory (journal included) is deleted when the run ends. Its journal is Akka's in-memory
+     * one (no H2 database, JDBC pool or schema to create: a restart never resumes it anyway), and its
+     * coordinated shutdown skips the phases that hand shards and membership over to other nodes (there are
+     * none, and every result has been written before it closes): the same actors, sharding, singleton,
+     * HTTP server and job path as any coordinator, without the costs that only a lasting node repays.
+     */
+    public static final String EMBEDDED_KEY = "replay.embedded";
+    private static final Config EMBEDDED = ConfigFactory.parseMap(java.util.Map.of(
+            "akka.persistence.journal.plugin", "akka.persistence.journal.inmem",
+            "akka.persistence.journal.inmem.test-serialization", "off",
+            "akka.persistence.snapshot-store.plugin", "akka.persistence.no-snapshot-store",
+            "akka.coordinated-shutdown.phases.cluster-sharding-shutdown-region.enabled", "off",
+            "akka.coordinated-shutdown.phases.cluster-leave.enabled", "off",
+            "akka.coordinated-shutdown.phases.cluster-exiting.enabled", "off",
+            "akka.coordinated-shutdown.phases.cluster-exiting-done.enabled", "off",
+            "akka.coordinated-shutdown.phases.cluster-shutdown.enabled", "off"));
+
+    static boolean embedded(Config c) {
+        return c.hasPath(EMBEDDED_KEY) && c.getBoolean(EMBEDDED_KEY);
     }
 
     /** Where a node's listeners bind unless told otherwise: Artery's bind address, else its canonical host. */
@@ -258,7 +281,9 @@ public final class FarmNode implements AutoCloseable {
             ServerBinding binding = null;
             String url = null;
             if (s.roles().contains(COORDINATOR)) {
-                Journal.createSchema(system);
+                if (!embedded(config)) {
+                    Journal.createSchema(system);
+                }
                 Path storage = storageDir(config, s.workDir());
                 CaptureStore store = new CaptureStore(storage.resolve("captures"));
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got

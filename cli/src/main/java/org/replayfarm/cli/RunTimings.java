@@ -1,0 +1,82 @@
+package org.replayfarm.cli;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where a {@code replay run --timings} spent its time: each phase's wall and process CPU seconds (all threads:
+ * on a loaded machine the CPU figure is the one load distorts least), from the JVM's start on, and the load
+ * average at the end.
+ */
+final class RunTimings {
+    private record Phase(String name, double wall, double cpu) {
+    }
+
+    private final boolean on;
+    private final List<Phase> phases = new ArrayList<>();
+    private final java.util.Set<String> once = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private long lastWall;
+    private long lastCpu;
+
+    private RunTimings(boolean on) {
+        this.on = on;
+        if (on) {
+            long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
+            lastWall = System.nanoTime() - (System.currentTimeMillis() - startMillis) * 1_000_000L;
+            lastCpu = 0;
+            mark("JVM start to run command");
+        }
+    }
+
+    static RunTimings start() {
+        return new RunTimings(true);
+    }
+
+    static RunTimings off() {
+        return new RunTimings(false);
+    }
+
+    private static long cpu() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : 0;
+    }
+
+    /** Ends the phase now running: it is named {@code name}. */
+    synchronized void mark(String name) {
+        if (!on) {
+            return;
+        }
+        long wall = System.nanoTime();
+        long c = cpu();
+        phases.add(new Phase(name, (wall - lastWall) / 1e9, (c - lastCpu) / 1e9));
+        lastWall = wall;
+        lastCpu = c;
+    }
+
+    /** As {@link #mark}, the first time only (a listener called again and again). */
+    void markOnce(String name) {
+        if (on && once.add(name)) {
+            mark(name);
+        }
+    }
+
+    void print(PrintWriter err) {
+        if (!on) {
+            return;
+        }
+        mark("output");
+        double wall = 0;
+        double c = 0;
+        err.printf("replay run: timings (s)           wall     cpu%n");
+        for (Phase p : phases) {
+            err.printf("  %-30s %7.3f %7.3f%n", p.name(), p.wall(), p.cpu());
+            wall += p.wall();
+            c += p.cpu();
+        }
+        err.printf("  %-30s %7.3f %7.3f   load average %.2f, %d cores%n", "total", wall, c,
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), Runtime.getRuntime().availableProcessors());
+        err.flush();
+    }
+}
