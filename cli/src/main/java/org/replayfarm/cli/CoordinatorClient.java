@@ -333,6 +333,22 @@ final class CoordinatorClient {
         throw refused("cancelling job " + job, r.statusCode(), r.body());
     }
 
+    /** What a purge answered: removed ({@code true}), or the coordinator's reason it was not (409: it runs). */
+    record Purged(boolean purged, String message) {
+    }
+
+    /** Removes an ended job, its outputs and unused capture ({@code DELETE /jobs/<id>?purge=true}). */
+    Purged purge(String job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs/" + job + "?purge=true").DELETE(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+            return new Purged(true, "");
+        }
+        if (r.statusCode() == 409) {
+            return new Purged(false, JSON.readTree(r.body()).path("error").asText());
+        }
+        throw refused("purging job " + job, r.statusCode(), r.body());
+    }
+
     List<ResultFile> results(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job + "/results"), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {

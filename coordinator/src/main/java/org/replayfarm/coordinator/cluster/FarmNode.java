@@ -282,6 +282,8 @@ public final class FarmNode implements AutoCloseable {
                                     () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest,
                                     self);
                             j.gpuSource(gpus);
+                            // ended jobs expire (journal, list, outputs, unused captures); the sweep runs here only
+                            j.retention(ClusterJobService.Retention.from(config), List.of(s.workDir().resolve("uploads")));
                             int known = j.resume(); // every job the journal holds: the running ones start again
                             h.delegate = j;
                             system.log().info("this coordinator is the active one: {} job(s) in the journal, the API "
@@ -575,6 +577,11 @@ public final class FarmNode implements AutoCloseable {
         @Override
         public Cancel cancel(String jobId) {
             return d().cancel(jobId);
+        }
+
+        @Override
+        public Removal remove(String jobId) {
+            return d().remove(jobId);
         }
 
         @Override
