@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         description = "Replay RDNA 2 dispatch captures on a host model and compare them with the device.",
         subcommands = {CaptureCommand.class, ExampleCommand.class, InspectCommand.class, DisasmCommand.class, TranslateCommand.class, EvalCommand.class,
                 RunCommand.class, NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class,
-                SubmitCommand.class, WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, ExplainCommand.class, CommandLine.HelpCommand.class})
+                SubmitCommand.class, WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class, ExplainCommand.class, CommandLine.HelpCommand.class})
 public final class Replay {
     /** Exit status: no differences / differences found / error (DESIGN.md, "Running it"). */
     public static final int EXIT_OK = 0;
