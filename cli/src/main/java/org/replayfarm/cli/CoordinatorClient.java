@@ -333,6 +333,47 @@ final class CoordinatorClient {
         throw refused("cancelling job " + job, r.statusCode(), r.body());
     }
 
+    /** Every coordinator's base URL this client was given. */
+    List<String> bases() {
+        return bases;
+    }
+
+    /** One coordinator's own status ({@code GET /status} of {@code base}, never another's): its JSON. */
+    JsonNode status(String base) throws IOException {
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + "/status")).timeout(Duration.ofSeconds(30));
+        token.ifPresent(t -> r.header("Authorization", org.replayfarm.evalnode.cluster.ApiToken.header(t)));
+        HttpResponse<String> answer;
+        try {
+            answer = http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while asking " + base, e);
+        } catch (IOException e) {
+            throw new IOException("cannot reach the coordinator at " + base + ": " + e, e);
+        }
+        if (answer.statusCode() != 200) {
+            throw new IOException("the coordinator at " + base + " answered " + answer.statusCode() + " to GET /status: "
+                    + answer.body().strip());
+        }
+        return JSON.readTree(answer.body());
+    }
+
+    /** What a purge answered: removed ({@code true}), or the coordinator's reason it was not (409: it runs). */
+    record Purged(boolean purged, String message) {
+    }
+
+    /** Removes an ended job, its outputs and unused capture ({@code DELETE /jobs/<id>?purge=true}). */
+    Purged purge(String job) throws IOException {
+        HttpResponse<String> r = send(request("/jobs/" + job + "?purge=true").DELETE(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+            return new Purged(true, "");
+        }
+        if (r.statusCode() == 409) {
+            return new Purged(false, JSON.readTree(r.body()).path("error").asText());
+        }
+        throw refused("purging job " + job, r.statusCode(), r.body());
+    }
+
     List<ResultFile> results(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job + "/results"), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {

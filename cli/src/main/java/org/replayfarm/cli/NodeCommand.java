@@ -110,6 +110,17 @@ final class NodeCommand implements Callable<Integer> {
                     + "share it and a PostgreSQL journal (REPLAY_JOURNAL_URL).")
     Path storageDir;
 
+    @Option(names = "--job-retention", paramLabel = "DURATION", defaultValue = "${env:REPLAY_JOB_RETENTION}",
+            description = "A coordinator removes ended jobs (finished, failed, cancelled; never running ones) this long "
+                    + "after they ended: from the job list and the journal, their outputs, the captures no other job "
+                    + "uses (e.g. 24h, 90m, 7d; default replay.coordinator.job-retention, 24h).")
+    String jobRetention;
+
+    @Option(names = "--max-finished-jobs", paramLabel = "N", defaultValue = "${env:REPLAY_MAX_FINISHED_JOBS}",
+            description = "A coordinator keeps at most N ended jobs, removing the oldest beyond (default "
+                    + "replay.coordinator.max-finished-jobs, 10000).")
+    Integer maxFinishedJobs;
+
     @Option(names = "--api-token-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_API_TOKEN_FILE}",
             description = "A file holding the API token: a coordinator then wants 'Authorization: Bearer TOKEN' on "
                     + "every HTTP route (capture downloads included), evaluators send it (or REPLAY_API_TOKEN).")
@@ -170,6 +181,25 @@ final class NodeCommand implements Callable<Integer> {
             }
             extra = extra.withValue("replay.api.token-file",
                     com.typesafe.config.ConfigValueFactory.fromAnyRef(apiTokenFile.toAbsolutePath().toString()));
+        }
+        if (jobRetention != null && !jobRetention.isBlank()) {
+            java.time.Duration d;
+            try {
+                d = ConfigFactory.parseMap(java.util.Map.of("d", jobRetention.trim())).getDuration("d");
+            } catch (com.typesafe.config.ConfigException e) {
+                throw new ParameterException(spec.commandLine(), "--job-retention takes a duration such as 24h, 90m or 7d, not '"
+                        + jobRetention + "'");
+            }
+            if (d.isZero() || d.isNegative()) {
+                throw new ParameterException(spec.commandLine(), "--job-retention must be positive, not '" + jobRetention + "'");
+            }
+            extra = extra.withValue("replay.coordinator.job-retention", ConfigValueFactory.fromAnyRef(jobRetention.trim()));
+        }
+        if (maxFinishedJobs != null) {
+            if (maxFinishedJobs < 0) {
+                throw new ParameterException(spec.commandLine(), "--max-finished-jobs must be 0 or more, not " + maxFinishedJobs);
+            }
+            extra = extra.withValue("replay.coordinator.max-finished-jobs", ConfigValueFactory.fromAnyRef(maxFinishedJobs));
         }
         if (storageDir != null) {
             extra = extra.withValue("replay.coordinator.storage-dir",

@@ -12,7 +12,8 @@ public final class Replay {
     static final java.util.List<Class<?>> SUBCOMMANDS = java.util.List.of(CaptureCommand.class, ExampleCommand.class,
             InspectCommand.class, DisasmCommand.class, TranslateCommand.class, EvalCommand.class, RunCommand.class,
             NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, SubmitCommand.class,
-            WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, ExplainCommand.class,
+            WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class,
+            ExplainCommand.class,
             CommandLine.HelpCommand.class);
 
     /** Exit status: no differences / differences found / error (DESIGN.md, "Running it"). */

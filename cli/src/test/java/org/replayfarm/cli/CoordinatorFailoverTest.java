@@ -25,12 +25,13 @@ import org.replayfarm.model.testing.Toolchain;
 
 /**
  * Two coordinator-role nodes as real processes, one journal on a real PostgreSQL server and one storage
- * directory: the older one is active (the job service is a Cluster Singleton), the other stands by and its
- * API answers 503. The active one is SIGKILLed mid-job while {@code replay watch} follows the job through
- * both addresses: the split-brain resolver downs it, the singleton starts on the other, which reads the job
+ * directory: the older one is active (the job service is a Cluster Singleton), the other stands by
+ * ({@code replay status} says so, and names the active one's URL, which the cluster told it) and forwards
+ * every request there: the job is submitted and watched with only the standby's address. The active one is
+ * SIGKILLed mid-job while {@code replay watch} follows the job through the standby: the split-brain resolver downs it, the singleton starts on the other, which reads the job
  * back from the journal and resumes it (the slices merged before the kill are not evaluated again); the
  * watch reaches it and ends finished; the outputs equal replay eval's and an atomic counter shows nothing
- * was counted twice.
+ * was counted twice; {@code replay purge} then removes the ended job and its outputs.
  */
 class CoordinatorFailoverTest {
     @TempDir
@@ -69,18 +70,32 @@ class CoordinatorFailoverTest {
                         .withConfig(ConfigFactory.parseFile(config.toFile()).withFallback(
                                 ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))))) {
                     NodeProcesses.awaitUp(eval, 3);
-                    HttpResponse<String> standby = get(urlB + "/jobs");
-                    assertEquals(503, standby.statusCode(), "the younger coordinator stands by: " + standby.body());
-                    assertTrue(standby.body().contains("stands by"), standby.body());
                     assertEquals(200, get(urlA + "/jobs").statusCode(), "the older one is active");
+                    // the younger stands by and says so (its own /status, replay status); the cluster told it where the
+                    // active one's API is, and the shared PostgreSQL journal draws no warning
+                    long known = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    CliRun status;
+                    while (!(status = CliRun.of("status", "--coordinator", urlB)).out().contains("active coordinator: " + urlA)) {
+                        assertTrue(System.nanoTime() < known, "the standby never learnt the active one's URL: " + status.out()
+                                + status.err());
+                        TimeUnit.MILLISECONDS.sleep(200); // polling a condition
+                    }
+                    assertEquals(0, status.exitCode(), status.err());
+                    assertTrue(status.out().contains(urlB + "  ") && status.out().contains("standby")
+                            && status.out().contains("journal postgresql"), status.out());
+                    assertTrue(!status.out().contains("warning"), "one shared PostgreSQL journal: nothing to warn of: " + status.out());
+                    HttpResponse<String> standby = get(urlB + "/jobs");
+                    assertEquals(200, standby.statusCode(), "the standby forwards to the active one: " + standby.body());
+                    assertEquals(java.util.Optional.of(urlB), standby.headers().firstValue("X-Replay-Forwarded-By"));
                     assertTrue(Files.isDirectory(dir.resolve("work-a").resolve("uploads")),
                             "replay node spools uploads in its work directory, not java.io.tmpdir");
 
-                    CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", both, "--every-group");
+                    // a client given only the standby's address submits and watches through it
+                    CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", urlB, "--every-group");
                     assertEquals(0, submit.exitCode(), submit.err());
                     String job = submit.out().trim();
                     CompletableFuture<CliRun> watch = CompletableFuture.supplyAsync(() ->
-                            CliRun.of("watch", job, "--coordinator", both));
+                            CliRun.of("watch", job, "--coordinator", urlB));
                     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                     long done;
                     while ((done = groupsDone(urlA, job)) < 4) {
@@ -114,6 +129,17 @@ class CoordinatorFailoverTest {
                     assertTrue(m.find(), "the standby resumed the job from the journal:\n" + log);
                     assertTrue(Integer.parseInt(m.group(1)) > 0, "slices merged before the kill were kept: " + m.group());
                     assertTrue(b.isAlive(), "the new active coordinator runs");
+
+                    // an ended job purged (replay purge): gone from the list, its folder in the shared storage deleted
+                    assertTrue(Files.isDirectory(storage.resolve("jobs").resolve(job)));
+                    CliRun purge = CliRun.of("purge", job, "--coordinator", both);
+                    assertEquals(0, purge.exitCode(), purge.err());
+                    assertEquals("job " + job + " purged", purge.out().trim());
+                    assertEquals(404, get(urlB + "/jobs/" + job).statusCode());
+                    assertTrue(!Files.exists(storage.resolve("jobs").resolve(job)), "its outputs are deleted");
+                    CliRun again = CliRun.of("purge", job, "--coordinator", urlB);
+                    assertEquals(2, again.exitCode(), again.out());
+                    assertTrue(again.err().contains("no job '" + job + "'"), again.err());
                 }
             } finally {
                 started.forEach(Process::destroyForcibly);

@@ -56,6 +56,14 @@ public final class ClusterJobService implements JobService {
     private final ActorRef<Journal.RegistryCommand> registry;
     private final ActorRef<ActiveCoordinator.Command> owner;
     private static final java.time.Duration JOURNAL_TIMEOUT = java.time.Duration.ofSeconds(30);
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClusterJobService.class);
+    /** When each ended job ended (epoch ms): retention counts from here. */
+    private final Map<String, Long> endedAt = new ConcurrentHashMap<>();
+    private volatile Retention retention = Retention.KEEP;
+    private volatile java.util.List<Path> spools = List.of();
+    private volatile akka.actor.Cancellable sweeping;
+    /** One removal (or sweep) at a time. */
+    private final Object removing = new Object();
     /** Where a job's cuda (or auto) device run goes: the cluster's GPU nodes (null: this node's own GPU). */
     private volatile org.replayfarm.gpunode.device.GpuSource gpu;
 
@@ -106,6 +114,8 @@ public final class ClusterJobService implements JobService {
             board.register(info(a));
             if (entry.ended() != null) {
                 board.update(org.replayfarm.coordinator.http.ProgressJson.read(entry.ended().getProgressJson().toStringUtf8()));
+                long at = entry.ended().getEndedAtMillis();
+                endedAt.put(a.getJobId(), at > 0 ? at : a.getAcceptedAtMillis());
                 continue;
             }
             try {
@@ -117,7 +127,8 @@ public final class ClusterJobService implements JobService {
                 update(failed);
             }
         }
-        return all.jobs().size();
+        sweep(); // a coordinator down past a job's retention removes it now, before anyone asks
+        return board.jobs().size();
     }
 
     private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
@@ -271,6 +282,7 @@ public final class ClusterJobService implements JobService {
         JobProgress shown = p.withFigures(p.figures().withSampling(liveSampling.get()));
         board.update(shown);
         if (shown.ended()) {
+            endedAt.putIfAbsent(shown.jobId(), System.currentTimeMillis());
             actors.remove(shown.jobId());
             registry.tell(new Journal.End(ended(shown)));
         }
@@ -278,6 +290,7 @@ public final class ClusterJobService implements JobService {
 
     private static org.replayfarm.proto.JobEnded ended(JobProgress p) {
         return org.replayfarm.proto.JobEnded.newBuilder().setJobId(p.jobId()).setState(p.state())
+                .setEndedAtMillis(System.currentTimeMillis())
                 .setProgressJson(com.google.protobuf.ByteString.copyFromUtf8(
                         org.replayfarm.coordinator.http.ProgressJson.write(p))).build();
     }
@@ -336,6 +349,7 @@ public final class ClusterJobService implements JobService {
                     + "restarted coordinator would resume it): " + e, e);
         }
         actors.remove(jobId);
+        endedAt.putIfAbsent(jobId, System.currentTimeMillis());
         board.update(shown);
         return new Cancel(CancelOutcome.CANCELLED, board.get(jobId));
     }
@@ -360,9 +374,260 @@ public final class ClusterJobService implements JobService {
         return board.finished(jobId) ? Optional.ofNullable(outputs.get(jobId)) : Optional.empty();
     }
 
+    // ---- retention: finished jobs do not pile up
+
+    /**
+     * How long ended jobs (finished, failed, cancelled) are kept, counted from their end, and how many of
+     * them at most (the newest are kept); {@code sweepEvery}: how often the coordinator looks. Running jobs
+     * are never removed. As Flink's {@code jobstore.expiration-time} and {@code jobstore.max-capacity}.
+     */
+    public record Retention(java.time.Duration maxAge, int maxFinished, java.time.Duration sweepEvery) {
+        /** Nothing is removed (replay run's embedded coordinator: its one job ends with the process). */
+        public static final Retention KEEP = new Retention(java.time.Duration.ofMillis(Long.MAX_VALUE),
+                Integer.MAX_VALUE, java.time.Duration.ZERO);
+
+        public Retention {
+            if (maxAge.isNegative() || maxAge.isZero()) {
+                throw new IllegalArgumentException("replay.coordinator.job-retention must be positive, not " + maxAge);
+            }
+            if (maxFinished < 0) {
+                throw new IllegalArgumentException("replay.coordinator.max-finished-jobs must be 0 or more, not " + maxFinished);
+            }
+            if (sweepEvery.isNegative()) {
+                throw new IllegalArgumentException("replay.coordinator.retention-sweep must not be negative");
+            }
+        }
+
+        /** {@code replay.coordinator.job-retention}, {@code max-finished-jobs} and {@code retention-sweep}. */
+        public static Retention from(com.typesafe.config.Config c) {
+            return new Retention(c.getDuration("replay.coordinator.job-retention"),
+                    c.getInt("replay.coordinator.max-finished-jobs"), c.getDuration("replay.coordinator.retention-sweep"));
+        }
+    }
+
+    /**
+     * Applies {@code r} from now on: a sweep now, then every {@code r.sweepEvery()} (zero: only when asked).
+     * {@code spools}: folders whose leftover upload files (older than an hour: an upload cut off by a crash)
+     * the sweep deletes too.
+     */
+    public void retention(Retention r, List<Path> spools) {
+        this.retention = r;
+        this.spools = List.copyOf(spools);
+        akka.actor.Cancellable was = sweeping;
+        if (was != null) {
+            was.cancel();
+        }
+        if (!r.sweepEvery().isZero()) {
+            sweeping = system.scheduler().scheduleWithFixedDelay(r.sweepEvery(), r.sweepEvery(), () -> {
+                try {
+                    sweep();
+                } catch (RuntimeException e) {
+                    log.error("the retention sweep failed (it runs again in {}): {}", r.sweepEvery(), e.toString());
+                }
+            }, system.dispatchers().lookup(DispatcherSelector.blocking()));
+        }
+    }
+
+    /**
+     * Removes every ended job past its retention (older than the age, or beyond the newest
+     * {@code maxFinished}), then captures no remaining job uses and leftovers: returns the ids removed.
+     */
+    public List<String> sweep() {
+        Retention r = retention;
+        if (r == Retention.KEEP) {
+            return List.of();
+        }
+        synchronized (removing) {
+            long now = System.currentTimeMillis();
+            List<Map.Entry<String, Long>> ended = new java.util.ArrayList<>();
+            for (Map.Entry<JobInfo, JobProgress> e : board.jobs()) {
+                String id = e.getKey().jobId();
+                Long at = endedAt.get(id);
+                if (e.getValue().ended() && !actors.containsKey(id) && at != null) {
+                    ended.add(Map.entry(id, at));
+                }
+            }
+            ended.sort(Map.Entry.<String, Long>comparingByValue().reversed()); // newest end first
+            List<String> removed = new java.util.ArrayList<>();
+            long maxAgeMillis = r.maxAge().toMillis();
+            for (int i = 0; i < ended.size(); i++) {
+                Map.Entry<String, Long> e = ended.get(i);
+                boolean old = now - e.getValue() > maxAgeMillis;
+                if (old || i >= r.maxFinished()) {
+                    String why = old ? "it ended more than " + r.maxAge() + " ago (replay.coordinator.job-retention)"
+                            : "more than " + r.maxFinished() + " ended jobs are kept (replay.coordinator.max-finished-jobs)";
+                    if (removeEnded(e.getKey(), why)) {
+                        removed.add(e.getKey());
+                    }
+                }
+            }
+            deleteLeftovers(maxAgeMillis, now);
+            return removed;
+        }
+    }
+
+    @Override
+    public Removal remove(String jobId) {
+        synchronized (removing) {
+            Optional<JobProgress> now = board.get(jobId);
+            if (now.isEmpty()) {
+                return new Removal(RemoveOutcome.UNKNOWN, now);
+            }
+            if (!now.get().ended() || actors.containsKey(jobId)) {
+                return new Removal(RemoveOutcome.RUNNING, now);
+            }
+            if (!removeEnded(jobId, "it was purged (DELETE /jobs/" + jobId + "?purge=true)")) {
+                throw new IllegalStateException("the coordinator's journal did not keep the removal of job " + jobId);
+            }
+            return new Removal(RemoveOutcome.REMOVED, now);
+        }
+    }
+
+    /**
+     * Removes an ended job: from the journal first (so a restarted coordinator does not bring it back), then
+     * from the list, then its log's events and its outputs. False when the journal did not keep the removal.
+     */
+    private boolean removeEnded(String id, String why) {
+        try {
+            akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, akka.Done>ask(registry,
+                    done -> new Journal.Remove(id, why, done), JOURNAL_TIMEOUT, system.scheduler())
+                    .toCompletableFuture().get(JOURNAL_TIMEOUT.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.error("cannot remove job {} from the journal (it stays, and is tried again): {}", id, e.toString());
+            return false;
+        }
+        String sha = board.get(id).map(JobProgress::captureSha256).orElse(null);
+        board.remove(id);
+        endedAt.remove(id);
+        stats.remove(id);
+        shares.remove(id);
+        Path out = outputs.remove(id);
+        try {
+            CompletableFuture<akka.Done> purged = new CompletableFuture<>();
+            ActiveCoordinator.spawn(system, owner, ctx -> akka.actor.typed.javadsl.Adapter.toTyped(
+                    akka.actor.typed.javadsl.Adapter.actorOf(ctx, Journal.purgeLog(id, purged))));
+            purged.get(JOURNAL_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("job {}: its log's events were not deleted from the journal (the job is removed): {}", id, e.toString());
+        }
+        if (out != null && isUnder(out, jobsDir)) {
+            deleteTree(out); // outputs outside the storage directory (replay run's --out) are the user's
+        }
+        if (sha != null) {
+            deleteUnusedCapture(sha);
+        }
+        log.info("removed job {}: {}", id, why);
+        return true;
+    }
+
+    /** Deletes the stored capture {@code sha} when no job that is still known uses it. */
+    private void deleteUnusedCapture(String sha) {
+        if (sha == null || !captures.has(sha) || capturesInUse().contains(sha)) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(captures.path(sha));
+            log.info("deleted capture {}: no remaining job uses it", sha);
+        } catch (IOException e) {
+            log.warn("cannot delete capture {}: {}", sha, e.toString());
+        }
+    }
+
+    private java.util.Set<String> capturesInUse() {
+        java.util.Set<String> used = new java.util.HashSet<>();
+        board.jobs().forEach(e -> used.add(e.getKey().captureSha256()));
+        return used;
+    }
+
+    /**
+     * Captures no job uses, older than the retention age (uploaded, never submitted); job folders no job
+     * knows (a removal cut off by a crash), as old; upload spool files and half-stored captures older than
+     * an hour (an upload cut off by a crash).
+     */
+    private void deleteLeftovers(long maxAgeMillis, long now) {
+        java.util.Set<String> used = capturesInUse();
+        long hour = java.time.Duration.ofHours(1).toMillis();
+        forEachIn(captures.dir(), f -> {
+            String name = f.getFileName().toString();
+            if (name.endsWith(".capture") && !used.contains(name.substring(0, name.length() - ".capture".length()))
+                    && olderThan(f, maxAgeMillis, now)) {
+                delete(f, "a capture no job uses");
+            } else if (name.startsWith("upload") && name.endsWith(".tmp") && olderThan(f, hour, now)) {
+                delete(f, "a capture never stored whole");
+            }
+        });
+        java.util.Set<String> known = new java.util.HashSet<>();
+        board.jobs().forEach(e -> known.add(e.getKey().jobId()));
+        forEachIn(jobsDir, f -> {
+            if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !known.contains(f.getFileName().toString())
+                    && olderThan(f, maxAgeMillis, now)) {
+                deleteTree(f);
+                log.info("deleted {}: the folder of a job no longer known", f);
+            }
+        });
+        for (Path spool : spools) {
+            forEachIn(spool, f -> {
+                if (f.getFileName().toString().startsWith("upload-") && olderThan(f, hour, now)) {
+                    delete(f, "an upload spooled before a crash");
+                }
+            });
+        }
+    }
+
+    private static boolean olderThan(Path f, long millis, long now) {
+        try {
+            return now - Files.getLastModifiedTime(f, java.nio.file.LinkOption.NOFOLLOW_LINKS).toMillis() > millis;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void forEachIn(Path dir, Consumer<Path> each) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            files.forEach(each);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            log.warn("cannot list {}: {}", dir, e.toString());
+        }
+    }
+
+    private static void delete(Path f, String what) {
+        try {
+            Files.deleteIfExists(f);
+            log.info("deleted {}: {}", f, what);
+        } catch (IOException e) {
+            log.warn("cannot delete {} ({}): {}", f, what, e.toString());
+        }
+    }
+
+    private static boolean isUnder(Path p, Path dir) {
+        Path a = p.toAbsolutePath().normalize();
+        Path d = dir.toAbsolutePath().normalize();
+        return a.startsWith(d) && !a.equals(d);
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            log.warn("cannot delete {} whole: {}", dir, e.toString());
+        }
+    }
+
     @Override
     public void close() {
         // the job actors live and die with the node's actor system, which FarmNode owns
+        akka.actor.Cancellable was = sweeping;
+        if (was != null) {
+            was.cancel();
+        }
         metrics.close();
     }
 }

@@ -128,6 +128,51 @@ public final class FarmNode implements AutoCloseable {
     private final FarmMetrics metrics;
 
     private final List<String> startupWarnings = new ArrayList<>();
+    private Coordinators coordinators;
+
+    /**
+     * What this coordinator knows of the cluster's coordinators: the active one's API URL, the others, and
+     * warnings about journals they do not share (coordinator nodes only).
+     */
+    public Coordinators coordinators() {
+        if (coordinators == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return coordinators;
+    }
+
+    /** What this node says it is ({@code GET /status}, {@code replay status}); warnings: at start and now. */
+    public List<String> warnings() {
+        List<String> all = new ArrayList<>(startupWarnings);
+        if (coordinators != null) {
+            all.addAll(coordinators.warnings());
+        }
+        return all;
+    }
+
+    static com.fasterxml.jackson.databind.node.ObjectNode status(String node, boolean active, String journal,
+                                                                 Coordinators coordinators, List<String> startup) {
+        com.fasterxml.jackson.databind.node.ObjectNode n = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        n.put("node", node).put("role", COORDINATOR).put("active", active);
+        n.put("journal", journal.startsWith("jdbc:h2:") ? "h2" : journal.startsWith("jdbc:postgresql:") ? "postgresql" : "other");
+        n.put("journal_url", journal.replaceAll(";.*$", ""));
+        if (coordinators != null) {
+            n.put("http", coordinators.self().getHttpUrl());
+            coordinators.activeUrl().ifPresentOrElse(u -> n.put("active_http", u), () -> n.putNull("active_http"));
+            coordinators.activeNode().ifPresentOrElse(u -> n.put("active_node", u), () -> n.putNull("active_node"));
+            var peers = n.putArray("coordinators");
+            for (org.replayfarm.proto.CoordinatorInfo i : coordinators.peers()) {
+                peers.addObject().put("node", i.getNodeAddress()).put("http", i.getHttpUrl())
+                        .put("journal", i.getJournal().replaceAll(";.*$", ""));
+            }
+        }
+        var w = n.putArray("warnings");
+        startup.forEach(w::add);
+        if (coordinators != null) {
+            coordinators.warnings().forEach(w::add);
+        }
+        return n;
+    }
 
     private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, JobServiceHolder jobs, ServerBinding binding,
                      int evalThreads, String url, MetricsEndpoint metricsEndpoint, FarmMetrics metrics) {
@@ -280,6 +325,7 @@ public final class FarmNode implements AutoCloseable {
             ActorRef<SamplingStore.Command> samplingStore = null;
             ServerBinding binding = null;
             String url = null;
+            Coordinators coordinatorsHere = null;
             if (s.roles().contains(COORDINATOR)) {
                 if (!embedded(config)) {
                     Journal.createSchema(system);
@@ -291,10 +337,24 @@ public final class FarmNode implements AutoCloseable {
                 JobServiceHolder h = new JobServiceHolder();
                 holder = h;
                 routes.addAll(s.routes().apply(h));
+                // a standby forwards to the active coordinator the cluster names (Coordinators, known once bound)
+                CompletableFuture<Coordinators> directory = new CompletableFuture<>();
+                List<String> warningsHere = startupWarnings;
+                String journalUrl = config.getString("akka-persistence-jdbc.shared-databases.journal.db.url");
+                String nodeAddress = cluster.selfMember().address().toString();
+                CoordinatorHttp.Standby standby = new CoordinatorHttp.Standby(
+                        () -> directory.isDone() ? directory.join().activeUrl() : java.util.Optional.empty(),
+                        () -> directory.isDone() ? directory.join().self().getHttpUrl() : "");
+                Route status = CoordinatorHttp.statusRoute(() -> status(nodeAddress, h.delegate != null, journalUrl,
+                        directory.getNow(null), warningsHere));
                 binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes,
-                        org.replayfarm.evalnode.cluster.ApiToken.from(config), () -> h.delegate != null)
+                        org.replayfarm.evalnode.cluster.ApiToken.from(config), () -> h.delegate != null, standby,
+                        List.of(status))
                         .toCompletableFuture().get(30, TimeUnit.SECONDS);
                 url = "http://" + advertised + ":" + binding.localAddress().getPort();
+                Coordinators coordinators = Coordinators.start(system, nodeAddress, url, journalUrl);
+                directory.complete(coordinators);
+                coordinatorsHere = coordinators;
                 SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
                 samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
                 ActorRef<SamplingStore.Command> sampling = samplingStore;
@@ -315,7 +375,11 @@ public final class FarmNode implements AutoCloseable {
                                     () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest,
                                     self);
                             j.gpuSource(gpus);
+                            // ended jobs expire (journal, list, outputs, unused captures); the sweep runs here only
+                            j.retention(ClusterJobService.Retention.from(config), List.of(s.workDir().resolve("uploads")));
                             int known = j.resume(); // every job the journal holds: the running ones start again
+                            // the cluster learns where the active coordinator's API is (standbys forward there)
+                            ActiveCoordinator.spawn(system, self, ctx -> ctx.spawn(coordinators.announcer(), "active-http"));
                             h.delegate = j;
                             system.log().info("this coordinator is the active one: {} job(s) in the journal, the API "
                                     + "serves at {}", known, captureUrl);
@@ -351,6 +415,7 @@ public final class FarmNode implements AutoCloseable {
                 }
             }
             FarmNode node = new FarmNode(system, evaluator, holder, binding, threads, url, metricsEndpoint, metrics);
+            node.coordinators = coordinatorsHere;
             node.samplingStore = samplingStore;
             node.gpuNodes = gpuNodes;
             node.startupWarnings.addAll(startupWarnings);
@@ -608,6 +673,11 @@ public final class FarmNode implements AutoCloseable {
         @Override
         public Cancel cancel(String jobId) {
             return d().cancel(jobId);
+        }
+
+        @Override
+        public Removal remove(String jobId) {
+            return d().remove(jobId);
         }
 
         @Override

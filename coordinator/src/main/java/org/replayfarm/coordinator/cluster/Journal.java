@@ -223,6 +223,13 @@ public final class Journal {
         }
     }
 
+    /**
+     * Forget a job that has ended (its retention ran out, or it was purged); {@code done} answers once the
+     * journal holds the removal. A job that runs, or that the registry does not know, is left alone.
+     */
+    public record Remove(String jobId, String reason, ActorRef<akka.Done> done) implements RegistryCommand {
+    }
+
     /** Every job the registry knows, in the order they were accepted. */
     public record GetAll(ActorRef<Jobs> replyTo) implements RegistryCommand {
     }
@@ -260,6 +267,14 @@ public final class Journal {
                         }
                         return Effect().persist(e.ended()).thenRun(s -> ack(e.done()));
                     })
+                    .onCommand(Remove.class, (state, r) -> {
+                        Entry was = state.get(r.jobId());
+                        if (was == null || was.ended() == null) {
+                            return Effect().none().thenRun(s -> ack(r.done()));
+                        }
+                        return Effect().persist(org.replayfarm.proto.JobRemoved.newBuilder().setJobId(r.jobId())
+                                .setReason(r.reason()).build()).thenRun(s -> ack(r.done()));
+                    })
                     .onCommand(GetAll.class, (state, g) -> Effect().none().thenRun(s ->
                             g.replyTo().tell(new Jobs(List.copyOf(s.values())))))
                     .build();
@@ -285,7 +300,124 @@ public final class Journal {
                         }
                         return state;
                     })
+                    .onEvent(org.replayfarm.proto.JobRemoved.class, (state, r) -> {
+                        state.remove(r.getJobId());
+                        return state;
+                    })
                     .build();
+        }
+
+        /**
+         * A snapshot every {@value #SNAPSHOT_EVERY} events, and the events before the older of the two kept
+         * snapshots deleted: recovery reads the jobs that are still known, not every job ever accepted.
+         */
+        @Override
+        public akka.persistence.typed.javadsl.RetentionCriteria retentionCriteria() {
+            return akka.persistence.typed.javadsl.RetentionCriteria.snapshotEvery(SNAPSHOT_EVERY, 2)
+                    .withDeleteEventsOnSnapshot();
+        }
+
+        static final int SNAPSHOT_EVERY = 200;
+
+        @Override
+        public akka.persistence.typed.SnapshotAdapter<Map<String, Entry>> snapshotAdapter() {
+            return new akka.persistence.typed.SnapshotAdapter<>() {
+                @Override
+                public Object toJournal(Map<String, Entry> state) {
+                    org.replayfarm.proto.RegistrySnapshot.Builder b = org.replayfarm.proto.RegistrySnapshot.newBuilder();
+                    for (Entry e : state.values()) {
+                        org.replayfarm.proto.RegistryEntry.Builder r = org.replayfarm.proto.RegistryEntry.newBuilder()
+                                .setAccepted(e.accepted());
+                        if (e.ended() != null) {
+                            r.setEnded(e.ended());
+                        }
+                        b.addEntries(r);
+                    }
+                    return b.build();
+                }
+
+                @Override
+                public Map<String, Entry> fromJournal(Object from) {
+                    Map<String, Entry> state = new LinkedHashMap<>();
+                    for (org.replayfarm.proto.RegistryEntry r : ((org.replayfarm.proto.RegistrySnapshot) from).getEntriesList()) {
+                        state.put(r.getAccepted().getJobId(), new Entry(r.getAccepted(), r.hasEnded() ? r.getEnded() : null));
+                    }
+                    return state;
+                }
+            };
+        }
+    }
+
+    // ---- removing a job's log ----
+
+    /**
+     * Deletes the events of job {@code jobId}'s log ({@code job-ID}, its slices' results): it appends a small
+     * {@link org.replayfarm.proto.JobLogPurged} marker, then deletes every event up to it (the JDBC journal
+     * keeps the highest row, marked deleted, to know the sequence number: the marker, not a slice's bytes).
+     * {@code done} completes when the journal has deleted them. Only for a job that no longer runs (its Log is
+     * stopped). The props of a classic actor, to spawn as a child (a typed system takes no top-level ones).
+     */
+    public static akka.actor.Props purgeLog(String jobId, java.util.concurrent.CompletableFuture<akka.Done> done) {
+        return akka.actor.Props.create(LogPurge.class, () -> new LogPurge(jobId, done));
+    }
+
+    /** A classic persistent actor (typed persistence has no delete-events effect): see {@link #purgeLog}. */
+    static final class LogPurge extends akka.persistence.AbstractPersistentActor {
+        private final String jobId;
+        private final java.util.concurrent.CompletableFuture<akka.Done> done;
+
+        LogPurge(String jobId, java.util.concurrent.CompletableFuture<akka.Done> done) {
+            this.jobId = jobId;
+            this.done = done;
+        }
+
+        @Override
+        public String persistenceId() {
+            return "job-" + jobId;
+        }
+
+        @Override
+        public akka.persistence.Recovery recovery() {
+            return akka.persistence.Recovery.none(); // the highest sequence number only, no events read
+        }
+
+        @Override
+        public Receive createReceiveRecover() {
+            return receiveBuilder().match(akka.persistence.RecoveryCompleted.class, r -> {
+                if (lastSequenceNr() == 0) {
+                    finish(null); // the job never logged an event
+                    return;
+                }
+                persist(org.replayfarm.proto.JobLogPurged.newBuilder().setJobId(jobId).build(),
+                        marker -> deleteMessages(lastSequenceNr()));
+            }).build();
+        }
+
+        @Override
+        public Receive createReceive() {
+            return receiveBuilder()
+                    .match(akka.persistence.DeleteMessagesSuccess.class, s -> finish(null))
+                    .match(akka.persistence.DeleteMessagesFailure.class, f -> finish(f.cause()))
+                    .build();
+        }
+
+        @Override
+        public void onRecoveryFailure(Throwable cause, scala.Option<Object> event) {
+            done.completeExceptionally(cause);
+        }
+
+        @Override
+        public void onPersistFailure(Throwable cause, Object event, long seqNr) {
+            done.completeExceptionally(cause);
+        }
+
+        private void finish(Throwable failure) {
+            if (failure == null) {
+                done.complete(akka.Done.getInstance());
+            } else {
+                done.completeExceptionally(failure);
+            }
+            getContext().stop(getSelf());
         }
     }
 }

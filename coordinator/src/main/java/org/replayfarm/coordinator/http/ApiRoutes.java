@@ -63,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * <li>{@code GET /jobs/<id>}: the job's progress ({@link ProgressJson}); 404 for an unknown job.</li>
  * <li>{@code DELETE /jobs/<id>}: cancels a running job (nothing is merged after; the journal keeps it
  *     cancelled): 200 with its progress, state {@code cancelled}; 409 when it has ended; 404 unknown.</li>
+ * <li>{@code DELETE /jobs/<id>?purge=true}: removes a job that has ended (finished, failed, cancelled): from
+ *     the list and the journal, its outputs, and its capture when no other job uses it: 200
+ *     {@code {"purged": id, "progress": ...}}; 409 while it runs (cancel it first); 404 unknown. Ended jobs
+ *     are also removed on their own past {@code replay.coordinator.job-retention} and
+ *     {@code max-finished-jobs}.</li>
  * <li>{@code GET /jobs/<id>/progress}: the job's progress over time, what the web page's chart draws:
  *     {@code {"job", "state", "groups_total", "nodes", "points": [{"seconds", "groups_done", "groups_per_second",
  *     "faults", "slices_in_flight", "slices_resent"}, ...]}} (at most 512 points, the newest last).</li>
@@ -126,7 +131,9 @@ public final class ApiRoutes extends AllDirectives {
                 pathPrefix("jobs", () -> concat(
                         pathEnd(() -> concat(post(this::startJob), get(this::listJobs))),
                         pathPrefix(id -> concat(
-                                pathEnd(() -> concat(get(() -> status(id)), delete(() -> cancel(id)))),
+                                pathEnd(() -> concat(get(() -> status(id)), delete(() -> parameterOptional("purge",
+                                        purge -> purge.map(v -> v.equals("true") || v.isEmpty()).orElse(false)
+                                                ? purge(id) : cancel(id))))),
                                 path("events", () -> get(() -> events(id))),
                                 path("progress", () -> get(() -> series(id))),
                                 pathPrefix("results", () -> concat(
@@ -321,6 +328,31 @@ public final class ApiRoutes extends AllDirectives {
         }, system.dispatchers().lookup(BLOCKING)).exceptionally(e -> {
             log.error("cannot cancel job {}", id, e);
             return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot cancel job " + id + ": " + rootMessage(e));
+        })));
+    }
+
+    private Route purge(String id) {
+        return extractActorSystem(system -> completeWithFuture(CompletableFuture.supplyAsync(() -> {
+            JobService.Removal r = jobs.remove(id);
+            return switch (r.outcome()) {
+                case UNKNOWN -> unknownJob(id);
+                case RUNNING -> {
+                    ObjectNode body = ProgressJson.MAPPER.createObjectNode().put("error", "job " + id
+                            + " cannot be purged: it is " + r.progress().get().state() + " (cancel it first: DELETE /jobs/"
+                            + id + ", replay cancel)");
+                    body.set("progress", ProgressJson.toJson(r.progress().get()));
+                    yield json(StatusCodes.CONFLICT, body);
+                }
+                case REMOVED -> {
+                    log.info("purged job {}", id);
+                    ObjectNode body = ProgressJson.MAPPER.createObjectNode().put("purged", id);
+                    body.set("progress", ProgressJson.toJson(r.progress().get()));
+                    yield json(StatusCodes.OK, body);
+                }
+            };
+        }, system.dispatchers().lookup(BLOCKING)).exceptionally(e -> {
+            log.error("cannot purge job {}", id, e);
+            return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot purge job " + id + ": " + rootMessage(e));
         })));
     }
 

@@ -66,19 +66,47 @@ public final class CoordinatorHttp extends AllDirectives {
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more, java.util.Optional<String> token,
                                                        java.util.function.BooleanSupplier serving) {
+        return start(system, host, port, captures, more, token, serving, null, List.of());
+    }
+
+    /**
+     * What a standby coordinator does with a request: forward it to {@code activeUrl()} (empty: none is
+     * known, 503); {@code self} is this coordinator's own URL (never forwarded to).
+     */
+    public record Standby(java.util.function.Supplier<java.util.Optional<String>> activeUrl,
+                          java.util.function.Supplier<String> self) {
+    }
+
+    /** {@code GET /status}: this node's own state as {@code status} says (served by standby coordinators too). */
+    public static Route statusRoute(java.util.function.Supplier<com.fasterxml.jackson.databind.node.ObjectNode> status) {
+        CoordinatorHttp d = new CoordinatorHttp(null);
+        return d.path("status", () -> d.get(() -> d.extract(ctx -> status.get(), body -> d.complete(
+                akka.http.javadsl.model.HttpResponse.create().withStatus(StatusCodes.OK)
+                        .withEntity(ContentTypes.APPLICATION_JSON, body.toPrettyString() + "\n")))));
+    }
+
+    /**
+     * As above; while {@code serving} is false, a {@code standby} (null: none) forwards every request but the
+     * {@code local} routes (this node's own status, served everywhere) to the active coordinator
+     * ({@link StandbyForward}); without one it answers 503.
+     */
+    public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
+                                                       List<Route> more, java.util.Optional<String> token,
+                                                       java.util.function.BooleanSupplier serving, Standby standby,
+                                                       List<Route> local) {
         List<Route> routes = new ArrayList<>();
         routes.add(captureRoutes(captures));
         routes.addAll(more);
         CoordinatorHttp d = new CoordinatorHttp(captures);
         Route served = d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
-        Route all = d.extractRequestContext(ctx -> serving.getAsBoolean() ? served
-                : d.complete(akka.http.javadsl.model.HttpResponse.create()
-                        .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
-                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
-                        .addHeader(akka.http.javadsl.model.headers.RawHeader.create("X-Replay-Standby", "true"))
-                        .withEntity(ContentTypes.APPLICATION_JSON, "{\"error\": \"this coordinator stands by: another "
-                                + "coordinator is the active one (give clients every coordinator's address)\", "
-                                + "\"standby\": true}\n")));
+        Route forward = standby == null
+                ? d.complete(StandbyForward.standby("another coordinator is the active one (give clients every "
+                        + "coordinator's address)"))
+                : new StandbyForward(system, standby.activeUrl(), standby.self()).route();
+        Route dispatch = d.extractRequestContext(ctx -> serving.getAsBoolean() ? served : forward);
+        Route all = local.isEmpty() ? dispatch
+                : d.concat(local.get(0), java.util.stream.Stream.concat(local.stream().skip(1), java.util.stream.Stream.of(dispatch))
+                        .toArray(Route[]::new));
         Route guarded = token.isEmpty() ? all : d.concat(WebUi.login(token.get()),
                 d.optionalHeaderValueByName("Authorization", given -> d.optionalCookie(WebUi.COOKIE, cookie -> {
                     boolean ok = org.replayfarm.evalnode.cluster.ApiToken.matches(token.get(), given.orElse(null))

@@ -90,6 +90,22 @@ public interface JobService extends AutoCloseable {
      */
     Cancel cancel(String jobId);
 
+    /** What a removal came to: the job is removed, it still runs (cancel it first), or it is not known. */
+    enum RemoveOutcome { REMOVED, RUNNING, UNKNOWN }
+
+    /** A removal's outcome and the job's progress before it (empty for an unknown job). */
+    record Removal(RemoveOutcome outcome, Optional<JobProgress> progress) {
+    }
+
+    /**
+     * Removes a job that has ended (finished, failed or cancelled): from the list and the journal (a
+     * restarted coordinator does not know it either), its outputs and, when no other job uses it, its
+     * capture. A running job is left alone ({@link RemoveOutcome#RUNNING}).
+     */
+    default Removal remove(String jobId) {
+        throw new UnsupportedOperationException("this job service does not remove jobs");
+    }
+
     /**
      * Calls {@code listener} with the job's progress now and on every change until the job ends (the
      * last call carries the final state). Closing the handle stops the calls.

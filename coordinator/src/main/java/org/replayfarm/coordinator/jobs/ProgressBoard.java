@@ -95,6 +95,15 @@ public final class ProgressBoard {
         return out;
     }
 
+    /** Forgets a job (its retention ran out, or it was purged): the list, its series and its listeners. */
+    public void remove(String jobId) {
+        progress.remove(jobId);
+        infos.remove(jobId);
+        order.remove(jobId);
+        series.remove(jobId);
+        listeners.remove(jobId);
+    }
+
     public Optional<JobInfo> info(String jobId) {
         return Optional.ofNullable(infos.get(jobId));
     }

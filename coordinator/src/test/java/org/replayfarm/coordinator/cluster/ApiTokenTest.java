@@ -51,7 +51,9 @@ class ApiTokenTest {
                     new Object[] {"HEAD", "/captures/" + sha, null}, new Object[] {"POST", "/captures", bytes},
                     new Object[] {"POST", "/jobs", job}, new Object[] {"GET", "/jobs/x", null},
                     new Object[] {"GET", "/jobs/x/events", null}, new Object[] {"GET", "/jobs/x/results", null},
-                    new Object[] {"GET", "/jobs/x/results/report.json", null}, new Object[] {"GET", "/nothing", null});
+                    new Object[] {"GET", "/jobs/x/results/report.json", null}, new Object[] {"GET", "/nothing", null},
+                    new Object[] {"GET", "/status", null}, new Object[] {"DELETE", "/jobs/x?purge=true", null},
+                    new Object[] {"DELETE", "/jobs/x", null});
             for (Object[] r : routes) {
                 for (String token : new String[] {null, "wrong", "s3cret-tokenX"}) {
                     HttpResponse<String> got = send(url, (String) r[0], (String) r[1], token, (byte[]) r[2]);
