@@ -42,20 +42,18 @@ import org.replayfarm.model.capture.CaptureFile;
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
+    private static final Path PTXAS = Path.of("/usr/local/cuda/bin/ptxas");
     /**
-     * Translations up to this size are compiled by nvcc in the default run. nvcc's cost grows with the translation
-     * (cicc and ptxas work on one function holding the whole program; measured with {@link CpuBuild#NVCC_CHECK_FLAGS}:
-     * about 2 s of CPU for an empty program, 8.5 s for a 52 KiB translation, minutes for the -O0 ones of megabytes),
-     * so the default run compiles the cheap ones and {@code -Dreplay.nvcc=all} every one.
+     * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB};
+     * default: every one). Since instruction bodies are shared ({@code Shapes}: an -O0 kernel's ten thousand
+     * instructions are a hundred or so function bodies and one call each), nvcc's cost is mostly its fixed cost.
      */
-    static final int NVCC_DEFAULT_BYTES = 12 * 1024;
+    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", Integer.MAX_VALUE / 1024) * 1024;
     /**
-     * Translations up to this size are built and run through cuda-cpu in the default run ({@code -Dreplay.cudacpu=all}:
-     * every one). g++ -O0 costs about 1.1 s of CPU per build plus about 1 s per 100 KiB of C (measured: 52 KiB 1.6 s,
-     * 776 KiB 5.5 s, 4 MiB 51 s); the variants past this size are the -O0 builds of the largest kernels, most of
-     * the corpus's megabytes of C.
+     * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
+     * ({@code -Dreplay.cudacpu.maxKiB}; default: every one).
      */
-    static final int CUDACPU_DEFAULT_BYTES = CpuBuild.LARGE_SOURCE_BYTES;
+    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", Integer.MAX_VALUE / 1024) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
@@ -210,7 +208,12 @@ final class CudaCpuCorpus {
         return builder;
     }
 
-    /** Compiles one translation with nvcc for sm_90 with PTX, as written by {@code replay translate --out}. */
+    /**
+     * Compiles one translation for sm_90 with PTX, as written by {@code replay translate --out}: nvcc to compute_90
+     * PTX ({@link CpuBuild#NVCC_CHECK_FLAGS}), then ptxas to an sm_90 object ({@link CpuBuild#PTXAS_CHECK_FLAGS}) —
+     * the device half of {@code nvcc -c} without its host half (cudafe++ and the host compile of the launch
+     * stub, about 1.2 s of CPU per kernel that sees no device code).
+     */
     private static String nvcc(String name, Translation translation) {
         Path dir = null;
         try {
@@ -218,10 +221,18 @@ final class CudaCpuCorpus {
             CpuBuild.writeSources(translation, dir);
             List<String> cmd = new ArrayList<>(List.of(NVCC.toString()));
             cmd.addAll(CpuBuild.NVCC_CHECK_FLAGS);
-            cmd.addAll(List.of("-c", "kernel.cu", "-o", "kernel.o"));
+            cmd.addAll(List.of("kernel.cu", "-o", "kernel.ptx"));
             long t0 = System.nanoTime();
             CpuBuild.run(cmd, dir, 1800);
+            List<String> ptxas = new ArrayList<>(List.of(PTXAS.toString()));
+            ptxas.addAll(CpuBuild.PTXAS_CHECK_FLAGS);
+            ptxas.addAll(List.of("kernel.ptx", "-o", "kernel.o"));
+            CpuBuild.run(ptxas, dir, 1800);
             long took = System.nanoTime() - t0;
+            String ptx = Files.readString(dir.resolve("kernel.ptx"));
+            if (!ptx.contains(".target sm_90") || !ptx.contains(".entry replay_kernel")) {
+                return name + ": nvcc's PTX is not for sm_90 or lacks the kernel entry";
+            }
             nvccNanos.addAndGet(took);
             nvccCompiles.incrementAndGet();
             System.out.printf(Locale.ROOT, "[cuda-cpu corpus] %s: nvcc sm_90 %.1f s (%d KiB of C)%n", name, took / 1e9,
