@@ -35,25 +35,28 @@ import org.replayfarm.model.capture.CaptureFile;
  * overlap the corpus test's own clang builds, evaluations and native runs; {@link #finish} waits for them,
  * prints per-variant figures and fails listing every variant that failed.
  *
- * <p>What runs: by default every variant is built and run through cuda-cpu ({@code -Dreplay.cudacpu=sample}: the
- * old sample, {@link #sampled}); every translation up to {@link #NVCC_DEFAULT_BYTES} of C is compiled by nvcc for
- * sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS}) in the same pool, and {@code -Dreplay.nvcc=all} compiles every
- * one (the large -O0 translations take minutes each in nvcc: see README, "The translator's CI proof").
+ * <p>What runs: by default every variant up to {@link #CUDACPU_DEFAULT_BYTES} of C is built and run through cuda-cpu
+ * ({@code -Dreplay.cudacpu=all}: every one; {@code sample}: the old sample, {@link #sampled}); every translation up to
+ * {@link #NVCC_DEFAULT_BYTES} of C is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
+ * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, and {@code -Dreplay.nvcc=all} compiles every one (see README,
+ * "The translator's CI proof").
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
     private static final Path PTXAS = Path.of("/usr/local/cuda/bin/ptxas");
     /**
-     * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB};
-     * default: every one). Since instruction bodies are shared ({@code Shapes}: an -O0 kernel's ten thousand
-     * instructions are a hundred or so function bodies and one call each), nvcc's cost is mostly its fixed cost.
+     * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB=N};
+     * {@code -Dreplay.nvcc=all}: every one). Measured with shared bodies (Shapes) and the PTX + ptxas check (CPU
+     * seconds, noisy): 21 KiB 2.8 s, 56 KiB 4.6 s; about 9 ms of CPU per guest instruction that stays inline, so all
+     * 340 variants (~385,000 guest instructions) would be about an hour of CPU.
      */
-    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", Integer.MAX_VALUE / 1024) * 1024;
+    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 16) * 1024;
     /**
      * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
-     * ({@code -Dreplay.cudacpu.maxKiB}; default: every one).
+     * ({@code -Dreplay.cudacpu.maxKiB=N}; {@code -Dreplay.cudacpu=all}: every one). g++ -O0 costs about 1.1 s of CPU
+     * per build plus about 0.8 s per 100 KiB (59_math_library -O0: 1.75 MiB with shapes, 14.5 s; 4 MiB before, 51 s).
      */
-    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", Integer.MAX_VALUE / 1024) * 1024;
+    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 256) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
