@@ -35,27 +35,28 @@ import org.replayfarm.model.capture.CaptureFile;
  * overlap the corpus test's own clang builds, evaluations and native runs; {@link #finish} waits for them,
  * prints per-variant figures and fails listing every variant that failed.
  *
- * <p>What runs: by default every variant is built and run through cuda-cpu ({@code -Dreplay.cudacpu=sample}: the
- * old sample, {@link #sampled}); every translation up to {@link #NVCC_DEFAULT_BYTES} of C is compiled by nvcc for
- * sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS}) in the same pool, and {@code -Dreplay.nvcc=all} compiles every
- * one (the large -O0 translations take minutes each in nvcc: see README, "The translator's CI proof").
+ * <p>What runs: by default every variant up to {@link #CUDACPU_DEFAULT_BYTES} of C is built and run through cuda-cpu
+ * ({@code -Dreplay.cudacpu=all}: every one; {@code sample}: the old sample, {@link #sampled}); every translation up to
+ * {@link #NVCC_DEFAULT_BYTES} of C is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
+ * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, and {@code -Dreplay.nvcc=all} compiles every one (see README,
+ * "The translator's CI proof").
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
+    private static final Path PTXAS = Path.of("/usr/local/cuda/bin/ptxas");
     /**
-     * Translations up to this size are compiled by nvcc in the default run. nvcc's cost grows with the translation
-     * (cicc and ptxas work on one function holding the whole program; measured with {@link CpuBuild#NVCC_CHECK_FLAGS}:
-     * about 2 s of CPU for an empty program, 8.5 s for a 52 KiB translation, minutes for the -O0 ones of megabytes),
-     * so the default run compiles the cheap ones and {@code -Dreplay.nvcc=all} every one.
+     * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB=N};
+     * {@code -Dreplay.nvcc=all}: every one). Measured with shared bodies (Shapes) and the PTX + ptxas check (CPU
+     * seconds, noisy): 21 KiB 2.8 s, 56 KiB 4.6 s; about 9 ms of CPU per guest instruction that stays inline, so all
+     * 340 variants (~385,000 guest instructions) would be about an hour of CPU.
      */
-    static final int NVCC_DEFAULT_BYTES = 12 * 1024;
+    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 16) * 1024;
     /**
-     * Translations up to this size are built and run through cuda-cpu in the default run ({@code -Dreplay.cudacpu=all}:
-     * every one). g++ -O0 costs about 1.1 s of CPU per build plus about 1 s per 100 KiB of C (measured: 52 KiB 1.6 s,
-     * 776 KiB 5.5 s, 4 MiB 51 s); the variants past this size are the -O0 builds of the largest kernels, most of
-     * the corpus's megabytes of C.
+     * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
+     * ({@code -Dreplay.cudacpu.maxKiB=N}; {@code -Dreplay.cudacpu=all}: every one). g++ -O0 costs about 1.1 s of CPU
+     * per build plus about 0.8 s per 100 KiB (59_math_library -O0: 1.75 MiB with shapes, 14.5 s; 4 MiB before, 51 s).
      */
-    static final int CUDACPU_DEFAULT_BYTES = CpuBuild.LARGE_SOURCE_BYTES;
+    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 256) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
@@ -210,7 +211,12 @@ final class CudaCpuCorpus {
         return builder;
     }
 
-    /** Compiles one translation with nvcc for sm_90 with PTX, as written by {@code replay translate --out}. */
+    /**
+     * Compiles one translation for sm_90 with PTX, as written by {@code replay translate --out}: nvcc to compute_90
+     * PTX ({@link CpuBuild#NVCC_CHECK_FLAGS}), then ptxas to an sm_90 object ({@link CpuBuild#PTXAS_CHECK_FLAGS}) —
+     * the device half of {@code nvcc -c} without its host half (cudafe++ and the host compile of the launch
+     * stub, about 1.2 s of CPU per kernel that sees no device code).
+     */
     private static String nvcc(String name, Translation translation) {
         Path dir = null;
         try {
@@ -218,10 +224,18 @@ final class CudaCpuCorpus {
             CpuBuild.writeSources(translation, dir);
             List<String> cmd = new ArrayList<>(List.of(NVCC.toString()));
             cmd.addAll(CpuBuild.NVCC_CHECK_FLAGS);
-            cmd.addAll(List.of("-c", "kernel.cu", "-o", "kernel.o"));
+            cmd.addAll(List.of("kernel.cu", "-o", "kernel.ptx"));
             long t0 = System.nanoTime();
             CpuBuild.run(cmd, dir, 1800);
+            List<String> ptxas = new ArrayList<>(List.of(PTXAS.toString()));
+            ptxas.addAll(CpuBuild.PTXAS_CHECK_FLAGS);
+            ptxas.addAll(List.of("kernel.ptx", "-o", "kernel.o"));
+            CpuBuild.run(ptxas, dir, 1800);
             long took = System.nanoTime() - t0;
+            String ptx = Files.readString(dir.resolve("kernel.ptx"));
+            if (!ptx.contains(".target sm_90") || !ptx.contains(".entry replay_kernel")) {
+                return name + ": nvcc's PTX is not for sm_90 or lacks the kernel entry";
+            }
             nvccNanos.addAndGet(took);
             nvccCompiles.incrementAndGet();
             System.out.printf(Locale.ROOT, "[cuda-cpu corpus] %s: nvcc sm_90 %.1f s (%d KiB of C)%n", name, took / 1e9,

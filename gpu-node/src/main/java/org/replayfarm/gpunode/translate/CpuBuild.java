@@ -30,18 +30,25 @@ public final class CpuBuild {
      */
     public static final int LARGE_SOURCE_BYTES = 256 * 1024;
 
-    /** The nvcc flags of the GPU build. */
+    /**
+     * The nvcc flags of the GPU build. {@code -DRT_INLINE_SHAPES}: the shared instruction bodies (Shapes) are
+     * inlined again, so a PC sample lands in its guest instruction's {@code #line}.
+     */
     public static final List<String> NVCC_FLAGS = List.of("-gencode", "arch=compute_90,code=[sm_90,compute_90]",
-            "--fmad=false", "-prec-div=true", "-prec-sqrt=true", "-lineinfo");
+            "--fmad=false", "-prec-div=true", "-prec-sqrt=true", "-lineinfo", "-DRT_INLINE_SHAPES");
 
     /**
-     * The nvcc flags of the corpus test's compile check: {@link #NVCC_FLAGS} (sm_90 SASS and compute_90 PTX,
-     * {@code --fmad=false}), with cicc at -O1 and ptxas at -O0. Still a complete sm_90 compile (front end, NVVM,
-     * PTX, ptxas to SASS); measured on a 50 KiB translation: 8.5 s of CPU against 12.4 s with the defaults (noisy,
-     * the machine shared). The device runner's fat binary keeps {@link #NVCC_FLAGS}.
+     * The nvcc flags of the corpus test's compile check, first step: the device flags ({@code --fmad=false},
+     * precise division and square root, line info) for compute_90, to PTX ({@code -ptx}: front end and NVVM, cicc
+     * at -O1), the shared bodies out of line (each compiled once). {@link #PTXAS_CHECK_FLAGS} then assembles that
+     * PTX to sm_90 SASS: together every step of {@code nvcc -c} that sees device code. The device runner's fat
+     * binary keeps {@link #NVCC_FLAGS}.
      */
-    public static final List<String> NVCC_CHECK_FLAGS = java.util.stream.Stream.concat(NVCC_FLAGS.stream(),
-            java.util.stream.Stream.of("-Xcicc", "-O1", "-Xptxas", "-O0")).toList();
+    public static final List<String> NVCC_CHECK_FLAGS = List.of("-arch=compute_90", "--fmad=false", "-prec-div=true",
+            "-prec-sqrt=true", "-lineinfo", "-Xcicc", "-O1", "-ptx");
+
+    /** The compile check's second step: ptxas (at -O0: it checks, it does not tune) from that PTX to sm_90. */
+    public static final List<String> PTXAS_CHECK_FLAGS = List.of("-arch=sm_90", "-O0", "-lineinfo");
 
     private final String gxx;
     private final Path cache;

@@ -87,6 +87,8 @@ public final class Translator {
         State state = new State(blocks);
 
         StringBuilder body = new StringBuilder();
+        List<Object> pieces = new ArrayList<>();
+        Shapes.Table shapes = new Shapes.Table();
         Set<String> includes = new TreeSet<>();
         includes.add("rt_salu.h");
         List<Refusal> refusals = new ArrayList<>();
@@ -128,6 +130,14 @@ public final class Translator {
                 }
                 emitter.emit(cx);
                 coverage.get(unitName)[0]++;
+                Shapes.Use use = cx.vgprFault() == null ? Shapes.of(cx.lines()) : null;
+                if (use != null) {
+                    // placed once every instruction is emitted: shared bodies become calls (see Shapes)
+                    shapes.count(use);
+                    pieces.add(body.toString());
+                    body.setLength(0);
+                    pieces.add(new Pending(comment(cx.text()), use, List.copyOf(cx.lines())));
+                } else {
                 body.append("    { /* ").append(comment(cx.text())).append(" */\n");
                 body.append("        RT_TICK();\n");
                 if (cx.vgprFault() != null) {
@@ -139,6 +149,7 @@ public final class Translator {
                     }
                 }
                 body.append("    }\n");
+                }
                 // a reachable instruction that can fall through to a PC where no instruction was emitted: the
                 // next PC holds none (else it would be reachable), and the host model faults there
                 Long following = positions.higher(pc);
@@ -163,6 +174,28 @@ public final class Translator {
             }
         }
 
+        pieces.add(body.toString());
+        StringBuilder code = new StringBuilder();
+        for (Object piece : pieces) {
+            if (piece instanceof Pending i) {
+                if (shapes.shared(i.use())) {
+                    code.append("    ").append(shapes.call(i.use()));
+                    if (i.use().check()) {
+                        code.append(" RT_CHECK();");
+                    }
+                    code.append(" /* ").append(i.text()).append(" */\n");
+                } else {
+                    code.append("    { /* ").append(i.text()).append(" */\n        RT_TICK();\n");
+                    for (String l : i.lines()) {
+                        code.append("        ").append(l).append('\n');
+                    }
+                    code.append("    }\n");
+                }
+            } else {
+                code.append((String) piece);
+            }
+        }
+
         StringBuilder src = new StringBuilder();
         src.append("// kernel.cu: ").append(symbol).append(" translated from RDNA 2 (gfx1030) by replay-farm; ")
                 .append("each #line names the instruction's line in guest.s\n");
@@ -172,6 +205,10 @@ public final class Translator {
         src.append("#include \"replay_rt.h\"\n");
         for (String h : includes) {
             src.append("#include \"").append(h).append("\"\n");
+        }
+        if (shapes.count() > 0) {
+            src.append("\n/* instruction bodies shared by several instructions (replay_rt.h, RT_SHAPE) */\n");
+            src.append(shapes.definitions());
         }
         src.append("\nRT_WAVE_FUNCTION(rt_program_wave) {\n");
         src.append("    RT_PROLOGUE();\n");
@@ -185,7 +222,7 @@ public final class Translator {
         if (positions.isEmpty() || positions.first() != p.entry()) {
             src.append("    goto ").append(blocks.get(p.entry())).append(";\n");
         }
-        src.append(body);
+        src.append(code);
         if (state.dispatch) {
             src.append("rt_dispatch:\n");
             src.append("    RT_BACKEDGE(W->from);\n");
@@ -214,6 +251,10 @@ public final class Translator {
         }
         return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
                 insns.size() - (int) insns.keySet().stream().filter(positions::contains).count());
+    }
+
+    /** An instruction whose block is placed after the whole program is emitted (shared or inline). */
+    private record Pending(String text, Shapes.Use use, List<String> lines) {
     }
 
     /**

@@ -307,6 +307,23 @@ RT_FN void rt_block_barrier(void) { asm volatile("barrier.sync 0;" ::: "memory")
 #define RT_END() goto rt_end
 
 /*
+ * Shared instruction bodies. Instructions whose C differs only in its literals (register numbers, offsets,
+ * PCs) share one RT_SHAPE function the translator emits once, the literals passed as arguments: an -O0
+ * kernel's thousands of spills and lane moves compile as a few dozen function bodies and one call each.
+ * A shape declares W (and G, L where its body names them), ticks (RT_TICK) first, as the inline block does;
+ * its RT_CHECK stays in the caller.
+ * Out of line by default (g++ and nvcc each compile a body once); -DRT_INLINE_SHAPES inlines them again
+ * (the GPU build: a PC sample is then attributed to the calling guest line, as for an inline block).
+ */
+#if defined(RT_INLINE_SHAPES)
+#define RT_SHAPE(name) RT_FN void name
+#elif RT_GPU
+#define RT_SHAPE(name) static __device__ __noinline__ void name
+#else
+#define RT_SHAPE(name) static __attribute__((noinline)) void name
+#endif
+
+/*
  * Wave start: user SGPRs, system SGPRs, work-item ids, EXEC (padding lanes clear), MODE, FLAT_SCRATCH,
  * as the capture's register layout says (hsa-abi.md). VGPRs and other SGPRs start at zero.
  */

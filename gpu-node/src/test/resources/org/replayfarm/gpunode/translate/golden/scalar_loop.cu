@@ -6,6 +6,16 @@
 #include "rt_salu.h"
 #include "rt_smem.h"
 
+/* instruction bodies shared by several instructions (replay_rt.h, RT_SHAPE) */
+RT_SHAPE(rt_i0)(rt_ctx_t *C, unsigned int p0, int p1) {
+    rt_wave_t *W = C->w;
+    RT_TICK();
+    uint32_t t_a = p0; uint32_t t_scc = RT_SCC; (void)t_scc;
+    uint32_t t_d = (uint32_t)t_a;
+    S(p1) = (uint32_t)(t_d);
+    RT_SCC = t_scc;
+}
+
 RT_WAVE_FUNCTION(rt_program_wave) {
     RT_PROLOGUE();
 L_100040000:;
@@ -18,21 +28,9 @@ L_100040000:;
         S(4) = (uint32_t)(t_d[0]); S(5) = (uint32_t)(t_d[1]);
     }
 #line 4 "guest.s"
-    { /* s_mov_b32 s10, 0 */
-        RT_TICK();
-        uint32_t t_a = 0x0u; uint32_t t_scc = RT_SCC; (void)t_scc;
-        uint32_t t_d = (uint32_t)t_a;
-        S(10) = (uint32_t)(t_d);
-        RT_SCC = t_scc;
-    }
+    rt_i0(C, 0x0u, 10); /* s_mov_b32 s10, 0 */
 #line 5 "guest.s"
-    { /* s_mov_b32 s11, 1 */
-        RT_TICK();
-        uint32_t t_a = 0x1u; uint32_t t_scc = RT_SCC; (void)t_scc;
-        uint32_t t_d = (uint32_t)t_a;
-        S(11) = (uint32_t)(t_d);
-        RT_SCC = t_scc;
-    }
+    rt_i0(C, 0x1u, 11); /* s_mov_b32 s11, 1 */
 L_100040010:;
 #line 6 "guest.s"
     { /* s_add_u32 s10, s10, s11 */
