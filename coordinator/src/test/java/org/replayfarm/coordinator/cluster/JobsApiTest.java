@@ -157,6 +157,19 @@ class JobsApiTest {
             // the evaluators run what they held; a job started after runs on the same nodes to its end
             String later = startJob(url, histSha, "after.capture");
             assertEquals("finished", awaitEnd(url, later).get("state").asText());
+
+            // a job's own instruction budget reaches the evaluators: the spinning groups (100,000 iterations
+            // each) stop at 5,000 instructions per wave with a fault that names the budget, where the default
+            // budget let them run until the cancel above
+            HttpResponse<String> b = send(url, "POST", "/jobs", ("{\"capture\": \"" + spinSha
+                    + "\", \"groups\": [[0], [1], [2], [3]], \"budget\": 5000, \"capture_name\": \"budget.capture\"}").getBytes());
+            assertEquals(201, b.statusCode(), b.body());
+            String budgeted = json.readTree(b.body()).get("job").asText();
+            JsonNode bEnd = awaitEnd(url, budgeted);
+            assertEquals(4, bEnd.get("groups_done").asLong(), bEnd.toString());
+            assertTrue(bEnd.get("faults").asLong() >= 4, "every group stopped by the budget: " + bEnd);
+            String report = Files.readString(farmDir.resolve("coordinator/jobs/" + budgeted + "/report.json"));
+            assertTrue(report.contains("instruction budget of 5000"), report);
             long stillUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             while (System.nanoTime() < stillUntil) { // the in-flight slices' results arrive meanwhile: none counts
                 JsonNode now = get(url, "/jobs/" + cancelled);
@@ -171,7 +184,7 @@ class JobsApiTest {
             assertTrue(events.body().contains("\"state\":\"cancelled\""), events.body());
             assertFalse(Files.exists(farmDir.resolve("coordinator/jobs/" + cancelled + "/report.json")),
                     "a cancelled job writes no report");
-            assertEquals(cancelled, get(url, "/jobs").get("jobs").get(1).get("job").asText());
+            assertEquals(cancelled, get(url, "/jobs").get("jobs").get(2).get("job").asText());
         }
 
         // a coordinator restarted on the same journal, with no evaluator: a resumed job would be running
@@ -185,8 +198,8 @@ class JobsApiTest {
             assertEquals("cancelled", p.get("state").asText(), "a cancelled job is not resumed: " + p);
             assertEquals(doneAtCancel, p.get("groups_done").asLong());
             JsonNode page = get(url, "/jobs");
-            assertEquals(4, page.get("total").asInt());
-            assertEquals(first, page.get("jobs").get(3).get("job").asText(), "the order survives the restart");
+            assertEquals(5, page.get("total").asInt());
+            assertEquals(first, page.get("jobs").get(4).get("job").asText(), "the order survives the restart");
             assertEquals("finished", get(url, "/jobs/" + second).get("state").asText());
         }
     }
