@@ -127,8 +127,20 @@ public final class ClusterJobService implements JobService {
                 update(failed);
             }
         }
-        sweep(); // a coordinator down past a job's retention removes it now, before anyone asks
-        return board.jobs().size();
+        // a coordinator down past a job's retention removes it now, beside the API (many removals, each a
+        // journal write and a log purge, must not keep the newly active coordinator answering 503)
+        int known = board.jobs().size();
+        if (retention != Retention.KEEP) {
+            system.scheduler().scheduleOnce(java.time.Duration.ZERO, () -> {
+                try {
+                    sweep();
+                } catch (RuntimeException e) {
+                    log.error("the first retention sweep failed (it runs again in {}): {}", retention.sweepEvery(),
+                            e.toString());
+                }
+            }, system.dispatchers().lookup(DispatcherSelector.blocking()));
+        }
+        return known;
     }
 
     private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
@@ -164,6 +176,7 @@ public final class ClusterJobService implements JobService {
 
     @Override
     public boolean hasCapture(String sha256) {
+        captures.touch(sha256); // asked about: a job naming it may follow (the sweep keeps it meanwhile)
         return captures.has(sha256);
     }
 
@@ -211,6 +224,7 @@ public final class ClusterJobService implements JobService {
         if (!captures.has(sha)) {
             throw new IllegalArgumentException("no capture " + sha + " is stored");
         }
+        captures.touch(sha);
         Kernel kernel;
         CaptureFile file;
         try {
@@ -525,6 +539,12 @@ public final class ClusterJobService implements JobService {
         if (sha == null || !captures.has(sha) || capturesInUse().contains(sha)) {
             return;
         }
+        if (!olderThan(captures.path(sha), RECENT_CAPTURE_MILLIS, System.currentTimeMillis())) {
+            // uploaded, stored again or asked about within the hour: a job naming it may be on its way (the
+            // sweep's leftover pass removes it once it is older than the retention age and still unused)
+            log.info("kept capture {}: no remaining job uses it, but it was used within the hour", sha);
+            return;
+        }
         try {
             Files.deleteIfExists(captures.path(sha));
             log.info("deleted capture {}: no remaining job uses it", sha);
@@ -532,6 +552,9 @@ public final class ClusterJobService implements JobService {
             log.warn("cannot delete capture {}: {}", sha, e.toString());
         }
     }
+
+    /** A capture touched more recently than this is not deleted with the last job that used it. */
+    private static final long RECENT_CAPTURE_MILLIS = java.time.Duration.ofHours(1).toMillis();
 
     private java.util.Set<String> capturesInUse() {
         java.util.Set<String> used = new java.util.HashSet<>();

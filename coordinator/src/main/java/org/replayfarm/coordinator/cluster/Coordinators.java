@@ -177,6 +177,32 @@ public final class Coordinators {
     }
 
     /**
+     * A journal's JDBC URL as it may be shown ({@code GET /status}, the other coordinators, the log): without its
+     * options and query ({@code ;...}, {@code ?user=...&password=...}) and without user information
+     * ({@code //user:password@host}), which may hold credentials.
+     */
+    static String publishable(String jdbcUrl) {
+        String u = jdbcUrl;
+        int cut = u.length();
+        for (char c : new char[] {';', '?'}) {
+            int i = u.indexOf(c);
+            if (i >= 0 && i < cut) {
+                cut = i;
+            }
+        }
+        u = u.substring(0, cut);
+        int authority = u.indexOf("//");
+        if (authority >= 0) {
+            int at = u.indexOf('@', authority + 2);
+            int slash = u.indexOf('/', authority + 2);
+            if (at >= 0 && (slash < 0 || at < slash)) {
+                u = u.substring(0, authority + 2) + u.substring(at + 1);
+            }
+        }
+        return u;
+    }
+
+    /**
      * The warning for two coordinator-role nodes that do not share one journal (null when they do: the
      * same PostgreSQL database). An H2 journal is a file of one node; a job the other accepted is not in it.
      */

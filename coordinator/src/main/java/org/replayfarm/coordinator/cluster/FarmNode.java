@@ -330,7 +330,11 @@ public final class FarmNode implements AutoCloseable {
                 if (!embedded(config)) {
                     Journal.createSchema(system);
                 }
-                Path storage = storageDir(config, s.workDir());
+                // the embedded run's coordinator keeps its captures and outputs in its own work dir (never a farm's
+                // REPLAY_STORAGE_DIR, which its retention sweep would then clean) and removes nothing
+                Path storage = embedded(config) ? s.workDir() : storageDir(config, s.workDir());
+                ClusterJobService.Retention retention = embedded(config) ? ClusterJobService.Retention.KEEP
+                        : ClusterJobService.Retention.from(config);
                 CaptureStore store = new CaptureStore(storage.resolve("captures"));
                 // bind first (port 0 picks one), then tell evaluators the URL the binding got
                 List<Route> routes = new ArrayList<>();
@@ -340,7 +344,9 @@ public final class FarmNode implements AutoCloseable {
                 // a standby forwards to the active coordinator the cluster names (Coordinators, known once bound)
                 CompletableFuture<Coordinators> directory = new CompletableFuture<>();
                 List<String> warningsHere = startupWarnings;
-                String journalUrl = config.getString("akka-persistence-jdbc.shared-databases.journal.db.url");
+                // an embedded run keeps its journal in memory (no JDBC database is configured): say so
+                String journalUrl = embedded(config) ? "inmem"
+                        : Coordinators.publishable(config.getString("akka-persistence-jdbc.shared-databases.journal.db.url"));
                 String nodeAddress = cluster.selfMember().address().toString();
                 CoordinatorHttp.Standby standby = new CoordinatorHttp.Standby(
                         () -> directory.isDone() ? directory.join().activeUrl() : java.util.Optional.empty(),
@@ -376,7 +382,7 @@ public final class FarmNode implements AutoCloseable {
                                     self);
                             j.gpuSource(gpus);
                             // ended jobs expire (journal, list, outputs, unused captures); the sweep runs here only
-                            j.retention(ClusterJobService.Retention.from(config), List.of(s.workDir().resolve("uploads")));
+                            j.retention(retention, List.of(s.workDir().resolve("uploads")));
                             int known = j.resume(); // every job the journal holds: the running ones start again
                             // the cluster learns where the active coordinator's API is (standbys forward there)
                             ActiveCoordinator.spawn(system, self, ctx -> ctx.spawn(coordinators.announcer(), "active-http"));

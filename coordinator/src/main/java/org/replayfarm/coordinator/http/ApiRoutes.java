@@ -132,8 +132,10 @@ public final class ApiRoutes extends AllDirectives {
                         pathEnd(() -> concat(post(this::startJob), get(this::listJobs))),
                         pathPrefix(id -> concat(
                                 pathEnd(() -> concat(get(() -> status(id)), delete(() -> parameterOptional("purge",
-                                        purge -> purge.map(v -> v.equals("true") || v.isEmpty()).orElse(false)
-                                                ? purge(id) : cancel(id))))),
+                                        purge -> purge.isEmpty() ? cancel(id)
+                                                : purge.get().equals("true") || purge.get().isEmpty() ? purge(id)
+                                                : complete(error(StatusCodes.BAD_REQUEST, "'purge' must be true (or absent: "
+                                                        + "DELETE /jobs/" + id + " cancels), not '" + purge.get() + "'")))))),
                                 path("events", () -> get(() -> events(id))),
                                 path("progress", () -> get(() -> series(id))),
                                 pathPrefix("results", () -> concat(

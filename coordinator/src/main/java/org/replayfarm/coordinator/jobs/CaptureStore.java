@@ -25,8 +25,24 @@ public final class CaptureStore {
             Path tmp = Files.createTempFile(dir, "upload", ".tmp");
             Files.copy(file, tmp, StandardCopyOption.REPLACE_EXISTING);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } else {
+            touch(sha);
         }
         return sha;
+    }
+
+    /**
+     * Marks a stored capture as just used (its modification time now): the coordinator's retention sweep keeps a
+     * capture uploaded, stored again or asked about lately, which a job is about to name, even while no job uses it.
+     */
+    public void touch(String sha256) {
+        try {
+            if (has(sha256)) {
+                Files.setLastModifiedTime(path(sha256), java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()));
+            }
+        } catch (IOException e) {
+            // a capture we cannot touch is only swept earlier than it might be; its use is unaffected
+        }
     }
 
     public boolean has(String sha256) {

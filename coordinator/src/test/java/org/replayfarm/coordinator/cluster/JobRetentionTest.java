@@ -108,14 +108,20 @@ class JobRetentionTest {
             Path dirA = work.resolve("jobs").resolve(a);
             assertTrue(Files.isRegularFile(dirA.resolve("report.json")), "job a wrote its outputs");
 
-            // by count: 3 ended jobs, 2 kept: the oldest (a) goes, with its folder and its capture (no one else uses X)
+            // by count: 3 ended jobs, 2 kept: the oldest (a) goes, with its folder; its capture X, which no one else
+            // uses, stays while it was used within the hour (a client may be about to name it in a new job)
             assertEquals(List.of(a), jobs.sweep());
             assertTrue(jobs.progress(a).isEmpty(), "a is no longer known");
             assertFalse(Files.exists(dirA), "a's folder is deleted");
-            assertFalse(jobs.hasCapture(shaX), "capture X, used by no remaining job, is deleted");
+            assertTrue(jobs.hasCapture(shaX), "capture X, stored within the hour, is kept though no job uses it");
             assertTrue(jobs.hasCapture(shaY) && jobs.hasCapture(shaZ), "captures still used are kept");
             assertEquals(Set.of(b, d, r), Set.copyOf(jobs.jobs().stream().map(e -> e.getKey().jobId()).toList()));
+            // X last used two hours ago (past the 1 h retention), still unused: the next sweep deletes it
+            Files.setLastModifiedTime(work.resolve("captures").resolve(shaX + ".capture"),
+                    java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - TimeUnit.HOURS.toMillis(2)));
             assertEquals(List.of(), jobs.sweep(), "nothing more is past the count");
+            assertFalse(jobs.hasCapture(shaX), "capture X, unused and past the retention age, is deleted");
+            assertTrue(jobs.hasCapture(shaY) && jobs.hasCapture(shaZ), "captures still used are kept");
 
             // DELETE /jobs/ID?purge=true: 409 (JSON) while it runs, 404 unknown, 200 for an ended job
             String url = first.httpUrl();
@@ -123,6 +129,10 @@ class JobRetentionTest {
             assertEquals(409, running.statusCode(), running.body());
             assertTrue(json.readTree(running.body()).path("error").asText().contains("cancel it first"), running.body());
             assertEquals("running", json.readTree(running.body()).path("progress").path("state").asText());
+            HttpResponse<String> typo = send(url, "DELETE", "/jobs/" + r + "?purge=yes");
+            assertEquals(400, typo.statusCode(), "a purge asked for wrongly neither purges nor cancels: " + typo.body());
+            assertTrue(json.readTree(typo.body()).path("error").asText().contains("'purge' must be true"), typo.body());
+            assertEquals("running", jobs.progress(r).orElseThrow().state(), "the running job was not cancelled");
             HttpResponse<String> unknown = send(url, "DELETE", "/jobs/no-such-job?purge=true");
             assertEquals(404, unknown.statusCode(), unknown.body());
             assertTrue(json.readTree(unknown.body()).has("error"), unknown.body());
@@ -144,6 +154,12 @@ class JobRetentionTest {
                 .withFallback(config));
         try {
             ClusterJobService jobs = second.jobs();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Path capYFile = work.resolve("captures").resolve(shaY + ".capture");
+            while ((jobs.progress(d).isPresent() || Files.exists(work.resolve("jobs").resolve(d))
+                    || Files.exists(capYFile)) && System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(50); // the first sweep runs beside the API, just after the start
+            }
             for (String gone : List.of(a, b, d)) {
                 assertTrue(jobs.progress(gone).isEmpty(), gone + " is not brought back by the journal");
                 assertEquals(404, send(second.httpUrl(), "GET", "/jobs/" + gone).statusCode());
