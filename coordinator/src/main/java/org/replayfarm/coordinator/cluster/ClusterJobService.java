@@ -503,9 +503,15 @@ public final class ClusterJobService implements JobService {
      */
     private boolean removeEnded(String id, String why) {
         try {
-            akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, akka.Done>ask(registry,
+            boolean removed = akka.actor.typed.javadsl.AskPattern.<Journal.RegistryCommand, Boolean>ask(registry,
                     done -> new Journal.Remove(id, why, done), JOURNAL_TIMEOUT, system.scheduler())
                     .toCompletableFuture().get(JOURNAL_TIMEOUT.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+            if (!removed) {
+                // the journal does not hold this job's end (its End write failed or is on its way): deleting
+                // its outputs now would leave a job the next coordinator resumes with nothing to resume from
+                log.warn("job {} is not removed: the journal does not hold its end yet (tried again at the next sweep)", id);
+                return false;
+            }
         } catch (Exception e) {
             log.error("cannot remove job {} from the journal (it stays, and is tried again): {}", id, e.toString());
             return false;

@@ -224,10 +224,11 @@ public final class Journal {
     }
 
     /**
-     * Forget a job that has ended (its retention ran out, or it was purged); {@code done} answers once the
-     * journal holds the removal. A job that runs, or that the registry does not know, is left alone.
+     * Forget a job that has ended (its retention ran out, or it was purged); {@code removed} answers true once the
+     * journal holds the removal. A job that runs (as the journal knows it: its end not yet journaled), or that the
+     * registry does not know, is left alone: the answer is false, and the caller must leave its data alone too.
      */
-    public record Remove(String jobId, String reason, ActorRef<akka.Done> done) implements RegistryCommand {
+    public record Remove(String jobId, String reason, ActorRef<Boolean> removed) implements RegistryCommand {
     }
 
     /** Every job the registry knows, in the order they were accepted. */
@@ -270,10 +271,10 @@ public final class Journal {
                     .onCommand(Remove.class, (state, r) -> {
                         Entry was = state.get(r.jobId());
                         if (was == null || was.ended() == null) {
-                            return Effect().none().thenRun(s -> ack(r.done()));
+                            return Effect().none().thenRun(s -> r.removed().tell(false));
                         }
                         return Effect().persist(org.replayfarm.proto.JobRemoved.newBuilder().setJobId(r.jobId())
-                                .setReason(r.reason()).build()).thenRun(s -> ack(r.done()));
+                                .setReason(r.reason()).build()).thenRun(s -> r.removed().tell(true));
                     })
                     .onCommand(GetAll.class, (state, g) -> Effect().none().thenRun(s ->
                             g.replyTo().tell(new Jobs(List.copyOf(s.values())))))
