@@ -3,14 +3,14 @@ package org.replayfarm.evalnode.hostmodel;
 /**
  * The fast tier's lane loops for the vector ALU operations real kernels execute most: one plain counted
  * loop per operation over the whole wave (no call per lane, so the JIT inlines the arithmetic and may
- * vectorise the loop), chosen once per decoded instruction by a kind number. A {@link LaneKernel} called
+ * vectorise the loop), chosen once per decoded instruction by its {@link LaneLoop}. A {@link LaneKernel} called
  * per lane is a megamorphic call (the loop is shared by every operation of its shape); the profile of
  * {@code replay bench} put most of the ALU kernel's time there.
  *
  * <p>Each case restates the expression of the operation's {@link LaneKernel} (registered in {@link
  * ValuIntegerUnit}, {@link ValuLaneUnit}); {@code TierDifferentialTest} runs every kind here against the
  * reference tier (which calls the lane kernel) bit for bit. Operations without a kind keep the lane-kernel
- * call. The loops compute every lane of the wave: the caller passes the destination row for a full EXEC and
+ * call ({@link LaneLoop} names the operations). The loops compute every lane of the wave: the caller passes the destination row for a full EXEC and
  * a scratch row otherwise (and copies the active lanes), which is safe because these operations have no
  * side effects and cannot fault.
  */
@@ -18,91 +18,7 @@ final class FastLanes {
     private FastLanes() {
     }
 
-    static final int NONE = -1;
-
-    // one source
-    static final int MOV = 0;
-    static final int NOT = 1;
-
-    // two sources
-    static final int AND = 0;
-    static final int OR = 1;
-    static final int XOR = 2;
-    static final int XNOR = 3;
-    static final int LSHLREV = 4;
-    static final int LSHRREV = 5;
-    static final int ASHRREV = 6;
-    static final int MIN_I32 = 7;
-    static final int MAX_I32 = 8;
-    static final int MIN_U32 = 9;
-    static final int MAX_U32 = 10;
-    static final int MUL_LO = 11;
-    static final int ADD = 12;
-    static final int SUB = 13;
-    static final int SUBREV = 14;
-    static final int MUL_HI_U32 = 15;
-    static final int BCNT = 16;
-
-    // three sources
-    static final int XAD = 0;
-    static final int LSHL_ADD = 1;
-    static final int AND_OR = 2;
-    static final int LSHL_OR = 3;
-    static final int ADD3 = 4;
-    static final int XOR3 = 5;
-    static final int OR3 = 6;
-    static final int ADD_LSHL = 7;
-    static final int BFE_U32 = 8;
-    static final int BFI = 9;
-
-    static int kind1(String mnemonic) {
-        return switch (mnemonic) {
-            case "v_mov_b32" -> MOV;
-            case "v_not_b32" -> NOT;
-            default -> NONE;
-        };
-    }
-
-    static int kind2(String mnemonic) {
-        return switch (mnemonic) {
-            case "v_and_b32" -> AND;
-            case "v_or_b32" -> OR;
-            case "v_xor_b32" -> XOR;
-            case "v_xnor_b32" -> XNOR;
-            case "v_lshlrev_b32" -> LSHLREV;
-            case "v_lshrrev_b32" -> LSHRREV;
-            case "v_ashrrev_i32" -> ASHRREV;
-            case "v_min_i32" -> MIN_I32;
-            case "v_max_i32" -> MAX_I32;
-            case "v_min_u32" -> MIN_U32;
-            case "v_max_u32" -> MAX_U32;
-            case "v_mul_lo_u32" -> MUL_LO;
-            case "v_add_nc_u32" -> ADD;
-            case "v_sub_nc_u32" -> SUB;
-            case "v_subrev_nc_u32" -> SUBREV;
-            case "v_mul_hi_u32" -> MUL_HI_U32;
-            case "v_bcnt_u32_b32" -> BCNT;
-            default -> NONE;
-        };
-    }
-
-    static int kind3(String mnemonic) {
-        return switch (mnemonic) {
-            case "v_xad_u32" -> XAD;
-            case "v_lshl_add_u32" -> LSHL_ADD;
-            case "v_and_or_b32" -> AND_OR;
-            case "v_lshl_or_b32" -> LSHL_OR;
-            case "v_add3_u32" -> ADD3;
-            case "v_xor3_b32" -> XOR3;
-            case "v_or3_b32" -> OR3;
-            case "v_add_lshl_u32" -> ADD_LSHL;
-            case "v_bfe_u32" -> BFE_U32;
-            case "v_bfi_b32" -> BFI;
-            default -> NONE;
-        };
-    }
-
-    static void int1(int kind, int[] o, int d, int[] x, int xo, int n) {
+    static void int1(LaneLoop kind, int[] o, int d, int[] x, int xo, int n) {
         switch (kind) {
             case MOV -> System.arraycopy(x, xo, o, d, n);
             case NOT -> {
@@ -114,7 +30,7 @@ final class FastLanes {
         }
     }
 
-    static void int2(int kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int n) {
+    static void int2(LaneLoop kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int n) {
         switch (kind) {
             case AND -> {
                 for (int l = 0; l < n; l++) {
@@ -209,7 +125,7 @@ final class FastLanes {
         }
     }
 
-    static void int3(int kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int[] z, int zo, int n) {
+    static void int3(LaneLoop kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int[] z, int zo, int n) {
         switch (kind) {
             case XAD -> {
                 for (int l = 0; l < n; l++) {
@@ -278,24 +194,6 @@ final class FastLanes {
 
     // ---------------------------------------------------------------- f32 arithmetic
 
-    static final int F_ADD = 0;
-    static final int F_SUB = 1;
-    static final int F_SUBREV = 2;
-    static final int F_MUL = 3;
-    static final int F_FMA = 4;
-
-    /** The f32 operations with an inline lane loop (round to nearest even, no OMOD or CLAMP), else NONE. */
-    static int floatKind(String mnemonic) {
-        return switch (mnemonic) {
-            case "v_add_f32" -> F_ADD;
-            case "v_sub_f32" -> F_SUB;
-            case "v_subrev_f32" -> F_SUBREV;
-            case "v_mul_f32" -> F_MUL;
-            case "v_fma_f32" -> F_FMA;
-            default -> NONE;
-        };
-    }
-
     /**
      * Whether an f32 value needs the lane kernel: a denormal (flushed or not by MODE), an infinity or a NaN
      * (quieted, or the default NaN). Zeros and normal numbers go through Java's float arithmetic, which is
@@ -316,7 +214,7 @@ final class FastLanes {
     }
 
     /** Java's float result of an f32 kind for operands that are zeros or normal numbers. */
-    static int f32(int kind, int a, int b, int c) {
+    static int f32(LaneLoop kind, int a, int b, int c) {
         float x = Float.intBitsToFloat(a);
         float y = Float.intBitsToFloat(b);
         float r = switch (kind) {

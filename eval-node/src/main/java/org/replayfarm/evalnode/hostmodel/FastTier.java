@@ -1,5 +1,6 @@
 package org.replayfarm.evalnode.hostmodel;
 
+import org.replayfarm.evalnode.hostmodel.image.BvhUnit;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
@@ -18,6 +19,8 @@ import org.replayfarm.model.isa.DecodedProgram;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.OpcodeFlag;
+import org.replayfarm.model.isa.ValuFacts;
 import org.replayfarm.model.isa.ValuVariant;
 
 /**
@@ -124,45 +127,65 @@ final class FastTier {
         if (insn.encoding() == Encoding.GLOBAL) {
             return global(insn, waveSize, vgprs);
         }
+        if (insn.encoding() == Encoding.MIMG && insn.opcode().has(OpcodeFlag.BVH)) {
+            Semantics bvh = BvhUnit.fast(insn, vgprs);
+            return bvh == null ? null : w -> bvh.execute(w, insn);
+        }
         boolean valu = f instanceof Fields.Vop1 || f instanceof Fields.Vop2 || f instanceof Fields.Vop3
                 || f instanceof Fields.Vopc;
         if (!valu || !(Valu.variant(insn) instanceof ValuVariant.None)) {
             return null;
         }
-        String mnemonic = insn.mnemonic();
-        if (f instanceof Fields.Vopc || insn.encoding() == Encoding.VOP3 && mnemonic.startsWith("v_cmp")) {
-            return compare(insn, waveSize, vgprs);
+        // what the row does: its typed facts (read off the name once, when the table loaded) and the lane kernel
+        // and loop its unit registered for it
+        ValuFacts facts = insn.opcode().valu();
+        if (facts.compare() != null) {
+            return compare(insn, facts.compare(), waveSize, vgprs);
         }
-        switch (mnemonic) {
-            case "v_cndmask_b32":
-                return cndmask(insn, waveSize, vgprs);
-            case "v_add_co_u32":
-                return carry(insn, waveSize, vgprs, false, false, false);
-            case "v_sub_co_u32":
-                return carry(insn, waveSize, vgprs, true, false, false);
-            case "v_subrev_co_u32":
-                return carry(insn, waveSize, vgprs, true, true, false);
-            case "v_add_co_ci_u32":
-                return carry(insn, waveSize, vgprs, false, false, true);
-            case "v_sub_co_ci_u32":
-                return carry(insn, waveSize, vgprs, true, false, true);
-            case "v_subrev_co_ci_u32":
-                return carry(insn, waveSize, vgprs, true, true, true);
-            case "v_mad_u64_u32":
-                return madU64(insn, waveSize, vgprs);
-            case "v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64":
-                return shift64(insn, waveSize, vgprs);
-            default:
-                break;
+        if (facts.shift64() != null) {
+            return shift64(insn, facts.shift64(), waveSize, vgprs);
         }
         LaneKernel k = table.laneKernel(insn.opcode());
         if (k == null) {
             return null;
         }
+        LaneLoop loop = table.laneLoop(insn.opcode());
+        if (k instanceof LaneKernel.Select) {
+            return cndmask(insn, waveSize, vgprs);
+        }
+        if (k instanceof LaneKernel.Carry c) {
+            return carry(insn, waveSize, vgprs, c.subtract(), c.reverse(), c.carryIn());
+        }
+        if (k instanceof LaneKernel.MadU64) {
+            return madU64(insn, waveSize, vgprs);
+        }
+        if (k instanceof LaneKernel.Ldexp l) {
+            return l.f() == Format.F32 ? ldexp(insn, waveSize, vgprs) : null;
+        }
+        if (k instanceof LaneKernel.FrexpExp x) {
+            return x.f() == Format.F32 ? frexpExp(insn, waveSize, vgprs) : null;
+        }
         int dst = Valu.vdst(insn);
+        if (k instanceof LaneKernel.Accumulate acc) {
+            // v_fmac: D = op(S0, S1, D), the accumulator the destination's own bits (no modifiers)
+            if (acc.f() != Format.F32 || !fits(dst, 1, vgprs)) {
+                return null;
+            }
+            FSrc[] s = new FSrc[3];
+            for (int i = 0; i < 2; i++) {
+                Src plain = Src.of(insn, i, waveSize, vgprs, 1);
+                if (plain == null) {
+                    return null;
+                }
+                s[i] = new FSrc(plain, Valu.abs(insn, i), Valu.neg(insn, i));
+            }
+            s[2] = new FSrc(new Src(256 + dst, dst * waveSize, -1), false, false);
+            return new FloatExec(insn, new LaneKernel.Float3(acc.f(), acc.op()), Format.F32, s, dst, waveSize,
+                    Valu.omod(insn), Valu.clamp(insn), acc.fused() ? LaneLoop.F_FMA : null);
+        }
         if (k instanceof LaneKernel.Int1 u) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
-            return a == null || !fits(dst, 1, vgprs) ? null : new Int1Exec(insn, u.op(), FastLanes.kind1(mnemonic), a, dst * waveSize);
+            return a == null || !fits(dst, 1, vgprs) ? null : new Int1Exec(insn, u.op(), loop, a, dst * waveSize);
         }
         if (k instanceof LaneKernel.Int2 b) {
             if (b.clampSensitive() && Valu.clamp(insn)) {
@@ -171,14 +194,14 @@ final class FastTier {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
             Src c = Src.of(insn, 1, waveSize, vgprs, 1);
             return a == null || c == null || !fits(dst, 1, vgprs) ? null
-                    : new Int2Exec(insn, b.op(), FastLanes.kind2(mnemonic), a, c, dst * waveSize);
+                    : new Int2Exec(insn, b.op(), loop, a, c, dst * waveSize);
         }
         if (k instanceof LaneKernel.Int3 t) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
             Src c = Src.of(insn, 1, waveSize, vgprs, 1);
             Src d = Src.of(insn, 2, waveSize, vgprs, 1);
             return a == null || c == null || d == null || !fits(dst, 1, vgprs) ? null
-                    : new Int3Exec(insn, t.op(), FastLanes.kind3(mnemonic), a, c, d, dst * waveSize);
+                    : new Int3Exec(insn, t.op(), loop, a, c, d, dst * waveSize);
         }
         if (k instanceof LaneKernel.IntToFloat c) {
             Src a = Src.of(insn, 0, waveSize, vgprs, 1);
@@ -186,11 +209,11 @@ final class FastTier {
             if (a == null || c.f() == Format.F16 || !fits(dst, width, vgprs)) {
                 return null;
             }
-            return intToFloat(insn, c, a, dst, waveSize, Valu.omod(insn), Valu.clamp(insn));
+            return intToFloat(insn, c, a, dst, waveSize, Valu.omod(insn), Valu.clamp(insn), facts.byteIndex());
         }
         Format format = k instanceof LaneKernel.Float1 u ? u.f() : k instanceof LaneKernel.Float2 b ? b.f()
-                : ((LaneKernel.Float3) k).f();
-        if (format == Format.F16) {
+                : k instanceof LaneKernel.Float3 t ? t.f() : null;
+        if (format == null || format == Format.F16) {
             return null; // 16-bit sources and results go through OPSEL and half placement: the reference handles them
         }
         int width = format == Format.F64 ? 2 : 1;
@@ -206,7 +229,7 @@ final class FastTier {
         if (!fits(dst, width, vgprs)) {
             return null;
         }
-        return new FloatExec(insn, k, format, s, dst, waveSize, Valu.omod(insn), Valu.clamp(insn));
+        return new FloatExec(insn, k, format, s, dst, waveSize, Valu.omod(insn), Valu.clamp(insn), loop);
     }
 
     private static boolean fits(int reg, int width, int vgprs) {
@@ -215,15 +238,14 @@ final class FastTier {
 
     /** As {@code ValuFloatConvert.fromInt}: D = fromDouble(op(S0 bits)), then OMOD and CLAMP. */
     private static Exec intToFloat(Instruction insn, LaneKernel.IntToFloat c, Src a, int dst, int waveSize, int omod,
-                                   boolean clamp) {
+                                   boolean clamp, int byteIndex) {
         Format f = c.f();
         ValuFloatConvert.IntSource op = c.op();
         int d = dst * waveSize;
         int dHi = (dst + 1) * waveSize;
         boolean wide = f == Format.F64;
-        String mnemonic = insn.mnemonic();
         // v_cvt_f32_ubyteN: the byte inline (the kernel call per lane is megamorphic); -1 for the others
-        int byteShift = mnemonic.startsWith("v_cvt_f32_ubyte") ? 8 * (mnemonic.charAt(mnemonic.length() - 1) - '0') : -1;
+        int byteShift = byteIndex >= 0 ? 8 * byteIndex : -1;
         return w -> {
             long exec = w.exec();
             if (exec == 0) {
@@ -302,11 +324,11 @@ final class FastTier {
     private static final class Int1Exec implements Exec {
         private final Instruction insn;
         private final java.util.function.IntUnaryOperator op;
-        private final int kind;
+        private final LaneLoop kind;
         private final Src a;
         private final int d;
 
-        Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, int kind, Src a, int d) {
+        Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, LaneLoop kind, Src a, int d) {
             this.insn = insn;
             this.op = op;
             this.kind = kind;
@@ -324,7 +346,7 @@ final class FastTier {
             int[] x = a.array(w, insn, 0);
             int xo = a.offset();
             int n = w.waveSize();
-            if (kind != FastLanes.NONE) {
+            if (kind != null) {
                 if (exec == full(n)) {
                     FastLanes.int1(kind, v, d, x, xo, n);
                 } else {
@@ -348,12 +370,12 @@ final class FastTier {
     private static final class Int2Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op2 op;
-        private final int kind;
+        private final LaneLoop kind;
         private final Src a;
         private final Src b;
         private final int d;
 
-        Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, int kind, Src a, Src b, int d) {
+        Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, LaneLoop kind, Src a, Src b, int d) {
             this.insn = insn;
             this.op = op;
             this.kind = kind;
@@ -374,7 +396,7 @@ final class FastTier {
             int xo = a.offset();
             int yo = b.offset();
             int n = w.waveSize();
-            if (kind != FastLanes.NONE) {
+            if (kind != null) {
                 if (exec == full(n)) {
                     FastLanes.int2(kind, v, d, x, xo, y, yo, n);
                 } else {
@@ -398,13 +420,13 @@ final class FastTier {
     private static final class Int3Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op3 op;
-        private final int kind;
+        private final LaneLoop kind;
         private final Src a;
         private final Src b;
         private final Src c;
         private final int d;
 
-        Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, int kind, Src a, Src b, Src c, int d) {
+        Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, LaneLoop kind, Src a, Src b, Src c, int d) {
             this.insn = insn;
             this.op = op;
             this.kind = kind;
@@ -428,7 +450,7 @@ final class FastTier {
             int yo = b.offset();
             int zo = c.offset();
             int n = w.waveSize();
-            if (kind != FastLanes.NONE) {
+            if (kind != null) {
                 if (exec == full(n)) {
                     FastLanes.int3(kind, v, d, x, xo, y, yo, z, zo, n);
                 } else {
@@ -494,39 +516,89 @@ final class FastTier {
     private static final int LT = 1;
     private static final int EQ = 2;
     private static final int GT = 4;
+    /** Unordered: a NaN operand (float compares only). */
+    private static final int UN = 8;
+
+    /** The outcomes (LT|EQ|GT|UN bits) for which a relation holds; the integer ones never see UN. */
+    static int accepted(ValuFacts.Condition c) {
+        return switch (c) {
+            case F -> 0;
+            case LT -> LT;
+            case EQ -> EQ;
+            case LE -> LT | EQ;
+            case GT -> GT;
+            case NE, LG -> LT | GT;
+            case GE -> GT | EQ;
+            case O -> LT | EQ | GT;
+            case U -> UN;
+            case NGE -> LT | UN;
+            case NLG -> EQ | UN;
+            case NGT -> LT | EQ | UN;
+            case NLE -> GT | UN;
+            case NEQ -> LT | GT | UN;
+            case NLT -> EQ | GT | UN;
+            case T, TRU -> LT | EQ | GT | UN;
+            case CLASS -> throw new IllegalArgumentException("the class test is no relation");
+        };
+    }
 
     /**
-     * A 32-bit integer v_cmp/v_cmpx (VOPC, or its VOP3 form) with the relation as a set of outcomes
-     * (LT|EQ|GT bits); other types (16, 64 bits, float, class) stay with the reference handler.
+     * A 32-bit integer or f32 v_cmp/v_cmpx (VOPC, or its VOP3 form) with the relation as a set of outcomes
+     * (LT|EQ|GT|UN bits); f32 operands with ABS/NEG, a denormal flushed to a zero of its sign when MODE's f32
+     * denormal field says so (as {@code ValuCompareUnit}). Other types (16, 64 bits, f16, f64, class) stay with
+     * the reference handler.
      */
-    private static Exec compare(Instruction insn, int waveSize, int vgprs) {
-        String[] parts = insn.mnemonic().split("_");
-        if (parts.length != 4 || !(parts[3].equals("i32") || parts[3].equals("u32"))) {
+    private static Exec compare(Instruction insn, ValuFacts.Compare cmp, int waveSize, int vgprs) {
+        ValuFacts.CompareType type = cmp.type();
+        boolean f32 = type == ValuFacts.CompareType.F32;
+        if (cmp.condition() == ValuFacts.Condition.CLASS
+                || !(f32 || type == ValuFacts.CompareType.I32 || type == ValuFacts.CompareType.U32)) {
             return null;
         }
-        boolean toExec = parts[1].equals("cmpx");
-        boolean signed = parts[3].charAt(0) == 'i';
-        int accept = switch (parts[2]) {
-            case "f" -> 0;
-            case "lt" -> LT;
-            case "eq" -> EQ;
-            case "le" -> LT | EQ;
-            case "gt" -> GT;
-            case "ne" -> LT | GT;
-            case "ge" -> GT | EQ;
-            case "t" -> LT | EQ | GT;
-            default -> -1;
-        };
-        if (accept < 0) {
-            return null;
-        }
+        boolean toExec = cmp.toExec();
+        int accept = accepted(cmp.condition());
         Src a = Src.of(insn, 0, waveSize, vgprs, 1);
         Src b = Src.of(insn, 1, waveSize, vgprs, 1);
         if (a == null || b == null) {
             return null;
         }
         int dest = insn.fields() instanceof Fields.Vop3 v ? v.vdst() : Wave.VCC_LO;
-        int flip = signed ? 0 : Integer.MIN_VALUE; // unsigned order as signed order of the flipped values
+        if (f32) {
+            int[] am = masks(insn, 0);
+            int[] bm = masks(insn, 1);
+            return w -> {
+                long exec = w.exec();
+                long mask = 0;
+                if (exec != 0) {
+                    int[] x = a.array(w, insn, 0);
+                    int[] y = b.array(w, insn, 1);
+                    int xo = a.offset();
+                    int yo = b.offset();
+                    boolean flush = (w.mode() >>> 4 & 1) == 0;
+                    for (long m = exec; m != 0; m &= m - 1) {
+                        int l = Long.numberOfTrailingZeros(m);
+                        int p = (x[xo + l] & am[0]) ^ am[1];
+                        int q = (y[yo + l] & bm[0]) ^ bm[1];
+                        if (flush) {
+                            p = (p & 0x7F80_0000) == 0 ? p & 0x8000_0000 : p;
+                            q = (q & 0x7F80_0000) == 0 ? q & 0x8000_0000 : q;
+                        }
+                        float fp = Float.intBitsToFloat(p);
+                        float fq = Float.intBitsToFloat(q);
+                        int outcome = fp < fq ? LT : fp == fq ? EQ : fp > fq ? GT : UN;
+                        if ((accept & outcome) != 0) {
+                            mask |= 1L << l;
+                        }
+                    }
+                }
+                if (toExec) {
+                    w.setExec(mask);
+                } else {
+                    w.setLaneMask(dest, mask);
+                }
+            };
+        }
+        int flip = type.signed() ? 0 : Integer.MIN_VALUE; // unsigned order as signed order of the flipped values
         return w -> {
             long exec = w.exec();
             long mask = 0;
@@ -553,6 +625,96 @@ final class FastTier {
         };
     }
 
+    // ---------------------------------------------------------------- v_ldexp_f32, v_frexp_exp_i32_f32
+
+    /**
+     * v_ldexp_f32: a normal S0 whose scaled exponent stays normal is exact (the exponent field moved, whatever
+     * the round and denormal modes); every other lane (zero, denormal, infinity, NaN, a result that leaves the
+     * normal range) goes through {@code FloatOps.ldexp}, the reference's kernel. Then OMOD and CLAMP.
+     */
+    private static Exec ldexp(Instruction insn, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src e = Src.of(insn, 1, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || e == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int omod = Valu.omod(insn);
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            FpMode m = new FpMode(w.mode());
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = e.array(w, insn, 1);
+            int xo = a.offset();
+            int yo = e.offset();
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                int bits = (x[xo + l] & am[0]) ^ am[1];
+                int by = y[yo + l];
+                int field = bits >>> 23 & 0xFF;
+                long scaled = (long) field + by;
+                long r;
+                if (field != 0 && field != 0xFF && scaled >= 1 && scaled <= 254) {
+                    r = Integer.toUnsignedLong(bits & 0x807F_FFFF | (int) scaled << 23);
+                } else {
+                    r = FloatOps.ldexp(Format.F32, m, Integer.toUnsignedLong(bits), by);
+                }
+                if (omod != 0) {
+                    r = FloatOps.omod(Format.F32, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(Format.F32, m, r);
+                }
+                v[d + l] = (int) r;
+            }
+        };
+    }
+
+    /**
+     * v_frexp_exp_i32_f32: a normal S0's exponent is its field - 126; zero, infinity and NaN give 0; a denormal
+     * (flushed to zero or not, as MODE says) as {@code ValuFloatConvert}.
+     */
+    private static Exec frexpExp(Instruction insn, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int xo = a.offset();
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                int bits = (x[xo + l] & am[0]) ^ am[1];
+                int field = bits >>> 23 & 0xFF;
+                int r;
+                if (field == 0xFF || (bits & 0x7FFF_FFFF) == 0) {
+                    r = 0;
+                } else if (field != 0) {
+                    r = field - 126;
+                } else {
+                    long in = new FpMode(w.mode()).input(Format.F32, Integer.toUnsignedLong(bits));
+                    r = Format.F32.isZero(in) ? 0 : ValuFloatConvert.frexpExponent(Format.F32.toDouble(in));
+                }
+                v[d + l] = r;
+            }
+        };
+    }
+
     // ---------------------------------------------------------------- floats
 
     private static final class FloatExec implements Exec {
@@ -567,11 +729,11 @@ final class FastTier {
         private final int dHi;
         private final int omod;
         private final boolean clamp;
-        /** The {@link FastLanes} f32 kind with an inline loop (no OMOD, no CLAMP), or NONE. */
-        private final int fkind;
+        /** The f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
+        private final LaneLoop fkind;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
-                  boolean clamp) {
+                  boolean clamp, LaneLoop loop) {
             this.insn = insn;
             this.kernel = kernel;
             this.f = f;
@@ -590,7 +752,7 @@ final class FastTier {
             this.dHi = (dst + 1) * waveSize;
             this.omod = omod;
             this.clamp = clamp;
-            this.fkind = f == Format.F32 && omod == 0 && !clamp ? FastLanes.floatKind(insn.mnemonic()) : FastLanes.NONE;
+            this.fkind = f == Format.F32 && omod == 0 && !clamp ? loop : null;
         }
 
         @Override
@@ -600,7 +762,7 @@ final class FastTier {
                 return;
             }
             FpMode m = new FpMode(w.mode());
-            if (fkind != FastLanes.NONE && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
+            if (fkind != null && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
                 runF32(w, m, exec);
                 return;
             }
@@ -678,7 +840,7 @@ final class FastTier {
             // noting whether any operand or result is a denormal, infinity or NaN
             int odd = 0;
             switch (fkind) {
-                case FastLanes.F_MUL -> {
+                case F_MUL -> {
                     for (int l = 0; l < n; l++) {
                         int a = x[xo + l] & and0 ^ xor0;
                         int b = y[yo + l] & and1 ^ xor1;
@@ -687,10 +849,10 @@ final class FastTier {
                         odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
                     }
                 }
-                case FastLanes.F_ADD, FastLanes.F_SUB, FastLanes.F_SUBREV -> {
+                case F_ADD, F_SUB, F_SUBREV -> {
                     // x - y is x + (-y) in IEEE 754, exactly: the sign flips before the one rounding
-                    int flipA = fkind == FastLanes.F_SUBREV ? 0x8000_0000 : 0;
-                    int flipB = fkind == FastLanes.F_SUB ? 0x8000_0000 : 0;
+                    int flipA = fkind == LaneLoop.F_SUBREV ? 0x8000_0000 : 0;
+                    int flipB = fkind == LaneLoop.F_SUB ? 0x8000_0000 : 0;
                     for (int l = 0; l < n; l++) {
                         int a = x[xo + l] & and0 ^ xor0;
                         int b = y[yo + l] & and1 ^ xor1;
@@ -849,14 +1011,18 @@ final class FastTier {
     }
 
     /** v_lshlrev_b64 / v_lshrrev_b64 / v_ashrrev_i64: D = S1 shifted by S0[5:0]. */
-    private static Exec shift64(Instruction insn, int waveSize, int vgprs) {
+    private static Exec shift64(Instruction insn, ValuFacts.Shift64 shift, int waveSize, int vgprs) {
         Src a = Src.of(insn, 0, waveSize, vgprs, 1);
         Src b = Src.of(insn, 1, waveSize, vgprs, 2);
         int dst = Valu.vdst(insn);
         if (a == null || b == null || !fits(dst, 2, vgprs)) {
             return null;
         }
-        int kind = insn.mnemonic().startsWith("v_lshl") ? 0 : insn.mnemonic().startsWith("v_lshr") ? 1 : 2;
+        int kind = switch (shift) {
+            case LEFT -> 0;
+            case RIGHT_LOGICAL -> 1;
+            case RIGHT_ARITHMETIC -> 2;
+        };
         int d = dst * waveSize;
         int dHi = (dst + 1) * waveSize;
         return w -> {

@@ -40,4 +40,28 @@ public sealed interface LaneKernel {
 
     record Float3(Format f, ValuFloat.Op3 op) implements LaneKernel {
     }
+
+    /** D = op(S0, S1, D) of format f (v_fmac_*); {@code fused}: op is the IEEE fused multiply-add (not legacy). */
+    record Accumulate(Format f, ValuFloat.Op3 op, boolean fused) implements LaneKernel {
+    }
+
+    /** D = S0 * 2^S1 (v_ldexp_*), S1 a signed integer, one rounding, then OMOD and CLAMP. */
+    record Ldexp(Format f) implements LaneKernel {
+    }
+
+    /** D = the exponent of S0 as an integer (v_frexp_exp_*): 0 for zero, infinity and NaN. */
+    record FrexpExp(Format f) implements LaneKernel {
+    }
+
+    /** v_cndmask_b32: D = mask[lane] ? S1 : S0, the mask VCC (VOP2) or src2 (VOP3); float ABS/NEG on the bits. */
+    record Select() implements LaneKernel {
+    }
+
+    /** v_add/sub/subrev_co[_ci]_u32: a 32-bit add or subtract with a carry-out mask (and a carry-in with _ci). */
+    record Carry(boolean subtract, boolean reverse, boolean carryIn) implements LaneKernel {
+    }
+
+    /** v_mad_u64_u32: {carry, D} = S0.u32 * S1.u32 + S2.u64. */
+    record MadU64() implements LaneKernel {
+    }
 }

@@ -90,6 +90,11 @@ final class MemoryFacts {
         if (rest.equals("store_dword_addtid")) {
             return addtid(Kind.STORE);
         }
+        return loadStoreAtomic(rest, m);
+    }
+
+    /** load_WIDTH, store_WIDTH or atomic_OP[_x2] after a FLAT/GLOBAL/SCRATCH/MUBUF prefix. */
+    private static MemoryAccess loadStoreAtomic(String rest, String m) {
         if (rest.startsWith("load_")) {
             return width(Kind.LOAD, rest.substring(5), m);
         }
@@ -120,16 +125,7 @@ final class MemoryFacts {
             return format(m, "buffer_");
         }
         String rest = after(m, "buffer_");
-        if (rest.startsWith("load_")) {
-            return width(Kind.LOAD, rest.substring(5), m);
-        }
-        if (rest.startsWith("store_")) {
-            return width(Kind.STORE, rest.substring(6), m);
-        }
-        if (rest.startsWith("atomic_")) {
-            return vectorAtomic(rest.substring(7), m);
-        }
-        throw unknown(m);
+        return loadStoreAtomic(rest, m);
     }
 
     /** PREFIX(load|store)_format_[d16_[hi_]]COMPONENTS. */

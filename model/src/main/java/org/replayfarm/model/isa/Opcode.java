@@ -15,7 +15,9 @@ import java.util.Set;
  * the disassembler, the host model and the translator key on. {@link #operandList} lists the operands in
  * the order they are written ({@code name:type} in the .tsv), {@link #flagSet} the row's extra facts as
  * {@link OpcodeFlag}s (an unknown flag is refused), and {@link #memory} what a memory instruction does
- * (kind, width, sign, D16 half, atomic operation: {@link MemoryAccess}), read off the mnemonic here, once.
+ * (kind, width, sign, D16 half, atomic operation: {@link MemoryAccess}) and what a vector ALU row does
+ * ({@link ValuFacts}: compare relation and type, scalar destination, byte index, 64-bit shift), read off the
+ * mnemonic here, once.
  * {@link #operands()} and {@link #flags()} give the row's text for the printers.
  */
 public final class Opcode {
@@ -26,6 +28,7 @@ public final class Opcode {
     private final Set<OpcodeFlag> flagSet;
     private final Map<OpcodeFlag, String> flagValues;
     private final MemoryAccess memory;
+    private final ValuFacts valu;
     private final List<String> operandText;
     private final Set<String> flagText;
 
@@ -69,6 +72,7 @@ public final class Opcode {
         this.operandText = List.copyOf(operands);
         this.flagText = Collections.unmodifiableSet(new LinkedHashSet<>(flags));
         this.memory = MemoryFacts.derive(encoding, mnemonic);
+        this.valu = ValuFacts.derive(encoding, mnemonic, operandList);
     }
 
     private static String known() {
@@ -112,6 +116,14 @@ public final class Opcode {
      */
     public MemoryAccess memory() {
         return memory;
+    }
+
+    /**
+     * What a vector ALU row does beyond its operands (compare relation and type, scalar destination, byte index,
+     * 64-bit shift): non-null for every row of VOP1, VOP2, VOP3, VOP3P and VOPC; null for the other encodings.
+     */
+    public ValuFacts valu() {
+        return valu;
     }
 
     /** The operands as the table writes them ({@code name:type}). */

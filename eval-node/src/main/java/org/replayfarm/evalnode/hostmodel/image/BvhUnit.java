@@ -104,4 +104,126 @@ public final class BvhUnit {
     private static float half(int bits) {
         return Float.intBitsToFloat(Half.toFloatBits(bits));
     }
+
+    // ---------------------------------------------------------------- the fast tier's form
+
+    /**
+     * The fast tier's form of a BVH intersection, or null when the instruction is one the reference handler
+     * faults on at once (D16, TFE, LWE, a DMASK other than 0xf, an NSA list too short) or names a VGPR past the
+     * allocation (the reference then raises its fault). The address VGPRs are resolved once; per lane the
+     * node's dwords are read as one block ({@link GroupMemory#loadDwords}) and tested by {@link BvhKernel}
+     * without allocation, bit for bit as {@link NodeTest} computes. Whatever is unusual runs the reference
+     * code: a resource that is not a BVH or a node past SIZE in any active lane (the whole instruction, before
+     * any write: the reference then writes the lanes before the faulting one and faults), and a node whose block
+     * does not lie whole in one memory range (that lane, through {@link NodeTest} and per-dword reads, so a
+     * fault names the same dword and lane).
+     */
+    public static org.replayfarm.evalnode.hostmodel.semantics.Semantics fast(Instruction insn, int vgprs) {
+        Fields.Mimg m = (Fields.Mimg) insn.fields();
+        String addr = insn.opcode().flagValue(org.replayfarm.model.isa.OpcodeFlag.ADDR);
+        boolean wide = "12".equals(addr);
+        if (!wide && !"11".equals(addr) || m.d16() || m.tfe() || m.lwe() || m.dmask() != 0xF) {
+            return null;
+        }
+        int count = (wide ? 12 : 11) - (m.a16() ? 3 : 0);
+        int[] address = new int[count];
+        try {
+            for (int i = 0; i < count; i++) {
+                address[i] = ImageUnit.addressVgpr(m, i);
+                if (address[i] < 0 || address[i] >= vgprs) {
+                    return null;
+                }
+            }
+        } catch (GuestFault e) {
+            return null;
+        }
+        if (m.vdata() < 0 || m.vdata() + 4 > vgprs) {
+            return null;
+        }
+        return (w, i) -> intersectFast(w, insn, m, wide, address);
+    }
+
+    private static void intersectFast(Wave w, Instruction insn, Fields.Mimg m, boolean wide, int[] address) {
+        int s = m.srsrc();
+        BvhDescriptor descriptor = BvhDescriptor.decode(w.sgpr(s), w.sgpr(s + 1), w.sgpr(s + 2), w.sgpr(s + 3));
+        long exec = w.exec();
+        int n = w.waveSize();
+        int[] v = w.vgprFile();
+        int a0 = address[0] * n;
+        int a1 = wide ? address[1] * n : 0;
+        boolean usual = descriptor.type() == BvhDescriptor.TYPE_BVH;
+        for (long lanes = exec; usual && lanes != 0; lanes &= lanes - 1) {
+            int l = Long.numberOfTrailingZeros(lanes);
+            long node = Integer.toUnsignedLong(v[a0 + l]) | (wide ? (long) v[a1 + l] << 32 : 0);
+            usual = descriptor.holds(node);
+        }
+        if (!usual) {
+            intersect(w, insn, wide); // the reference: it faults where it always did
+            return;
+        }
+        GroupMemory memory = w.group().memory();
+        int at = wide ? 2 : 1;
+        int[] block = new int[BvhKernel.BLOCK_DWORDS];
+        int[] out = new int[4];
+        float grow = 1f + descriptor.boxGrowUlp() * 0x1p-24f;
+        int d = m.vdata() * n;
+        for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+            int l = Long.numberOfTrailingZeros(lanes);
+            long node = Integer.toUnsignedLong(v[a0 + l]) | (wide ? (long) v[a1 + l] << 32 : 0);
+            float extent = Float.intBitsToFloat(v[address[at] * n + l]);
+            float ox = Float.intBitsToFloat(v[address[at + 1] * n + l]);
+            float oy = Float.intBitsToFloat(v[address[at + 2] * n + l]);
+            float oz = Float.intBitsToFloat(v[address[at + 3] * n + l]);
+            float dx;
+            float dy;
+            float dz;
+            float ix;
+            float iy;
+            float iz;
+            if (m.a16()) {
+                int p0 = v[address[at + 4] * n + l];
+                int p1 = v[address[at + 5] * n + l];
+                int p2 = v[address[at + 6] * n + l];
+                dx = half(p0 & 0xFFFF);
+                dy = half(p0 >>> 16);
+                dz = half(p1 & 0xFFFF);
+                ix = half(p1 >>> 16);
+                iy = half(p2 & 0xFFFF);
+                iz = half(p2 >>> 16);
+            } else {
+                dx = Float.intBitsToFloat(v[address[at + 4] * n + l]);
+                dy = Float.intBitsToFloat(v[address[at + 5] * n + l]);
+                dz = Float.intBitsToFloat(v[address[at + 6] * n + l]);
+                ix = Float.intBitsToFloat(v[address[at + 7] * n + l]);
+                iy = Float.intBitsToFloat(v[address[at + 8] * n + l]);
+                iz = Float.intBitsToFloat(v[address[at + 9] * n + l]);
+            }
+            long nodeAddress = descriptor.nodeAddress(node);
+            int type = (int) (node & 7);
+            boolean done;
+            if (type >= 6) {
+                out[0] = out[1] = out[2] = out[3] = 0xFFFFFFFF; // instance, procedural: no memory read
+                done = true;
+            } else if (type >= 4) {
+                boolean box16 = type == 4;
+                done = memory.loadDwords(nodeAddress, box16 ? 16 : 28, block, l);
+                if (done) {
+                    BvhKernel.box(block, box16, grow, descriptor.boxSorting(), extent, ox, oy, oz, ix, iy, iz, out);
+                }
+            } else {
+                done = memory.loadDwords(nodeAddress, 16, block, l);
+                if (done) {
+                    BvhKernel.triangle(block, type, descriptor.returnBarycentrics(), ox, oy, oz, dx, dy, dz, out);
+                }
+            }
+            if (!done) {
+                Ray ray = new Ray(extent, ox, oy, oz, dx, dy, dz, ix, iy, iz);
+                int[] r = NodeTest.intersect(descriptor, node, ray, x -> (int) memory.load(x, 4, l));
+                System.arraycopy(r, 0, out, 0, 4);
+            }
+            for (int k = 0; k < 4; k++) {
+                v[d + k * n + l] = out[k];
+            }
+        }
+    }
 }

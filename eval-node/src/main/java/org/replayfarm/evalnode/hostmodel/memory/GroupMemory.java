@@ -202,6 +202,38 @@ public final class GroupMemory {
         return value;
     }
 
+    /**
+     * Reads {@code count} consecutive little-endian dwords at {@code address} into {@code out} when one memory
+     * range holds all of them, and answers whether it did; nothing is read (and no fault raised) when none does,
+     * so the caller reads dword by dword through {@link #load} and faults where that faults. The same values as
+     * {@code count} loads of 4 bytes: the initial bytes, or the group's own where it wrote any.
+     */
+    public boolean loadDwords(long address, int count, int[] out, int lane) {
+        long bytes = 4L * count;
+        InitialMemory.Range r = lastRange;
+        if (r == null || !r.contains(address, bytes)) {
+            r = otherRange != null && otherRange.contains(address, bytes) ? otherRange : initial.find(address, bytes);
+            if (r == null) {
+                return false;
+            }
+            otherRange = lastRange;
+            lastRange = r;
+        }
+        if (!pages.isEmpty()) {
+            // the group has written somewhere: each dword as load() reads it (its own bytes over the initial ones)
+            for (int k = 0; k < count; k++) {
+                out[k] = (int) load(address + 4L * k, 4, lane);
+            }
+            return true;
+        }
+        java.nio.ByteBuffer b = r.initial();
+        int base = (int) (address - r.address());
+        for (int k = 0; k < count; k++) {
+            out[k] = b.getInt(base + 4 * k);
+        }
+        return true;
+    }
+
     private static long initialBytes(java.nio.ByteBuffer b, int base, int bytes) {
         long value = 0;
         for (int i = 0; i < bytes; i++) {

@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import org.replayfarm.evalnode.hostmodel.LaneKernel;
+import org.replayfarm.evalnode.hostmodel.LaneLoop;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Opcode;
 import org.replayfarm.model.isa.OpcodeTable;
@@ -14,25 +15,37 @@ import org.replayfarm.model.isa.OpcodeTable;
  * fails loudly, as does registering one twice. A row with no handler is {@link Fidelity#UNSUPPORTED}.
  */
 public final class SemanticsTable {
+    /** The vector ALU encodings a lane kernel's rows lie in (before GFX1030: the build reads it). */
+    private static final Encoding[] VALU = {Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.VOP3, Encoding.VOP3P};
+
     private static final SemanticsTable GFX1030 = build();
 
     private final Map<Encoding, Semantics[]> handlers;
     private final Map<Encoding, Fidelity[]> fidelity;
-    private final Map<String, LaneKernel> kernels;
+    private final Map<Encoding, LaneKernel[]> kernels;
+    private final Map<Encoding, LaneLoop[]> loops;
 
     private SemanticsTable(Map<Encoding, Semantics[]> handlers, Map<Encoding, Fidelity[]> fidelity,
-                           Map<String, LaneKernel> kernels) {
+                           Map<Encoding, LaneKernel[]> kernels, Map<Encoding, LaneLoop[]> loops) {
         this.handlers = handlers;
         this.fidelity = fidelity;
-        this.kernels = Map.copyOf(kernels);
+        this.kernels = kernels;
+        this.loops = loops;
     }
 
     /**
-     * The pure per-lane function of a vector ALU mnemonic, when its unit registered one beside its handler
-     * (the fast tier runs it with pre-resolved operands); null otherwise.
+     * The pure per-lane function of a vector ALU row, when its unit registered one beside its handler (the
+     * fast tier runs it with pre-resolved operands); null otherwise.
      */
     public LaneKernel laneKernel(Opcode op) {
-        return kernels.get(op.mnemonic());
+        LaneKernel[] row = kernels.get(op.encoding());
+        return row == null ? null : row[op.code()];
+    }
+
+    /** The fast tier's own lane loop for a row ({@link LaneLoop}), or null when it has none. */
+    public LaneLoop laneLoop(Opcode op) {
+        LaneLoop[] row = loops.get(op.encoding());
+        return row == null ? null : row[op.code()];
     }
 
     public static SemanticsTable gfx1030() {
@@ -55,6 +68,7 @@ public final class SemanticsTable {
         private final Map<Encoding, Fidelity[]> fidelity = new EnumMap<>(Encoding.class);
         private final Map<String, String> seen = new HashMap<>();
         private final Map<String, LaneKernel> kernels = new HashMap<>();
+        private final Map<Encoding, LaneKernel[]> rowKernels = new EnumMap<>(Encoding.class);
 
         Builder(OpcodeTable table) {
             this.table = table;
@@ -97,6 +111,17 @@ public final class SemanticsTable {
             if (kernels.put(mnemonic, kernel) != null) {
                 throw new IllegalStateException("lane kernel of " + mnemonic + " registered twice");
             }
+            int rows = 0;
+            for (Encoding e : VALU) {
+                Opcode op = table.byMnemonic(e, mnemonic);
+                if (op != null) {
+                    rowKernels.computeIfAbsent(e, x -> new LaneKernel[x.maxOpcode() + 1])[op.code()] = kernel;
+                    rows++;
+                }
+            }
+            if (rows == 0) {
+                throw new IllegalStateException("lane kernel of " + mnemonic + ": no vector ALU row of that name");
+            }
             return this;
         }
 
@@ -105,7 +130,21 @@ public final class SemanticsTable {
         }
 
         SemanticsTable build() {
-            return new SemanticsTable(handlers, fidelity, kernels);
+            Map<Encoding, LaneLoop[]> loops = new EnumMap<>(Encoding.class);
+            for (LaneLoop loop : LaneLoop.values()) {
+                LaneKernel k = kernels.get(loop.rowName());
+                if (k == null || !loop.fits(k)) {
+                    throw new IllegalStateException("lane loop " + loop + ": " + loop.rowName()
+                            + (k == null ? " has no lane kernel" : " has a lane kernel of another shape (" + k + ")"));
+                }
+                for (Encoding e : VALU) {
+                    Opcode op = table.byMnemonic(e, loop.rowName());
+                    if (op != null) {
+                        loops.computeIfAbsent(e, x -> new LaneLoop[x.maxOpcode() + 1])[op.code()] = loop;
+                    }
+                }
+            }
+            return new SemanticsTable(handlers, fidelity, rowKernels, loops);
         }
     }
 

@@ -154,7 +154,8 @@ public final class Valu {
 
     /** VOP3 rows with a scalar destination (the VOP3b form) have no ABS field. */
     public static boolean hasScalarDestination(Instruction insn) {
-        return insn.opcode().operandType("sdst") != null && insn.fields() instanceof Fields.Vop3;
+        org.replayfarm.model.isa.ValuFacts facts = insn.opcode().valu();
+        return facts != null && facts.scalarDestination() && insn.fields() instanceof Fields.Vop3;
     }
 
     /** A 32-bit float source with ABS then NEG applied to its sign bit. */

@@ -7,6 +7,9 @@ import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
 import org.replayfarm.model.isa.Opcode;
+import org.replayfarm.model.isa.ValuFacts;
+import org.replayfarm.model.isa.ValuFacts.CompareType;
+import org.replayfarm.model.isa.ValuFacts.Condition;
 import org.replayfarm.model.isa.ValuVariant;
 
 /**
@@ -30,15 +33,10 @@ public final class ValuCompareUnit {
 
     public static void register(SemanticsTable.Builder b) {
         for (Opcode op : b.table().rows(Encoding.VOPC)) {
-            String name = op.mnemonic();
-            String[] parts = name.split("_");
-            // v, cmp|cmpx, condition, type
-            boolean exec = parts[1].equals("cmpx");
-            String condition = parts[2];
-            String type = parts[3];
-            LaneTest test = condition.equals("class") ? classTest(type)
-                    : type.startsWith("f") ? floatTest(condition, type) : integerTest(condition, type);
-            Valu.register(b, name, Fidelity.EXACT, (w, insn) -> compare(w, insn, test, exec));
+            ValuFacts.Compare c = op.valu().compare(); // relation, type and EXEC, read once when the table loaded
+            LaneTest test = c.condition() == Condition.CLASS ? classTest(c.type())
+                    : c.type().isFloat() ? floatTest(c.condition(), c.type()) : integerTest(c.condition(), c.type());
+            Valu.register(b, op.mnemonic(), Fidelity.EXACT, (w, insn) -> compare(w, insn, test, c.toExec()));
         }
     }
 
@@ -69,9 +67,9 @@ public final class ValuCompareUnit {
 
     // ---------------------------------------------------------------- integers
 
-    private static LaneTest integerTest(String condition, String type) {
-        boolean signed = type.charAt(0) == 'i';
-        int bits = Integer.parseInt(type.substring(1));
+    private static LaneTest integerTest(Condition condition, CompareType type) {
+        boolean signed = type.signed();
+        int bits = type.bits();
         return (w, insn, lane) -> {
             long a;
             long b;
@@ -95,14 +93,14 @@ public final class ValuCompareUnit {
             }
             int c = signed || bits < 64 ? Long.compare(a, b) : Long.compareUnsigned(a, b);
             return switch (condition) {
-                case "f" -> false;
-                case "lt" -> c < 0;
-                case "eq" -> c == 0;
-                case "le" -> c <= 0;
-                case "gt" -> c > 0;
-                case "ne" -> c != 0;
-                case "ge" -> c >= 0;
-                case "t" -> true;
+                case F -> false;
+                case LT -> c < 0;
+                case EQ -> c == 0;
+                case LE -> c <= 0;
+                case GT -> c > 0;
+                case NE -> c != 0;
+                case GE -> c >= 0;
+                case T -> true;
                 default -> throw new IllegalStateException("integer compare " + condition);
             };
         };
@@ -110,50 +108,52 @@ public final class ValuCompareUnit {
 
     // ---------------------------------------------------------------- floats
 
-    private static LaneTest floatTest(String condition, String type) {
-        return (w, insn, lane) -> {
-            double a = floatOperand(w, insn, 0, lane, type);
-            double b = floatOperand(w, insn, 1, lane, type);
-            return switch (condition) {
-                case "f" -> false;
-                case "lt" -> a < b;
-                case "eq" -> a == b;
-                case "le" -> a <= b;
-                case "gt" -> a > b;
-                case "lg" -> a < b || a > b;
-                case "ge" -> a >= b;
-                case "o" -> !Double.isNaN(a) && !Double.isNaN(b);
-                case "u" -> Double.isNaN(a) || Double.isNaN(b);
-                case "nge" -> !(a >= b);
-                case "nlg" -> !(a < b || a > b);
-                case "ngt" -> !(a > b);
-                case "nle" -> !(a <= b);
-                case "neq" -> !(a == b);
-                case "nlt" -> !(a < b);
-                case "tru" -> true;
-                default -> throw new IllegalStateException("float compare " + condition);
-            };
+    private static LaneTest floatTest(Condition condition, CompareType type) {
+        return (w, insn, lane) -> floatRelation(condition, floatOperand(w, insn, 0, lane, type),
+                floatOperand(w, insn, 1, lane, type));
+    }
+
+    /** Whether a float relation holds for two operands (exact values; NaN unordered). */
+    public static boolean floatRelation(Condition condition, double a, double b) {
+        return switch (condition) {
+            case F -> false;
+            case LT -> a < b;
+            case EQ -> a == b;
+            case LE -> a <= b;
+            case GT -> a > b;
+            case LG -> a < b || a > b;
+            case GE -> a >= b;
+            case O -> !Double.isNaN(a) && !Double.isNaN(b);
+            case U -> Double.isNaN(a) || Double.isNaN(b);
+            case NGE -> !(a >= b);
+            case NLG -> !(a < b || a > b);
+            case NGT -> !(a > b);
+            case NLE -> !(a <= b);
+            case NEQ -> !(a == b);
+            case NLT -> !(a < b);
+            case TRU -> true;
+            default -> throw new IllegalStateException("float compare " + condition);
         };
     }
 
     /** A float source (modifiers applied, denormal flushed if MODE says so) as an exactly equal double. */
-    private static double floatOperand(Wave w, Instruction insn, int n, int lane, String type) {
+    private static double floatOperand(Wave w, Instruction insn, int n, int lane, CompareType type) {
         switch (type) {
-            case "f32" -> {
+            case F32 -> {
                 int bits = Valu.floatSource(w, insn, n, lane);
                 if ((w.mode() >>> 4 & 1) == 0 && (bits & 0x7F80_0000) == 0) {
                     bits &= 0x8000_0000;
                 }
                 return Float.intBitsToFloat(bits);
             }
-            case "f64" -> {
+            case F64 -> {
                 long bits = Valu.floatSource64(w, insn, n, lane);
                 if ((w.mode() >>> 6 & 1) == 0 && (bits & 0x7FF0_0000_0000_0000L) == 0) {
                     bits &= 0x8000_0000_0000_0000L;
                 }
                 return Double.longBitsToDouble(bits);
             }
-            case "f16" -> {
+            case F16 -> {
                 int bits = Valu.floatSource16(w, insn, n, lane);
                 if ((w.mode() >>> 6 & 1) == 0 && (bits & 0x7C00) == 0) {
                     bits &= 0x8000;
@@ -181,15 +181,15 @@ public final class ValuCompareUnit {
 
     // ---------------------------------------------------------------- class
 
-    private static LaneTest classTest(String type) {
+    private static LaneTest classTest(CompareType type) {
         return (w, insn, lane) -> {
             int mask = Valu.source32(w, insn, 1, lane);
             int cls = switch (type) {
-                case "f32" -> {
+                case F32 -> {
                     int bits = Valu.floatSource(w, insn, 0, lane);
                     yield classOf(bits < 0, bits >>> 23 & 0xFF, 0xFF, bits & 0x7FFFFF, 1 << 22);
                 }
-                case "f64" -> {
+                case F64 -> {
                     long bits = Valu.floatSource64(w, insn, 0, lane);
                     yield classOf(bits < 0, (int) (bits >>> 52 & 0x7FF), 0x7FF, bits & 0xF_FFFF_FFFF_FFFFL, 1L << 51);
                 }

@@ -4,6 +4,7 @@ import static org.replayfarm.model.fp.Format.F16;
 import static org.replayfarm.model.fp.Format.F32;
 import static org.replayfarm.model.fp.Format.F64;
 
+import org.replayfarm.evalnode.hostmodel.LaneKernel;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.model.fp.FloatOps;
@@ -56,6 +57,8 @@ public final class ValuFloatArith {
 
     /** v_fmac_*: D = S0 * S1 + D, one rounding (legacy: a zero factor gives a +0 product). */
     private static void fmac(SemanticsTable.Builder b, String mnemonic, Format f, boolean legacy) {
+        b.laneKernel(mnemonic, new LaneKernel.Accumulate(f, legacy ? (m, a, c, d) -> FloatOps.fmaLegacy(f, m, a, c, d)
+                : (m, a, c, d) -> FloatOps.fma(f, m, a, c, d), !legacy));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {
@@ -84,6 +87,7 @@ public final class ValuFloatArith {
 
     /** v_ldexp_*: S0 * 2^S1, S1 a signed 32-bit integer (f16: a signed 16-bit one), one rounding. */
     private static void ldexp(SemanticsTable.Builder b, String mnemonic, Format f) {
+        b.laneKernel(mnemonic, new LaneKernel.Ldexp(f));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {

@@ -202,7 +202,7 @@ public final class ValuFloatConvert {
      * e with |v| = m * 2^e, m in [0.5, 1), for a finite non-zero v. Math.getExponent answers -1023 for every
      * double denormal; an f64 denormal source (kept when MODE.FP_DENORM allows) has its own exponent.
      */
-    static int frexpExponent(double v) {
+    public static int frexpExponent(double v) {
         if (Math.abs(v) < Double.MIN_NORMAL) {
             return Math.getExponent(Math.scalb(v, 64)) - 64 + 1;
         }
@@ -211,6 +211,7 @@ public final class ValuFloatConvert {
 
     /** v_frexp_exp_*: the exponent e with S0 = mant * 2^e, mant in [0.5, 1); 0 for zero, infinity, NaN. */
     private static void frexpExp(SemanticsTable.Builder b, String mnemonic, Format f) {
+        b.laneKernel(mnemonic, new LaneKernel.FrexpExp(f));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             Valu.forActiveLanes(w, insn, lane -> {

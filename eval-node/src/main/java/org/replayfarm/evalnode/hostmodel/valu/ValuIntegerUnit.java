@@ -80,6 +80,7 @@ public final class ValuIntegerUnit {
         carry(b, "v_add_co_ci_u32", false, false, true);
         carry(b, "v_sub_co_ci_u32", true, false, true);
         carry(b, "v_subrev_co_ci_u32", true, true, true);
+        b.laneKernel("v_mad_u64_u32", new LaneKernel.MadU64());
         Valu.register(b, "v_mad_u64_u32", Fidelity.EXACT, ValuIntegerUnit::madU64);
         Valu.register(b, "v_mad_i64_i32", Fidelity.EXACT, ValuIntegerUnit::madI64);
 
@@ -199,6 +200,7 @@ public final class ValuIntegerUnit {
      */
     private static void carry(SemanticsTable.Builder b, String mnemonic, boolean subtract, boolean reverse,
                               boolean carryIn) {
+        b.laneKernel(mnemonic, new LaneKernel.Carry(subtract, reverse, carryIn));
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             boolean[] on = ValuLanes.activeLanes(w, insn);
             int[] out = new int[on.length];

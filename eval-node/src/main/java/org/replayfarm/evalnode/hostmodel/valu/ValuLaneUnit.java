@@ -29,6 +29,7 @@ public final class ValuLaneUnit {
         Valu.register(b, "v_mov_b32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 Valu.source32(w, insn, 0, lane)));
         // D = mask[lane] ? S1 : S0, mask = VCC (VOP2) or src2 (VOP3); float input modifiers apply to the bits
+        b.laneKernel("v_cndmask_b32", new LaneKernel.Select()); // the fast tier's select loop
         Valu.register(b, "v_cndmask_b32", Fidelity.EXACT, (w, insn) -> ValuLanes.map32(w, insn, lane ->
                 ValuLanes.carryIn(w, insn, lane) ? Valu.floatSource(w, insn, 1, lane)
                         : Valu.floatSource(w, insn, 0, lane)));
