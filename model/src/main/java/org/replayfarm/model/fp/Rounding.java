@@ -29,6 +29,19 @@ public final class Rounding {
         if (Double.isNaN(v)) {
             return format.defaultNaN();
         }
+        if (format == Format.F32 && (mode & 3) == NEAREST_EVEN) {
+            // Java's double-to-float conversion is IEEE 754's, rounding to nearest even with gradual underflow
+            // and overflow to infinity: the same as the steps below for this mode (RoundingTest compares them)
+            return Integer.toUnsignedLong(Float.floatToRawIntBits((float) v));
+        }
+        return stepwise(v, format, mode);
+    }
+
+    /** {@link #round} by its definition: the quantum at v's exponent, the fraction and the mode's decision. */
+    static long stepwise(double v, Format format, int mode) {
+        if (Double.isNaN(v)) {
+            return format.defaultNaN();
+        }
         if (format == Format.F64 || Double.isInfinite(v) || v == 0) {
             return format.fromExactDouble(v);
         }
