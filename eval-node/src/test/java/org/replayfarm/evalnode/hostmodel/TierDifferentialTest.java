@@ -105,7 +105,8 @@ class TierDifferentialTest {
 
     /**
      * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
-     * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN), each with vector, SGPR, inline and literal sources and
+     * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN; v_fmac, v_ldexp, v_frexp_exp, f32 compares of every relation
+     * and v_cmpx; rcp/sqrt/frexp_mant through the rounding shortcut), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
      * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
      */
@@ -174,6 +175,41 @@ class TierDifferentialTest {
                     a.append("v_fma_f32 v").append(dst++).append(", -v4, s8, |v5|\n");
                     a.append("v_fma_f32 v").append(dst++).append(", v6, 2.0, v1\n");
                     a.append("v_fma_f32 v").append(dst++).append(", v2, v2, -v6\n");
+                    // v_fmac (the accumulator is the destination), v_ldexp (exponents that keep a normal result normal,
+                    // and ones that leave the range either way), frexp, rcp/sqrt (rounding), f32 compares of every
+                    // relation (VOPC to VCC, VOP3 to an SGPR mask, with ABS/NEG), then a v_cmpx last (EXEC changes)
+                    a.append("v_mov_b32 v").append(dst).append(", v3\nv_fmac_f32 v").append(dst++).append(", v1, v2\n");
+                    a.append("v_mov_b32 v").append(dst).append(", v6\nv_fmac_f32_e64 v").append(dst++).append(", -v4, |v5|\n");
+                    a.append("v_mov_b32 v").append(dst).append(", v1\nv_fmac_f32 v").append(dst++).append(", s8, v2\n");
+                    a.append("v_mov_b32 v").append(dst).append(", v2\nv_fmac_f32_e64 v").append(dst++).append(", v3, v4 clamp\n");
+                    a.append("v_mov_b32 v").append(dst).append(", v5\nv_fmac_f32_e64 v").append(dst++).append(", v6, 0.5 mul:2\n");
+                    for (String e : new String[] {"v0", "3", "-7", "s9", "0x7fffffff", "0x80000000", "120", "-140", "254"}) {
+                        a.append("v_ldexp_f32 v").append(dst++).append(", v1, ").append(e).append('\n');
+                        a.append("v_ldexp_f32 v").append(dst++).append(", -|v4|, ").append(e).append('\n');
+                    }
+                    a.append("v_ldexp_f32 v").append(dst++).append(", v2, v3 clamp\n");
+                    a.append("v_ldexp_f32 v").append(dst++).append(", s8, v0 div:2\n");
+                    for (int i = 1; i <= 6; i++) {
+                        a.append("v_frexp_exp_i32_f32 v").append(dst++).append(", v").append(i).append('\n');
+                        a.append("v_frexp_mant_f32 v").append(dst++).append(", v").append(i).append('\n');
+                        a.append("v_rcp_f32 v").append(dst++).append(", v").append(i).append('\n');
+                        a.append("v_sqrt_f32 v").append(dst++).append(", v").append(i).append('\n');
+                    }
+                    a.append("v_frexp_exp_i32_f32_e64 v").append(dst++).append(", -|v2|\n");
+                    String[] relations = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
+                            "nlt", "tru"};
+                    String pair = wave == 32 ? "s12" : "s[12:13]";
+                    int sgpr = 14;
+                    for (String c : relations) {
+                        a.append("v_cmp_").append(c).append("_f32 ").append(vcc).append(", v1, v2\n");
+                        a.append("v_cndmask_b32 v").append(dst++).append(", 0, 1, ").append(vcc).append('\n');
+                        a.append("v_cmp_").append(c).append("_f32_e64 ").append(pair).append(", -v3, |v4|\n");
+                        a.append("v_cndmask_b32_e64 v").append(dst++).append(", 0, 1, ").append(pair).append('\n');
+                        a.append("v_cmp_").append(c).append("_f32 ").append(vcc).append(", s8, v5\n");
+                        a.append("s_mov_b32 s").append(sgpr++).append(", ").append(vcc).append(wave == 32 ? "" : "_lo").append('\n');
+                    }
+                    a.append("v_cmpx_nlt_f32 v6, v1\n");
+                    a.append("v_mov_b32 v").append(dst++).append(", v2\n");
                     // in place: the destination is also a source
                     a.append("v_add_f32 v1, v1, v2\nv_xor_b32 v2, v2, v3\nv_xad_u32 v3, v3, v4, v3\n");
                     a.append("s_endpgm\n");

@@ -14,9 +14,9 @@ public final class Half {
         if (exp == 0x1F) {
             v = mant == 0 ? Double.POSITIVE_INFINITY : Double.NaN;
         } else if (exp == 0) {
-            v = Math.scalb((double) mant, -24);
+            v = mant * 0x1p-24; // exact: a 10-bit integer times a power of two
         } else {
-            v = Math.scalb((double) (mant | 0x400), exp - 25);
+            v = Double.longBitsToDouble((long) (exp - 15 + 1023) << 52 | (long) mant << 42); // the fields moved over
         }
         return sign != 0 ? -v : v;
     }
@@ -27,10 +27,15 @@ public final class Half {
      */
     public static int toFloatBits(int h) {
         int sign = (h & 0x8000) << 16;
-        if ((h & 0x7C00) == 0x7C00) {
-            return sign | 0x7F800000 | (h & 0x3FF) << 13;
+        int exp = h >>> 10 & 0x1F;
+        int mant = h & 0x3FF;
+        if (exp == 0x1F) {
+            return sign | 0x7F800000 | mant << 13;
         }
-        return sign | Float.floatToRawIntBits((float) Math.abs(toDouble(h)));
+        if (exp == 0) {
+            return sign | Float.floatToRawIntBits(mant * 0x1p-24f); // exact, a normal float (or zero)
+        }
+        return sign | (exp - 15 + 127) << 23 | mant << 13;
     }
 
     /** Encodes a value a half represents exactly (or an infinity / signed zero). */

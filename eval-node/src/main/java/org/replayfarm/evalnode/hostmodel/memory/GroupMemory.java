@@ -37,8 +37,8 @@ public final class GroupMemory {
         }
     }
 
-    /** Texels the group stored: their final stored value. */
-    private final TreeMap<TexelKey, byte[]> texels = new TreeMap<>();
+    /** Texels the group stored: their final stored value (ordered when {@link #texelStores} lists them). */
+    private final Map<TexelKey, byte[]> texels = new HashMap<>();
     /** Texels the group stored or changed atomically: the value the group sees now. */
     private final Map<TexelKey, byte[]> ownTexels = new HashMap<>();
     /** Image atomics per texel, in program order. */
@@ -404,9 +404,12 @@ public final class GroupMemory {
             trace(lane, "texel store", -1, -1, image, texel, value);
         }
         TexelKey key = new TexelKey(image, texel);
-        texels.put(key, value.clone());
-        ownTexels.put(key, value.clone());
-        texelAtomics.remove(key);
+        byte[] copy = value.clone(); // both maps hold it; neither changes a value in place
+        texels.put(key, copy);
+        ownTexels.put(key, copy);
+        if (!texelAtomics.isEmpty()) {
+            texelAtomics.remove(key);
+        }
     }
 
     /**
@@ -438,8 +441,12 @@ public final class GroupMemory {
 
     /** The texels stored, ordered by image then texel. */
     public List<TexelStore> texelStores() {
-        List<TexelStore> list = new ArrayList<>(texels.size());
-        texels.forEach((k, v) -> list.add(new TexelStore(k.image(), k.texel(), v)));
+        List<TexelKey> keys = new ArrayList<>(texels.keySet());
+        keys.sort(null); // stored in a hash map (a store is one put), ordered once here
+        List<TexelStore> list = new ArrayList<>(keys.size());
+        for (TexelKey k : keys) {
+            list.add(new TexelStore(k.image(), k.texel(), texels.get(k)));
+        }
         return list;
     }
 
