@@ -116,20 +116,6 @@ final class RunCommand implements Callable<Integer> {
         }
         capture = all.get(0);
         RunTimings clock = timings ? RunTimings.start() : RunTimings.off();
-        // the node's configuration (every module's reference.conf: Akka's, Akka HTTP's, Kamon's) parses on
-        // another core while this thread opens the capture and checks the options; FarmNode.start finds it cached
-        Thread configLoad = new Thread(com.typesafe.config.ConfigFactory::load, "replay-run-config");
-        configLoad.setDaemon(true);
-        configLoad.start();
-        CaptureFile file = CaptureFile.open(capture);
-        Kernel kernel = new Kernel(file);
-        GroupSelection chosen = selection.selection();
-        long total;
-        try {
-            total = chosen.resolve(kernel.dispatch()).size();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
         if (budget <= 0) {
             throw new ParameterException(spec.commandLine(), "--budget must be positive");
         }
@@ -137,25 +123,47 @@ final class RunCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--evaluators must be at least 1");
         }
-        CompareWith compare;
-        try {
-            compare = comparison.compareWith().withOrigin(capture);
-            compare.device().resolve(file); // refuse a missing recorded run before evaluating
-            org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), kernel.capture().getProgram().getKernelName(),
-                    compare.views()); // and a --view naming no range
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        boolean bar = progress != null ? progress : System.console() != null;
-        Path work = Files.createTempDirectory("replay-run");
-        AtomicReference<Comparison.Result> result = new AtomicReference<>();
-        JobProgress end;
         // a taken metrics port only warns: the run's outputs do not depend on it
         // SIGTERM or Ctrl-C stops the run at once: no drain of the embedded evaluators (they would finish the
         // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
         // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
                 "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n" + FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
+        Path work = Files.createTempDirectory("replay-run");
+        // the embedded cluster starts on another thread while this one opens the capture and checks the options
+        // (a capture that is not there starts none: that error needs no cluster); a refused option closes it
+        CompletableFuture<FarmNode> starting = Files.isRegularFile(capture) ? startNode(work, n, overlay)
+                : CompletableFuture.failedFuture(new IllegalStateException("no capture"));
+        CaptureFile file;
+        Kernel kernel;
+        GroupSelection chosen;
+        long total;
+        CompareWith compare;
+        try {
+            file = CaptureFile.open(capture);
+            kernel = new Kernel(file);
+            chosen = selection.selection();
+            try {
+                total = chosen.resolve(kernel.dispatch()).size();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            try {
+                compare = comparison.compareWith().withOrigin(capture);
+                compare.device().resolve(file); // refuse a missing recorded run before evaluating
+                org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), kernel.capture().getProgram().getKernelName(),
+                        compare.views()); // and a --view naming no range
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        } catch (Exception | Error e) {
+            starting.thenAccept(FarmNode::close).exceptionally(x -> null).join();
+            deleteTree(work);
+            throw e;
+        }
+        boolean bar = progress != null ? progress : System.console() != null;
+        AtomicReference<Comparison.Result> result = new AtomicReference<>();
+        JobProgress end;
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         Thread onSignal = new Thread(() -> {
@@ -167,13 +175,9 @@ final class RunCommand implements Callable<Integer> {
             }
         }, "replay-run-interrupted");
         Runtime.getRuntime().addShutdownHook(onSignal);
-        // a machine with a GPU runs a GPU node too: cuda (and auto) device runs go to it as in a cluster
-        Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
-                ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
         clock.mark("parse and check");
         FarmNode started = null;
-        try (FarmNode node = FarmNode.start(FarmNode.Settings.of(roles, work)
-                .withEvalThreads(n).withConfig(overlay))) {
+        try (FarmNode node = awaitNode(starting)) {
             started = node;
             clock.mark("node start");
             String sha = node.jobs().storeCapture(capture);
@@ -183,7 +187,8 @@ final class RunCommand implements Callable<Integer> {
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
                     .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(System.err)).build() : null;
             try {
-                // the job compares and writes the report as the coordinator's jobs do (one path)
+                // the job compares and writes the report as the coordinator's jobs do (one path); it reports every
+                // group done (evaluated and merged) before it compares, which ends the "evaluate" phase
                 node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), compare,
                         capture.getFileName().toString(), result::set);
                 if (pb == null) {
@@ -230,6 +235,38 @@ final class RunCommand implements Callable<Integer> {
         w.flush();
         clock.print(errors);
         return result.get().verdict().exitStatus();
+    }
+
+    /**
+     * Starts the embedded node (coordinator and eval roles; gpu too on a machine with a GPU: cuda and auto
+     * device runs go to it as in a cluster) on a thread of its own.
+     */
+    private static CompletableFuture<FarmNode> startNode(Path work, int threads, com.typesafe.config.Config overlay) {
+        CompletableFuture<FarmNode> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
+                        ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+                f.complete(FarmNode.start(FarmNode.Settings.of(roles, work).withEvalThreads(threads).withConfig(overlay)));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "replay-run-node-start");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    /** The started node, or what its start threw. */
+    private static FarmNode awaitNode(CompletableFuture<FarmNode> starting) throws Exception {
+        try {
+            return starting.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw e;
+        }
     }
 
     /** Many captures (or one with a baseline or timeout): {@link BatchRun} in one embedded cluster. */

@@ -116,6 +116,16 @@ public final class FarmNode implements AutoCloseable {
     private GpuNode gpu;
     private org.replayfarm.gpunode.node.DeviceSetup device;
     private org.replayfarm.coordinator.device.GpuNodes gpuNodes;
+    /** The device runs' hottest guest instructions on /metrics (coordinator nodes only): closed with the node. */
+    private org.replayfarm.coordinator.device.HotGuestMetrics hotGuest;
+
+    /** The hottest guest instructions of device runs, as series on {@code /metrics} (coordinator nodes only). */
+    public org.replayfarm.coordinator.device.HotGuestMetrics hotGuestMetrics() {
+        if (hotGuest == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return hotGuest;
+    }
 
     /** The GPU nodes this coordinator knows and what each advertised (coordinator nodes only). */
     public org.replayfarm.coordinator.device.GpuNodes gpuNodes() {
@@ -319,11 +329,25 @@ public final class FarmNode implements AutoCloseable {
                         org.replayfarm.evalnode.cluster.ApiToken.from(config)), executor,
                         cluster.selfMember().address().toString(), evalMetrics);
             }
-            ActorRef<org.replayfarm.proto.SliceTask> shards = EvaluatorSharding.init(system, evaluator);
+            // sharding (the evaluator region or proxy, and the coordinator singleton's manager) starts on a thread of
+            // its own while this one binds the HTTP server and starts the coordinator's actors: the job service,
+            // the only user of the region, waits for it
+            CompletableFuture<ActorRef<org.replayfarm.proto.SliceTask>> sharding = new CompletableFuture<>();
+            EvaluatorNode region = evaluator;
+            Thread shardingStart = new Thread(() -> {
+                try {
+                    sharding.complete(EvaluatorSharding.init(system, region));
+                } catch (Throwable e) {
+                    sharding.completeExceptionally(e);
+                }
+            }, "farm-sharding-start");
+            shardingStart.setDaemon(true);
+            shardingStart.start();
             JobServiceHolder holder = null;
             org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
             ActorRef<SamplingStore.Command> samplingStore = null;
             ServerBinding binding = null;
+            org.replayfarm.coordinator.device.HotGuestMetrics hotGuest = null;
             String url = null;
             Coordinators coordinatorsHere = null;
             if (s.roles().contains(COORDINATOR)) {
@@ -364,13 +388,14 @@ public final class FarmNode implements AutoCloseable {
                 SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
                 samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
                 ActorRef<SamplingStore.Command> sampling = samplingStore;
+                hotGuest = new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention());
                 gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
-                        config.getDuration("replay.coordinator.device-run-timeout"),
-                        new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention()));
+                        config.getDuration("replay.coordinator.device-run-timeout"), hotGuest);
                 org.replayfarm.coordinator.device.GpuNodes gpus = gpuNodes;
                 String captureUrl = url;
                 int reportThreads = s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0;
                 // the job service runs where the ActiveCoordinator singleton runs: on one coordinator at a time
+                ActorRef<org.replayfarm.proto.SliceTask> shards = awaitSharding(sharding);
                 CompletableFuture<Integer> active = h.started;
                 ActiveCoordinator.init(system, new ActiveCoordinator.Lifecycle() {
                     @Override
@@ -420,10 +445,12 @@ public final class FarmNode implements AutoCloseable {
                             + "itself and a surviving evaluator to rejoin the cluster.");
                 }
             }
+            awaitSharding(sharding); // every node: a sharding that did not start fails the node's start
             FarmNode node = new FarmNode(system, evaluator, holder, binding, threads, url, metricsEndpoint, metrics);
             node.coordinators = coordinatorsHere;
             node.samplingStore = samplingStore;
             node.gpuNodes = gpuNodes;
+            node.hotGuest = hotGuest;
             node.startupWarnings.addAll(startupWarnings);
             startupWarnings.forEach(w -> system.log().warn(w));
             if (s.roles().contains(GpuNode.ROLE)) {
@@ -446,6 +473,18 @@ public final class FarmNode implements AutoCloseable {
             system.terminate();
             closeQuietly(metricsEndpoint);
             throw new IOException("the coordinator's HTTP server did not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static ActorRef<org.replayfarm.proto.SliceTask> awaitSharding(
+            CompletableFuture<ActorRef<org.replayfarm.proto.SliceTask>> sharding) {
+        try {
+            return sharding.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException("evaluator sharding did not start: " + e.getCause(), e.getCause());
         }
     }
 
@@ -618,6 +657,9 @@ public final class FarmNode implements AutoCloseable {
         }
         if (jobs != null) {
             jobs.close();
+        }
+        if (hotGuest != null) {
+            hotGuest.close(); // its reaper thread and series go with the node
         }
         if (evaluator != null) {
             metrics.eval().remove();

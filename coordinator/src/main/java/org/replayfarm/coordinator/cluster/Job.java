@@ -112,6 +112,8 @@ public final class Job {
     private final String drainTo;
     private final int defaultSlots;
     private final Map<String, List<SliceResultChunk>> partial = new HashMap<>();
+    /** Accepted results not merged yet, as parsed when they arrived (by slice id). */
+    private final Map<Long, SliceResult> parsed = new HashMap<>();
     /** Evaluator members up whose shard region the sharding coordinator has not confirmed yet: slots. */
     private final Map<String, Integer> unconfirmed = new HashMap<>();
     private final akka.actor.ActorRef regionsRef;
@@ -327,15 +329,17 @@ public final class Job {
         }
         partial.remove(key);
         SliceResult r;
+        com.google.protobuf.ByteString bytes;
         try {
-            r = SliceCodec.join(list);
+            bytes = SliceCodec.joinBytes(list);
+            r = SliceCodec.parse(bytes);
         } catch (IllegalArgumentException e) {
             ctx.getLog().error("job {}: dropping a result of slice {}: {}", spec.jobId(), c.getSliceId(), e.getMessage());
             return Behaviors.same();
         }
         JobState.Verdict verdict = state.result(r.getSliceId(), r.getAttempt(), r.getNodeAddress(),
                 r.getResultHash().toByteArray(), r.getOutcomesCount(), r.getEvalNanos(), r.getError(),
-                r.getError().isEmpty() ? r.toByteArray() : new byte[0]);
+                r.getError().isEmpty() ? bytes.toByteArray() : new byte[0]); // as they came: not serialized again
         JobState.Accepted a = verdict.accepted();
         if (verdict.event() != null) {
             Map<String, String> retiredBefore = state.retired();
@@ -361,6 +365,7 @@ public final class Job {
             }
         }
         if (a == JobState.Accepted.NEW) {
+            parsed.put(r.getSliceId(), r); // merged from this object, not parsed again from the payload
             slicesByNode.merge(r.getNodeAddress(), 1L, Long::sum);
             groupsByNode.merge(r.getNodeAddress(), (long) r.getOutcomesCount(), Long::sum);
             merge();
@@ -387,7 +392,11 @@ public final class Job {
     private void merge() {
         for (JobState.Ready ready : state.takeMergeable()) {
             try {
-                for (GroupOutcome o : SliceResult.parseFrom(ready.payload()).getOutcomesList()) {
+                SliceResult result = parsed.remove(ready.sliceId());
+                if (result == null) { // read back from the journal (a resumed job): only its bytes are kept
+                    result = SliceResult.parseFrom(ready.payload());
+                }
+                for (GroupOutcome o : result.getOutcomesList()) {
                     totals.add(SliceCodec.decode(o));
                 }
             } catch (com.google.protobuf.InvalidProtocolBufferException e) {
@@ -435,6 +444,9 @@ public final class Job {
     private Behavior<Command> finish() {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
         Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
+        // every group is evaluated and merged: said now (a progress still running, every group done), before the
+        // comparison and the report begin, so a watcher (replay run --timings) tells the two phases apart
+        report(true);
         listener.nodes(shares(wall.toNanos() / 1e9));
         listener.stats(stats());
         listener.outcome(outcome);

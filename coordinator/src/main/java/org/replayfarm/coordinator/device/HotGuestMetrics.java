@@ -91,6 +91,12 @@ public final class HotGuestMetrics implements AutoCloseable {
     public synchronized void close() {
         if (reaper != null) {
             reaper.shutdownNow();
+            try {
+                // the reaper is gone when close returns (it only ever waits for its next expiry)
+                reaper.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (String job : List.copyOf(recorded.keySet())) {
             forget(job);

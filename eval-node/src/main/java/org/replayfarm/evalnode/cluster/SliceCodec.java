@@ -27,6 +27,7 @@ import org.replayfarm.proto.SliceResultChunk;
 import org.replayfarm.proto.SliceTask;
 import org.replayfarm.proto.StoreRunMessage;
 import org.replayfarm.proto.TexelAtomicMessage;
+import org.replayfarm.proto.TexelStoreBatch;
 import org.replayfarm.proto.TexelStoreMessage;
 
 /**
@@ -49,10 +50,7 @@ public final class SliceCodec {
             b.addStores(StoreRunMessage.newBuilder().setRange(s.range()).setOffset(s.offset())
                     .setData(ByteString.copyFrom(s.data())));
         }
-        for (TexelStore t : r.texels()) {
-            b.addTexels(TexelStoreMessage.newBuilder().setImage(t.image()).setTexel(t.texel())
-                    .setValue(ByteString.copyFrom(t.value())));
-        }
+        addTexelBatches(b, r.texels());
         for (AtomicContribution a : r.atomics()) {
             b.addAtomics(AtomicMessage.newBuilder().setRange(a.range()).setOffset(a.offset()).setOp(a.op())
                     .setBytes(a.bytes()).setOperand(a.operand()).setComparand(a.comparand()).setReturned(a.returned()));
@@ -67,6 +65,28 @@ public final class SliceCodec {
         return b.build();
     }
 
+    /** The group's texel stores, in order, as batches: a new batch where the image or the texel size changes. */
+    private static void addTexelBatches(GroupOutcome.Builder b, List<TexelStore> stores) {
+        int i = 0;
+        while (i < stores.size()) {
+            TexelStore first = stores.get(i);
+            int bpt = first.value().length;
+            int end = i;
+            while (end < stores.size() && stores.get(end).image() == first.image() && stores.get(end).value().length == bpt) {
+                end++;
+            }
+            TexelStoreBatch.Builder batch = TexelStoreBatch.newBuilder().setImage(first.image()).setBytesPerTexel(bpt);
+            byte[] values = new byte[(end - i) * bpt];
+            for (int k = i; k < end; k++) {
+                TexelStore t = stores.get(k);
+                batch.addTexels(t.texel());
+                System.arraycopy(t.value(), 0, values, (k - i) * bpt, bpt);
+            }
+            b.addTexelBatches(batch.setValues(ByteString.copyFrom(values)));
+            i = end;
+        }
+    }
+
     public static GroupResult decode(GroupOutcome o) {
         List<StoreRun> stores = new ArrayList<>(o.getStoresCount());
         for (StoreRunMessage s : o.getStoresList()) {
@@ -75,6 +95,19 @@ public final class SliceCodec {
         List<TexelStore> texels = new ArrayList<>(o.getTexelsCount());
         for (TexelStoreMessage t : o.getTexelsList()) {
             texels.add(new TexelStore(t.getImage(), t.getTexel(), t.getValue().toByteArray()));
+        }
+        for (TexelStoreBatch batch : o.getTexelBatchesList()) {
+            int bpt = batch.getBytesPerTexel();
+            ByteString values = batch.getValues();
+            if ((long) batch.getTexelsCount() * bpt != values.size()) {
+                throw new IllegalArgumentException("a texel store batch of image " + batch.getImage() + " holds "
+                        + values.size() + " value bytes for " + batch.getTexelsCount() + " texels of " + bpt + " bytes");
+            }
+            byte[] all = values.toByteArray();
+            for (int i = 0; i < batch.getTexelsCount(); i++) {
+                texels.add(new TexelStore(batch.getImage(), batch.getTexels(i),
+                        java.util.Arrays.copyOfRange(all, i * bpt, (i + 1) * bpt)));
+            }
         }
         List<AtomicContribution> atomics = new ArrayList<>(o.getAtomicsCount());
         for (AtomicMessage a : o.getAtomicsList()) {
@@ -170,6 +203,23 @@ public final class SliceCodec {
 
     /** Puts chunks (in sequence order, the last one last) back into the result. */
     public static SliceResult join(List<SliceResultChunk> chunks) {
+        return parse(joinBytes(chunks));
+    }
+
+    /** A result's bytes, as {@link #join} reads them. */
+    public static SliceResult parse(ByteString all) {
+        try {
+            return SliceResult.parseFrom(all);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException("slice result does not parse: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The serialized result the chunks carry (in sequence order, the last one last), not parsed: whoever keeps
+     * the result's bytes (the coordinator's journal) keeps these instead of serializing the parsed result again.
+     */
+    public static ByteString joinBytes(List<SliceResultChunk> chunks) {
         ByteString all = ByteString.EMPTY;
         for (int i = 0; i < chunks.size(); i++) {
             SliceResultChunk c = chunks.get(i);
@@ -179,10 +229,6 @@ public final class SliceCodec {
             }
             all = all.concat(c.getPayload());
         }
-        try {
-            return SliceResult.parseFrom(all);
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException("slice result does not parse: " + e.getMessage(), e);
-        }
+        return all;
     }
 }
