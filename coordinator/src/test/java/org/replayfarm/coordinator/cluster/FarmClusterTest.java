@@ -7,8 +7,6 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,7 +15,6 @@ import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.cluster.SliceCodec;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
-import org.replayfarm.model.capture.CaptureFile;
 
 /**
  * Three ActorSystems in one JVM on loopback (a coordinator and two evaluators), every message
@@ -27,31 +24,18 @@ class FarmClusterTest {
     @TempDir
     Path dir;
 
-    /** replay eval's outputs over every group of a capture, shared by the cases: computed once per capture. */
-    @TempDir
-    static Path references;
-    private static final Map<String, Path> REFERENCES = new ConcurrentHashMap<>();
-
-    private static Path everyGroupReference(Path capture) throws Exception {
-        String id = CaptureFile.open(capture).identity();
-        Path known = REFERENCES.get(id);
-        if (known == null) {
-            known = TestCaptures.reference(capture, GroupSelection.everyGroup(), references.resolve(id));
-            REFERENCES.put(id, known);
-        }
-        return known;
-    }
-
     @Test
     void results_equal_replay_eval_on_several_captures_and_a_multi_megabyte_slice_crosses_in_chunks() throws Exception {
         Path hist = TestCaptures.histogram(dir);
         Path fill = TestCaptures.fill(dir, 1 << 20); // each group stores 4 MiB
         try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, ConfigFactory.empty())) {
             farm.run(TestCaptures.saxpy(), GroupSelection.everyGroup(), dir.resolve("saxpy"));
-            TestCaptures.assertSameOutputs(everyGroupReference(TestCaptures.saxpy()), dir.resolve("saxpy"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(TestCaptures.saxpy(), GroupSelection.everyGroup(),
+                    dir.resolve("saxpy-ref")), dir.resolve("saxpy"));
 
             farm.run(hist, GroupSelection.everyGroup(), dir.resolve("hist"));
-            TestCaptures.assertSameOutputs(everyGroupReference(hist), dir.resolve("hist"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(hist, GroupSelection.everyGroup(),
+                    dir.resolve("hist-ref")), dir.resolve("hist"));
 
             GroupSelection some = GroupSelection.of(List.of("7,3", "0,0", "3,1", "3,2", "5"));
             farm.run(hist, some, dir.resolve("hist-some"));
@@ -59,7 +43,8 @@ class FarmClusterTest {
                     dir.resolve("hist-some"));
 
             String big = farm.run(fill, GroupSelection.everyGroup(), dir.resolve("fill"));
-            TestCaptures.assertSameOutputs(everyGroupReference(fill), dir.resolve("fill"));
+            TestCaptures.assertSameOutputs(TestCaptures.reference(fill, GroupSelection.everyGroup(),
+                    dir.resolve("fill-ref")), dir.resolve("fill"));
             long chunks = farm.stats(big).chunks();
             assertTrue(chunks >= 2 * (4 << 20) / SliceCodec.CHUNK_BYTES, "4 MiB per slice arrives in chunks: " + chunks);
 
@@ -104,7 +89,7 @@ class FarmClusterTest {
             victim.close();
             JobProgress p = end.get(60, TimeUnit.SECONDS);
             assertEquals("finished", p.state(), p.error());
-            TestCaptures.assertSameOutputs(everyGroupReference(spin),
+            TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     dir.resolve("out"));
             return farm.stats("stop");
         }
@@ -124,7 +109,7 @@ class FarmClusterTest {
             Job.JobStats stats = farm.stats(id);
             assertTrue(stats.duplicates() >= 1, "some slice came back twice: " + stats);
             assertEquals(0, stats.nondeterministic(), stats.toString());
-            TestCaptures.assertSameOutputs(everyGroupReference(spin),
+            TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     dir.resolve("out"));
         }
     }
@@ -177,7 +162,8 @@ class FarmClusterTest {
             for (int j = 0; j < 3; j++) {
                 Path out = dir.resolve("out-" + j);
                 String id = farm.run(hist, GroupSelection.everyGroup(), out);
-                TestCaptures.assertSameOutputs(everyGroupReference(hist), out);
+                TestCaptures.assertSameOutputs(TestCaptures.reference(hist, GroupSelection.everyGroup(),
+                        dir.resolve("ref-" + j)), out);
                 Job.JobStats stats = farm.stats(id);
                 assertTrue(stats.retired().containsKey(brokenAddress) || stats.slicesByNode().get(brokenAddress) == null,
                         "the broken node finished nothing and left the rotation: " + stats);
