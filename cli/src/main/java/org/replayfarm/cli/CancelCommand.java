@@ -1,12 +1,10 @@
 package org.replayfarm.cli;
 
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -27,34 +25,13 @@ final class CancelCommand implements Callable<Integer> {
     CoordinatorOption coordinator;
 
     @Override
-    public Integer call() throws Exception {
-        CoordinatorClient client;
-        try {
-            jobs.forEach(CoordinatorClient::checkJobId);
-            client = coordinator.client();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        int status = Replay.EXIT_OK;
-        for (String job : jobs) {
-            try {
-                CoordinatorClient.Cancelled c = client.cancel(job);
-                if (c.cancelled()) {
-                    out.printf("job %s cancelled after %d of %d groups%n", job, c.progress().groupsDone(),
-                            c.progress().groupsTotal());
-                } else {
-                    err.printf("replay cancel: %s%n", c.message());
-                    status = Replay.EXIT_ERROR;
-                }
-            } catch (java.io.IOException e) {
-                err.printf("replay cancel: %s%n", e.getMessage());
-                status = Replay.EXIT_ERROR;
-            }
-        }
-        out.flush();
-        err.flush();
-        return status;
+    public Integer call() {
+        return coordinator.forEachJob(spec, jobs, (client, job) -> {
+            CoordinatorClient.Cancelled c = client.cancel(job);
+            return c.cancelled()
+                    ? CoordinatorOption.Outcome.done(String.format("job %s cancelled after %d of %d groups", job,
+                            c.progress().groupsDone(), c.progress().groupsTotal()))
+                    : CoordinatorOption.Outcome.refused(c.message());
+        });
     }
 }

@@ -1,12 +1,10 @@
 package org.replayfarm.cli;
 
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -28,33 +26,11 @@ final class PurgeCommand implements Callable<Integer> {
     CoordinatorOption coordinator;
 
     @Override
-    public Integer call() throws Exception {
-        CoordinatorClient client;
-        try {
-            jobs.forEach(CoordinatorClient::checkJobId);
-            client = coordinator.client();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        int status = Replay.EXIT_OK;
-        for (String job : jobs) {
-            try {
-                CoordinatorClient.Purged p = client.purge(job);
-                if (p.purged()) {
-                    out.printf("job %s purged%n", job);
-                } else {
-                    err.printf("replay purge: %s%n", p.message());
-                    status = Replay.EXIT_ERROR;
-                }
-            } catch (java.io.IOException e) {
-                err.printf("replay purge: %s%n", e.getMessage());
-                status = Replay.EXIT_ERROR;
-            }
-        }
-        out.flush();
-        err.flush();
-        return status;
+    public Integer call() {
+        return coordinator.forEachJob(spec, jobs, (client, job) -> {
+            CoordinatorClient.Purged p = client.purge(job);
+            return p.purged() ? CoordinatorOption.Outcome.done("job " + job + " purged")
+                    : CoordinatorOption.Outcome.refused(p.message());
+        });
     }
 }

@@ -2,11 +2,11 @@ package org.replayfarm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
@@ -23,12 +23,7 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CoordinatorClient client;
-        try {
-            client = coordinator.client();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        CoordinatorClient client = coordinator.client(spec, List.of());
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         int status = Replay.EXIT_OK;

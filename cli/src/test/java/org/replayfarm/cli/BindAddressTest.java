@@ -27,7 +27,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.model.testing.Toolchain;
@@ -39,6 +42,7 @@ import com.typesafe.config.ConfigFactory;
  * run} listens on loopback only and serves its metrics on a free port when 9095 is taken; a {@code replay
  * node} binds its --host unless --bind (or a listener's own option) says otherwise, and 0.0.0.0 only when asked.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the tests without the shared node first, while it starts
 class BindAddressTest {
     @TempDir
     Path dir;
@@ -46,6 +50,7 @@ class BindAddressTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @Test
+    @Order(1)
     void an_embedded_run_listens_on_loopback_only_and_serves_metrics_on_a_free_port_when_9095_is_taken() throws Exception {
         long self = ProcessHandle.current().pid();
         Set<Long> before = new HashSet<>();
@@ -102,6 +107,7 @@ class BindAddressTest {
     }
 
     @Test
+    @Order(2)
     void a_node_binds_its_host_by_default() {
         for (String host : List.of("127.0.0.1", "10.1.2.3")) {
             var parsed = Replay.commandLine().parseArgs("node", "--role", "coordinator", "--host", host);
@@ -118,28 +124,39 @@ class BindAddressTest {
         }
     }
 
-    /** A real node (its own JVM), shared by the tests below: every interface asked for, HTTP kept on loopback. */
-    private static Node wide;
+    /**
+     * A real node (its own JVM), shared by the tests below: every interface asked for, HTTP kept on loopback. It
+     * starts before the first test and the tests that do not need it run meanwhile; {@link #wide()} waits for it.
+     */
+    private static CompletableFuture<Node> wideStarting;
     private static Path wideDir;
 
     @BeforeAll
     static void startWideNode() throws Exception {
         wideDir = Files.createTempDirectory("replay-bind-test");
         Path config = Files.writeString(wideDir.resolve("node.conf"), "replay.metrics.tick = 300ms\n");
-        wide = node(wideDir, "wide", "--bind", "0.0.0.0", "--http-bind", "127.0.0.1", "--config", config.toString())
-                .get(120, TimeUnit.SECONDS);
+        wideStarting = node(wideDir, "wide", "--bind", "0.0.0.0", "--http-bind", "127.0.0.1", "--config", config.toString());
+    }
+
+    private static Node wide() throws Exception {
+        return wideStarting.get(120, TimeUnit.SECONDS);
     }
 
     @AfterAll
     static void stopWideNode() {
-        if (wide != null) {
-            wide.process.destroyForcibly();
+        if (wideStarting != null) {
+            try {
+                wide().process.destroyForcibly();
+            } catch (Exception notStarted) {
+                // node() destroys a node that did not start as expected
+            }
         }
         RunCommand.deleteTree(wideDir);
     }
 
     @Test
     void a_node_binds_another_address_only_when_asked() throws Exception {
+        Node wide = wide();
         List<Listeners.Listener> w = wide.listeners();
         Map<Integer, Listeners.Listener> byPort = new HashMap<>();
         w.forEach(l -> byPort.put(l.port(), l));
@@ -152,7 +169,7 @@ class BindAddressTest {
     /** Kamon's system metrics on a real node, read by a real scrape: heap, GC, threads and the process's CPU. */
     @Test
     void a_node_serves_jvm_heap_gc_thread_and_cpu_metrics() throws Exception {
-        String url = "http://127.0.0.1:" + wide.port("metrics http://127.0.0.1:") + "/metrics";
+        String url = "http://127.0.0.1:" + wide().port("metrics http://127.0.0.1:") + "/metrics";
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Map<String, Double> series = Map.of();
         List<String> wanted = List.of(JVM_HEAP_USED, JVM_GC, JVM_THREADS, PROCESS_CPU);

@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -20,7 +18,6 @@ import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
-import org.replayfarm.model.testing.Toolchain;
 
 /**
  * Scale-in as Kubernetes does it: an evaluator JVM ({@code replay node --role eval}) gets SIGTERM mid-job.
@@ -46,27 +43,22 @@ class ClusterDrainTest {
         nodes.close();
     }
 
+    /** The nodes' configuration file: a quick split-brain resolver and {@code line}. */
+    private Path config(String line) throws Exception {
+        Path config = dir.resolve("node.conf");
+        Files.writeString(config, "akka.cluster.split-brain-resolver.stable-after = 2s\n" + line + "\n");
+        return config;
+    }
+
     @Test
     void an_evaluator_given_sigterm_mid_job_finishes_the_slices_it_holds_and_the_job_keeps_replay_evals_outputs() throws Exception {
-        Path object = Toolchain.compileOpenCl(dir, "spin", ClusterProcessesTest.SPIN, "-O2");
-        Path capture = dir.resolve("spin.capture");
         int groups = 24;
-        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
-                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "u32:300000",
-                "-o", capture.toString());
-        assertEquals(0, built.exitCode(), built.err());
-        Path config = dir.resolve("node.conf");
-        Files.writeString(config, """
-                akka.cluster.split-brain-resolver.stable-after = 2s
-                replay.coordinator.slice-target = 1s
-                """);
-        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
-                .withConfig(ConfigFactory.parseFile(config.toFile())))) {
-            NodeProcesses.awaitUp(coordinator, 1);
-            String stays = nodes.evaluator(coordinator.seed(), config, 1, INFO_LOGS, "--no-metrics");
-            NodeProcesses.awaitUp(coordinator, 2);
-            String victim = nodes.evaluator(coordinator.seed(), config, 2, INFO_LOGS, "--no-metrics");
-            NodeProcesses.awaitUp(coordinator, 3);
+        Path capture = ClusterProcessesTest.spinCapture(dir, "spin", groups, 300000);
+        try (NodeProcesses.Farm farm = nodes.farm(config("replay.coordinator.slice-target = 1s"), 2, INFO_LOGS,
+                "--no-metrics")) {
+            FarmNode coordinator = farm.coordinator();
+            String stays = farm.evaluators().get(0);
+            String victim = farm.evaluators().get(1);
 
             String sha = coordinator.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -112,24 +104,12 @@ class ClusterDrainTest {
     /** A drain that cannot finish within replay.cluster.drain-timeout is no clean exit: status 2, and it says why. */
     @Test
     void a_drain_cut_off_by_its_timeout_exits_2() throws Exception {
-        Path object = Toolchain.compileOpenCl(dir, "spin", ClusterProcessesTest.SPIN, "-O2");
-        Path capture = dir.resolve("slow.capture");
         int groups = 2;
         // each group spins for seconds: the slice the node holds outlasts a 2 s drain
-        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
-                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "u32:20000000",
-                "-o", capture.toString());
-        assertEquals(0, built.exitCode(), built.err());
-        Path config = dir.resolve("node.conf");
-        Files.writeString(config, """
-                akka.cluster.split-brain-resolver.stable-after = 2s
-                replay.cluster.drain-timeout = 2s
-                """);
-        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
-                .withConfig(ConfigFactory.parseFile(config.toFile())))) {
-            NodeProcesses.awaitUp(coordinator, 1);
-            nodes.evaluator(coordinator.seed(), config, 1, INFO_LOGS, "--no-metrics");
-            NodeProcesses.awaitUp(coordinator, 2);
+        Path capture = ClusterProcessesTest.spinCapture(dir, "slow", groups, 20000000);
+        try (NodeProcesses.Farm farm = nodes.farm(config("replay.cluster.drain-timeout = 2s"), 1, INFO_LOGS,
+                "--no-metrics")) {
+            FarmNode coordinator = farm.coordinator();
             String sha = coordinator.jobs().storeCapture(capture);
             coordinator.jobs().start("cut", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
             nodes.awaitCaptureFetched(1, sha);

@@ -3,11 +3,9 @@ package org.replayfarm.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -41,6 +39,20 @@ class ClusterProcessesTest {
     @TempDir
     Path dir;
 
+    /**
+     * {@link #SPIN} compiled by clang-19 and built into DIR/NAME.capture: {@code groups} groups of 64 lanes, each
+     * lane looping {@code iterations} times.
+     */
+    static Path spinCapture(Path dir, String name, int groups, int iterations) throws Exception {
+        Path object = Toolchain.compileOpenCl(dir, "spin", SPIN, "-O2");
+        Path capture = dir.resolve(name + ".capture");
+        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
+                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg",
+                "u32:" + iterations, "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        return capture;
+    }
+
     private NodeProcesses nodes;
 
     @BeforeEach
@@ -55,13 +67,8 @@ class ClusterProcessesTest {
 
     @Test
     void an_evaluator_killed_mid_job_and_one_joining_mid_job_leave_the_outputs_those_of_replay_eval() throws Exception {
-        Path object = Toolchain.compileOpenCl(dir, "spin", SPIN, "-O2");
-        Path capture = dir.resolve("spin.capture");
         int groups = 100;
-        CliRun built = CliRun.of("capture", "build", "--elf", object.toString(), "--kernel", "spin", "--groups",
-                String.valueOf(groups), "--group-size", "64", "--arg", "zeros:" + groups * 64 * 4, "--arg", "u32:150000",
-                "-o", capture.toString());
-        assertEquals(0, built.exitCode(), built.err());
+        Path capture = spinCapture(dir, "spin", groups, 150000);
         Path config = dir.resolve("node.conf");
         Files.writeString(config, """
                 akka.cluster.split-brain-resolver.stable-after = 2s
@@ -69,13 +76,11 @@ class ClusterProcessesTest {
                 akka.cluster.failure-detector.acceptable-heartbeat-pause = 2s
                 replay.coordinator.slice-target = 500ms
                 """);
-        try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
-                .withConfig(ConfigFactory.parseFile(config.toFile())))) {
-            NodeProcesses.awaitUp(coordinator, 1);
-            String first = nodes.evaluator(coordinator.seed(), config, 1, Map.of(), "--metrics-port", "0");
-            NodeProcesses.awaitUp(coordinator, 2);
-            String second = nodes.evaluator(coordinator.seed(), config, 2, Map.of(), "--metrics-port", "0");
-            NodeProcesses.awaitUp(coordinator, 3);
+        // the two evaluator JVMs start side by side
+        try (NodeProcesses.Farm farm = nodes.farm(config, 2, Map.of(), "--metrics-port", "0")) {
+            FarmNode coordinator = farm.coordinator();
+            String first = farm.evaluators().get(0);
+            String second = farm.evaluators().get(1);
             long regions = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 2) {
                 assertTrue(System.nanoTime() < regions, "the sharding coordinator never knew both evaluators");

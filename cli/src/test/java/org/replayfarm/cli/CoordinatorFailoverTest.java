@@ -166,7 +166,7 @@ class CoordinatorFailoverTest {
         pb.environment().put("REPLAY_LOG_LEVEL", "INFO");
         Process p = pb.start();
         started.add(p);
-        CoordinatorKillTest.awaitNodeLine(p, err);
+        NodeProcesses.awaitNodeLine(p, err);
         return p;
     }
 

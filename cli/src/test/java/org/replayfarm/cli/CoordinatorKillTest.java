@@ -6,15 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,20 +144,8 @@ class CoordinatorKillTest {
         Path err = dir.resolve(name + ".err");
         Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
         started.add(p);
-        awaitNodeLine(p, err);
+        NodeProcesses.awaitNodeLine(p, err);
         return p;
-    }
-
-    /** Waits (up to 120 s) for a started replay node's first stdout line, its cluster address. */
-    static void awaitNodeLine(Process p, Path err) throws Exception {
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            } catch (Exception e) {
-                return null;
-            }
-        }).get(120, TimeUnit.SECONDS);
-        assertTrue(line != null && line.startsWith("node akka://farm@"), line + "\n" + Files.readString(err));
     }
 
     private long groupsDone(String url, String job) throws Exception {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import akka.cluster.MemberStatus;
 import akka.cluster.typed.Cluster;
+import com.typesafe.config.ConfigFactory;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
@@ -34,6 +36,27 @@ final class NodeProcesses implements AutoCloseable {
      * environment {@code env} and {@code extra} arguments; returns its cluster address once it printed it.
      */
     String evaluator(String seed, Path config, int n, Map<String, String> env, String... extra) throws Exception {
+        Process p = start(seed, config, n, env, extra);
+        return awaitNodeLine(p, dir.resolve("eval-" + n + ".err"));
+    }
+
+    /**
+     * Starts evaluators {@code ns} as {@link #evaluator} does, all at once (their JVMs start side by side), and
+     * returns their cluster addresses, in that order, once each printed its own.
+     */
+    List<String> evaluators(String seed, Path config, Map<String, String> env, int[] ns, String... extra) throws Exception {
+        List<Process> started = new ArrayList<>();
+        for (int n : ns) {
+            started.add(start(seed, config, n, env, extra));
+        }
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < ns.length; i++) {
+            addresses.add(awaitNodeLine(started.get(i), dir.resolve("eval-" + ns[i] + ".err")));
+        }
+        return addresses;
+    }
+
+    private Process start(String seed, Path config, int n, Map<String, String> env, String... extra) throws Exception {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", classpath, "org.replayfarm.cli.Replay",
@@ -45,18 +68,61 @@ final class NodeProcesses implements AutoCloseable {
         pb.redirectError(dir.resolve("eval-" + n + ".err").toFile());
         Process p = pb.start();
         processes.add(p);
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            } catch (Exception e) {
-                return null;
-            }
-        });
-        String first = line.get(60, TimeUnit.SECONDS);
-        if (first == null || !first.startsWith("node akka://farm@")) {
-            fail("evaluator " + n + " did not start: " + first + "\n" + Files.readString(dir.resolve("eval-" + n + ".err")));
+        return p;
+    }
+
+    /**
+     * Waits (up to 120 s) for a started {@code replay node}'s first stdout line, which names its cluster address
+     * ({@code node akka://farm@HOST:PORT ...}), and returns that address; fails with the node's stderr ({@code err})
+     * when the line does not come or is not that.
+     */
+    static String awaitNodeLine(Process p, Path err) throws Exception {
+        String line;
+        try {
+            line = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+                } catch (Exception e) {
+                    return null;
+                }
+            }).get(120, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            line = "(no line within 120 s)";
         }
-        return first.split(" ")[1];
+        if (line == null || !line.startsWith("node akka://farm@")) {
+            fail("the node did not start: " + line + "\n" + Files.readString(err));
+        }
+        return line.split(" ")[1];
+    }
+
+    /** A coordinator in this JVM and evaluator processes joined to it, every member up. */
+    record Farm(FarmNode coordinator, List<String> evaluators) implements AutoCloseable {
+        @Override
+        public void close() {
+            coordinator.close();
+        }
+    }
+
+    /**
+     * A coordinator started here with the node configuration file {@code config}, and evaluators 1..{@code n}
+     * (started at once, each with {@code env} and {@code extra}), joined to it and all up.
+     */
+    Farm farm(Path config, int n, Map<String, String> env, String... extra) throws Exception {
+        FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("coordinator"))
+                .withConfig(ConfigFactory.parseFile(config.toFile())));
+        try {
+            awaitUp(coordinator, 1);
+            int[] ns = new int[n];
+            for (int i = 0; i < n; i++) {
+                ns[i] = i + 1;
+            }
+            List<String> evaluators = evaluators(coordinator.seed(), config, env, ns, extra);
+            awaitUp(coordinator, n + 1);
+            return new Farm(coordinator, evaluators);
+        } catch (Exception | AssertionError e) {
+            coordinator.close();
+            throw e;
+        }
     }
 
     /** The {@code i}-th process started (from 0). */

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -111,12 +113,33 @@ class SourceBuildTest {
                 dir.resolve("h.capture").toString());
     }
 
+    /** Runs the commands in dir side by side (clang's HIP compiles are independent and each uses one core). */
+    private void runAll(List<List<String>> commands) {
+        List<CompletableFuture<String>> running = new ArrayList<>();
+        for (List<String> c : commands) {
+            running.add(CompletableFuture.supplyAsync(() -> Toolchain.run(dir, c), r -> new Thread(r, "clang").start()));
+        }
+        try {
+            running.forEach(CompletableFuture::join);
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
     /** clang-19's HIP outputs as they come: a device-only offload bundle, a host object's fat binary; both evaluate. */
     @Test
     void offload_bundles_and_hip_fat_binaries_give_their_gfx1030_code_object_and_say_which() throws Exception {
         hipSource();
-        List<String> deviceOnly = new ArrayList<>(hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "-o", "dev.o"));
-        Toolchain.run(dir, deviceOnly);
+        // the five objects this test reads, compiled at once
+        runAll(List.of(
+                hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "-o", "dev.o"),
+                hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "-o", "host.o"),
+                hipCompile("--offload-arch=gfx906", "--cuda-device-only", "-o", "other.o"),
+                hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "--offload-compress", "-o", "z.o"),
+                hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "--offload-compress", "-o", "zhost.o")));
         CliRun built = buildFrom(dir.resolve("dev.o"));
         assertEquals(0, built.exitCode(), built.out() + built.err());
         assertTrue(built.out().contains("took the gfx1030 code object 'hipv4-amdgcn-amd-amdhsa--gfx1030' of the clang "
@@ -129,22 +152,17 @@ class SourceBuildTest {
         }
 
         // a host object for two GPUs: its .hip_fatbin section holds the bundle, gfx1030 is picked among the entries
-        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "-o", "host.o"));
         built = buildFrom(dir.resolve("host.o"));
         assertEquals(0, built.exitCode(), built.out() + built.err());
         assertTrue(built.out().contains("'hipv4-amdgcn-amd-amdhsa--gfx1030' of the HIP fat binary (.hip_fatbin section of a "
                 + "host object)") && built.out().contains("hipv4-amdgcn-amd-amdhsa--gfx906"), built.out());
 
         // a bundle without gfx1030: refused, saying what to do
-        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--cuda-device-only", "-o", "other.o"));
         built = buildFrom(dir.resolve("other.o"));
         assertEquals(2, built.exitCode());
         assertTrue(built.err().contains("holds no gfx1030 code object") && built.err().contains("--offload-arch=gfx1030"),
                 built.err());
         // compressed (--offload-compress, zstd): a device-only bundle and a host object's fat binary evaluate alike
-        Toolchain.run(dir, hipCompile("--offload-arch=gfx1030", "--cuda-device-only", "--offload-compress", "-o", "z.o"));
-        Toolchain.run(dir, hipCompile("--offload-arch=gfx906", "--offload-arch=gfx1030", "--offload-compress", "-o",
-                "zhost.o"));
         for (String object : List.of("z.o", "zhost.o")) {
             built = buildFrom(dir.resolve(object));
             assertEquals(0, built.exitCode(), object + ": " + built.out() + built.err());

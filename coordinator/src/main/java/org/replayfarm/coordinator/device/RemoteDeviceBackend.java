@@ -71,8 +71,11 @@ public final class RemoteDeviceBackend implements DeviceBackend {
     @Override
     public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         CompletableFuture<DeviceRun> done = new CompletableFuture<>();
-        String id = UUID.randomUUID().toString();
-        system.systemActorOf(client(id, request.captureSha256(), events, done), "device-run-" + id, Props.empty());
+        // the task names the job (the GPU node logs and records the run under it); the client actor's name is
+        // unique, as one job may ask for more than one device run
+        String job = request.jobId();
+        system.systemActorOf(client(job, request.captureSha256(), events, done), "device-run-" + UUID.randomUUID(),
+                Props.empty());
         try {
             DeviceRun run = done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             hotGuest.record(request.jobId(), run.hotspots()); // the job's hottest guest instructions on /metrics
@@ -125,7 +128,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
         return new Stray(m);
     }
 
-    private Behavior<Command> client(String runId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
+    private Behavior<Command> client(String jobId, String sha, DeviceEvents events, CompletableFuture<DeviceRun> done) {
         return Behaviors.setup(ctx -> {
             Cluster.get(ctx.getSystem()).subscriptions().tell(Subscribe.create(
                     ctx.messageAdapter(ClusterEvent.MemberEvent.class, Membership::new), ClusterEvent.MemberEvent.class));
@@ -133,14 +136,14 @@ public final class RemoteDeviceBackend implements DeviceBackend {
                     ctx.messageAdapter(ClusterEvent.ReachabilityEvent.class, Reachability::new),
                     ClusterEvent.ReachabilityEvent.class));
             ActorRef<Message> replies = ctx.messageAdapter(Message.class, RemoteDeviceBackend::wrap);
-            return new Client(ctx, replies, runId, sha, events, done).send();
+            return new Client(ctx, replies, jobId, sha, events, done).send();
         });
     }
 
     /** One run's conversation with GPU nodes. */
     private final class Client {
         private final ActorContext<Command> ctx;
-        private final String runId;
+        private final String jobId;
         private final String sha;
         private final DeviceEvents events;
         private final CompletableFuture<DeviceRun> done;
@@ -151,10 +154,10 @@ public final class RemoteDeviceBackend implements DeviceBackend {
         private int attempt;
         private GpuDeviceInfo current;
 
-        Client(ActorContext<Command> ctx, ActorRef<Message> replies, String runId, String sha, DeviceEvents events,
+        Client(ActorContext<Command> ctx, ActorRef<Message> replies, String jobId, String sha, DeviceEvents events,
                CompletableFuture<DeviceRun> done) {
             this.ctx = ctx;
-            this.runId = runId;
+            this.jobId = jobId;
             this.sha = sha;
             this.events = events;
             this.done = done;
@@ -177,9 +180,9 @@ public final class RemoteDeviceBackend implements DeviceBackend {
             attempt++;
             chunks.clear();
             ActorRef<Message> runner = ActorRefResolver.get(system).resolveActorRef(current.getRunner());
-            runner.tell(DeviceRunTask.newBuilder().setJobId(runId).setCaptureSha256(sha)
+            runner.tell(DeviceRunTask.newBuilder().setJobId(jobId).setCaptureSha256(sha)
                     .setCaptureUrl(captureBaseUrl + "/captures/" + sha).setAttempt(attempt).setReplyTo(self).build());
-            ctx.getLog().info("device run {} (attempt {}) sent to GPU node {}", runId, attempt, current.getNodeAddress());
+            ctx.getLog().info("device run of job {} (attempt {}) sent to GPU node {}", jobId, attempt, current.getNodeAddress());
             return Behaviors.receive(Command.class)
                     .onMessage(Event.class, e -> onEvent(e.event()))
                     .onMessage(Chunk.class, c -> onChunk(c.chunk()))
@@ -188,7 +191,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
                             ? onGone(u.member().address().toString(), u)
                             : done.isDone() ? Behaviors.stopped() : Behaviors.same())
                     .onMessage(Stray.class, m -> {
-                        ctx.getLog().warn("device run {}: ignored a message it does not take: {}", runId,
+                        ctx.getLog().warn("device run of job {}: ignored a message it does not take: {}", jobId,
                                 m.message().getDescriptorForType().getFullName());
                         return done.isDone() ? Behaviors.stopped() : Behaviors.same();
                     })
@@ -207,7 +210,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
                             case "false" -> org.replayfarm.gpunode.device.ExecutionRecord.Serialized.FALSE;
                             default -> org.replayfarm.gpunode.device.ExecutionRecord.Serialized.UNKNOWN;
                         })));
-                case WINDOW -> ctx.getLog().debug("device run {}: sampling window {} [{}, {}]", runId,
+                case WINDOW -> ctx.getLog().debug("device run of job {}: sampling window {} [{}, {}]", jobId,
                         e.getWindow().getSequence(), e.getWindow().getStartNs(), e.getWindow().getEndNs());
                 default -> {
                 }
@@ -253,7 +256,7 @@ public final class RemoteDeviceBackend implements DeviceBackend {
             String what = "GPU node " + node + " left during the device run (attempt " + attempt + ", "
                     + event.getClass().getSimpleName() + ")";
             history.add(what);
-            ctx.getLog().warn("device run {}: {}; trying another GPU node", runId, what);
+            ctx.getLog().warn("device run of job {}: {}; trying another GPU node", jobId, what);
             return send();
         }
     }

@@ -52,9 +52,10 @@ class DeviceRunClusterTest {
     @TempDir
     Path dir;
 
-    /** A device that starts and never finishes (its node is stopped under it). */
+    /** A device that starts and never finishes (its node is stopped under it); it keeps the job it was asked for. */
     static final class NeverFinishes implements DeviceBackend {
         final CountDownLatch entered = new CountDownLatch(1);
+        final AtomicReference<String> jobId = new AtomicReference<>();
 
         @Override
         public String kind() {
@@ -68,6 +69,7 @@ class DeviceRunClusterTest {
 
         @Override
         public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+            jobId.set(request.jobId());
             entered.countDown();
             try {
                 new CountDownLatch(1).await();
@@ -167,6 +169,8 @@ class DeviceRunClusterTest {
                 assertEquals(first.address(), nodes.get(0).getNodeAddress(), "the stuck node is the first candidate");
                 end = job(coordinator, "failover", dir.resolve("out"));
                 assertTrue(stuck.entered.await(120, TimeUnit.SECONDS), "the device run reached the first GPU node");
+                // the task named the job it runs for (not a run id of its own), over the wire to the GPU node's device
+                assertEquals("failover", stuck.jobId.get());
             } finally {
                 first.close(); // leaves the cluster mid-run
             }
@@ -190,6 +194,7 @@ class DeviceRunClusterTest {
                 awaitGpuNodes(coordinator, 1);
                 end = job(coordinator, "orphan", dir.resolve("out"));
                 assertTrue(stuck.entered.await(120, TimeUnit.SECONDS), "the device run reached the GPU node");
+                assertEquals("orphan", stuck.jobId.get(), "the device run carries its job's id");
             } finally {
                 only.close();
             }

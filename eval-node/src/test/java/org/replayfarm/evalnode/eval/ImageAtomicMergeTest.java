@@ -8,26 +8,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.evalnode.hostmodel.TexelAtomic;
-import org.replayfarm.model.build.CaptureBuilder;
-import org.replayfarm.model.build.DispatchShape;
-import org.replayfarm.model.build.KernelArg;
-import org.replayfarm.model.build.Llvm;
-import org.replayfarm.model.build.RawLayout;
-import org.replayfarm.model.capture.CaptureFile;
-import org.replayfarm.proto.Provenance;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
- * Image atomics of many groups on one texel, end to end: llvm-mc-19 assembles the kernel, every group's
+ * Image atomics of many groups on one texel, end to end: llvm-mc-19 assembles the kernel (through {@link GuestAsm},
+ * with the kernarg layout {@code capture build} gives plain assembly), every group's
  * lanes atomically combine a value into texel (1, 2) of a 4x4 32_UINT image, the groups run on several
  * threads and the merge combines their contributions. The expected texel is computed here, in plain Java.
  */
@@ -61,17 +53,9 @@ class ImageAtomicMergeTest {
     private Evaluation.Outcome run(String atomic) throws Exception {
         byte[] texels = new byte[16 * 4];
         ByteBuffer.wrap(texels).order(ByteOrder.LITTLE_ENDIAN).putInt(4 * (2 * 4 + 1), INITIAL);
-        Path raw = dir.resolve("u32.raw");
-        Files.write(raw, texels);
-        Path s = dir.resolve("k.s");
-        Files.writeString(s, kernel(atomic));
-        byte[] object = Llvm.assemble(s, false);
-        var built = CaptureBuilder.fromRawCode(object, new RawLayout(32, 256, 106, 0, 0, Map.of(), OptionalInt.of(0),
-                        OptionalInt.of(20)), new DispatchShape(GROUPS, 1, 1, LANES, 1, 1, 1),
-                List.of(KernelArg.parse("image:raw:" + raw + ",4x4,format=32_UINT")), Provenance.getDefaultInstance());
-        Path capture = dir.resolve("k.capture");
-        built.write(capture);
-        Kernel kernel = new Kernel(CaptureFile.open(capture));
+        GuestAsm asm = new GuestAsm(dir).groups(GROUPS).groupSize(LANES);
+        Path raw = asm.file("u32.raw", texels);
+        Kernel kernel = asm.arg("image:raw:" + raw + ",4x4,format=32_UINT").kernel(kernel(atomic));
         List<int[]> groups = new ArrayList<>();
         for (int g = 0; g < GROUPS; g++) {
             groups.add(new int[] {g, 0, 0});

@@ -10,12 +10,15 @@ import java.util.TreeMap;
  * A device run's outputs: the final bytes of each range it recorded (by range index n, as in
  * guest-<n>.bin) and the final texels of each image (by image index, in the capture's texel layout), and
  * the executions it made, and (a GPU run that sampled) the hottest guest instructions its PC samples were
- * traced to. A range or image absent from the maps was not recorded by this run and cannot be
+ * traced to, with how many of its PC samples were traced to a guest instruction ({@code samplesAttributed}) and
+ * how many were not (the kernel's prologue, other functions and modules: {@code samplesUnattributed}; both 0
+ * for a run that took no samples). A range or image absent from the maps was not recorded by this run and cannot be
  * compared. Buffers are read-only views.
  */
 public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
                         SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
-                        List<org.replayfarm.proto.GuestHotspot> hotspots) {
+                        List<org.replayfarm.proto.GuestHotspot> hotspots, long samplesAttributed,
+                        long samplesUnattributed) {
     public DeviceRun {
         ranges = readOnly(ranges);
         images = readOnly(images);
@@ -23,16 +26,23 @@ public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer
         hotspots = List.copyOf(hotspots);
     }
 
+    /** A run whose hottest guest instructions are known but not how many PC samples were (and were not) placed. */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
+                     List<org.replayfarm.proto.GuestHotspot> hotspots) {
+        this(kind, label, ranges, images, executions, fidelity, hotspots, 0, 0);
+    }
+
     /** A run without PC samples traced to guest instructions. */
     public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
                      SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity) {
-        this(kind, label, ranges, images, executions, fidelity, List.of());
+        this(kind, label, ranges, images, executions, fidelity, List.of(), 0, 0);
     }
 
     /** A run with no fidelity counts (a recorded run: nothing was translated). */
     public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
                      SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions) {
-        this(kind, label, ranges, images, executions, null, List.of());
+        this(kind, label, ranges, images, executions, null, List.of(), 0, 0);
     }
 
     /**

@@ -37,7 +37,7 @@ public final class DeviceRunCodec {
         return new ExecutionRecord(l.getExecutionId(), l.getDurationNs(), s);
     }
 
-    /** The outputs of a run (ranges, images, executions, hotspots) into {@code out}. */
+    /** The outputs of a run (ranges, images, executions, fidelity, hotspots and PC sample counts) into {@code out}. */
     public static DeviceRunOutput.Builder output(DeviceRun run, DeviceRunOutput.Builder out) {
         out.setKind(run.kind()).setLabel(run.label());
         run.ranges().forEach((i, b) -> out.addRanges(DeviceRangeBytes.newBuilder().setIndex(i)
@@ -46,6 +46,7 @@ public final class DeviceRunCodec {
                 .setTexels(ByteString.copyFrom(b.duplicate()))));
         run.executions().forEach(e -> out.addExecutions(launch(e)));
         out.addAllHotspots(run.hotspots());
+        out.setSamplesAttributed(run.samplesAttributed()).setSamplesUnattributed(run.samplesUnattributed());
         DeviceRun.Fidelity f = run.fidelity();
         if (f != null) {
             out.setFidelity(org.replayfarm.proto.DeviceFidelity.newBuilder().setTranslatedExact(f.translatedExact())
@@ -69,7 +70,8 @@ public final class DeviceRunCodec {
             fidelity = new DeviceRun.Fidelity(f.getTranslatedExact(), f.getTranslatedApproximate(), f.getRefused(),
                     f.getUnreached(), f.getWaveInstructions(), f.getLaneInstructions(), f.getFaultedGroups());
         }
-        return new DeviceRun(o.getKind(), o.getLabel() + labelSuffix, ranges, images, execs, fidelity, o.getHotspotsList());
+        return new DeviceRun(o.getKind(), o.getLabel() + labelSuffix, ranges, images, execs, fidelity, o.getHotspotsList(),
+                o.getSamplesAttributed(), o.getSamplesUnattributed());
     }
 
     public static List<DeviceRunChunk> chunks(DeviceRunOutput o) {

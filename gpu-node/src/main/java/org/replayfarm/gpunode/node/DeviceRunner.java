@@ -174,7 +174,7 @@ public final class DeviceRunner {
                 });
             }
             CaptureFile capture = CaptureFile.open(fetch.fetch(task.getCaptureSha256(), task.getCaptureUrl()));
-            DeviceRun run = backend.run(new DeviceRequest(capture, task.getCaptureSha256()), e -> {
+            DeviceRun run = backend.run(new DeviceRequest(capture, task.getCaptureSha256(), task.getJobId()), e -> {
                 if (e instanceof DeviceEvent.Started s) {
                     reply.tell(ev.clone().setStartedLabel(s.label()).build());
                 } else if (e instanceof DeviceEvent.Executed x) {

@@ -13,12 +13,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.CorpusCheck;
-import org.replayfarm.model.testing.Toolchain;
 
 /**
  * Assembly text goes round: we print seeded random instructions of every encoding as assembly, llvm-mc-19
@@ -63,34 +63,50 @@ class AssemblyRoundTripTest {
                 // not an instruction we would print: nothing to assemble
             }
         }
-        Path source = dir.resolve("corpus.s");
-        Files.write(source, lines.stream().map(l -> "\t" + l).toList());
-        List<String> cmd = new ArrayList<>(List.of("llvm-mc-19", "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1030"));
-        if (syntax.waveSize() == 64) {
-            cmd.add("-mattr=+wavefrontsize64");
+        // llvm-mc-19 assembles the lines in parts side by side (one per core); a part's line n is corpus line
+        // first + n, and the parts' encodings are read back in order
+        int parts = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 4));
+        int per = (lines.size() + parts - 1) / parts;
+        List<CompletableFuture<Integer>> running = new ArrayList<>();
+        for (int p = 0, first = 0; first < lines.size(); p++, first += per) {
+            Path source = dir.resolve("corpus-" + p + ".s");
+            Files.write(source, lines.subList(first, Math.min(lines.size(), first + per)).stream().map(l -> "\t" + l).toList());
+            List<String> cmd = new ArrayList<>(List.of("llvm-mc-19", "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1030"));
+            if (syntax.waveSize() == 64) {
+                cmd.add("-mattr=+wavefrontsize64");
+            }
+            cmd.addAll(List.of("-show-encoding", source.getFileName().toString()));
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+                    .redirectError(dir.resolve("err-" + p + ".txt").toFile()).redirectOutput(dir.resolve("out-" + p + ".txt").toFile());
+            running.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return pb.start().waitFor();
+                } catch (Exception e) {
+                    throw new AssertionError("cannot run llvm-mc-19", e);
+                }
+            }, r -> new Thread(r, "llvm-mc").start()));
         }
-        cmd.addAll(List.of("-show-encoding", "corpus.s"));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(dir.resolve("err.txt").toFile())
-                .redirectOutput(dir.resolve("out.txt").toFile());
-        pb.start().waitFor();
+        running.forEach(CompletableFuture::join);
         Set<Integer> rejected = new HashSet<>();
-        String errorText = Files.readString(dir.resolve("err.txt"));
-        Matcher errors = ERROR_LINE.matcher(errorText);
         TreeMap<String, Integer> reasons = new TreeMap<>();
-        while (errors.find()) {
-            rejected.add(Integer.parseInt(errors.group(1)));
-            int end = errorText.indexOf('\n', errors.end());
-            String reason = errorText.substring(errors.end(), end < 0 ? errorText.length() : end).trim();
-            reasons.merge(reason, 1, Integer::sum);
-        }
-        System.out.println("llvm-mc-19 rejected lines, by reason: " + reasons);
         List<String[]> encoded = new ArrayList<>();
-        for (String line : Files.readAllLines(dir.resolve("out.txt"))) {
-            Matcher m = ENCODED.matcher(line);
-            if (m.find()) {
-                encoded.add(new String[] {m.group(1), m.group(2)});
+        for (int p = 0; p < running.size(); p++) {
+            String errorText = Files.readString(dir.resolve("err-" + p + ".txt"));
+            Matcher errors = ERROR_LINE.matcher(errorText);
+            while (errors.find()) {
+                rejected.add(p * per + Integer.parseInt(errors.group(1)));
+                int end = errorText.indexOf('\n', errors.end());
+                String reason = errorText.substring(errors.end(), end < 0 ? errorText.length() : end).trim();
+                reasons.merge(reason, 1, Integer::sum);
+            }
+            for (String line : Files.readAllLines(dir.resolve("out-" + p + ".txt"))) {
+                Matcher m = ENCODED.matcher(line);
+                if (m.find()) {
+                    encoded.add(new String[] {m.group(1), m.group(2)});
+                }
             }
         }
+        System.out.println("llvm-mc-19 rejected lines, by reason: " + reasons);
         assertEquals(lines.size() - rejected.size(), encoded.size(), "one encoding per accepted line");
         List<byte[]> bytes = new ArrayList<>();
         for (String[] e : encoded) {

@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +21,6 @@ class DecoderFuzzTest {
 
     @Test
     void a_million_random_instructions_decode_and_print_or_fail_with_a_clear_error() {
-        Decoder decoder = Decoder.gfx1030();
         SplittableRandom random = new SplittableRandom(20261129L);
         ByteBuffer code = ByteBuffer.allocate(WORDS * 4).order(ByteOrder.LITTLE_ENDIAN);
         int[] prefixes = {0xBE800000, 0xBF000000, 0xBF800000, 0xB0000000, 0x80000000, 0xF4000000, 0x7E000000,
@@ -35,13 +38,50 @@ class DecoderFuzzTest {
             code.putInt(w);
         }
         code.flip();
-        int offset = 0;
+        // the words are decoded in parts side by side (one per core, each with its own decoder), every part from its
+        // first word to the first instruction boundary at or past its end: every word is covered, as in one pass
+        int parts = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 4));
+        int per = (WORDS + parts - 1) / parts * 4;
+        List<CompletableFuture<long[]>> running = new ArrayList<>();
+        for (int from = 0; from < code.limit(); from += per) {
+            int start = from;
+            int end = Math.min(code.limit(), from + per);
+            running.add(CompletableFuture.supplyAsync(() -> fuzz(code, start, end), r -> new Thread(r, "fuzz").start()));
+        }
+        long decoded = 0;
+        long errors = 0;
+        long printed = 0;
+        long refusedFields = 0;
+        try {
+            for (CompletableFuture<long[]> part : running) {
+                long[] counts = part.join();
+                decoded += counts[0];
+                errors += counts[1];
+                printed += counts[2];
+                refusedFields += counts[3];
+            }
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+        System.out.printf("decoder fuzz: %d words, %d instructions decoded (%d printed, %d with fields no instruction "
+                + "takes), %d refused with a decode error%n", WORDS, decoded, printed, refusedFields, errors);
+        assertTrue(decoded + errors >= 1_000_000, "a million instructions' worth");
+        assertTrue(decoded > 100_000 && errors > 10_000, "the fuzz reaches both outcomes");
+    }
+
+    /** Decodes code from byte {@code from} until an instruction ends at or past {@code to}: decoded, errors, printed, refused. */
+    private static long[] fuzz(ByteBuffer code, int from, int to) {
+        Decoder decoder = Decoder.gfx1030();
+        int offset = from;
         long decoded = 0;
         long errors = 0;
         long printed = 0;
         long refusedFields = 0;
         long base = 0x1000_0000L;
-        while (offset < code.limit()) {
+        while (offset < to) {
             try {
                 Instruction insn = decoder.decode(code, offset, base);
                 assertTrue(insn.length() >= 4 && insn.length() <= 28, insn.toString());
@@ -64,10 +104,7 @@ class DecoderFuzzTest {
                 errors++;
             }
         }
-        System.out.printf("decoder fuzz: %d words, %d instructions decoded (%d printed, %d with fields no instruction "
-                + "takes), %d refused with a decode error%n", WORDS, decoded, printed, refusedFields, errors);
-        assertTrue(decoded + errors >= 1_000_000, "a million instructions' worth");
-        assertTrue(decoded > 100_000 && errors > 10_000, "the fuzz reaches both outcomes");
+        return new long[] {decoded, errors, printed, refusedFields};
     }
 
     @Test

@@ -84,7 +84,7 @@ class Vop3CorpusTest {
         for (Syntax syntax : List.of(Syntax.WAVE32, Syntax.WAVE64)) {
             // odd scalar register ranges go through the oracle too: llvm prints them aligned, with a warning
             List<LlvmOracle.Verdict> verdicts = LlvmOracle.disassemble(candidates, syntax.waveSize() == 64);
-            List<byte[]> valid = new ArrayList<>();
+            List<LlvmOracle.Verdict> valid = new ArrayList<>();
             List<String> acceptedInvalid = new ArrayList<>();
             TreeSet<Integer> llvmOpcodes = new TreeSet<>();
             int invalid = 0;
@@ -96,7 +96,7 @@ class Vop3CorpusTest {
                 int w0 = ByteBuffer.wrap(v.candidate()).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
                 llvmOpcodes.add(Decoder.opcodeOf(encoding, w0, 0));
                 if (!v.text().contains("nvalid")) {
-                    valid.add(v.candidate());
+                    valid.add(v);
                     continue;
                 }
                 invalid++;
@@ -111,7 +111,7 @@ class Vop3CorpusTest {
                     // refused, as it should be
                 }
             }
-            CorpusCheck.Report r = CorpusCheck.run(valid, syntax, Vop3Printer::print, 25);
+            CorpusCheck.Report r = CorpusCheck.check(valid, syntax, Vop3Printer::print, 25);
             System.out.println(name + " wave" + syntax.waveSize() + ": " + candidates.size() + " candidates, "
                     + (r.decodedByLlvm() + invalid) + " decoded by llvm-objdump-19 (" + invalid
                     + " with operands llvm marks invalid), " + r.matches() + " match, "

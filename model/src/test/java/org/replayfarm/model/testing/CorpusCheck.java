@@ -31,7 +31,15 @@ public final class CorpusCheck {
 
     public static Report run(List<byte[]> candidates, Syntax syntax, BiFunction<Instruction, Syntax, String> printer,
                              int keepMismatches) {
-        List<LlvmOracle.Verdict> verdicts = LlvmOracle.disassemble(candidates, syntax.waveSize() == 64);
+        return check(LlvmOracle.disassemble(candidates, syntax.waveSize() == 64), syntax, printer, keepMismatches);
+    }
+
+    /**
+     * {@link #run} over verdicts the oracle already gave (a test that sorted a batch's verdicts checks the ones it
+     * keeps without asking llvm again: each candidate's verdict is its own, whatever else was in the batch).
+     */
+    public static Report check(List<LlvmOracle.Verdict> verdicts, Syntax syntax,
+                               BiFunction<Instruction, Syntax, String> printer, int keepMismatches) {
         Decoder decoder = Decoder.gfx1030();
         int decoded = 0;
         int matches = 0;
@@ -60,6 +68,6 @@ public final class CorpusCheck {
                         + "\n   llvm: " + v.text() + " (" + v.length() + " bytes)\n   ours: " + ours + " (" + length + " bytes)");
             }
         }
-        return new Report(candidates.size(), decoded, matches, seen, mismatches);
+        return new Report(verdicts.size(), decoded, matches, seen, mismatches);
     }
 }

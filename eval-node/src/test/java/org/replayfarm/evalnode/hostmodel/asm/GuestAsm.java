@@ -3,6 +3,8 @@ package org.replayfarm.evalnode.hostmodel.asm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
+import java.util.function.UnaryOperator;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
@@ -51,7 +54,11 @@ import org.replayfarm.proto.RoundMode;
  * fidelity counts all apply.
  *
  * <p>Start state: buffer n is memory range n, its guest address in s[2n:2n+1]; the workgroup ids follow
- * (s[2n], s[2n+1], s[2n+2]), then the kernarg pointer; v0 holds the work-item id. Presets ({@link #sgpr},
+ * (s[2n], s[2n+1], s[2n+2]), then the kernarg pointer; v0 holds the work-item id. Or, with kernel arguments
+ * given as {@code replay capture build --arg} takes them ({@link #arg}: buffers, images, samplers, scalars), the
+ * layout {@code capture build} gives plain assembly: the kernarg pointer in s[0:1], argument k's 8 bytes at kernarg
+ * offset 8k (a buffer's address, an image's T# address, a sampler's S# address, a value), the workgroup ids in
+ * s[20:22], work-item ids in v0..v2; the program loads what it needs. Presets ({@link #sgpr},
  * {@link #setup}) are applied to each wave after the dispatcher's start state (they override it), as a kernel
  * prolog would; with scratch each wave's FLAT_SCRATCH is the scratch base plus its wave offset.
  *
@@ -66,6 +73,10 @@ import org.replayfarm.proto.RoundMode;
 public final class GuestAsm {
     private static final Map<String, byte[]> OBJECTS = new ConcurrentHashMap<>();
     private static final Path DISK_CACHE = Path.of("target", "asm-cache");
+    /** The assembler's identity in the cache key: its name and what {@code --version} prints (read once). */
+    private static volatile String assemblerIdentity;
+    /** Where the kernarg layout ({@link #arg}) puts the workgroup ids, as {@code capture build} does. */
+    public static final int KERNARG_LAYOUT_GROUP_ID_SGPR = 20;
 
     private final Path dir;
     private int waveSize = 32;
@@ -76,6 +87,9 @@ public final class GuestAsm {
     private Integer mode;
     private HostModel.Tier tier;
     private final List<byte[]> buffers = new ArrayList<>();
+    private final List<String> args = new ArrayList<>();
+    private int groupsX = 1;
+    private UnaryOperator<Capture> patch = c -> c;
     private final Map<Integer, Integer> sgprs = new LinkedHashMap<>();
     private Consumer<Wave> setup = w -> { };
     private boolean setupGiven;
@@ -138,8 +152,46 @@ public final class GuestAsm {
 
     /** Adds a buffer (memory range n, its address in s[2n:2n+1]). */
     public GuestAsm buffer(byte[] contents) {
+        if (!args.isEmpty()) {
+            throw new IllegalStateException("buffer() and arg() do not mix: give the buffer as arg(\"buffer:FILE\")");
+        }
         buffers.add(contents.clone());
         return this;
+    }
+
+    /**
+     * Adds kernel argument k as {@code replay capture build --arg} takes it ({@code buffer:FILE}, {@code zeros:N},
+     * {@code image:raw:FILE,WxH,format=F}, {@code sampler:...}, {@code u32:V}, ...): the program then runs with the
+     * kernarg layout (see the class comment), as a capture built from plain assembly does.
+     */
+    public GuestAsm arg(String text) {
+        if (!buffers.isEmpty()) {
+            throw new IllegalStateException("arg() and buffer() do not mix: give the buffer as arg(\"buffer:FILE\")");
+        }
+        args.add(text);
+        return this;
+    }
+
+    /** Groups in x the capture dispatches (default 1); {@link #run} runs group 0, {@link #kernel} holds them all. */
+    public GuestAsm groups(int x) {
+        if (x < 1) {
+            throw new IllegalArgumentException("groups " + x + ": at least 1");
+        }
+        groupsX = x;
+        return this;
+    }
+
+    /** Rewrites the built capture's metadata before it is written (an image's type and layers, a range moved, ...). */
+    public GuestAsm patch(UnaryOperator<Capture> change) {
+        patch = change;
+        return this;
+    }
+
+    /** A file in the test directory holding {@code bytes}, for {@code buffer:} and {@code image:raw:} arguments. */
+    public Path file(String name, byte[] bytes) throws IOException {
+        Path p = dir.resolve(name);
+        Files.write(p, bytes);
+        return p;
     }
 
     /** The MODE the wave starts with (its float fields: round, denorm, DX10_CLAMP, IEEE), through the capture. */
@@ -222,8 +274,8 @@ public final class GuestAsm {
     }
 
     /**
-     * The assembly built into a one-group capture, as {@link #run} runs it, for tests that drive
-     * {@link HostModel} themselves. Presets cannot travel in a capture: this refuses them.
+     * The assembly built into a capture ({@link #groups} groups; one by default), as {@link #run} runs it, for tests
+     * that drive {@link HostModel} or the evaluation themselves. Presets cannot travel in a capture: this refuses them.
      */
     public Kernel kernel(String assembly) throws Exception {
         if (!sgprs.isEmpty() || setupGiven) {
@@ -253,24 +305,35 @@ public final class GuestAsm {
     private Kernel build(String assembly) throws Exception {
         String source = endsWithEndpgm(assembly) ? assembly : assembly + "\ns_endpgm\n";
         byte[] object = assemble(source, waveSize == 64);
-        Path s = Files.createTempFile(dir, "t", ".s");
-        List<KernelArg> args = new ArrayList<>();
-        for (int i = 0; i < buffers.size(); i++) {
-            Path b = dir.resolve("buffer" + i + "-" + s.getFileName() + ".bin");
-            Files.write(b, buffers.get(i));
-            args.add(KernelArg.parse("buffer:" + b));
+        DispatchShape shape = new DispatchShape(groupsX, 1, 1, groupSize, 1, 1, 1);
+        CaptureBuilder.Built built;
+        if (!args.isEmpty()) {
+            List<KernelArg> kernelArgs = new ArrayList<>();
+            for (String a : args) {
+                kernelArgs.add(KernelArg.parse(a));
+            }
+            built = CaptureBuilder.fromRawCode(object, new RawLayout(waveSize, 256, 106, ldsBytes, scratchBytesPerLane,
+                    Map.of(), OptionalInt.of(0), OptionalInt.of(KERNARG_LAYOUT_GROUP_ID_SGPR)), shape, kernelArgs,
+                    Provenance.getDefaultInstance());
+        } else {
+            Path s = Files.createTempFile(dir, "t", ".s");
+            List<KernelArg> kernelArgs = new ArrayList<>();
+            for (int i = 0; i < buffers.size(); i++) {
+                Path b = dir.resolve("buffer" + i + "-" + s.getFileName() + ".bin");
+                Files.write(b, buffers.get(i));
+                kernelArgs.add(KernelArg.parse("buffer:" + b));
+            }
+            // first pass learns where the builder puts the buffers; the second hands their addresses over
+            Capture first = CaptureBuilder.fromRawCode(object, raw(Map.of()), shape, kernelArgs,
+                    Provenance.getDefaultInstance()).metadata();
+            Map<Integer, Integer> addresses = new LinkedHashMap<>();
+            for (int i = 0; i < buffers.size(); i++) {
+                long address = first.getRanges(i).getGuestAddress();
+                addresses.put(2 * i, (int) address);
+                addresses.put(2 * i + 1, (int) (address >>> 32));
+            }
+            built = CaptureBuilder.fromRawCode(object, raw(addresses), shape, kernelArgs, Provenance.getDefaultInstance());
         }
-        DispatchShape shape = new DispatchShape(1, 1, 1, groupSize, 1, 1, 1);
-        // first pass learns where the builder puts the buffers; the second hands their addresses over
-        Capture first = CaptureBuilder.fromRawCode(object, raw(Map.of()), shape, args, Provenance.getDefaultInstance())
-                .metadata();
-        Map<Integer, Integer> addresses = new LinkedHashMap<>();
-        for (int i = 0; i < buffers.size(); i++) {
-            long address = first.getRanges(i).getGuestAddress();
-            addresses.put(2 * i, (int) address);
-            addresses.put(2 * i + 1, (int) (address >>> 32));
-        }
-        var built = CaptureBuilder.fromRawCode(object, raw(addresses), shape, args, Provenance.getDefaultInstance());
         Capture c = built.metadata();
         if (mode != null) {
             int m = mode;
@@ -280,6 +343,7 @@ public final class GuestAsm {
                     .setDenormF16F64(DenormMode.forNumber((m >>> 6 & 3) + 1)).build();
             c = c.toBuilder().setProgram(c.getProgram().toBuilder().setFloatMode(fm)).build();
         }
+        c = patch.apply(c);
         Path capture = Files.createTempFile(dir, "t", ".capture");
         built.writer().write(c, capture);
         return new Kernel(CaptureFile.open(capture));
@@ -297,9 +361,12 @@ public final class GuestAsm {
         return lines[lines.length - 1].strip().equals("s_endpgm");
     }
 
-    /** llvm-mc-19's object for the source, from the cache when this source was assembled before. */
+    /**
+     * llvm-mc-19's object for the source, from the cache when this source was assembled before by the same
+     * assembler (its name and its {@code --version} text are in the key: an upgraded llvm-mc-19 assembles again).
+     */
     static byte[] assemble(String source, boolean wave64) throws IOException {
-        String key = sha256(Llvm.mc() + "\0" + wave64 + "\0" + source);
+        String key = sha256(assemblerIdentity() + "\0" + wave64 + "\0" + source);
         byte[] cached = OBJECTS.get(key);
         if (cached != null) {
             return cached;
@@ -326,6 +393,31 @@ public final class GuestAsm {
             Files.move(tmp, onDisk, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
         return object;
+    }
+
+    /** The assembler's name and its {@code --version} output, asked once per JVM. */
+    static String assemblerIdentity() {
+        String known = assemblerIdentity;
+        if (known != null) {
+            return known;
+        }
+        String mc = Llvm.mc();
+        try {
+            Process p = new ProcessBuilder(mc, "--version").redirectErrorStream(true).start();
+            String version = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new AssertionError(mc + " --version failed: " + version);
+            }
+            known = mc + "\0" + version.strip();
+        } catch (IOException e) {
+            throw new AssertionError("cannot run " + mc + ": install the reference toolchain (apt-get install -y llvm-19)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        assemblerIdentity = known;
+        return known;
     }
 
     private static String sha256(String text) {
@@ -427,6 +519,11 @@ public final class GuestAsm {
             return group().waves().get(index);
         }
 
+        /** Wave 0. */
+        public Wave wave() {
+            return wave(0);
+        }
+
         /** Fails if the group faulted. */
         public Outcome ok() {
             Optional<FaultRecord> f = result().fault();
@@ -458,6 +555,11 @@ public final class GuestAsm {
                 out[i] = (byte) group().memory().load(r.address() + i, 1, -1);
             }
             return out;
+        }
+
+        /** Range n's bytes as the group left them, as a little-endian buffer (floats and words by byte offset). */
+        public ByteBuffer bufferView(int n) {
+            return ByteBuffer.wrap(buffer(n)).order(ByteOrder.LITTLE_ENDIAN);
         }
 
         /** Range n's guest address. */
@@ -573,6 +675,15 @@ public final class GuestAsm {
             b[4 * i + 3] = (byte) (v >>> 24);
         }
         return b;
+    }
+
+    /** Little-endian floats as bytes. */
+    public static byte[] floats(float... values) {
+        ByteBuffer b = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (float f : values) {
+            b.putFloat(f);
+        }
+        return b.array();
     }
 
     /** {@code dwords} little-endian dwords, dword i holding 3i + 1: a buffer whose every word is distinct. */

@@ -91,4 +91,46 @@ class GuestAsmTest {
                 () -> GuestAsm.assertSameRun(out.run(), out.tier(), other.run(), other.tier()));
         assertTrue(e.getMessage().contains("v1 [5,"), e.getMessage());
     }
+
+    @Test
+    void kernel_arguments_get_the_layout_capture_build_gives_plain_assembly() throws Exception {
+        // argument 0 a buffer (its address at kernarg offset 0), argument 1 a value (at offset 8); group id x in s20
+        var asm = new GuestAsm(dir).groups(3).arg("zeros:128").arg("u32:0x1234");
+        var out = asm.run("""
+                s_load_dwordx2 s[2:3], s[0:1], 0x0
+                s_load_dword s4, s[0:1], 0x8
+                s_waitcnt lgkmcnt(0)
+                v_mov_b32 v1, s4
+                v_add_nc_u32 v1, s20, v1
+                v_lshlrev_b32 v2, 2, v0
+                global_store_dword v2, v1, s[2:3]
+                """);
+        assertEquals(out.bufferAddress(0), out.wave().sgpr64(2), "argument 0's address at kernarg offset 0");
+        out.assertWord(0, 0, 0x1234).assertWord(0, 4 * 31, 0x1234);
+        assertEquals(0x1234, out.bufferView(0).getInt(4 * 5));
+        assertEquals(3, asm.kernel("s_nop 0").capture().getDispatch().getGroupCountX(), "three groups");
+        assertThrows(IllegalStateException.class, () -> new GuestAsm(dir).arg("zeros:4").buffer(new byte[4]));
+        assertThrows(IllegalStateException.class, () -> new GuestAsm(dir).buffer(new byte[4]).arg("zeros:4"));
+    }
+
+    @Test
+    void a_patch_rewrites_the_capture_before_it_runs() throws Exception {
+        long moved = 0x4A00_0000_0000L;
+        var out = new GuestAsm(dir).buffer(GuestAsm.dwords(7, 8)).patch(c -> c.toBuilder()
+                .setRanges(0, c.getRanges(0).toBuilder().setGuestAddress(moved)).build()).run("""
+                s_mov_b32 s4, 0
+                s_mov_b32 s5, 0x4a00
+                s_load_dword s6, s[4:5], 0x4
+                s_waitcnt lgkmcnt(0)
+                """);
+        assertEquals(moved, out.bufferAddress(0));
+        out.assertSgpr(6, 8);
+    }
+
+    @Test
+    void the_object_cache_is_keyed_on_the_assemblers_version_too() {
+        String identity = GuestAsm.assemblerIdentity();
+        assertTrue(identity.startsWith(org.replayfarm.model.build.Llvm.mc() + "\0"), identity);
+        assertTrue(identity.contains("LLVM version "), "llvm-mc --version's text: " + identity);
+    }
 }

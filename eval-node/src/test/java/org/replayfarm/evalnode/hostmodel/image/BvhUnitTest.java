@@ -6,33 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.OptionalInt;
 import java.util.Random;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.replayfarm.evalnode.hostmodel.HostModel;
-import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
-import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
-import org.replayfarm.model.build.CaptureBuilder;
-import org.replayfarm.model.build.DispatchShape;
-import org.replayfarm.model.build.KernelArg;
-import org.replayfarm.model.build.Llvm;
-import org.replayfarm.model.build.RawLayout;
 import org.replayfarm.model.bvh.BvhBuilder;
 import org.replayfarm.model.bvh.BvhDescriptor;
-import org.replayfarm.model.capture.CaptureFile;
-import org.replayfarm.proto.Provenance;
 
 /**
  * image_bvh_intersect_ray and image_bvh64_intersect_ray, assembled by llvm-mc-19 in their plain, a16 and
@@ -461,13 +446,17 @@ class BvhUnitTest {
                 in.putInt(a);
             }
         }
-        Path inputs = dir.resolve("lanes.bin");
-        Path nodes = dir.resolve("nodes.bvh");
-        Files.write(inputs, in.array());
-        Files.write(nodes, BVH.nodes());
         BvhDescriptor radv = BvhDescriptor.decode(0, 1 << 31, 0xFFFFFFFF, 0x3FF | 1 << 24 | 1 << 31);
-        Path s = dir.resolve("k.s");
-        Files.writeString(s, """
+        int[] words = radv.encode();
+        // buffers: the nodes (range 0), the lanes' address dwords in s[2:3], their results in s[4:5]; the T# in
+        // s[8:11] (over the group ids the layout puts there)
+        GuestAsm.Outcome run = new GuestAsm(dir).wave64().buffer(BVH.nodes()).buffer(in.array())
+                .buffer(new byte[16 * WAVE]).sgpr(8, words[0]).sgpr(9, words[1]).sgpr(10, words[2]).sgpr(11, words[3])
+                .patch(c -> {
+                    var moved = c.toBuilder();
+                    moved.setRanges(0, moved.getRanges(0).toBuilder().setGuestAddress(high));
+                    return moved.build();
+                }).budget(100_000).run("""
                 v_mul_u32_u24 v1, 48, v0
                 global_load_dwordx4 v[10:13], v1, s[2:3]
                 global_load_dwordx4 v[14:17], v1, s[2:3] offset:16
@@ -479,49 +468,12 @@ class BvhUnitTest {
                 global_store_dwordx4 v1, v[24:27], s[4:5]
                 s_endpgm
                 """);
-        byte[] object = Llvm.assemble(s, true);
-        List<KernelArg> args = List.of(
-                KernelArg.parse("buffer:" + nodes),
-                KernelArg.parse("buffer:" + inputs),
-                KernelArg.parse("zeros:" + 16 * WAVE));
-        var shape = new DispatchShape(1, 1, 1, WAVE, 1, 1, 1);
-        Function<Map<Integer, Integer>, CaptureBuilder.Built> build =
-                sgprs -> {
-                    try {
-                        return CaptureBuilder.fromRawCode(object,
-                                new RawLayout(64, 256, 106, 0, 0, sgprs,
-                                        OptionalInt.of(12), OptionalInt.of(20)),
-                                shape, args, Provenance.getDefaultInstance());
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                };
-        var first = build.apply(Map.of()).metadata();
-        Map<Integer, Integer> sgprs = new HashMap<>();
-        for (int n = 1; n <= 2; n++) {
-            long address = first.getRanges(n).getGuestAddress();
-            sgprs.put(2 * n, (int) address);
-            sgprs.put(2 * n + 1, (int) (address >>> 32));
-        }
-        int[] words = radv.encode();
-        for (int k = 0; k < 4; k++) {
-            sgprs.put(8 + k, words[k]);
-        }
-        var built = build.apply(sgprs);
-        var moved = built.metadata().toBuilder();
-        moved.setRanges(0, moved.getRanges(0).toBuilder().setGuestAddress(high));
-        Path capture = dir.resolve("high.capture");
-        built.writer().write(moved.build(), capture);
-        Kernel kernel = new Kernel(CaptureFile.open(capture));
-        HostModel.Run run = new HostModel(kernel, 100_000).runKeepingState(0, 0, 0);
-        assertTrue(run.result().fault().isEmpty(), () -> "no fault: " + run.result().fault().get());
-        GroupMemory memory = run.group().memory();
-        long out = first.getRanges(2).getGuestAddress();
+        assertEquals(high, run.bufferAddress(0), "the nodes range was moved");
         int checked = 0;
         for (int l = 0; l < WAVE; l++) {
             int[] got = new int[4];
             for (int k = 0; k < 4; k++) {
-                got[k] = (int) memory.load(out + 16L * l + 4 * k, 4, -1);
+                got[k] = run.bufferDword(2, 16 * l + 4 * k);
             }
             LaneRay ray = rays[l];
             checked += ((ray.node() & 7) >= 4 ? checkBox(ray, got, l) : checkTriangle(ray, got, l)) ? 1 : 0;

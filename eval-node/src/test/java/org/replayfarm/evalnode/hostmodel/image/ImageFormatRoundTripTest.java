@@ -294,12 +294,12 @@ class ImageFormatRoundTripTest {
                 stores.putInt(v);
             }
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(16);
+        GuestAsm runner = new GuestAsm(dir).groupSize(16);
         Path raw = runner.file("t.raw", image.array());
         Path in = runner.file("v.bin", stores.array());
         var out = runner.arg("zeros:768").arg("image:raw:" + raw + ",4x4,format=" + fmt.name() + ",order=YXWZ")
                 .arg("buffer:" + in).run(PROGRAM).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         List<TexelStore> stored = out.result().texels();
         assertEquals(16, stored.size());
         for (int i = 0; i < 16; i++) {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /** image_sample_lz on a 3D image against {@link ReferenceFilter#sample3d}, point and bilinear, in several address modes. */
 class ImageSample3dTest {
@@ -61,12 +62,12 @@ class ImageSample3dTest {
             coords[4 * i + 1] = VS[i / 4 % 2];
             coords[4 * i + 2] = RS[i / 4];
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(32);
-        Path raw = runner.file("v.raw", ImageRunner.floats(flat));
-        Path in = runner.file("coords.bin", ImageRunner.floats(coords));
+        GuestAsm runner = new GuestAsm(dir).groupSize(32);
+        Path raw = runner.file("v.raw", GuestAsm.floats(flat));
+        Path in = runner.file("coords.bin", GuestAsm.floats(coords));
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x2x3,format=32_FLOAT")
-                .arg("sampler:" + filter + "," + mode).arg("buffer:" + in).run(PROGRAM).ok();
-        ByteBuffer b = out.buffer(0);
+                .arg("sampler:" + filter + "," + mode).arg("buffer:" + in).execute(PROGRAM).ok();
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 32; i++) {
             float want = ReferenceFilter.sample3d(image, filter.equals("bilinear"), mode, coords[4 * i], coords[4 * i + 1],
                     coords[4 * i + 2]);
@@ -77,10 +78,10 @@ class ImageSample3dTest {
 
     @Test
     void cube_sampling_still_faults_by_name() throws Exception {
-        ImageRunner runner = new ImageRunner(dir).lanes(4);
-        Path raw = runner.file("c.raw", ImageRunner.floats(new float[8]));
+        GuestAsm runner = new GuestAsm(dir).groupSize(4);
+        Path raw = runner.file("c.raw", GuestAsm.floats(new float[8]));
         var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",4x2,format=32_FLOAT").arg("sampler:point,clamp")
-                .run(ImageUnitTest.PROLOGUE + """
+                .execute(ImageUnitTest.PROLOGUE + """
                         s_load_dwordx4 s[16:19], s[6:7], 0x0
                         s_waitcnt lgkmcnt(0)
                         image_sample_lz v7, v[4:6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_CUBE

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /**
  * image_sample_lz on images that are not 4x2: a non-square, non-power-of-two 5x3, a single texel and a 1x4
@@ -74,14 +75,14 @@ class ImageSampleEdgesTest {
             coords[2 * l] = US[l % 8];
             coords[2 * l + 1] = VS[l / 8];
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(64);
+        GuestAsm runner = new GuestAsm(dir).groupSize(64);
         var out = runner.arg("zeros:1024")
-                .arg("image:raw:" + runner.file("a.raw", ImageRunner.floats(flat(images[0]))) + ",5x3,format=32_FLOAT")
-                .arg("image:raw:" + runner.file("b.raw", ImageRunner.floats(flat(images[1]))) + ",1x1,format=32_FLOAT")
-                .arg("image:raw:" + runner.file("c.raw", ImageRunner.floats(flat(images[2]))) + ",1x4,format=32_FLOAT")
+                .arg("image:raw:" + runner.file("a.raw", GuestAsm.floats(flat(images[0]))) + ",5x3,format=32_FLOAT")
+                .arg("image:raw:" + runner.file("b.raw", GuestAsm.floats(flat(images[1]))) + ",1x1,format=32_FLOAT")
+                .arg("image:raw:" + runner.file("c.raw", GuestAsm.floats(flat(images[2]))) + ",1x4,format=32_FLOAT")
                 .arg("sampler:" + filter + "," + mode + ",border=opaque_white")
-                .arg("buffer:" + runner.file("uv.bin", ImageRunner.floats(coords))).run(PROGRAM).ok();
-        ByteBuffer b = out.buffer(0);
+                .arg("buffer:" + runner.file("uv.bin", GuestAsm.floats(coords))).execute(PROGRAM).ok();
+        ByteBuffer b = out.bufferView(0);
         for (int l = 0; l < 64; l++) {
             for (int k = 0; k < 3; k++) {
                 float[][] img = images[k];
@@ -107,13 +108,13 @@ class ImageSampleEdgesTest {
                 "s[40:47], s[48:51] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm").replace("s_waitcnt vmcnt(0) lgkmcnt(0)",
                 "s_waitcnt vmcnt(0) lgkmcnt(0)\ns_mov_b64 s[48:49], s[16:17]\ns_mov_b64 s[50:51], s[18:19]\n"
                         + "s_bitset0_b32 s48, 15");
-        ImageRunner runner = new ImageRunner(dir).lanes(64);
-        Path raw = runner.file("a.raw", ImageRunner.floats(flat(img)));
+        GuestAsm runner = new GuestAsm(dir).groupSize(64);
+        Path raw = runner.file("a.raw", GuestAsm.floats(flat(img)));
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",5x3,format=32_FLOAT")
                 .arg("image:raw:" + raw + ",5x3,format=32_FLOAT").arg("image:raw:" + raw + ",5x3,format=32_FLOAT")
                 .arg("sampler:" + filter + "," + mode + ",unnormalized")
-                .arg("buffer:" + runner.file("uv.bin", ImageRunner.floats(coords))).run(program).ok();
-        ByteBuffer b = out.buffer(0);
+                .arg("buffer:" + runner.file("uv.bin", GuestAsm.floats(coords))).execute(program).ok();
+        ByteBuffer b = out.bufferView(0);
         for (int l = 0; l < 64; l++) {
             float want = ReferenceFilter.sample(img, filter.equals("bilinear"), mode, coords[2 * l], coords[2 * l + 1], 0f);
             assertEquals(want, b.getFloat(16 * l), 1e-5f, "FORCE_UNNORMALIZED, lane " + l);
@@ -156,10 +157,10 @@ class ImageSampleEdgesTest {
         for (int p : packed) {
             in.putInt(p);
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(64);
-        Path raw = runner.file("a.raw", ImageRunner.floats(flat(img)));
+        GuestAsm runner = new GuestAsm(dir).groupSize(64);
+        Path raw = runner.file("a.raw", GuestAsm.floats(flat(img)));
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",5x3,format=32_FLOAT").arg("sampler:bilinear,mirror")
-                .arg("buffer:" + runner.file("uv.bin", in.array())).run(ImageUnitTest.PROLOGUE + """
+                .arg("buffer:" + runner.file("uv.bin", in.array())).execute(ImageUnitTest.PROLOGUE + """
                         s_load_dwordx4 s[16:19], s[6:7], 0x0
                         s_load_dwordx2 s[24:25], s[0:1], 0x18
                         s_waitcnt lgkmcnt(0)
@@ -171,7 +172,7 @@ class ImageSampleEdgesTest {
                         s_waitcnt vmcnt(0)
                         global_store_dword v3, v4, s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int l = 0; l < 64; l++) {
             float want = ReferenceFilter.sample(img, true, "mirror", us[l], vs[l]);
             int got = b.getInt(16 * l);
@@ -197,10 +198,10 @@ class ImageSampleEdgesTest {
             coords[2 * i] = (i % 3 + 0.5f) / 3;
             coords[2 * i + 1] = (i / 3 + 0.5f) / 2;
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(6);
+        GuestAsm runner = new GuestAsm(dir).groupSize(6);
         var out = runner.arg("zeros:256").arg("image:raw:" + runner.file("t.raw", texels) + ",3x2,format=8_8_8_8_UNORM")
-                .arg("sampler:point,clamp").arg("buffer:" + runner.file("uv.bin", ImageRunner.floats(coords)))
-                .run(ImageUnitTest.PROLOGUE + """
+                .arg("sampler:point,clamp").arg("buffer:" + runner.file("uv.bin", GuestAsm.floats(coords)))
+                .execute(ImageUnitTest.PROLOGUE + """
                         s_load_dwordx4 s[16:19], s[6:7], 0x0
                         s_load_dwordx2 s[24:25], s[0:1], 0x18
                         s_waitcnt lgkmcnt(0)
@@ -213,7 +214,7 @@ class ImageSampleEdgesTest {
                         s_waitcnt vmcnt(0)
                         global_store_dwordx3 v3, v[5:7], s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 6; i++) {
             assertEquals((20 * i + 1) / 255f, b.getFloat(16 * i), "texel " + i + ": y first");
             assertEquals((255 - i) / 255f, b.getFloat(16 * i + 4), "texel " + i + ": then w");

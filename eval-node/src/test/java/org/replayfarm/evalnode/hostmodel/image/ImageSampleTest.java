@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /** image_sample_lz and image_sample_l against {@link ReferenceFilter}, in every address mode, point and bilinear. */
 class ImageSampleTest {
@@ -49,16 +50,16 @@ class ImageSampleTest {
             coords[2 * i] = US[i % 8];
             coords[2 * i + 1] = VS[i / 8];
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(32);
-        Path raw = runner.file("f.raw", ImageRunner.floats(flat));
-        Path in = runner.file("coords.bin", ImageRunner.floats(coords));
+        GuestAsm runner = new GuestAsm(dir).groupSize(32);
+        Path raw = runner.file("f.raw", GuestAsm.floats(flat));
+        Path in = runner.file("coords.bin", GuestAsm.floats(coords));
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x2,format=32_FLOAT")
                 .arg("sampler:" + filter + "," + mode).arg("buffer:" + in)
                 // v3 = 16 * lane; the _l result (lod 0 in v3 after the coordinates) goes at +4
-                .run(PROGRAM.replace("image_sample_l v7, v[1:3]", "v_mov_b32 v8, v3\nv_mov_b32 v3, 0\n"
+                .execute(PROGRAM.replace("image_sample_l v7, v[1:3]", "v_mov_b32 v8, v3\nv_mov_b32 v3, 0\n"
                         + "image_sample_l v7, v[1:3]").replace("global_store_dwordx2 v3, v[4:5], s[2:3]",
                         "v_mov_b32 v3, v8\nglobal_store_dwordx2 v3, v[4:5], s[2:3]")).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 32; i++) {
             float want = ReferenceFilter.sample(image, filter.equals("bilinear"), mode, coords[2 * i], coords[2 * i + 1]);
             assertEquals(want, b.getFloat(16 * i), 1e-5f, "lane " + i + " at (" + coords[2 * i] + ", " + coords[2 * i + 1] + ")");

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.TexelAtomic;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.model.capture.TexelLayout;
@@ -54,10 +55,10 @@ class ImageUnitTest {
             texels[4 * i + 2] = (byte) r;
             texels[4 * i + 3] = (byte) a;
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(16);
+        GuestAsm runner = new GuestAsm(dir).groupSize(16);
         Path raw = runner.file("normals.raw", texels);
         var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",4x4,format=8_8_8_8_UNORM,order=ZYXW").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         image_load v[4:7], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
                         s_waitcnt vmcnt(0)
                         v_fma_f32 v4, v4, 2.0, -1.0
@@ -65,7 +66,7 @@ class ImageUnitTest {
                         v_fma_f32 v6, v6, 2.0, -1.0
                         global_store_dwordx4 v3, v[4:7], s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 16; i++) {
             for (int c = 0; c < 3; c++) {
                 float want = Math.fma(normals[i][c] / 255f, 2f, -1f);
@@ -77,10 +78,10 @@ class ImageUnitTest {
 
     @Test
     void stores_are_recorded_per_texel_and_later_loads_in_the_group_see_them() throws Exception {
-        ImageRunner runner = new ImageRunner(dir).lanes(16);
+        GuestAsm runner = new GuestAsm(dir).groupSize(16);
         Path raw = runner.file("img.raw", new byte[16 * 4]);
         var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",4x4,format=8_8_8_8_UNORM").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         v_mov_b32 v4, 1.0
                         v_mov_b32 v5, 0.5
                         v_mov_b32 v6, 0
@@ -102,7 +103,7 @@ class ImageUnitTest {
             assertTrue(t.texel() < 4);
             assertArrayEquals(new byte[] {(byte) 255, (byte) 128, 0, 64}, t.value());
         }
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 16; i++) {
             boolean stored = i < 4;
             assertEquals(stored ? 1f : 0f, b.getFloat(16 * i));
@@ -120,10 +121,10 @@ class ImageUnitTest {
                 t.putShort((short) x).putShort((short) y).putShort((short) (100 + x)).putShort((short) (200 + y));
             }
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(16);
+        GuestAsm runner = new GuestAsm(dir).groupSize(16);
         Path raw = runner.file("u16.raw", t.array());
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x4,format=16_16_16_16_UINT").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         image_load v[4:5], v[1:2], s[8:15] dmask:0xa dim:SQ_RSRC_IMG_2D unorm
                         v_lshlrev_b32 v9, 16, v2
                         v_or_b32 v9, v9, v1
@@ -139,7 +140,7 @@ class ImageUnitTest {
                         s_waitcnt vmcnt(0)
                         global_store_dwordx4 v3, v[4:7], s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         for (int i = 0; i < 16; i++) {
             int x = i % 4;
             int y = i / 4;
@@ -156,10 +157,10 @@ class ImageUnitTest {
 
     @Test
     void an_integer_atomic_on_a_normalised_image_faults_instead_of_adding_to_its_bits() throws Exception {
-        ImageRunner runner = new ImageRunner(dir).lanes(32);
+        GuestAsm runner = new GuestAsm(dir).groupSize(32);
         Path raw = runner.file("rgba.raw", new byte[16 * 4]);
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x4,format=8_8_8_8_UNORM").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         v_and_b32 v2, 3, v2
                         v_mov_b32 v4, 5
                         image_atomic_add v4, v[1:2], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm glc
@@ -176,17 +177,17 @@ class ImageUnitTest {
         for (int i = 0; i < 16; i++) {
             t.putInt(1000 + i);
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(32);
+        GuestAsm runner = new GuestAsm(dir).groupSize(32);
         Path raw = runner.file("u32.raw", t.array());
         var out = runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x4,format=32_UINT").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         v_and_b32 v2, 3, v2
                         v_mov_b32 v4, 5
                         image_atomic_add v4, v[1:2], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm glc
                         s_waitcnt vmcnt(0)
                         global_store_dword v3, v4, s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         // lanes 0..15 then 16..31 hit the same 16 texels: the first sees the initial value, the second it + 5
         for (int i = 0; i < 32; i++) {
             assertEquals(1000 + i % 16 + (i >= 16 ? 5 : 0), b.getInt(16 * i), "lane " + i);
@@ -207,11 +208,11 @@ class ImageUnitTest {
     @Test
     void load_mip_reads_the_level_the_address_names() throws Exception {
         // 4x2 32_FLOAT with 3 levels: level 0 holds 0..7, level 1 (2x1) 100, 101, level 2 (1x1) 200
-        byte[] texels = ImageRunner.floats(0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 200);
-        ImageRunner runner = new ImageRunner(dir).lanes(4);
+        byte[] texels = GuestAsm.floats(0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 200);
+        GuestAsm runner = new GuestAsm(dir).groupSize(4);
         Path raw = runner.file("m.raw", texels);
         var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",4x2,format=32_FLOAT,mips=3").arg("u64:0")
-                .run(PROLOGUE + """
+                .execute(PROLOGUE + """
                         v_mov_b32 v2, 0
                         v_mov_b32 v4, v1
                         v_mov_b32 v5, 0
@@ -222,7 +223,7 @@ class ImageUnitTest {
                         s_waitcnt vmcnt(0)
                         global_store_dwordx2 v3, v[7:8], s[2:3]
                         """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         float[] viaLevelLane = {0, 101, 0, 0}; // (1, 0) of level 1; x 2 is past level 2's 1x1; level 3 does not exist
         float[] level1 = {100, 101, 0, 0};
         for (int i = 0; i < 4; i++) {

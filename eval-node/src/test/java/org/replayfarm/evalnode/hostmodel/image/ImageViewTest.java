@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
+import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.proto.Capture;
 import org.replayfarm.proto.ImageType;
 
@@ -35,14 +36,14 @@ class ImageViewTest {
             """;
 
     /** A 2x2 32_FLOAT image of 3 layers (texel (x, y) of layer k holds 100 k + 2 y + x), captured as a 2D array. */
-    private ImageRunner array(float[] coords) throws Exception {
+    private GuestAsm array(float[] coords) throws Exception {
         float[] texels = new float[12];
         for (int i = 0; i < 12; i++) {
             texels[i] = 100 * (i / 4) + i % 4;
         }
-        ImageRunner runner = new ImageRunner(dir).lanes(16);
-        Path raw = runner.file("a.raw", ImageRunner.floats(texels));
-        Path in = runner.file("c.bin", ImageRunner.floats(coords));
+        GuestAsm runner = new GuestAsm(dir).groupSize(16);
+        Path raw = runner.file("a.raw", GuestAsm.floats(texels));
+        Path in = runner.file("c.bin", GuestAsm.floats(coords));
         return runner.arg("zeros:1024").arg("image:raw:" + raw + ",2x2x3,format=32_FLOAT").arg("sampler:point,clamp")
                 .arg("buffer:" + in).patch(c -> {
                     Capture.Builder b = c.toBuilder();
@@ -77,7 +78,7 @@ class ImageViewTest {
 
     @Test
     void a_view_of_layers_1_and_2_reads_them_as_slices_0_and_1_and_slices_past_it_as_zero() throws Exception {
-        var out = array(arrayCoords()).run(SETUP + arrayView(1, 2) + """
+        var out = array(arrayCoords()).execute(SETUP + arrayView(1, 2) + """
                 image_load v7, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY unorm
                 image_sample_lz v8, v[20:22], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY
                 v_mov_b32 v9, 0
@@ -86,7 +87,7 @@ class ImageViewTest {
                 global_store_dwordx2 v3, v[7:8], s[2:3]
                 global_store_dwordx4 v3, v[10:13], s[2:3] offset:512
                 """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         int[] sampledLayer = {1, 1, 2, 2}; // slices -0.7, 0.4, 0.6, 5: floor(s + 0.5) clamped to the view's 0..1
         for (int l = 0; l < 16; l++) {
             int slice = l / 4;
@@ -100,7 +101,7 @@ class ImageViewTest {
 
     @Test
     void a_view_reaching_past_the_captured_layers_faults_naming_the_layer() throws Exception {
-        var out = array(arrayCoords()).run(SETUP + arrayView(1, 3) + """
+        var out = array(arrayCoords()).execute(SETUP + arrayView(1, 3) + """
                 image_load v7, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY unorm
                 """);
         Optional<FaultRecord> fault = out.result().fault();
@@ -110,10 +111,10 @@ class ImageViewTest {
     }
 
     /** A 4x2 32_FLOAT image of 3 levels: level 0 holds 0..7, level 1 (2x1) 100, 101, level 2 (1x1) 200. */
-    private ImageRunner mips(float[] coords) throws Exception {
-        ImageRunner runner = new ImageRunner(dir).lanes(4);
-        Path raw = runner.file("m.raw", ImageRunner.floats(0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 200));
-        Path in = runner.file("c.bin", ImageRunner.floats(coords));
+    private GuestAsm mips(float[] coords) throws Exception {
+        GuestAsm runner = new GuestAsm(dir).groupSize(4);
+        Path raw = runner.file("m.raw", GuestAsm.floats(0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 200));
+        Path in = runner.file("c.bin", GuestAsm.floats(coords));
         return runner.arg("zeros:1024").arg("image:raw:" + raw + ",4x2,format=32_FLOAT,mips=3").arg("sampler:point,clamp")
                 .arg("buffer:" + in);
     }
@@ -140,7 +141,7 @@ class ImageViewTest {
 
     @Test
     void a_view_from_base_level_1_reads_level_1_as_its_level_0_and_clamps_to_its_last() throws Exception {
-        var out = mips(lodCoords()).run(SETUP + levels(1, 2) + """
+        var out = mips(lodCoords()).execute(SETUP + levels(1, 2) + """
                 v_mov_b32 v4, 0
                 v_mov_b32 v5, 0
                 v_mov_b32 v6, v0
@@ -152,7 +153,7 @@ class ImageViewTest {
                 global_store_dwordx3 v3, v[7:9], s[2:3]
                 global_store_dwordx4 v3, v[10:13], s[2:3] offset:512
                 """).ok();
-        ByteBuffer b = out.buffer(0);
+        ByteBuffer b = out.bufferView(0);
         float[] load = {100, 200, 0, 0}; // view levels 0, 1 are levels 1, 2; view level 2 is past LAST_LEVEL
         float[] sampled = {101, 200, 200, 200}; // (0.6, 0.5) of level 1 (2x1) is texel 1; LODs past the view clamp to it
         int[][] info = {{2, 1, 1, 2}, {1, 1, 1, 2}, {0, 0, 0, 2}, {0, 0, 0, 2}};
@@ -169,14 +170,14 @@ class ImageViewTest {
     @Test
     void levels_the_view_holds_but_the_capture_does_not_fault_and_resinfo_counts_the_views_levels() throws Exception {
         // LAST_LEVEL 4 over 3 captured levels: resinfo says 5 levels (0..4), as the hardware would read the T#
-        var info = mips(lodCoords()).run(SETUP + levels(0, 4) + """
+        var info = mips(lodCoords()).execute(SETUP + levels(0, 4) + """
                 image_get_resinfo v[10:13], v0, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
                 s_waitcnt vmcnt(0)
                 global_store_dwordx4 v3, v[10:13], s[2:3]
                 """).ok();
-        assertEquals(5, info.buffer(0).getInt(12));
-        assertEquals(4, info.buffer(0).getInt(0));
-        var load = mips(lodCoords()).run(SETUP + levels(0, 4) + """
+        assertEquals(5, info.bufferView(0).getInt(12));
+        assertEquals(4, info.bufferView(0).getInt(0));
+        var load = mips(lodCoords()).execute(SETUP + levels(0, 4) + """
                 v_mov_b32 v4, 0
                 v_mov_b32 v5, 0
                 v_mov_b32 v6, 3
@@ -185,7 +186,7 @@ class ImageViewTest {
         assertTrue(load.result().fault().isPresent());
         assertTrue(load.result().fault().get().message().contains("level 3 (view level 3) is inside the view but the capture"
                 + " holds 3 level(s)"), load.result().fault().get().message());
-        var sample = mips(lodCoords()).run(SETUP + levels(0, 4) + """
+        var sample = mips(lodCoords()).execute(SETUP + levels(0, 4) + """
                 image_sample_l v8, v[20:22], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
                 """);
         assertTrue(sample.result().fault().isPresent(), "lane 3 samples at LOD 3, a level the capture lacks");
@@ -194,7 +195,7 @@ class ImageViewTest {
 
     @Test
     void an_empty_view_loads_zero_and_sampling_it_or_a_min_lod_clamp_faults_as_not_modelled() throws Exception {
-        var load = mips(lodCoords()).run(SETUP + levels(3, 2) + """
+        var load = mips(lodCoords()).execute(SETUP + levels(3, 2) + """
                 v_mov_b32 v4, 0
                 v_mov_b32 v5, 0
                 v_mov_b32 v6, 0
@@ -202,14 +203,14 @@ class ImageViewTest {
                 s_waitcnt vmcnt(0)
                 global_store_dword v3, v7, s[2:3]
                 """).ok();
-        assertEquals(0, load.buffer(0).getInt(0), "BASE_LEVEL 3 past LAST_LEVEL 2: every level is out of range");
-        var empty = mips(lodCoords()).run(SETUP + levels(3, 2) + """
+        assertEquals(0, load.bufferView(0).getInt(0), "BASE_LEVEL 3 past LAST_LEVEL 2: every level is out of range");
+        var empty = mips(lodCoords()).execute(SETUP + levels(3, 2) + """
                 image_sample_lz v9, v[20:21], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
                 """);
         assertTrue(empty.result().fault().isPresent());
         assertTrue(empty.result().fault().get().message().contains("BASE_LEVEL 3 is past LAST_LEVEL 2"),
                 empty.result().fault().get().message());
-        var clamp = mips(lodCoords()).run(SETUP + """
+        var clamp = mips(lodCoords()).execute(SETUP + """
                 s_or_b32 s9, s9, 0x10000
                 image_sample_lz v9, v[20:21], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
                 """);
@@ -219,9 +220,9 @@ class ImageViewTest {
 
     @Test
     void a_d16_store_to_a_sint_image_sign_extends_its_half_as_the_buffer_format_store_does() throws Exception {
-        ImageRunner runner = new ImageRunner(dir).lanes(2);
+        GuestAsm runner = new GuestAsm(dir).groupSize(2);
         Path raw = runner.file("s.raw", new byte[8]);
-        var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",2x1,format=32_SINT").arg("u64:0").run(
+        var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",2x1,format=32_SINT").arg("u64:0").execute(
                 ImageUnitTest.PROLOGUE + """
                         v_mov_b32 v4, 0xfffb
                         v_mov_b32 v5, 0
@@ -236,7 +237,7 @@ class ImageViewTest {
     @Test
     void a_resource_whose_type_is_not_an_image_faults_naming_its_registers_and_type() throws Exception {
         for (int type : new int[] {0, 14}) {
-            var out = mips(lodCoords()).run(SETUP + """
+            var out = mips(lodCoords()).execute(SETUP + """
                     s_and_b32 s11, s11, 0x0fffffff
                     s_or_b32 s11, s11, %d
                     v_mov_b32 v4, 0
