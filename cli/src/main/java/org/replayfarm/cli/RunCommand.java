@@ -130,6 +130,18 @@ final class RunCommand implements Callable<Integer> {
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
                 "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n" + FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
         Path work = Files.createTempDirectory("replay-run");
+        PrintWriter errors = spec.commandLine().getErr();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        // registered before the node starts writing into the work directory, so a signal at any point removes it
+        Thread onSignal = new Thread(() -> {
+            if (!done.get()) {
+                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
+                errors.flush();
+                deleteTree(work);
+                deleteTree(work); // again: the node may have been writing into it
+            }
+        }, "replay-run-interrupted");
+        Runtime.getRuntime().addShutdownHook(onSignal);
         // the embedded cluster starts on another thread while this one opens the capture and checks the options
         // (a capture that is not there starts none: that error needs no cluster); a refused option closes it
         CompletableFuture<FarmNode> starting = Files.isRegularFile(capture) ? startNode(work, n, overlay)
@@ -158,23 +170,14 @@ final class RunCommand implements Callable<Integer> {
             }
         } catch (Exception | Error e) {
             starting.thenAccept(FarmNode::close).exceptionally(x -> null).join();
+            done.set(true);
             deleteTree(work);
+            removeHook(onSignal);
             throw e;
         }
         boolean bar = progress != null ? progress : System.console() != null;
         AtomicReference<Comparison.Result> result = new AtomicReference<>();
         JobProgress end;
-        PrintWriter errors = spec.commandLine().getErr();
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread onSignal = new Thread(() -> {
-            if (!done.get()) {
-                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
-                errors.flush();
-                deleteTree(work);
-                deleteTree(work); // again: the node may have been writing into it
-            }
-        }, "replay-run-interrupted");
-        Runtime.getRuntime().addShutdownHook(onSignal);
         clock.mark("parse and check");
         FarmNode started = null;
         try (FarmNode node = awaitNode(starting)) {
@@ -220,11 +223,7 @@ final class RunCommand implements Callable<Integer> {
             }
             done.set(true);
             deleteTree(work);
-            try {
-                Runtime.getRuntime().removeShutdownHook(onSignal); // many runs in one JVM (tests, batches) keep none
-            } catch (IllegalStateException shuttingDown) {
-                // the JVM is exiting: the hook runs, sees done and does nothing
-            }
+            removeHook(onSignal);
         }
         if (!end.state().equals("finished")) {
             throw new IllegalStateException("the job failed: " + end.error());
@@ -257,12 +256,24 @@ final class RunCommand implements Callable<Integer> {
         return f;
     }
 
+    /** Many runs in one JVM (tests, batches) keep no hook behind them. */
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting: the hook runs, sees done and does nothing
+        }
+    }
+
     /** The started node, or what its start threw. */
     private static FarmNode awaitNode(CompletableFuture<FarmNode> starting) throws Exception {
         try {
             return starting.get();
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            if (e.getCause() instanceof Error x) {
                 throw x;
             }
             throw e;
@@ -293,6 +304,18 @@ final class RunCommand implements Callable<Integer> {
         }
         Files.createDirectories(out);
         Path work = Files.createTempDirectory("replay-run");
+        PrintWriter errors = spec.commandLine().getErr();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        // registered before the node starts writing into the work directory, so a signal at any point removes it
+        Thread onSignal = new Thread(() -> {
+            if (!done.get()) {
+                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
+                errors.flush();
+                deleteTree(work);
+                deleteTree(work); // again: the node may have been writing into it
+            }
+        }, "replay-run-interrupted");
+        Runtime.getRuntime().addShutdownHook(onSignal);
         List<BatchRun.Result> results;
         long start = System.nanoTime();
         PrintWriter w = spec.commandLine().getOut();

@@ -88,19 +88,22 @@ public final class HotGuestMetrics implements AutoCloseable {
 
     /** Removes every job's series now (the node is closing). */
     @Override
-    public synchronized void close() {
+    public void close() {
+        // the reaper is stopped outside the lock: an expiry that has just fired waits for the lock in expire(),
+        // and holding it here would keep that thread (and this close) waiting out the whole timeout
         if (reaper != null) {
             reaper.shutdownNow();
             try {
-                // the reaper is gone when close returns (it only ever waits for its next expiry)
                 reaper.awaitTermination(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-        for (String job : List.copyOf(recorded.keySet())) {
-            forget(job);
+        synchronized (this) {
+            for (String job : List.copyOf(recorded.keySet())) {
+                forget(job);
+            }
+            generation.clear();
         }
-        generation.clear();
     }
 }

@@ -162,6 +162,11 @@ public final class RunReport {
         }
         // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
         ArrayNode hot = n.putArray("hot_guest_instructions");
+        if (device.run() != null && (device.run().samplesAttributed() > 0 || device.run().samplesUnattributed() > 0)) {
+            // how many PC samples were traced to a guest instruction and how many could not be (no #line)
+            n.putObject("pc_samples").put("attributed", device.run().samplesAttributed())
+                    .put("unattributed", device.run().samplesUnattributed());
+        }
         if (device.run() != null) {
             for (org.replayfarm.proto.GuestHotspot h : device.run().hotspots()) {
                 ObjectNode o = hot.addObject().put("pc", String.format("0x%x", h.getGuestPc())).put("line", h.getLine())
@@ -355,6 +360,10 @@ public final class RunReport {
         if (device.run() != null && !device.run().hotspots().isEmpty()) {
             w.printf("hottest guest   %s%n", device.run().hotspots().stream().limit(3).map(h -> String.format("0x%x %s (%d)",
                     h.getGuestPc(), h.getText(), h.getSamples())).collect(java.util.stream.Collectors.joining("; ")));
+        }
+        if (device.run() != null && (device.run().samplesAttributed() > 0 || device.run().samplesUnattributed() > 0)) {
+            w.printf("pc samples      %d traced to a guest instruction, %d not%n", device.run().samplesAttributed(),
+                    device.run().samplesUnattributed());
         }
         if (diff != null) {
             w.printf("comparison      %s%n", Scope.of(diff, options).statement(options));

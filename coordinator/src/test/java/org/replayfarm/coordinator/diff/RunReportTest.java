@@ -133,4 +133,32 @@ class RunReportTest {
                 new java.io.PrintWriter(local));
         assertTrue(local.toString().startsWith("groups          0 (on 2 thread(s), 0.003 s)"), local.toString());
     }
+
+    @Test
+    void a_sampled_device_run_s_report_names_its_hottest_instructions_and_how_many_samples_were_traced() throws Exception {
+        SyntheticCapture c = new SyntheticCapture(dir.resolve("sampled-capture"));
+        c.totals.add(group(0, 0, List.of(new StoreRun(0, 0, new byte[64])), List.of(), List.of(), 2, null));
+        Evaluation.Outcome o = c.totals.outcome(Duration.ofMillis(3), 1);
+        var plain = SyntheticCapture.device(o.memory().range(0).clone(), null, o.images().texels(0).clone(),
+                o.images().texels(1).clone());
+        var hot = org.replayfarm.proto.GuestHotspot.newBuilder().setGuestPc(0x1c).setLine(8).setText("v_mul_f32 v1, v1, v2")
+                .setSamples(40).build();
+        var device = new org.replayfarm.gpunode.device.DeviceRun("cuda", "H200", plain.ranges(), plain.images(),
+                plain.executions(), plain.fidelity(), List.of(hot), 40, 7);
+        DiffOptions options = DiffOptions.exact(true);
+        DiffResult diff = Diff.compare(o.memory(), o.images(), device, options);
+        Path out = dir.resolve("sampled-out");
+        RunReport.write(out, o, c.kernel, new RunReport.Identity("cd".repeat(32), "sampled.capture", "job-2", "every group"),
+                new RunReport.Device("cuda", "H200", device, 0.001), diff, options, 0, 0.002);
+        JsonNode report = new ObjectMapper().readTree(out.resolve("report.json").toFile());
+        JsonNode samples = report.get("device").get("pc_samples");
+        assertEquals(40, samples.get("attributed").asLong());
+        assertEquals(7, samples.get("unattributed").asLong());
+        JsonNode first = report.get("device").get("hot_guest_instructions").get(0);
+        assertEquals("0x1c", first.get("pc").asText());
+        assertEquals(40, first.get("samples").asInt());
+        String summary = Files.readString(out.resolve("summary.txt"));
+        assertTrue(summary.contains("pc samples      40 traced to a guest instruction, 7 not"), summary);
+        assertTrue(summary.contains("hottest guest   0x1c v_mul_f32 v1, v1, v2 (40)"), summary);
+    }
 }

@@ -86,6 +86,15 @@ public final class HostModel {
         return fast == null ? 0 : fast.specialised();
     }
 
+    /** Whether the fast tier runs the instruction at {@code pc} through a specialised step (false for the reference tier). */
+    public boolean specialisedAt(long pc) {
+        if (fast == null) {
+            return false;
+        }
+        FastTier.Step step = fast.at(pc);
+        return step != null && step.specialised;
+    }
+
     public Kernel kernel() {
         return kernel;
     }

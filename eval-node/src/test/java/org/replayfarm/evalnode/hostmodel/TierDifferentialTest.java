@@ -206,7 +206,13 @@ class TierDifferentialTest {
                         a.append("v_cmp_").append(c).append("_f32_e64 ").append(pair).append(", -v3, |v4|\n");
                         a.append("v_cndmask_b32_e64 v").append(dst++).append(", 0, 1, ").append(pair).append('\n');
                         a.append("v_cmp_").append(c).append("_f32 ").append(vcc).append(", s8, v5\n");
-                        a.append("s_mov_b32 s").append(sgpr++).append(", ").append(vcc).append(wave == 32 ? "" : "_lo").append('\n');
+                        if (wave == 32) {
+                            a.append("s_mov_b32 s").append(sgpr++).append(", vcc_lo\n");
+                        } else {
+                            // every lane's bit: the whole 64-bit mask
+                            a.append("s_mov_b64 s[").append(sgpr).append(':').append(sgpr + 1).append("], vcc\n");
+                            sgpr += 2;
+                        }
                     }
                     a.append("v_cmpx_nlt_f32 v6, v1\n");
                     a.append("v_mov_b32 v").append(dst++).append(", v2\n");
@@ -229,6 +235,14 @@ class TierDifferentialTest {
                     int lines = kernel.program().instructions().size();
                     assertTrue(fast.specialisedInstructions() > lines / 2,
                             fast.specialisedInstructions() + " of " + lines + " specialised");
+                    // each family this test was written for runs through its specialised step in at least one line
+                    // (a family falling back to the reference handler would agree with it and prove nothing)
+                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_cmp_lt_f32",
+                            "v_cmp_nlg_f32", "v_cmp_u_f32", "v_cmpx_nlt_f32"}) {
+                        boolean some = kernel.program().instructions().stream()
+                                .anyMatch(insn -> insn.mnemonic().equals(family) && fast.specialisedAt(insn.pc()));
+                        assertTrue(some, "wave" + wave + ": no " + family + " line runs specialised");
+                    }
                     programs++;
                 }
             }

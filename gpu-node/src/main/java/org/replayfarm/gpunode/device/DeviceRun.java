@@ -26,13 +26,6 @@ public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer
         hotspots = List.copyOf(hotspots);
     }
 
-    /** A run whose hottest guest instructions are known but not how many PC samples were (and were not) placed. */
-    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
-                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
-                     List<org.replayfarm.proto.GuestHotspot> hotspots) {
-        this(kind, label, ranges, images, executions, fidelity, hotspots, 0, 0);
-    }
-
     /** A run without PC samples traced to guest instructions. */
     public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
                      SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity) {

@@ -88,8 +88,11 @@ public final class NodeTest {
         return child;
     }
 
-    /** GPURT's SORT: swap when the second is hit and strictly nearer, or the first is a miss. */
-    private static void sortPair(int[] child, float[] key, int a, int b) {
+    /**
+     * GPURT's SORT: swap when the second is hit and strictly nearer, or the first is a miss. Public with maxNum and
+     * minNum so that the host model's allocation-free box test uses these very definitions.
+     */
+    public static void sortPair(int[] child, float[] key, int a, int b) {
         if (child[b] != MISS && key[b] < key[a] || child[a] == MISS) {
             float k = key[a];
             key[a] = key[b];
@@ -124,12 +127,12 @@ public final class NodeTest {
     }
 
     /** IEEE maxNum: a NaN operand is dropped. */
-    private static float maxNum(float a, float b) {
+    public static float maxNum(float a, float b) {
         return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.max(a, b);
     }
 
     /** IEEE minNum: a NaN operand is dropped. */
-    private static float minNum(float a, float b) {
+    public static float minNum(float a, float b) {
         return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.min(a, b);
     }
 

@@ -30,7 +30,8 @@ public final class LlvmOracle {
     public static final int LONGEST = 28;
     /** The {@code s_nop 0} padding after each candidate: an instruction starting at its last dword ends within it. */
     public static final int PAD = LONGEST - 4;
-    private static final int MAX_CANDIDATE = 28;
+    /** The longest candidate: no longer than the longest instruction, so the padding's bound holds for it too. */
+    private static final int MAX_CANDIDATE = LONGEST;
     /** Below this many candidates a batch runs as one part. */
     private static final int PART_MIN = 2_000;
     private static final Pattern LINE = Pattern.compile("^\\t(.*?)\\s*//\\s*([0-9A-F]{12}):((?: [0-9A-F]{8})+)(?: <.*>)?(?: ; Warning: .*)?$");

@@ -1,5 +1,6 @@
 package org.replayfarm.evalnode.hostmodel.image;
 
+import org.replayfarm.model.bvh.NodeTest;
 import org.replayfarm.model.fp.Half;
 
 /**
@@ -66,16 +67,16 @@ final class BvhKernel {
             float farY = iy >= 0f ? hiY : loY;
             float nearZ = iz >= 0f ? loZ : hiZ;
             float farZ = iz >= 0f ? hiZ : loZ;
-            float entry = maxNum(maxNum(nearX, nearY), nearZ);
-            float exit = minNum(minNum(farX, farY), farZ);
+            float entry = NodeTest.maxNum(NodeTest.maxNum(nearX, nearY), nearZ);
+            float exit = NodeTest.minNum(NodeTest.minNum(farX, farY), farZ);
             float key;
             float limit;
             if (Float.isNaN(entry) || Float.isNaN(exit)) {
                 key = Float.POSITIVE_INFINITY;
                 limit = Float.NEGATIVE_INFINITY;
             } else {
-                key = maxNum(entry, 0f);
-                limit = minNum(exit, extent);
+                key = NodeTest.maxNum(entry, 0f);
+                limit = NodeTest.minNum(exit, extent);
             }
             int child = block[i];
             if (!(key <= limit * grow)) {
@@ -93,23 +94,11 @@ final class BvhKernel {
             return;
         }
         float[] key = {k0, k1, k2, k3};
-        sortPair(out, key, 0, 2);
-        sortPair(out, key, 1, 3);
-        sortPair(out, key, 0, 1);
-        sortPair(out, key, 2, 3);
-        sortPair(out, key, 1, 2);
-    }
-
-    /** GPURT's SORT: swap when the second is hit and strictly nearer, or the first is a miss. */
-    private static void sortPair(int[] child, float[] key, int a, int b) {
-        if (child[b] != MISS && key[b] < key[a] || child[a] == MISS) {
-            float k = key[a];
-            key[a] = key[b];
-            key[b] = k;
-            int c = child[a];
-            child[a] = child[b];
-            child[b] = c;
-        }
+        NodeTest.sortPair(out, key, 0, 2);
+        NodeTest.sortPair(out, key, 1, 3);
+        NodeTest.sortPair(out, key, 0, 1);
+        NodeTest.sortPair(out, key, 2, 3);
+        NodeTest.sortPair(out, key, 1, 2);
     }
 
     /** The node type's triangle (0..3) of a triangle node's 16 dwords, reported as the return mode says. */
@@ -182,16 +171,6 @@ final class BvhKernel {
             case 2 -> w;
             default -> 0f;
         };
-    }
-
-    /** IEEE maxNum: a NaN operand is dropped. */
-    private static float maxNum(float a, float b) {
-        return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.max(a, b);
-    }
-
-    /** IEEE minNum: a NaN operand is dropped. */
-    private static float minNum(float a, float b) {
-        return Float.isNaN(a) ? b : Float.isNaN(b) ? a : Math.min(a, b);
     }
 
     private static float half(int bits) {
