@@ -75,6 +75,9 @@ final class CudaCpuCorpus {
     private static final AtomicLong gxxBuilds = new AtomicLong();
     private static final AtomicLong bytesOfC = new AtomicLong();
     private static final AtomicLong failedRuns = new AtomicLong();
+    /** Translations whose indirect targets ControlFlow could not bound (every instruction a block and a case). */
+    private static final List<String> everyInstruction = Collections.synchronizedList(new ArrayList<>());
+    private static final AtomicLong translated = new AtomicLong();
     private static long started;
 
     private CudaCpuCorpus() {
@@ -116,6 +119,12 @@ final class CudaCpuCorpus {
         }
         int bytes = translation.source().length();
         bytesOfC.addAndGet(bytes);
+        translated.incrementAndGet();
+        String flow = translation.coverageReport().lines().filter(l -> l.contains("control flow:")).findFirst()
+                .orElse("").trim();
+        if (flow.contains("every instruction is a block")) {
+            everyInstruction.add(name + ": " + flow);
+        }
         String mode = System.getProperty("replay.cudacpu", "default");
         boolean build = switch (mode) {
             case "all" -> true;
@@ -326,6 +335,11 @@ final class CudaCpuCorpus {
                 NVCC_DEFAULT_BYTES / 1024, failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
                 gxxNanos.get() / 1e9, runNanos.get() / 1e9, nvccNanos.get() / 1e9,
                 Integer.getInteger("replay.cudacpu.threads", Runtime.getRuntime().availableProcessors()), wall);
+        System.out.printf(Locale.ROOT, "[cuda-cpu corpus] control flow: %d translations with computed indirect targets, "
+                + "%d fell back to every instruction%n", translated.get() - everyInstruction.size(), everyInstruction.size());
+        for (String r : everyInstruction) {
+            System.out.println("[cuda-cpu corpus]   " + r);
+        }
         for (String r : refused) {
             System.out.println("[cuda-cpu corpus]   refused " + r);
         }
