@@ -48,12 +48,12 @@ final class ControlFlow {
                 + "addresses)" : ", no indirect jumps");
     }
 
-    static ControlFlow of(NavigableMap<Long, Instruction> insns, long entry) {
+    static ControlFlow of(NavigableMap<Long, Instruction> insns, long entry, int waveSize) {
         if (Boolean.getBoolean("replay.translate.everyInstruction")) {
             // the translation before this analysis (for comparisons: bench figures, a suspected analysis bug)
             return everything(insns, entry, "-Dreplay.translate.everyInstruction=true");
         }
-        Scan scan = scan(insns);
+        Scan scan = scan(insns, waveSize);
         if (scan.escape != null) {
             return everything(insns, entry, scan.escape);
         }
@@ -178,7 +178,7 @@ final class ControlFlow {
         String escape;
     }
 
-    private static Scan scan(NavigableMap<Long, Instruction> insns) {
+    private static Scan scan(NavigableMap<Long, Instruction> insns, int waveSize) {
         TreeSet<Long> blockStarts = new TreeSet<>();
         for (Instruction i : insns.values()) {
             if (i.opcode().has("branch")) {
@@ -304,7 +304,7 @@ final class ControlFlow {
                     return out;
                 }
             }
-            for (int r : writes(i)) {
+            for (int r : writes(i, waveSize)) {
                 known.remove(r);
             }
             if (f instanceof Fields.Smem sm && (m.startsWith("s_load") || m.startsWith("s_buffer_load"))) {
@@ -403,14 +403,16 @@ final class ControlFlow {
     }
 
     /**
-     * The SGPRs an instruction reads as data (generously: both halves for a 64-bit name). Memory bases (SMEM sbase,
+     * The SGPRs an instruction reads as data (the first register of each operand; SMEM store data whole). Memory bases (SMEM sbase,
      * MUBUF/MTBUF/MIMG resources and samplers, FLAT saddr) are not counted: reading memory at a code address does not
      * make a jump target of anything.
      */
     private static java.util.List<Integer> reads(Instruction i) {
         java.util.List<Integer> out = new java.util.ArrayList<>();
         String m = i.mnemonic();
-        int w = m.endsWith("64") ? 2 : 1;
+        // one register per operand: a 64-bit operand's low half is enough (both halves of a code address are
+        // tracked, and half of one cannot be jumped to without being combined again); two would see a neighbour
+        int w = 1;
         Fields f = i.fields();
         if (f instanceof Fields.Sop1 s) {
             add(out, s.ssrc0(), w);
@@ -430,19 +432,19 @@ final class ControlFlow {
                 add(out, s.sdata(), width(m));
             }
         } else if (f instanceof Fields.Vop1 v) {
-            add(out, v.src0(), m.contains("64") ? 2 : 1);
+            add(out, v.src0(), 1);
         } else if (f instanceof Fields.Vop2 v) {
-            add(out, v.src0(), m.contains("64") ? 2 : 1);
+            add(out, v.src0(), 1);
         } else if (f instanceof Fields.Vopc v) {
-            add(out, v.src0(), m.contains("64") ? 2 : 1);
+            add(out, v.src0(), 1);
         } else if (f instanceof Fields.Vop3 v) {
-            add(out, v.src0(), m.contains("64") ? 2 : 1);
-            add(out, v.src1(), m.contains("64") ? 2 : 1);
-            add(out, v.src2(), m.contains("64") ? 2 : 1);
+            add(out, v.src0(), 1);
+            add(out, v.src1(), 1);
+            add(out, v.src2(), 1);
         } else if (f instanceof Fields.Vop3p v) {
-            add(out, v.src0(), m.contains("64") ? 2 : 1);
-            add(out, v.src1(), m.contains("64") ? 2 : 1);
-            add(out, v.src2(), m.contains("64") ? 2 : 1);
+            add(out, v.src0(), 1);
+            add(out, v.src1(), 1);
+            add(out, v.src2(), 1);
         } else if (f instanceof Fields.Mubuf b) {
             add(out, b.soffset(), 1);
         } else if (f instanceof Fields.Mtbuf b) {
@@ -452,7 +454,7 @@ final class ControlFlow {
     }
 
     /** The SGPRs an instruction surely writes (never more: forgetting a register that keeps an address is unsafe). */
-    private static java.util.List<Integer> writes(Instruction i) {
+    private static java.util.List<Integer> writes(Instruction i, int waveSize) {
         java.util.List<Integer> out = new java.util.ArrayList<>();
         String m = i.mnemonic();
         Fields f = i.fields();
@@ -469,8 +471,14 @@ final class ControlFlow {
             if (m.startsWith("s_load") || m.startsWith("s_buffer_load")) {
                 add(out, s.sdata(), width(m));
             }
-        } else if (f instanceof Fields.Vop3 v && v.sdst() >= 0) {
-            add(out, v.sdst(), 1);
+        } else if (f instanceof Fields.Vop3 v) {
+            if (v.sdst() >= 0) {
+                add(out, v.sdst(), 1);
+            }
+            if (m.startsWith("v_cmp_")) {
+                // a VOPC in VOP3 form writes its lane mask to the SGPR(s) in VDST (v_cmpx_ writes EXEC only)
+                add(out, v.vdst(), waveSize == 64 ? 2 : 1);
+            }
         }
         return out;
     }

@@ -79,7 +79,7 @@ public final class Translator {
             errors.put(e.pc(), e);
         }
 
-        ControlFlow flow = ControlFlow.of(insns, p.entry());
+        ControlFlow flow = ControlFlow.of(insns, p.entry(), p.waveSize());
         NavigableMap<Long, String> blocks = new TreeMap<>();
         for (long pc : flow.leaders) {
             blocks.put(pc, label(pc));
