@@ -54,7 +54,8 @@ final class CudaCpuCorpus {
     /**
      * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
      * ({@code -Dreplay.cudacpu.maxKiB=N}; {@code -Dreplay.cudacpu=all}: every one). g++ -O0 costs about 1.1 s of CPU
-     * per build plus about 0.8 s per 100 KiB (59_math_library -O0: 1.75 MiB with shapes, 14.5 s; 4 MiB before, 51 s).
+     * per build plus about 0.6–0.8 s per 100 KiB (59_math_library -O0: 1.08 MiB with shapes and computed indirect
+     * targets, 7.4 s; 1.68 MiB with every instruction a label, 13.1 s; 4 MiB before shapes, 51 s).
      */
     static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 256) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
