@@ -54,7 +54,8 @@ final class CudaCpuCorpus {
     /**
      * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
      * ({@code -Dreplay.cudacpu.maxKiB=N}; {@code -Dreplay.cudacpu=all}: every one). g++ -O0 costs about 1.1 s of CPU
-     * per build plus about 0.8 s per 100 KiB (59_math_library -O0: 1.75 MiB with shapes, 14.5 s; 4 MiB before, 51 s).
+     * per build plus about 0.6–0.8 s per 100 KiB (59_math_library -O0: 1.08 MiB with shapes and computed indirect
+     * targets, 7.4 s; 1.68 MiB with every instruction a label, 13.1 s; 4 MiB before shapes, 51 s).
      */
     static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 256) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
@@ -75,6 +76,9 @@ final class CudaCpuCorpus {
     private static final AtomicLong gxxBuilds = new AtomicLong();
     private static final AtomicLong bytesOfC = new AtomicLong();
     private static final AtomicLong failedRuns = new AtomicLong();
+    /** Translations whose indirect targets ControlFlow could not bound (every instruction a block and a case). */
+    private static final List<String> everyInstruction = Collections.synchronizedList(new ArrayList<>());
+    private static final AtomicLong translated = new AtomicLong();
     private static long started;
 
     private CudaCpuCorpus() {
@@ -116,6 +120,12 @@ final class CudaCpuCorpus {
         }
         int bytes = translation.source().length();
         bytesOfC.addAndGet(bytes);
+        translated.incrementAndGet();
+        String flow = translation.coverageReport().lines().filter(l -> l.contains("control flow:")).findFirst()
+                .orElse("").trim();
+        if (flow.contains("every instruction is a block")) {
+            everyInstruction.add(name + ": " + flow);
+        }
         String mode = System.getProperty("replay.cudacpu", "default");
         boolean build = switch (mode) {
             case "all" -> true;
@@ -326,6 +336,11 @@ final class CudaCpuCorpus {
                 NVCC_DEFAULT_BYTES / 1024, failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
                 gxxNanos.get() / 1e9, runNanos.get() / 1e9, nvccNanos.get() / 1e9,
                 Integer.getInteger("replay.cudacpu.threads", Runtime.getRuntime().availableProcessors()), wall);
+        System.out.printf(Locale.ROOT, "[cuda-cpu corpus] control flow: %d translations with computed indirect targets, "
+                + "%d fell back to every instruction%n", translated.get() - everyInstruction.size(), everyInstruction.size());
+        for (String r : everyInstruction) {
+            System.out.println("[cuda-cpu corpus]   " + r);
+        }
         for (String r : refused) {
             System.out.println("[cuda-cpu corpus]   refused " + r);
         }

@@ -8,10 +8,12 @@ import java.util.Map;
  * string per line of guest.s), the runtime headers it includes (name → text, to lie beside it), every
  * refusal, per unit how many instructions were translated and refused, how many of the translated ones the
  * ISA itself computes approximately (transcendentals, the clock), and how many instructions the entry
- * cannot reach (not translated: they never run). The source is usable only when {@link #refusals()} is empty.
+ * cannot reach (not translated: they never run), and how the control flow was bounded (blocks, indirect targets,
+ * or why every instruction had to be one). The source is usable only when {@link #refusals()} is empty.
  */
 public record Translation(String source, List<String> listing, Map<String, String> headers, List<Refusal> refusals,
-                          Map<String, Count> coverage, int approximate, int unreached) {
+                          Map<String, Count> coverage, int approximate, int unreached,
+                          String controlFlow) {
     public Translation {
         listing = List.copyOf(listing);
         headers = Map.copyOf(headers);
@@ -50,6 +52,7 @@ public record Translation(String source, List<String> listing, Map<String, Strin
         b.append(String.format("  %-7s %5d translated, %d refused%n", "total", t, r));
         b.append(String.format("  %d of the translated are approximate in the ISA (transcendentals, clocks); %d "
                 + "instructions unreachable from the entry, not translated%n", approximate, unreached));
+        b.append("  ").append(controlFlow).append('\n');
         for (Refusal x : refusals) {
             b.append("  refused: ").append(x.getMessage()).append('\n');
         }

@@ -79,7 +79,7 @@ public final class Translator {
             errors.put(e.pc(), e);
         }
 
-        ControlFlow flow = ControlFlow.of(insns, p.entry());
+        ControlFlow flow = ControlFlow.of(insns, p.entry(), p.waveSize());
         NavigableMap<Long, String> blocks = new TreeMap<>();
         for (long pc : flow.leaders) {
             blocks.put(pc, label(pc));
@@ -227,8 +227,10 @@ public final class Translator {
             src.append("rt_dispatch:\n");
             src.append("    RT_BACKEDGE(W->from);\n");
             src.append("    switch (W->target) {\n");
-            for (Map.Entry<Long, String> b : blocks.entrySet()) {
-                src.append("    case ").append(InsnContext.hex64(b.getKey())).append(": goto ").append(b.getValue())
+            // only the addresses an indirect jump can reach (ControlFlow): the entry, return addresses, constant code
+            // addresses; every other target faults naming it
+            for (long t : flow.targets) {
+                src.append("    case ").append(InsnContext.hex64(t)).append(": goto ").append(blocks.get(t))
                         .append(";\n");
             }
             src.append("    default: RT_FAULT_NOW(RT_FAULT_BRANCH, W->target, -1, W->target);\n    }\n");
@@ -250,7 +252,7 @@ public final class Translator {
             }
         }
         return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
-                insns.size() - (int) insns.keySet().stream().filter(positions::contains).count());
+                insns.size() - (int) insns.keySet().stream().filter(positions::contains).count(), flow.summary(insns.size()));
     }
 
     /** An instruction whose block is placed after the whole program is emitted (shared or inline). */
