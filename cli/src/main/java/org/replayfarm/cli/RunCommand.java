@@ -133,15 +133,7 @@ final class RunCommand implements Callable<Integer> {
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         // registered before the node starts writing into the work directory, so a signal at any point removes it
-        Thread onSignal = new Thread(() -> {
-            if (!done.get()) {
-                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
-                errors.flush();
-                deleteTree(work);
-                deleteTree(work); // again: the node may have been writing into it
-            }
-        }, "replay-run-interrupted");
-        Runtime.getRuntime().addShutdownHook(onSignal);
+        Thread onSignal = interruptHook(errors, work, done);
         // the embedded cluster starts on another thread while this one opens the capture and checks the options
         // (a capture that is not there starts none: that error needs no cluster); a refused option closes it
         CompletableFuture<FarmNode> starting = Files.isRegularFile(capture) ? startNode(work, n, overlay)
@@ -256,6 +248,23 @@ final class RunCommand implements Callable<Integer> {
         return f;
     }
 
+    /**
+     * The shutdown hook of a run or batch: on SIGTERM or Ctrl-C before {@code done}, it says the run stopped and
+     * removes the work directory.
+     */
+    private Thread interruptHook(PrintWriter errors, Path work, java.util.concurrent.atomic.AtomicBoolean done) {
+        Thread onSignal = new Thread(() -> {
+            if (!done.get()) {
+                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
+                errors.flush();
+                deleteTree(work);
+                deleteTree(work); // again: the node may have been writing into it
+            }
+        }, "replay-run-interrupted");
+        Runtime.getRuntime().addShutdownHook(onSignal);
+        return onSignal;
+    }
+
     /** Many runs in one JVM (tests, batches) keep no hook behind them. */
     private static void removeHook(Thread hook) {
         try {
@@ -307,15 +316,7 @@ final class RunCommand implements Callable<Integer> {
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         // registered before the node starts writing into the work directory, so a signal at any point removes it
-        Thread onSignal = new Thread(() -> {
-            if (!done.get()) {
-                errors.println("replay run: interrupted; the job stops here, " + out + " holds no new report");
-                errors.flush();
-                deleteTree(work);
-                deleteTree(work); // again: the node may have been writing into it
-            }
-        }, "replay-run-interrupted");
-        Runtime.getRuntime().addShutdownHook(onSignal);
+        Thread onSignal = interruptHook(errors, work, done);
         List<BatchRun.Result> results;
         long start = System.nanoTime();
         PrintWriter w = spec.commandLine().getOut();
