@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.model.testing.FreePorts;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
@@ -159,22 +158,8 @@ class CoordinatorKillTest {
         return new ObjectMapper().readTree(r.body());
     }
 
-    /** n distinct loopback ports free at the time of asking (also used by CoordinatorFailoverTest). */
-    static int[] freePorts(int n) throws Exception {
-        ServerSocket[] sockets = new ServerSocket[n];
-        int[] ports = new int[n];
-        try {
-            for (int i = 0; i < n; i++) {
-                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                ports[i] = sockets[i].getLocalPort();
-            }
-        } finally {
-            for (ServerSocket s : sockets) {
-                if (s != null) {
-                    s.close();
-                }
-            }
-        }
-        return ports;
+    /** n distinct loopback ports free at the time of asking, ascending (also used by CoordinatorFailoverTest). */
+    static int[] freePorts(int n) {
+        return FreePorts.loopback(n);
     }
 }

@@ -38,6 +38,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.FreePorts;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
@@ -62,26 +63,9 @@ class KubernetesDiscoveryTest {
     record ApiCall(String path, String labelSelector, String authorization) {
     }
 
-    /** Where the next {@link #freePort} search starts: below Linux's ephemeral range, a random start per run. */
-    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
-            new java.util.concurrent.atomic.AtomicInteger(new java.util.Random().nextInt(12_000));
-
-    /**
-     * A loopback port nothing holds now, from 20000..31999: below the ephemeral range (32768 and up by default)
-     * that outbound connections take their local ports from. A port from {@code new ServerSocket(0)} is closed again
-     * before the node binds it, and in between another node's outbound Artery or HTTP connection may take it as its
-     * local port (a run failed so: "Akka Management's HTTP server did not start … Address already in use").
-     */
-    static int freePort() throws Exception {
-        for (int tries = 0; tries < 12_000; tries++) {
-            int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement(), 12_000);
-            try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
-                return s.getLocalPort();
-            } catch (java.io.IOException taken) {
-                // held by something else: the next one
-            }
-        }
-        throw new IllegalStateException("no free loopback port in 20000..31999");
+    /** A loopback port nothing holds now, below the ephemeral range (FreePorts says why). */
+    static int freePort() {
+        return FreePorts.loopback();
     }
 
     static Pod pod(String name, Map<String, String> labels, int management) {

@@ -8,9 +8,6 @@ import akka.cluster.MemberStatus;
 import akka.cluster.typed.Cluster;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +22,7 @@ import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.testing.FreePorts;
 
 /**
  * Three nodes in this JVM, each on its own loopback address (127.0.0.2-4, as pods have their own IPs),
@@ -38,14 +36,6 @@ class BootstrapClusterTest {
 
     @TempDir
     Path dir;
-
-    /** A port free on {@code host} now (the node binds it a moment later). */
-    private static int freePort(String host) throws Exception {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
-            return s.getLocalPort();
-        }
-    }
 
     private static int status(String url) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
@@ -64,7 +54,7 @@ class BootstrapClusterTest {
         int[] mgmt = new int[hosts.length];
         List<String> points = new ArrayList<>();
         for (int i = 0; i < hosts.length; i++) {
-            mgmt[i] = freePort(hosts[i]);
+            mgmt[i] = FreePorts.on(hosts[i]);
             points.add("\"" + hosts[i] + ":" + mgmt[i] + "\"");
         }
         Config common = ConfigFactory.parseString("""

@@ -1,7 +1,6 @@
 package org.replayfarm.coordinator.cluster;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -9,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.replayfarm.model.testing.FreePorts;
 
 /**
  * A real PostgreSQL server for a test, on loopback: initdb into a fresh folder and pg_ctl start on a free
@@ -28,9 +28,8 @@ public final class PostgresServer implements AutoCloseable {
         base = Files.createTempDirectory("replay-pg");
         Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxrwxrwx"));
         data = base.resolve("data");
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        // below the ephemeral range (FreePorts): initdb runs for seconds before the server binds the port
+        port = FreePorts.loopback();
         run(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-A", "trust", "-U", "replay", "--no-sync",
                 "-E", "UTF8"));
         run(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-w", "-t", "60", "-l",

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +31,7 @@ import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.node.DeviceSetup;
 import org.replayfarm.proto.GpuDeviceInfo;
+import org.replayfarm.model.testing.FreePorts;
 
 /**
  * The whole device path on a loopback cluster (separate ActorSystems, Artery TCP, protobuf on the wire):
@@ -126,12 +126,9 @@ class DeviceRunClusterTest {
         return end;
     }
 
-    private static int[] twoPorts() throws Exception {
-        try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
-            int x = a.getLocalPort();
-            int y = b.getLocalPort();
-            return new int[] {Math.min(x, y), Math.max(x, y)};
-        }
+    /** Two free loopback ports, ascending (below the ephemeral range: FreePorts). */
+    private static int[] twoPorts() {
+        return FreePorts.loopback(2);
     }
 
     @Test
