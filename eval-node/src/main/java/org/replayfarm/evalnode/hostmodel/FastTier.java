@@ -731,6 +731,8 @@ final class FastTier {
         private final boolean clamp;
         /** The f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
         private final LaneLoop fkind;
+        /** v_frexp_mant_f32: normal values by a field move (any MODE, OMOD and CLAMP after), others the kernel. */
+        private final boolean frexpMant;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
                   boolean clamp, LaneLoop loop) {
@@ -752,7 +754,8 @@ final class FastTier {
             this.dHi = (dst + 1) * waveSize;
             this.omod = omod;
             this.clamp = clamp;
-            this.fkind = f == Format.F32 && omod == 0 && !clamp ? loop : null;
+            this.frexpMant = loop == LaneLoop.F_FREXP_MANT;
+            this.fkind = f == Format.F32 && omod == 0 && !clamp && !frexpMant ? loop : null;
         }
 
         @Override
@@ -764,6 +767,10 @@ final class FastTier {
             FpMode m = new FpMode(w.mode());
             if (fkind != null && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
                 runF32(w, m, exec);
+                return;
+            }
+            if (frexpMant) {
+                runFrexpMant(w, m, exec);
                 return;
             }
             int[] v = w.vgprFile();
@@ -897,6 +904,35 @@ final class FastTier {
                 System.arraycopy(t, 0, v, d, n);
             } else {
                 FastLanes.merge(v, d, t, exec);
+            }
+        }
+
+        /**
+         * v_frexp_mant_f32: a normal S0 (exponent field 1..254) has the mantissa sign | 0.5's exponent | S0's
+         * fraction, exactly, whatever MODE says (a normal input is never flushed and the result is normal);
+         * zeros, denormals, infinities and NaNs go through the lane kernel ({@code ValuFloatConvert.frexpMant}).
+         * Then OMOD and CLAMP as every float result.
+         */
+        private void runFrexpMant(Wave w, FpMode m, long exec) {
+            int[] v = w.vgprFile();
+            int[] x = fsrc(w, 0);
+            int xo = src[0].offset();
+            int and0 = src[0].vector() ? (int) and[0] : -1;
+            int xor0 = src[0].vector() ? (int) xor[0] : 0;
+            LaneKernel.Float1 k = (LaneKernel.Float1) kernel;
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                int bits = x[xo + l] & and0 ^ xor0;
+                int field = bits >>> 23 & 0xFF;
+                long r = field != 0 && field != 0xFF ? Integer.toUnsignedLong(bits & 0x807F_FFFF | 0x3F00_0000)
+                        : k.op().apply(m, Integer.toUnsignedLong(bits));
+                if (omod != 0) {
+                    r = FloatOps.omod(Format.F32, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(Format.F32, m, r);
+                }
+                v[d + l] = (int) r;
             }
         }
 

@@ -106,7 +106,7 @@ class TierDifferentialTest {
     /**
      * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
      * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN; v_fmac, v_ldexp, v_frexp_exp, f32 compares of every relation
-     * and v_cmpx; rcp/sqrt/frexp_mant through the rounding shortcut), each with vector, SGPR, inline and literal sources and
+     * and v_cmpx; v_frexp_mant_f32 with ABS/NEG, OMOD and CLAMP; rcp/sqrt through the rounding shortcut), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
      * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
      */
@@ -196,6 +196,11 @@ class TierDifferentialTest {
                         a.append("v_sqrt_f32 v").append(dst++).append(", v").append(i).append('\n');
                     }
                     a.append("v_frexp_exp_i32_f32_e64 v").append(dst++).append(", -|v2|\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", -|v3|\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", -v4 mul:2\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", v5 clamp\n");
+                    a.append("v_frexp_mant_f32 v").append(dst++).append(", s8\n");
+                    a.append("v_frexp_mant_f32 v").append(dst++).append(", 0x7f7fffff\n");
                     String[] relations = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
                             "nlt", "tru"};
                     String pair = wave == 32 ? "s12" : "s[12:13]";
@@ -237,7 +242,7 @@ class TierDifferentialTest {
                             fast.specialisedInstructions() + " of " + lines + " specialised");
                     // each family this test was written for runs through its specialised step in at least one line
                     // (a family falling back to the reference handler would agree with it and prove nothing)
-                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_cmp_lt_f32",
+                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_cmp_lt_f32",
                             "v_cmp_nlg_f32", "v_cmp_u_f32", "v_cmpx_nlt_f32"}) {
                         boolean some = kernel.program().instructions().stream()
                                 .anyMatch(insn -> insn.mnemonic().equals(family) && fast.specialisedAt(insn.pc()));
