@@ -1,6 +1,7 @@
 package org.replayfarm.evalnode.hostmodel;
 
 import org.replayfarm.evalnode.hostmodel.image.BvhUnit;
+import org.replayfarm.evalnode.hostmodel.image.ImageFast;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
@@ -34,8 +35,9 @@ import org.replayfarm.model.isa.ValuVariant;
  *
  * <p>What the fast tier takes (all else falls back to the reference handler, unchanged): VOP1, VOP2 and
  * VOP3 without DPP or SDWA whose mnemonic has a {@link LaneKernel} (32-bit integer ops; f32 and f64 float
- * ops with ABS/NEG, OMOD and CLAMP), v_cndmask_b32, 32-bit integer VOPC compares (and their VOP3 forms),
- * and the no-op SOPP instructions. Every VGPR the instruction names must lie inside the program's VGPR
+ * ops with ABS/NEG, OMOD and CLAMP), v_cndmask_b32, 32-bit integer and f32 VOPC compares (and their VOP3
+ * forms), GLOBAL dword loads and stores, image_bvh*_intersect_ray ({@code BvhUnit.fast}) and 1D/2D
+ * image_load/image_store ({@code ImageFast}). Every VGPR the instruction names must lie inside the program's VGPR
  * allocation; otherwise the reference handler runs and raises the fault it always did.
  */
 final class FastTier {
@@ -130,6 +132,10 @@ final class FastTier {
         if (insn.encoding() == Encoding.MIMG && insn.opcode().has(OpcodeFlag.BVH)) {
             Semantics bvh = BvhUnit.fast(insn, vgprs);
             return bvh == null ? null : w -> bvh.execute(w, insn);
+        }
+        if (insn.encoding() == Encoding.MIMG) {
+            Semantics image = ImageFast.of(insn, vgprs);
+            return image == null ? null : w -> image.execute(w, insn);
         }
         boolean valu = f instanceof Fields.Vop1 || f instanceof Fields.Vop2 || f instanceof Fields.Vop3
                 || f instanceof Fields.Vopc;

@@ -256,6 +256,95 @@ class TierDifferentialTest {
         assertEquals(List.of(), failures);
     }
 
+    /**
+     * The fast tier's image_load / image_store ({@code image.ImageFast}): formats of 8-bit channels (tables), 32-bit
+     * FLOAT/UINT/SINT channels (raw bits) and others (the codec), random texels (NaNs, denormals and every byte
+     * value among them), DST_SEL orders with 0 and 1, DMASKs of one to four channels, coordinates inside and outside
+     * the image (negative ones too), 1D and 2D, a 128-bit T#, a full and a partial EXEC, stores of special values
+     * then loads that see the group's own texels, wave32 and wave64: registers, stores and counts bit for bit.
+     */
+    @Test
+    void the_fast_tiers_image_loads_and_stores_run_the_same_on_both_tiers() throws Exception {
+        String[] formats = {"8_8_8_8_UNORM", "8_8_8_8_SRGB", "8_UNORM", "8_8_SNORM", "8_8_8_8_UINT", "8_8_8_8_SINT",
+                "8_8_8_8_USCALED", "8_SSCALED", "32_FLOAT", "32_UINT", "32_32_SINT", "32_32_32_32_FLOAT",
+                "16_16_16_16_FLOAT", "10_11_11_FLOAT", "16_UNORM"};
+        String[] orders = {"XYZW", "ZYXW", "X0Y1", "WZYX", "1X0W", "YYYY"};
+        int[] special = {0, 0x80000000, 0x00000001, 0x7f800000, 0xff800000, 0x7fc00000, 0x3f800000, 0xbf000000,
+                0x3effffff, 0x437f0000, 0x4f800000, 0xcf000000, 0x3b808081};
+        Random r = new Random(0x1A6E_F457L);
+        List<String> failures = new ArrayList<>();
+        int programs = 0;
+        for (int wave : new int[] {32, 64}) {
+            String vcc = wave == 32 ? "vcc_lo" : "vcc";
+            for (String format : formats) {
+                String order = orders[r.nextInt(orders.length)];
+                int bpt = org.replayfarm.model.image.ImageFormat.parse(format).bytesPerTexel();
+                byte[] texels = new byte[16 * 6 * bpt];
+                r.nextBytes(texels);
+                StringBuilder a = new StringBuilder("""
+                        s_load_dwordx2 s[4:5], s[0:1], 0x8
+                        s_waitcnt lgkmcnt(0)
+                        s_load_dwordx8 s[8:15], s[4:5], 0x0
+                        s_waitcnt lgkmcnt(0)
+                        v_mul_u32_u24 v1, 7, v0
+                        v_and_b32 v1, 31, v1
+                        v_subrev_nc_u32 v1, 3, v1
+                        v_lshrrev_b32 v2, 3, v0
+                        """);
+                for (int reg = 20; reg < 28; reg++) {
+                    a.append("v_mov_b32 v").append(reg).append(", 0x").append(Integer.toHexString(r.nextInt())).append('\n');
+                    a.append("v_xor_b32 v").append(reg).append(", v").append(reg).append(", v0\n");
+                    a.append("v_cmp_gt_u32 ").append(vcc).append(", ").append(1 + r.nextInt(wave - 1)).append(", v0\n");
+                    a.append("v_cndmask_b32 v").append(reg).append(", 0x")
+                            .append(Integer.toHexString(special[r.nextInt(special.length)])).append(", v").append(reg)
+                            .append(", ").append(vcc).append('\n');
+                }
+                a.append("""
+                        image_load v[4:7], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        image_load v8, v[1:2], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[9:10], v[1:2], s[8:15] dmask:0x6 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[11:13], v[1:2], s[8:15] dmask:0xb dim:SQ_RSRC_IMG_2D unorm
+                        image_load v14, v1, s[8:15] dmask:0x8 dim:SQ_RSRC_IMG_1D unorm
+                        image_load v[15:18], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm r128
+                        s_mov_b32 exec_lo, 0x5a5af0f3
+                        image_store v[20:23], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        v_add_nc_u32 v3, 1, v1
+                        image_store v[24:25], [v3, v2], s[8:15] dmask:0x5 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[28:31], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        s_mov_b32 exec_lo, -1
+                        image_load v[32:35], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        image_store v26, v3, s[8:15] dmask:0x2 dim:SQ_RSRC_IMG_1D unorm
+                        image_load v[36:37], v3, s[8:15] dmask:0x3 dim:SQ_RSRC_IMG_1D unorm
+                        s_endpgm
+                        """);
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Path raw = runner.file("img-" + format + ".raw", texels);
+                Kernel kernel = runner.arg("zeros:256").arg("image:raw:" + raw + ",16x6,format=" + format + ",order=" + order)
+                        .kernel(a.toString());
+                HostModel fast = new HostModel(kernel, 1_000_000, HostModel.Tier.FAST);
+                HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
+                String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
+                String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                if (!da.equals(db)) {
+                    failures.add("wave" + wave + " " + format + " " + order + ": "
+                            + GuestAsm.firstDifference(da, db, "fast", "reference"));
+                }
+                for (String family : new String[] {"image_load", "image_store"}) {
+                    long plain = kernel.program().instructions().stream().filter(i -> i.mnemonic().equals(family)).count();
+                    long taken = kernel.program().instructions().stream()
+                            .filter(i -> i.mnemonic().equals(family) && fast.specialisedAt(i.pc())).count();
+                    assertEquals(plain, taken, "wave" + wave + " " + format + ": " + family + " lines run specialised");
+                }
+                programs++;
+            }
+        }
+        System.out.printf("tier differential (fast-tier images): %d programs, %d disagreeing%n", programs, failures.size());
+        assertEquals(List.of(), failures);
+    }
+
     /** Assembles, dropping lines llvm-mc-19 refuses (the generator's guesses at operand forms it does not take). */
     private static Kernel assemble(GuestAsm runner, String asm) throws Exception {
         Pattern error = Pattern.compile(":(\\d+):\\d+: error:");
