@@ -737,8 +737,8 @@ final class FastTier {
         private final boolean clamp;
         /** The f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
         private final LaneLoop fkind;
-        /** v_frexp_mant_f32: normal values by a field move (any MODE, OMOD and CLAMP after), others the kernel. */
-        private final boolean frexpMant;
+        /** A one-source f32 loop (frexp_mant, rcp, sqrt, rsq: normal values inline in any MODE), or null. */
+        private final LaneLoop unary;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
                   boolean clamp, LaneLoop loop) {
@@ -760,8 +760,8 @@ final class FastTier {
             this.dHi = (dst + 1) * waveSize;
             this.omod = omod;
             this.clamp = clamp;
-            this.frexpMant = loop == LaneLoop.F_FREXP_MANT;
-            this.fkind = f == Format.F32 && omod == 0 && !clamp && !frexpMant ? loop : null;
+            this.unary = f == Format.F32 && loop != null && loop.sources < 0 ? loop : null;
+            this.fkind = f == Format.F32 && omod == 0 && !clamp && unary == null ? loop : null;
         }
 
         @Override
@@ -775,8 +775,8 @@ final class FastTier {
                 runF32(w, m, exec);
                 return;
             }
-            if (frexpMant) {
-                runFrexpMant(w, m, exec);
+            if (unary != null) {
+                runUnary(w, m, exec);
                 return;
             }
             int[] v = w.vgprFile();
@@ -914,24 +914,40 @@ final class FastTier {
         }
 
         /**
-         * v_frexp_mant_f32: a normal S0 (exponent field 1..254) has the mantissa sign | 0.5's exponent | S0's
-         * fraction, exactly, whatever MODE says (a normal input is never flushed and the result is normal);
-         * zeros, denormals, infinities and NaNs go through the lane kernel ({@code ValuFloatConvert.frexpMant}).
-         * Then OMOD and CLAMP as every float result.
+         * The one-source f32 loops, whatever MODE says for a lane whose S0 is normal (never flushed) and whose
+         * result is normal (never flushed; these rows ignore the round mode): v_frexp_mant_f32, S0's sign | 0.5's
+         * exponent | S0's fraction, exactly ({@code ValuFloatConvert.frexpMant}); v_rcp_f32 for |S0| below 2^126,
+         * v_sqrt_f32 and v_rsq_f32 for a positive S0, the double result rounded once to f32 as {@code
+         * ValuFloatTranscendental.apply} does (Java's double-to-float conversion is its round to nearest even).
+         * Every other lane (zeros, denormals, infinities, NaNs, negative roots, reciprocals of huge values) goes
+         * through the lane kernel. Then OMOD and CLAMP as every float result.
          */
-        private void runFrexpMant(Wave w, FpMode m, long exec) {
+        private void runUnary(Wave w, FpMode m, long exec) {
             int[] v = w.vgprFile();
             int[] x = fsrc(w, 0);
             int xo = src[0].offset();
             int and0 = src[0].vector() ? (int) and[0] : -1;
             int xor0 = src[0].vector() ? (int) xor[0] : 0;
             LaneKernel.Float1 k = (LaneKernel.Float1) kernel;
+            LaneLoop kind = unary;
             for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
                 int l = Long.numberOfTrailingZeros(lanes);
                 int bits = x[xo + l] & and0 ^ xor0;
                 int field = bits >>> 23 & 0xFF;
-                long r = field != 0 && field != 0xFF ? Integer.toUnsignedLong(bits & 0x807F_FFFF | 0x3F00_0000)
-                        : k.op().apply(m, Integer.toUnsignedLong(bits));
+                boolean normal = field != 0 && field != 0xFF;
+                long r;
+                if (kind == LaneLoop.F_FREXP_MANT && normal) {
+                    r = Integer.toUnsignedLong(bits & 0x807F_FFFF | 0x3F00_0000);
+                } else if (kind == LaneLoop.F_RCP && normal && field <= 252) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) (1 / (double) Float.intBitsToFloat(bits))));
+                } else if (kind == LaneLoop.F_SQRT && normal && bits > 0) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) Math.sqrt(Float.intBitsToFloat(bits))));
+                } else if (kind == LaneLoop.F_RSQ && normal && bits > 0) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits(
+                            (float) (1 / Math.sqrt(Float.intBitsToFloat(bits)))));
+                } else {
+                    r = k.op().apply(m, Integer.toUnsignedLong(bits));
+                }
                 if (omod != 0) {
                     r = FloatOps.omod(Format.F32, m, omod, r);
                 }

@@ -24,8 +24,10 @@ public enum LaneLoop {
     // f32 (round to nearest even; special lanes through the lane kernel)
     F_ADD(0, "v_add_f32"), F_SUB(0, "v_sub_f32"), F_SUBREV(0, "v_subrev_f32"), F_MUL(0, "v_mul_f32"),
     F_FMA(0, "v_fma_f32"),
-    // f32, one source: a normal value's mantissa is a field move in any MODE (others through the lane kernel)
-    F_FREXP_MANT(-1, "v_frexp_mant_f32");
+    // f32, one source, normal values computed inline in any MODE (they are never flushed and give normal
+    // results; the round mode does not apply to these rows), every other lane through the lane kernel:
+    // frexp_mant a field move; rcp, sqrt, rsq the double result rounded once to f32, as ValuFloatTranscendental
+    F_FREXP_MANT(-1, "v_frexp_mant_f32"), F_RCP(-1, "v_rcp_f32"), F_SQRT(-1, "v_sqrt_f32"), F_RSQ(-1, "v_rsq_f32");
 
     /** Integer sources (1..3), 0 for a two- or three-source f32 loop, -1 for a one-source f32 loop. */
     final int sources;

@@ -106,7 +106,7 @@ class TierDifferentialTest {
     /**
      * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
      * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN; v_fmac, v_ldexp, v_frexp_exp, f32 compares of every relation
-     * and v_cmpx; v_frexp_mant_f32 with ABS/NEG, OMOD and CLAMP; rcp/sqrt through the rounding shortcut), each with vector, SGPR, inline and literal sources and
+     * and v_cmpx; v_frexp_mant_f32, v_rcp_f32, v_sqrt_f32 and v_rsq_f32 with ABS/NEG, OMOD and CLAMP), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
      * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
      */
@@ -120,7 +120,8 @@ class TierDifferentialTest {
         String[] floats2 = {"v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"};
         int[] modes = {0xf0, 0x00, 0x10, 0x20, 0xf1, 0xf2, 0xf3};
         int[] special = {0, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x7f800000, 0xff800000, 0x7fc00000,
-                0x7fa00000, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x0c000000, 0x72000000};
+                0x7fa00000, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x0c000000, 0x72000000, 0x7e7fffff, 0x7e800000,
+                0xfe7fffff, 0x00800001};
         List<String> failures = new ArrayList<>();
         int programs = 0;
         Random r = new Random(0x7135_F00DL);
@@ -201,6 +202,14 @@ class TierDifferentialTest {
                     a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", v5 clamp\n");
                     a.append("v_frexp_mant_f32 v").append(dst++).append(", s8\n");
                     a.append("v_frexp_mant_f32 v").append(dst++).append(", 0x7f7fffff\n");
+                    for (String op : new String[] {"v_rcp_f32", "v_sqrt_f32", "v_rsq_f32"}) {
+                        a.append(op).append(" v").append(dst++).append(", v").append(1 + r.nextInt(6)).append('\n');
+                        a.append(op).append("_e64 v").append(dst++).append(", -|v").append(1 + r.nextInt(6)).append("|\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", -v").append(1 + r.nextInt(6)).append(" mul:4\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", v").append(1 + r.nextInt(6)).append(" clamp\n");
+                        a.append(op).append(" v").append(dst++).append(", s8\n");
+                        a.append(op).append(" v").append(dst++).append(", 0x7e800000\n");
+                    }
                     String[] relations = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
                             "nlt", "tru"};
                     String pair = wave == 32 ? "s12" : "s[12:13]";
@@ -242,7 +251,7 @@ class TierDifferentialTest {
                             fast.specialisedInstructions() + " of " + lines + " specialised");
                     // each family this test was written for runs through its specialised step in at least one line
                     // (a family falling back to the reference handler would agree with it and prove nothing)
-                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_cmp_lt_f32",
+                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_cmp_lt_f32",
                             "v_cmp_nlg_f32", "v_cmp_u_f32", "v_cmpx_nlt_f32"}) {
                         boolean some = kernel.program().instructions().stream()
                                 .anyMatch(insn -> insn.mnemonic().equals(family) && fast.specialisedAt(insn.pc()));
