@@ -8,6 +8,7 @@ import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.valu.Valu;
 import org.replayfarm.evalnode.hostmodel.valu.ValuFloatConvert;
+import org.replayfarm.evalnode.hostmodel.valu.ValuFloatDivide;
 import org.replayfarm.evalnode.hostmodel.valu.ValuIntegerUnit;
 import org.replayfarm.evalnode.hostmodel.valu.ValuLanes;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -170,6 +171,12 @@ final class FastTier {
         }
         if (k instanceof LaneKernel.FrexpExp x) {
             return x.f() == Format.F32 ? frexpExp(insn, waveSize, vgprs) : null;
+        }
+        if (k instanceof LaneKernel.DivScale ds) {
+            return ds.f() == Format.F32 ? divScale(insn, ds, waveSize, vgprs) : null;
+        }
+        if (k instanceof LaneKernel.DivFmas df) {
+            return df.f() == Format.F32 ? divFmas(insn, df, waveSize, vgprs) : null;
         }
         int dst = Valu.vdst(insn);
         if (k instanceof LaneKernel.Accumulate acc) {
@@ -563,6 +570,11 @@ final class FastTier {
         }
         boolean toExec = cmp.toExec();
         int accept = accepted(cmp.condition());
+        // the mask bit each outcome gives
+        long lt = (accept & LT) != 0 ? 1 : 0;
+        long eq = (accept & EQ) != 0 ? 1 : 0;
+        long gt = (accept & GT) != 0 ? 1 : 0;
+        long un = (accept & UN) != 0 ? 1 : 0;
         Src a = Src.of(insn, 0, waveSize, vgprs, 1);
         Src b = Src.of(insn, 1, waveSize, vgprs, 1);
         if (a == null || b == null) {
@@ -581,21 +593,25 @@ final class FastTier {
                     int xo = a.offset();
                     int yo = b.offset();
                     boolean flush = (w.mode() >>> 4 & 1) == 0;
-                    for (long m = exec; m != 0; m &= m - 1) {
-                        int l = Long.numberOfTrailingZeros(m);
-                        int p = (x[xo + l] & am[0]) ^ am[1];
-                        int q = (y[yo + l] & bm[0]) ^ bm[1];
+                    int aAnd = am[0];
+                    int aXor = am[1];
+                    int bAnd = bm[0];
+                    int bXor = bm[1];
+                    // every lane of the wave, without branches (reading an inactive lane has no effect), then EXEC
+                    int n = w.waveSize();
+                    for (int l = 0; l < n; l++) {
+                        int p = (x[xo + l] & aAnd) ^ aXor;
+                        int q = (y[yo + l] & bAnd) ^ bXor;
                         if (flush) {
                             p = (p & 0x7F80_0000) == 0 ? p & 0x8000_0000 : p;
                             q = (q & 0x7F80_0000) == 0 ? q & 0x8000_0000 : q;
                         }
                         float fp = Float.intBitsToFloat(p);
                         float fq = Float.intBitsToFloat(q);
-                        int outcome = fp < fq ? LT : fp == fq ? EQ : fp > fq ? GT : UN;
-                        if ((accept & outcome) != 0) {
-                            mask |= 1L << l;
-                        }
+                        long bit = fp < fq ? lt : fp == fq ? eq : fp > fq ? gt : un;
+                        mask |= bit << l;
                     }
+                    mask &= exec;
                 }
                 if (toExec) {
                     w.setExec(mask);
@@ -613,15 +629,15 @@ final class FastTier {
                 int[] y = b.array(w, insn, 1);
                 int xo = a.offset();
                 int yo = b.offset();
-                for (long m = exec; m != 0; m &= m - 1) {
-                    int l = Long.numberOfTrailingZeros(m);
+                // every lane of the wave, without branches (reading an inactive lane has no effect), then EXEC
+                int n = w.waveSize();
+                for (int l = 0; l < n; l++) {
                     int p = x[xo + l] ^ flip;
                     int q = y[yo + l] ^ flip;
-                    int outcome = p < q ? LT : p == q ? EQ : GT;
-                    if ((accept & outcome) != 0) {
-                        mask |= 1L << l;
-                    }
+                    long bit = p < q ? lt : p == q ? eq : gt;
+                    mask |= bit << l;
                 }
+                mask &= exec;
             }
             if (toExec) {
                 w.setExec(mask);
@@ -717,6 +733,108 @@ final class FastTier {
                     r = Format.F32.isZero(in) ? 0 : ValuFloatConvert.frexpExponent(Format.F32.toDouble(in));
                 }
                 v[d + l] = r;
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------- v_div_scale_f32, v_div_fmas_f32
+
+    /**
+     * v_div_scale_f32 (VOP3b): the reference's lane function ({@code ValuFloatDivide.scaleLane}) over operands
+     * resolved once (ABS/NEG as masks), then OMOD and CLAMP; the flags into the SGPR mask after every lane.
+     */
+    private static Exec divScale(Instruction insn, LaneKernel.DivScale k, int waveSize, int vgprs) {
+        if (!(insn.fields() instanceof Fields.Vop3 v3)) {
+            return null;
+        }
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        Src c = Src.of(insn, 2, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        int sdst = v3.sdst();
+        if (a == null || b == null || c == null || !fits(dst, 1, vgprs) || sdst >= 128) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int[] bm = masks(insn, 1);
+        int[] cm = masks(insn, 2);
+        int omod = Valu.omod(insn);
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            long[] vcc = {0};
+            if (exec != 0) {
+                FpMode m = new FpMode(w.mode());
+                int[] v = w.vgprFile();
+                int[] x = a.array(w, insn, 0);
+                int[] y = b.array(w, insn, 1);
+                int[] z = c.array(w, insn, 2);
+                int xo = a.offset();
+                int yo = b.offset();
+                int zo = c.offset();
+                for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                    int l = Long.numberOfTrailingZeros(lanes);
+                    long r = ValuFloatDivide.scaleLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
+                            Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
+                            Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), vcc, l);
+                    if (omod != 0) {
+                        r = FloatOps.omod(Format.F32, m, omod, r);
+                    }
+                    if (clamp) {
+                        r = FloatOps.clamp(Format.F32, m, r);
+                    }
+                    v[d + l] = (int) r;
+                }
+            }
+            w.setLaneMask(sdst, vcc[0]);
+        };
+    }
+
+    /**
+     * v_div_fmas_f32: the reference's lane function ({@code ValuFloatDivide.fmasLane}) with VCC read once before
+     * any lane, over operands resolved once (ABS/NEG as masks), then OMOD and CLAMP.
+     */
+    private static Exec divFmas(Instruction insn, LaneKernel.DivFmas k, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        Src c = Src.of(insn, 2, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || b == null || c == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int[] bm = masks(insn, 1);
+        int[] cm = masks(insn, 2);
+        int omod = Valu.omod(insn);
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            FpMode m = new FpMode(w.mode());
+            long vcc = w.vcc();
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = b.array(w, insn, 1);
+            int[] z = c.array(w, insn, 2);
+            int xo = a.offset();
+            int yo = b.offset();
+            int zo = c.offset();
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                long r = ValuFloatDivide.fmasLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
+                        Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
+                        Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), (vcc >>> l & 1) != 0);
+                if (omod != 0) {
+                    r = FloatOps.omod(Format.F32, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(Format.F32, m, r);
+                }
+                v[d + l] = (int) r;
             }
         };
     }

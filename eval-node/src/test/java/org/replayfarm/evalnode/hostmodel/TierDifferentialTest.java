@@ -106,7 +106,8 @@ class TierDifferentialTest {
     /**
      * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
      * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN; v_fmac, v_ldexp, v_frexp_exp, f32 compares of every relation
-     * and v_cmpx; v_frexp_mant_f32, v_rcp_f32, v_sqrt_f32 and v_rsq_f32 with ABS/NEG, OMOD and CLAMP), each with vector, SGPR, inline and literal sources and
+     * and v_cmpx; v_frexp_mant_f32, v_rcp_f32, v_sqrt_f32 and v_rsq_f32 with ABS/NEG, OMOD and CLAMP; v_div_scale_f32 into
+     * VCC and an SGPR mask, v_div_fmas_f32 after it), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
      * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
      */
@@ -193,7 +194,7 @@ class TierDifferentialTest {
                     for (int i = 1; i <= 6; i++) {
                         a.append("v_frexp_exp_i32_f32 v").append(dst++).append(", v").append(i).append('\n');
                         a.append("v_frexp_mant_f32 v").append(dst++).append(", v").append(i).append('\n');
-                        a.append("v_rcp_f32 v").append(dst++).append(", v").append(i).append('\n');
+                        a.append(i % 2 == 0 ? "v_rcp_f32 v" : "v_rsq_f32 v").append(dst++).append(", v").append(i).append('\n');
                         a.append("v_sqrt_f32 v").append(dst++).append(", v").append(i).append('\n');
                     }
                     a.append("v_frexp_exp_i32_f32_e64 v").append(dst++).append(", -|v2|\n");
@@ -202,13 +203,23 @@ class TierDifferentialTest {
                     a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", v5 clamp\n");
                     a.append("v_frexp_mant_f32 v").append(dst++).append(", s8\n");
                     a.append("v_frexp_mant_f32 v").append(dst++).append(", 0x7f7fffff\n");
+                    // v_div_scale_f32 into VCC and an SGPR mask, v_div_fmas_f32 reading VCC (set lanes scale)
+                    String mask2 = wave == 32 ? "s50" : "s[50:51]";
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v1, v2, v3\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v4, v5, v6\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(mask2).append(", -v4, v5, -v6\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v3, s8, v3\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", -v1, |v2|, v3 clamp\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v1, v2, v3 mul:2\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v2, v2, v5\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v6, v1, 0x7e800000\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v6, v5, v4\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v5, s9, v6\n");
                     for (String op : new String[] {"v_rcp_f32", "v_sqrt_f32", "v_rsq_f32"}) {
-                        a.append(op).append(" v").append(dst++).append(", v").append(1 + r.nextInt(6)).append('\n');
+                        // (their plain forms of v1..v6 are above; SGPR and literal sources take frexp_mant's path too)
                         a.append(op).append("_e64 v").append(dst++).append(", -|v").append(1 + r.nextInt(6)).append("|\n");
-                        a.append(op).append("_e64 v").append(dst++).append(", -v").append(1 + r.nextInt(6)).append(" mul:4\n");
-                        a.append(op).append("_e64 v").append(dst++).append(", v").append(1 + r.nextInt(6)).append(" clamp\n");
-                        a.append(op).append(" v").append(dst++).append(", s8\n");
-                        a.append(op).append(" v").append(dst++).append(", 0x7e800000\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", -v").append(1 + r.nextInt(6))
+                                .append(op.equals("v_rsq_f32") ? " clamp\n" : " mul:4\n");
                     }
                     String[] relations = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
                             "nlt", "tru"};
@@ -251,7 +262,7 @@ class TierDifferentialTest {
                             fast.specialisedInstructions() + " of " + lines + " specialised");
                     // each family this test was written for runs through its specialised step in at least one line
                     // (a family falling back to the reference handler would agree with it and prove nothing)
-                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_cmp_lt_f32",
+                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_div_scale_f32", "v_div_fmas_f32", "v_cmp_lt_f32",
                             "v_cmp_nlg_f32", "v_cmp_u_f32", "v_cmpx_nlt_f32"}) {
                         boolean some = kernel.program().instructions().stream()
                                 .anyMatch(insn -> insn.mnemonic().equals(family) && fast.specialisedAt(insn.pc()));
