@@ -992,6 +992,18 @@ final class FastTier {
                         odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
                     }
                 }
+                case F_FMA -> {
+                    // v_fma_f32 and v_fmac_f32 (three sources): Math.fma rounds once, as IEEE's fusedMultiplyAdd
+                    for (int l = 0; l < n; l++) {
+                        int a = x[xo + l] & and0 ^ xor0;
+                        int b = y[yo + l] & and1 ^ xor1;
+                        int c = z[zo + l] & and2 ^ xor2;
+                        int r = Float.floatToRawIntBits(Math.fma(Float.intBitsToFloat(a), Float.intBitsToFloat(b),
+                                Float.intBitsToFloat(c)));
+                        t[l] = r;
+                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
+                    }
+                }
                 default -> {
                     for (int l = 0; l < n; l++) {
                         int a = x[xo + l] & and0 ^ xor0;
