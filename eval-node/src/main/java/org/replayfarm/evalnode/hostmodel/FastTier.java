@@ -1,12 +1,14 @@
 package org.replayfarm.evalnode.hostmodel;
 
 import org.replayfarm.evalnode.hostmodel.image.BvhUnit;
+import org.replayfarm.evalnode.hostmodel.image.ImageFast;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.Semantics;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.valu.Valu;
 import org.replayfarm.evalnode.hostmodel.valu.ValuFloatConvert;
+import org.replayfarm.evalnode.hostmodel.valu.ValuFloatDivide;
 import org.replayfarm.evalnode.hostmodel.valu.ValuIntegerUnit;
 import org.replayfarm.evalnode.hostmodel.valu.ValuLanes;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
@@ -34,8 +36,9 @@ import org.replayfarm.model.isa.ValuVariant;
  *
  * <p>What the fast tier takes (all else falls back to the reference handler, unchanged): VOP1, VOP2 and
  * VOP3 without DPP or SDWA whose mnemonic has a {@link LaneKernel} (32-bit integer ops; f32 and f64 float
- * ops with ABS/NEG, OMOD and CLAMP), v_cndmask_b32, 32-bit integer VOPC compares (and their VOP3 forms),
- * and the no-op SOPP instructions. Every VGPR the instruction names must lie inside the program's VGPR
+ * ops with ABS/NEG, OMOD and CLAMP), v_cndmask_b32, 32-bit integer and f32 VOPC compares (and their VOP3
+ * forms), GLOBAL dword loads and stores, image_bvh*_intersect_ray ({@code BvhUnit.fast}) and 1D/2D
+ * image_load/image_store ({@code ImageFast}). Every VGPR the instruction names must lie inside the program's VGPR
  * allocation; otherwise the reference handler runs and raises the fault it always did.
  */
 final class FastTier {
@@ -131,6 +134,10 @@ final class FastTier {
             Semantics bvh = BvhUnit.fast(insn, vgprs);
             return bvh == null ? null : w -> bvh.execute(w, insn);
         }
+        if (insn.encoding() == Encoding.MIMG) {
+            Semantics image = ImageFast.of(insn, vgprs);
+            return image == null ? null : w -> image.execute(w, insn);
+        }
         boolean valu = f instanceof Fields.Vop1 || f instanceof Fields.Vop2 || f instanceof Fields.Vop3
                 || f instanceof Fields.Vopc;
         if (!valu || !(Valu.variant(insn) instanceof ValuVariant.None)) {
@@ -164,6 +171,12 @@ final class FastTier {
         }
         if (k instanceof LaneKernel.FrexpExp x) {
             return x.f() == Format.F32 ? frexpExp(insn, waveSize, vgprs) : null;
+        }
+        if (k instanceof LaneKernel.DivScale ds) {
+            return ds.f() == Format.F32 ? divScale(insn, ds, waveSize, vgprs) : null;
+        }
+        if (k instanceof LaneKernel.DivFmas df) {
+            return df.f() == Format.F32 ? divFmas(insn, df, waveSize, vgprs) : null;
         }
         int dst = Valu.vdst(insn);
         if (k instanceof LaneKernel.Accumulate acc) {
@@ -557,6 +570,11 @@ final class FastTier {
         }
         boolean toExec = cmp.toExec();
         int accept = accepted(cmp.condition());
+        // the mask bit each outcome gives
+        long lt = (accept & LT) != 0 ? 1 : 0;
+        long eq = (accept & EQ) != 0 ? 1 : 0;
+        long gt = (accept & GT) != 0 ? 1 : 0;
+        long un = (accept & UN) != 0 ? 1 : 0;
         Src a = Src.of(insn, 0, waveSize, vgprs, 1);
         Src b = Src.of(insn, 1, waveSize, vgprs, 1);
         if (a == null || b == null) {
@@ -575,21 +593,25 @@ final class FastTier {
                     int xo = a.offset();
                     int yo = b.offset();
                     boolean flush = (w.mode() >>> 4 & 1) == 0;
-                    for (long m = exec; m != 0; m &= m - 1) {
-                        int l = Long.numberOfTrailingZeros(m);
-                        int p = (x[xo + l] & am[0]) ^ am[1];
-                        int q = (y[yo + l] & bm[0]) ^ bm[1];
+                    int aAnd = am[0];
+                    int aXor = am[1];
+                    int bAnd = bm[0];
+                    int bXor = bm[1];
+                    // every lane of the wave, without branches (reading an inactive lane has no effect), then EXEC
+                    int n = w.waveSize();
+                    for (int l = 0; l < n; l++) {
+                        int p = (x[xo + l] & aAnd) ^ aXor;
+                        int q = (y[yo + l] & bAnd) ^ bXor;
                         if (flush) {
                             p = (p & 0x7F80_0000) == 0 ? p & 0x8000_0000 : p;
                             q = (q & 0x7F80_0000) == 0 ? q & 0x8000_0000 : q;
                         }
                         float fp = Float.intBitsToFloat(p);
                         float fq = Float.intBitsToFloat(q);
-                        int outcome = fp < fq ? LT : fp == fq ? EQ : fp > fq ? GT : UN;
-                        if ((accept & outcome) != 0) {
-                            mask |= 1L << l;
-                        }
+                        long bit = fp < fq ? lt : fp == fq ? eq : fp > fq ? gt : un;
+                        mask |= bit << l;
                     }
+                    mask &= exec;
                 }
                 if (toExec) {
                     w.setExec(mask);
@@ -607,15 +629,15 @@ final class FastTier {
                 int[] y = b.array(w, insn, 1);
                 int xo = a.offset();
                 int yo = b.offset();
-                for (long m = exec; m != 0; m &= m - 1) {
-                    int l = Long.numberOfTrailingZeros(m);
+                // every lane of the wave, without branches (reading an inactive lane has no effect), then EXEC
+                int n = w.waveSize();
+                for (int l = 0; l < n; l++) {
                     int p = x[xo + l] ^ flip;
                     int q = y[yo + l] ^ flip;
-                    int outcome = p < q ? LT : p == q ? EQ : GT;
-                    if ((accept & outcome) != 0) {
-                        mask |= 1L << l;
-                    }
+                    long bit = p < q ? lt : p == q ? eq : gt;
+                    mask |= bit << l;
                 }
+                mask &= exec;
             }
             if (toExec) {
                 w.setExec(mask);
@@ -715,6 +737,108 @@ final class FastTier {
         };
     }
 
+    // ---------------------------------------------------------------- v_div_scale_f32, v_div_fmas_f32
+
+    /**
+     * v_div_scale_f32 (VOP3b): the reference's lane function ({@code ValuFloatDivide.scaleLane}) over operands
+     * resolved once (ABS/NEG as masks), then OMOD and CLAMP; the flags into the SGPR mask after every lane.
+     */
+    private static Exec divScale(Instruction insn, LaneKernel.DivScale k, int waveSize, int vgprs) {
+        if (!(insn.fields() instanceof Fields.Vop3 v3)) {
+            return null;
+        }
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        Src c = Src.of(insn, 2, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        int sdst = v3.sdst();
+        if (a == null || b == null || c == null || !fits(dst, 1, vgprs) || sdst >= 128) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int[] bm = masks(insn, 1);
+        int[] cm = masks(insn, 2);
+        int omod = Valu.omod(insn);
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            long[] vcc = {0};
+            if (exec != 0) {
+                FpMode m = new FpMode(w.mode());
+                int[] v = w.vgprFile();
+                int[] x = a.array(w, insn, 0);
+                int[] y = b.array(w, insn, 1);
+                int[] z = c.array(w, insn, 2);
+                int xo = a.offset();
+                int yo = b.offset();
+                int zo = c.offset();
+                for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                    int l = Long.numberOfTrailingZeros(lanes);
+                    long r = ValuFloatDivide.scaleLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
+                            Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
+                            Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), vcc, l);
+                    if (omod != 0) {
+                        r = FloatOps.omod(Format.F32, m, omod, r);
+                    }
+                    if (clamp) {
+                        r = FloatOps.clamp(Format.F32, m, r);
+                    }
+                    v[d + l] = (int) r;
+                }
+            }
+            w.setLaneMask(sdst, vcc[0]);
+        };
+    }
+
+    /**
+     * v_div_fmas_f32: the reference's lane function ({@code ValuFloatDivide.fmasLane}) with VCC read once before
+     * any lane, over operands resolved once (ABS/NEG as masks), then OMOD and CLAMP.
+     */
+    private static Exec divFmas(Instruction insn, LaneKernel.DivFmas k, int waveSize, int vgprs) {
+        Src a = Src.of(insn, 0, waveSize, vgprs, 1);
+        Src b = Src.of(insn, 1, waveSize, vgprs, 1);
+        Src c = Src.of(insn, 2, waveSize, vgprs, 1);
+        int dst = Valu.vdst(insn);
+        if (a == null || b == null || c == null || !fits(dst, 1, vgprs)) {
+            return null;
+        }
+        int[] am = masks(insn, 0);
+        int[] bm = masks(insn, 1);
+        int[] cm = masks(insn, 2);
+        int omod = Valu.omod(insn);
+        boolean clamp = Valu.clamp(insn);
+        int d = dst * waveSize;
+        return w -> {
+            long exec = w.exec();
+            if (exec == 0) {
+                return;
+            }
+            FpMode m = new FpMode(w.mode());
+            long vcc = w.vcc();
+            int[] v = w.vgprFile();
+            int[] x = a.array(w, insn, 0);
+            int[] y = b.array(w, insn, 1);
+            int[] z = c.array(w, insn, 2);
+            int xo = a.offset();
+            int yo = b.offset();
+            int zo = c.offset();
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                long r = ValuFloatDivide.fmasLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
+                        Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
+                        Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), (vcc >>> l & 1) != 0);
+                if (omod != 0) {
+                    r = FloatOps.omod(Format.F32, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(Format.F32, m, r);
+                }
+                v[d + l] = (int) r;
+            }
+        };
+    }
+
     // ---------------------------------------------------------------- floats
 
     private static final class FloatExec implements Exec {
@@ -731,6 +855,8 @@ final class FastTier {
         private final boolean clamp;
         /** The f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
         private final LaneLoop fkind;
+        /** A one-source f32 loop (frexp_mant, rcp, sqrt, rsq: normal values inline in any MODE), or null. */
+        private final LaneLoop unary;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
                   boolean clamp, LaneLoop loop) {
@@ -752,7 +878,8 @@ final class FastTier {
             this.dHi = (dst + 1) * waveSize;
             this.omod = omod;
             this.clamp = clamp;
-            this.fkind = f == Format.F32 && omod == 0 && !clamp ? loop : null;
+            this.unary = f == Format.F32 && loop != null && loop.sources < 0 ? loop : null;
+            this.fkind = f == Format.F32 && omod == 0 && !clamp && unary == null ? loop : null;
         }
 
         @Override
@@ -764,6 +891,10 @@ final class FastTier {
             FpMode m = new FpMode(w.mode());
             if (fkind != null && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
                 runF32(w, m, exec);
+                return;
+            }
+            if (unary != null) {
+                runUnary(w, m, exec);
                 return;
             }
             int[] v = w.vgprFile();
@@ -861,6 +992,18 @@ final class FastTier {
                         odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
                     }
                 }
+                case F_FMA -> {
+                    // v_fma_f32 and v_fmac_f32 (three sources): Math.fma rounds once, as IEEE's fusedMultiplyAdd
+                    for (int l = 0; l < n; l++) {
+                        int a = x[xo + l] & and0 ^ xor0;
+                        int b = y[yo + l] & and1 ^ xor1;
+                        int c = z[zo + l] & and2 ^ xor2;
+                        int r = Float.floatToRawIntBits(Math.fma(Float.intBitsToFloat(a), Float.intBitsToFloat(b),
+                                Float.intBitsToFloat(c)));
+                        t[l] = r;
+                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
+                    }
+                }
                 default -> {
                     for (int l = 0; l < n; l++) {
                         int a = x[xo + l] & and0 ^ xor0;
@@ -897,6 +1040,51 @@ final class FastTier {
                 System.arraycopy(t, 0, v, d, n);
             } else {
                 FastLanes.merge(v, d, t, exec);
+            }
+        }
+
+        /**
+         * The one-source f32 loops, whatever MODE says for a lane whose S0 is normal (never flushed) and whose
+         * result is normal (never flushed; these rows ignore the round mode): v_frexp_mant_f32, S0's sign | 0.5's
+         * exponent | S0's fraction, exactly ({@code ValuFloatConvert.frexpMant}); v_rcp_f32 for |S0| below 2^126,
+         * v_sqrt_f32 and v_rsq_f32 for a positive S0, the double result rounded once to f32 as {@code
+         * ValuFloatTranscendental.apply} does (Java's double-to-float conversion is its round to nearest even).
+         * Every other lane (zeros, denormals, infinities, NaNs, negative roots, reciprocals of huge values) goes
+         * through the lane kernel. Then OMOD and CLAMP as every float result.
+         */
+        private void runUnary(Wave w, FpMode m, long exec) {
+            int[] v = w.vgprFile();
+            int[] x = fsrc(w, 0);
+            int xo = src[0].offset();
+            int and0 = src[0].vector() ? (int) and[0] : -1;
+            int xor0 = src[0].vector() ? (int) xor[0] : 0;
+            LaneKernel.Float1 k = (LaneKernel.Float1) kernel;
+            LaneLoop kind = unary;
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                int bits = x[xo + l] & and0 ^ xor0;
+                int field = bits >>> 23 & 0xFF;
+                boolean normal = field != 0 && field != 0xFF;
+                long r;
+                if (kind == LaneLoop.F_FREXP_MANT && normal) {
+                    r = Integer.toUnsignedLong(bits & 0x807F_FFFF | 0x3F00_0000);
+                } else if (kind == LaneLoop.F_RCP && normal && field <= 252) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) (1 / (double) Float.intBitsToFloat(bits))));
+                } else if (kind == LaneLoop.F_SQRT && normal && bits > 0) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits((float) Math.sqrt(Float.intBitsToFloat(bits))));
+                } else if (kind == LaneLoop.F_RSQ && normal && bits > 0) {
+                    r = Integer.toUnsignedLong(Float.floatToRawIntBits(
+                            (float) (1 / Math.sqrt(Float.intBitsToFloat(bits)))));
+                } else {
+                    r = k.op().apply(m, Integer.toUnsignedLong(bits));
+                }
+                if (omod != 0) {
+                    r = FloatOps.omod(Format.F32, m, omod, r);
+                }
+                if (clamp) {
+                    r = FloatOps.clamp(Format.F32, m, r);
+                }
+                v[d + l] = (int) r;
             }
         }
 

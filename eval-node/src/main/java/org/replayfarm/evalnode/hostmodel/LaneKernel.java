@@ -64,4 +64,15 @@ public sealed interface LaneKernel {
     /** v_mad_u64_u32: {carry, D} = S0.u32 * S1.u32 + S2.u64. */
     record MadU64() implements LaneKernel {
     }
+
+    /**
+     * v_div_scale_*: D and a flag per lane into the SGPR mask ({@code ValuFloatDivide.scaleLane}); the
+     * thresholds and the scale of format f.
+     */
+    record DivScale(Format f, int nearMax, int by, int tiny) implements LaneKernel {
+    }
+
+    /** v_div_fmas_*: fma(S0, S1, S2), scaled by 2^+-by in a lane whose VCC bit is set ({@code ValuFloatDivide.fmasLane}). */
+    record DivFmas(Format f, int by) implements LaneKernel {
+    }
 }

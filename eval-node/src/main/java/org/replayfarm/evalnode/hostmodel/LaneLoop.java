@@ -23,9 +23,13 @@ public enum LaneLoop {
     BFE_U32(3, "v_bfe_u32"), BFI(3, "v_bfi_b32"),
     // f32 (round to nearest even; special lanes through the lane kernel)
     F_ADD(0, "v_add_f32"), F_SUB(0, "v_sub_f32"), F_SUBREV(0, "v_subrev_f32"), F_MUL(0, "v_mul_f32"),
-    F_FMA(0, "v_fma_f32");
+    F_FMA(0, "v_fma_f32"),
+    // f32, one source, normal values computed inline in any MODE (they are never flushed and give normal
+    // results; the round mode does not apply to these rows), every other lane through the lane kernel:
+    // frexp_mant a field move; rcp, sqrt, rsq the double result rounded once to f32, as ValuFloatTranscendental
+    F_FREXP_MANT(-1, "v_frexp_mant_f32"), F_RCP(-1, "v_rcp_f32"), F_SQRT(-1, "v_sqrt_f32"), F_RSQ(-1, "v_rsq_f32");
 
-    /** Integer sources (1..3), or 0 for an f32 loop. */
+    /** Integer sources (1..3), 0 for a two- or three-source f32 loop, -1 for a one-source f32 loop. */
     final int sources;
     /** The row whose lane kernel this loop restates. */
     final String mnemonic;
@@ -46,6 +50,7 @@ public enum LaneLoop {
             case 1 -> k instanceof LaneKernel.Int1;
             case 2 -> k instanceof LaneKernel.Int2;
             case 3 -> k instanceof LaneKernel.Int3;
+            case -1 -> k instanceof LaneKernel.Float1 f1 && f1.f() == org.replayfarm.model.fp.Format.F32;
             default -> k instanceof LaneKernel.Float2 f2 && f2.f() == org.replayfarm.model.fp.Format.F32
                     || k instanceof LaneKernel.Float3 f3 && f3.f() == org.replayfarm.model.fp.Format.F32;
         };

@@ -106,7 +106,8 @@ class TierDifferentialTest {
     /**
      * Every operation with a loop of its own in the fast tier ({@link FastLanes}: the integer kinds, f32
      * add/sub/subrev/mul/fma, v_cvt_f32_ubyteN; v_fmac, v_ldexp, v_frexp_exp, f32 compares of every relation
-     * and v_cmpx; rcp/sqrt/frexp_mant through the rounding shortcut), each with vector, SGPR, inline and literal sources and
+     * and v_cmpx; v_frexp_mant_f32, v_rcp_f32, v_sqrt_f32 and v_rsq_f32 with ABS/NEG, OMOD and CLAMP; v_div_scale_f32 into
+     * VCC and an SGPR mask, v_div_fmas_f32 after it), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
      * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
      */
@@ -120,7 +121,8 @@ class TierDifferentialTest {
         String[] floats2 = {"v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32"};
         int[] modes = {0xf0, 0x00, 0x10, 0x20, 0xf1, 0xf2, 0xf3};
         int[] special = {0, 0x80000000, 0x00000001, 0x807fffff, 0x00800000, 0x7f800000, 0xff800000, 0x7fc00000,
-                0x7fa00000, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x0c000000, 0x72000000};
+                0x7fa00000, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x0c000000, 0x72000000, 0x7e7fffff, 0x7e800000,
+                0xfe7fffff, 0x00800001};
         List<String> failures = new ArrayList<>();
         int programs = 0;
         Random r = new Random(0x7135_F00DL);
@@ -192,10 +194,33 @@ class TierDifferentialTest {
                     for (int i = 1; i <= 6; i++) {
                         a.append("v_frexp_exp_i32_f32 v").append(dst++).append(", v").append(i).append('\n');
                         a.append("v_frexp_mant_f32 v").append(dst++).append(", v").append(i).append('\n');
-                        a.append("v_rcp_f32 v").append(dst++).append(", v").append(i).append('\n');
+                        a.append(i % 2 == 0 ? "v_rcp_f32 v" : "v_rsq_f32 v").append(dst++).append(", v").append(i).append('\n');
                         a.append("v_sqrt_f32 v").append(dst++).append(", v").append(i).append('\n');
                     }
                     a.append("v_frexp_exp_i32_f32_e64 v").append(dst++).append(", -|v2|\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", -|v3|\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", -v4 mul:2\n");
+                    a.append("v_frexp_mant_f32_e64 v").append(dst++).append(", v5 clamp\n");
+                    a.append("v_frexp_mant_f32 v").append(dst++).append(", s8\n");
+                    a.append("v_frexp_mant_f32 v").append(dst++).append(", 0x7f7fffff\n");
+                    // v_div_scale_f32 into VCC and an SGPR mask, v_div_fmas_f32 reading VCC (set lanes scale)
+                    String mask2 = wave == 32 ? "s50" : "s[50:51]";
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v1, v2, v3\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v4, v5, v6\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(mask2).append(", -v4, v5, -v6\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v3, s8, v3\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", -v1, |v2|, v3 clamp\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v1, v2, v3 mul:2\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v2, v2, v5\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v6, v1, 0x7e800000\n");
+                    a.append("v_div_scale_f32 v").append(dst++).append(", ").append(vcc).append(", v6, v5, v4\n");
+                    a.append("v_div_fmas_f32 v").append(dst++).append(", v5, s9, v6\n");
+                    for (String op : new String[] {"v_rcp_f32", "v_sqrt_f32", "v_rsq_f32"}) {
+                        // (their plain forms of v1..v6 are above; SGPR and literal sources take frexp_mant's path too)
+                        a.append(op).append("_e64 v").append(dst++).append(", -|v").append(1 + r.nextInt(6)).append("|\n");
+                        a.append(op).append("_e64 v").append(dst++).append(", -v").append(1 + r.nextInt(6))
+                                .append(op.equals("v_rsq_f32") ? " clamp\n" : " mul:4\n");
+                    }
                     String[] relations = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
                             "nlt", "tru"};
                     String pair = wave == 32 ? "s12" : "s[12:13]";
@@ -237,7 +262,7 @@ class TierDifferentialTest {
                             fast.specialisedInstructions() + " of " + lines + " specialised");
                     // each family this test was written for runs through its specialised step in at least one line
                     // (a family falling back to the reference handler would agree with it and prove nothing)
-                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_cmp_lt_f32",
+                    for (String family : new String[] {"v_fmac_f32", "v_ldexp_f32", "v_frexp_exp_i32_f32", "v_frexp_mant_f32", "v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_div_scale_f32", "v_div_fmas_f32", "v_cmp_lt_f32",
                             "v_cmp_nlg_f32", "v_cmp_u_f32", "v_cmpx_nlt_f32"}) {
                         boolean some = kernel.program().instructions().stream()
                                 .anyMatch(insn -> insn.mnemonic().equals(family) && fast.specialisedAt(insn.pc()));
@@ -248,6 +273,95 @@ class TierDifferentialTest {
             }
         }
         System.out.printf("tier differential (fast-tier loops): %d programs, %d disagreeing%n", programs, failures.size());
+        assertEquals(List.of(), failures);
+    }
+
+    /**
+     * The fast tier's image_load / image_store ({@code image.ImageFast}): formats of 8-bit channels (tables), 32-bit
+     * FLOAT/UINT/SINT channels (raw bits) and others (the codec), random texels (NaNs, denormals and every byte
+     * value among them), DST_SEL orders with 0 and 1, DMASKs of one to four channels, coordinates inside and outside
+     * the image (negative ones too), 1D and 2D, a 128-bit T#, a full and a partial EXEC, stores of special values
+     * then loads that see the group's own texels, wave32 and wave64: registers, stores and counts bit for bit.
+     */
+    @Test
+    void the_fast_tiers_image_loads_and_stores_run_the_same_on_both_tiers() throws Exception {
+        String[] formats = {"8_8_8_8_UNORM", "8_8_8_8_SRGB", "8_UNORM", "8_8_SNORM", "8_8_8_8_UINT", "8_8_8_8_SINT",
+                "8_8_8_8_USCALED", "8_SSCALED", "32_FLOAT", "32_UINT", "32_32_SINT", "32_32_32_32_FLOAT",
+                "16_16_16_16_FLOAT", "10_11_11_FLOAT", "16_UNORM"};
+        String[] orders = {"XYZW", "ZYXW", "X0Y1", "WZYX", "1X0W", "YYYY"};
+        int[] special = {0, 0x80000000, 0x00000001, 0x7f800000, 0xff800000, 0x7fc00000, 0x3f800000, 0xbf000000,
+                0x3effffff, 0x437f0000, 0x4f800000, 0xcf000000, 0x3b808081};
+        Random r = new Random(0x1A6E_F457L);
+        List<String> failures = new ArrayList<>();
+        int programs = 0;
+        for (int wave : new int[] {32, 64}) {
+            String vcc = wave == 32 ? "vcc_lo" : "vcc";
+            for (String format : formats) {
+                String order = orders[r.nextInt(orders.length)];
+                int bpt = org.replayfarm.model.image.ImageFormat.parse(format).bytesPerTexel();
+                byte[] texels = new byte[16 * 6 * bpt];
+                r.nextBytes(texels);
+                StringBuilder a = new StringBuilder("""
+                        s_load_dwordx2 s[4:5], s[0:1], 0x8
+                        s_waitcnt lgkmcnt(0)
+                        s_load_dwordx8 s[8:15], s[4:5], 0x0
+                        s_waitcnt lgkmcnt(0)
+                        v_mul_u32_u24 v1, 7, v0
+                        v_and_b32 v1, 31, v1
+                        v_subrev_nc_u32 v1, 3, v1
+                        v_lshrrev_b32 v2, 3, v0
+                        """);
+                for (int reg = 20; reg < 28; reg++) {
+                    a.append("v_mov_b32 v").append(reg).append(", 0x").append(Integer.toHexString(r.nextInt())).append('\n');
+                    a.append("v_xor_b32 v").append(reg).append(", v").append(reg).append(", v0\n");
+                    a.append("v_cmp_gt_u32 ").append(vcc).append(", ").append(1 + r.nextInt(wave - 1)).append(", v0\n");
+                    a.append("v_cndmask_b32 v").append(reg).append(", 0x")
+                            .append(Integer.toHexString(special[r.nextInt(special.length)])).append(", v").append(reg)
+                            .append(", ").append(vcc).append('\n');
+                }
+                a.append("""
+                        image_load v[4:7], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        image_load v8, v[1:2], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[9:10], v[1:2], s[8:15] dmask:0x6 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[11:13], v[1:2], s[8:15] dmask:0xb dim:SQ_RSRC_IMG_2D unorm
+                        image_load v14, v1, s[8:15] dmask:0x8 dim:SQ_RSRC_IMG_1D unorm
+                        image_load v[15:18], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm r128
+                        s_mov_b32 exec_lo, 0x5a5af0f3
+                        image_store v[20:23], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        v_add_nc_u32 v3, 1, v1
+                        image_store v[24:25], [v3, v2], s[8:15] dmask:0x5 dim:SQ_RSRC_IMG_2D unorm
+                        image_load v[28:31], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        s_mov_b32 exec_lo, -1
+                        image_load v[32:35], v[1:2], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D unorm
+                        image_store v26, v3, s[8:15] dmask:0x2 dim:SQ_RSRC_IMG_1D unorm
+                        image_load v[36:37], v3, s[8:15] dmask:0x3 dim:SQ_RSRC_IMG_1D unorm
+                        s_endpgm
+                        """);
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Path raw = runner.file("img-" + format + ".raw", texels);
+                Kernel kernel = runner.arg("zeros:256").arg("image:raw:" + raw + ",16x6,format=" + format + ",order=" + order)
+                        .kernel(a.toString());
+                HostModel fast = new HostModel(kernel, 1_000_000, HostModel.Tier.FAST);
+                HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
+                String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
+                String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                if (!da.equals(db)) {
+                    failures.add("wave" + wave + " " + format + " " + order + ": "
+                            + GuestAsm.firstDifference(da, db, "fast", "reference"));
+                }
+                for (String family : new String[] {"image_load", "image_store"}) {
+                    long plain = kernel.program().instructions().stream().filter(i -> i.mnemonic().equals(family)).count();
+                    long taken = kernel.program().instructions().stream()
+                            .filter(i -> i.mnemonic().equals(family) && fast.specialisedAt(i.pc())).count();
+                    assertEquals(plain, taken, "wave" + wave + " " + format + ": " + family + " lines run specialised");
+                }
+                programs++;
+            }
+        }
+        System.out.printf("tier differential (fast-tier images): %d programs, %d disagreeing%n", programs, failures.size());
         assertEquals(List.of(), failures);
     }
 

@@ -91,6 +91,14 @@ public final class TexelCodec {
         return pack(f, raw);
     }
 
+    /**
+     * Channel {@code channel}'s raw bits (its width {@code bits}, as {@link ImageFormat#channelBits} gives it) for a
+     * store of register value {@code value}: what {@link #encode} packs for that channel.
+     */
+    public static long encodeChannel(ImageFormat f, int bits, int channel, int value) {
+        return fromRegister(f.numeric(), bits, value, channel);
+    }
+
     /** The value of a channel the format lacks: 0 for x, y, z; 1 (1.0 for float results) for w. */
     public static int missing(ImageFormat f, int channel) {
         if (channel < 3) {

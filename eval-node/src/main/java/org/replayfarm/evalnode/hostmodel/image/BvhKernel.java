@@ -67,16 +67,23 @@ final class BvhKernel {
             float farY = iy >= 0f ? hiY : loY;
             float nearZ = iz >= 0f ? loZ : hiZ;
             float farZ = iz >= 0f ? hiZ : loZ;
-            float entry = NodeTest.maxNum(NodeTest.maxNum(nearX, nearY), nearZ);
-            float exit = NodeTest.minNum(NodeTest.minNum(farX, farY), farZ);
             float key;
             float limit;
-            if (Float.isNaN(entry) || Float.isNaN(exit)) {
-                key = Float.POSITIVE_INFINITY;
-                limit = Float.NEGATIVE_INFINITY;
+            if (nearX == nearX & nearY == nearY & nearZ == nearZ & farX == farX & farY == farY & farZ == farZ) {
+                // no NaN among the six (the usual case): maxNum and minNum are Math.max and Math.min, entry and
+                // exit are not NaN, and so is not the key
+                key = Math.max(Math.max(Math.max(nearX, nearY), nearZ), 0f);
+                limit = NodeTest.minNum(Math.min(Math.min(farX, farY), farZ), extent);
             } else {
-                key = NodeTest.maxNum(entry, 0f);
-                limit = NodeTest.minNum(exit, extent);
+                float entry = NodeTest.maxNum(NodeTest.maxNum(nearX, nearY), nearZ);
+                float exit = NodeTest.minNum(NodeTest.minNum(farX, farY), farZ);
+                if (Float.isNaN(entry) || Float.isNaN(exit)) {
+                    key = Float.POSITIVE_INFINITY;
+                    limit = Float.NEGATIVE_INFINITY;
+                } else {
+                    key = NodeTest.maxNum(entry, 0f);
+                    limit = NodeTest.minNum(exit, extent);
+                }
             }
             int child = block[i];
             if (!(key <= limit * grow)) {

@@ -117,8 +117,13 @@ final class ImageView {
         return image.getType() == ImageType.IMAGE_3D ? (int) TexelLayout.mipExtent(image.getDepth(), level) : 1;
     }
 
+    /** The captured image's texels (the fast tier reads them without a copy). */
+    InitialImages.Entry entry() {
+        return entry;
+    }
+
     /** The view's first layer of the image. */
-    private int firstLayer() {
+    int firstLayer() {
         return descriptor.wide() && descriptor.type() != ImageDescriptor.TYPE_3D ? descriptor.baseArray() : 0;
     }
 

@@ -434,6 +434,11 @@ public final class GroupMemory {
                 .add(new TexelAtomic(image, texel, op, newValue.length, operand, comparand, returned));
     }
 
+    /** Whether this group stored or changed any texel atomically yet (when not, every texel reads as captured). */
+    public boolean hasOwnTexels() {
+        return !ownTexels.isEmpty();
+    }
+
     /** This group's own value of a texel it stored or changed atomically, or null when it did neither. */
     public byte[] ownTexel(int image, long texel) {
         return ownTexels.get(new TexelKey(image, texel));

@@ -7,6 +7,7 @@ import static org.replayfarm.model.fp.Format.F64;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
+import org.replayfarm.evalnode.hostmodel.LaneKernel;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.model.fp.Exact;
@@ -51,7 +52,9 @@ public final class ValuFloatDivide {
     }
 
     private static boolean denormalValue(Format f, double v) {
-        return v != 0 && Math.abs(v) < Math.scalb(1.0, f.minExponent);
+        // the smallest normal of the format (constants for f32 and f64: Math.scalb per lane was a hot spot)
+        double min = f == F32 ? 0x1p-126 : f == F64 ? Double.MIN_NORMAL : Math.scalb(1.0, f.minExponent);
+        return v != 0 && Math.abs(v) < min;
     }
 
     private static long scale(Format f, long a, int exp) {
@@ -60,72 +63,94 @@ public final class ValuFloatDivide {
     }
 
     private static void divScale(SemanticsTable.Builder b, String mnemonic, Format f, int nearMax, int by, int tiny) {
+        LaneKernel.DivScale k = new LaneKernel.DivScale(f, nearMax, by, tiny);
+        b.laneKernel(mnemonic, k);
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             long[] vcc = {0};
             Valu.forActiveLanes(w, insn, lane -> {
-                long s0 = m.input(f, ValuFloat.source(w, insn, 0, lane, f));
-                long s1 = m.input(f, ValuFloat.source(w, insn, 1, lane, f));
-                long s2 = m.input(f, ValuFloat.source(w, insn, 2, lane, f));
-                boolean flag = false;
-                long d = s0;
-                double x0 = f.toDouble(s0);
-                double x1 = f.toDouble(s1);
-                double x2 = f.toDouble(s2);
-                // the ISA's "S2.f32 / S1.f32 == DENORM.f32": the quotient rounded to the format (2^-149 / 3 is zero,
-                // not a denormal, and takes the tiny-numerator case); f64's is the double division itself
-                double q = f == F32 ? (double) (float) (x2 / x1) : x2 / x1;
-                if (f.isNaN(s0) || f.isNaN(s1) || f.isNaN(s2)) {
-                    d = FloatOps.firstNaN(f, s0, s1, s2);
-                } else if (x2 == 0 || x1 == 0) {
-                    d = f.defaultNaN();
-                } else if (f.exponentField(s2) - f.exponentField(s1) >= nearMax) {
-                    flag = true;
-                    if (x0 == x1) {
-                        d = scale(f, s0, by);
-                    }
-                } else if (f.isDenormal(s1)) {
-                    d = scale(f, s0, by);
-                } else if (denormalValue(F64, 1 / x1) && denormalValue(f, q)) {
-                    flag = true;
-                    if (x0 == x1) {
-                        d = scale(f, s0, by);
-                    }
-                } else if (denormalValue(F64, 1 / x1)) {
-                    d = scale(f, s0, -by);
-                } else if (denormalValue(f, q)) {
-                    flag = true;
-                    if (x0 == x2) {
-                        d = scale(f, s0, by);
-                    }
-                } else if (f.exponentField(s2) <= tiny) {
-                    d = scale(f, s0, by);
-                }
-                if (flag) {
-                    vcc[0] |= 1L << lane;
-                }
-                ValuFloat.write(w, insn, lane, m, f, FloatOps.finish(f, m, d));
+                long d = scaleLane(k, m, ValuFloat.source(w, insn, 0, lane, f), ValuFloat.source(w, insn, 1, lane, f),
+                        ValuFloat.source(w, insn, 2, lane, f), vcc, lane);
+                ValuFloat.write(w, insn, lane, m, f, d);
             });
             w.setLaneMask(ValuFloat.scalarDestination(insn), vcc[0]);
         });
     }
 
+    /**
+     * One lane of v_div_scale (both tiers): the result from the lane's sources (ABS/NEG applied), finished for
+     * MODE (OMOD and CLAMP still to apply); sets bit {@code lane} of {@code vcc[0]} when the lane's flag is set.
+     */
+    public static long scaleLane(LaneKernel.DivScale k, FpMode m, long a0, long a1, long a2, long[] vcc, int lane) {
+        Format f = k.f();
+        int by = k.by();
+        long s0 = m.input(f, a0);
+        long s1 = m.input(f, a1);
+        long s2 = m.input(f, a2);
+        boolean flag = false;
+        long d = s0;
+        double x0 = f.toDouble(s0);
+        double x1 = f.toDouble(s1);
+        double x2 = f.toDouble(s2);
+        // the ISA's "S2.f32 / S1.f32 == DENORM.f32": the quotient rounded to the format (2^-149 / 3 is zero,
+        // not a denormal, and takes the tiny-numerator case); f64's is the double division itself
+        double q = f == F32 ? (double) (float) (x2 / x1) : x2 / x1;
+        if (f.isNaN(s0) || f.isNaN(s1) || f.isNaN(s2)) {
+            d = FloatOps.firstNaN(f, s0, s1, s2);
+        } else if (x2 == 0 || x1 == 0) {
+            d = f.defaultNaN();
+        } else if (f.exponentField(s2) - f.exponentField(s1) >= k.nearMax()) {
+            flag = true;
+            if (x0 == x1) {
+                d = scale(f, s0, by);
+            }
+        } else if (f.isDenormal(s1)) {
+            d = scale(f, s0, by);
+        } else if (denormalValue(F64, 1 / x1) && denormalValue(f, q)) {
+            flag = true;
+            if (x0 == x1) {
+                d = scale(f, s0, by);
+            }
+        } else if (denormalValue(F64, 1 / x1)) {
+            d = scale(f, s0, -by);
+        } else if (denormalValue(f, q)) {
+            flag = true;
+            if (x0 == x2) {
+                d = scale(f, s0, by);
+            }
+        } else if (f.exponentField(s2) <= k.tiny()) {
+            d = scale(f, s0, by);
+        }
+        if (flag) {
+            vcc[0] |= 1L << lane;
+        }
+        return FloatOps.finish(f, m, d);
+    }
+
     private static void divFmas(SemanticsTable.Builder b, String mnemonic, Format f, int by) {
+        LaneKernel.DivFmas k = new LaneKernel.DivFmas(f, by);
+        b.laneKernel(mnemonic, k);
         Valu.register(b, mnemonic, Fidelity.EXACT, (w, insn) -> {
             FpMode m = ValuFloat.mode(w);
             long vcc = w.vcc();
-            Valu.forActiveLanes(w, insn, lane -> {
-                long s0 = ValuFloat.source(w, insn, 0, lane, f);
-                long s1 = ValuFloat.source(w, insn, 1, lane, f);
-                long s2 = ValuFloat.source(w, insn, 2, lane, f);
-                long r = FloatOps.fma(f, m, s0, s1, s2);
-                if ((vcc >>> lane & 1) != 0 && !f.isNaN(r) && !f.isInfinite(r) && !f.isZero(r)) {
-                    int exp = f.exponentField(m.input(f, s2)) > f.bias() ? by : -by;
-                    r = scaledFma(f, m, m.input(f, s0), m.input(f, s1), m.input(f, s2), exp);
-                }
-                ValuFloat.write(w, insn, lane, m, f, r);
-            });
+            Valu.forActiveLanes(w, insn, lane -> ValuFloat.write(w, insn, lane, m, f, fmasLane(k, m,
+                    ValuFloat.source(w, insn, 0, lane, f), ValuFloat.source(w, insn, 1, lane, f),
+                    ValuFloat.source(w, insn, 2, lane, f), (vcc >>> lane & 1) != 0)));
         });
+    }
+
+    /**
+     * One lane of v_div_fmas (both tiers): fma(S0, S1, S2) from the lane's sources (ABS/NEG applied), scaled when
+     * the lane's VCC bit is set (OMOD and CLAMP still to apply).
+     */
+    public static long fmasLane(LaneKernel.DivFmas k, FpMode m, long s0, long s1, long s2, boolean vccBit) {
+        Format f = k.f();
+        long r = FloatOps.fma(f, m, s0, s1, s2);
+        if (vccBit && !f.isNaN(r) && !f.isInfinite(r) && !f.isZero(r)) {
+            int exp = f.exponentField(m.input(f, s2)) > f.bias() ? k.by() : -k.by();
+            r = scaledFma(f, m, m.input(f, s0), m.input(f, s1), m.input(f, s2), exp);
+        }
+        return r;
     }
 
     /** (a * b + c) * 2^exp with one rounding, for a finite nonzero result. */
