@@ -33,6 +33,13 @@ class CaptureCacheTest {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/captures/", exchange -> {
             requests.incrementAndGet();
+            if (exchange.getRequestURI().getPath().endsWith("missing")) {
+                byte[] why = "no such capture".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(404, why.length);
+                exchange.getResponseBody().write(why);
+                exchange.close();
+                return;
+            }
             byte[] body = exchange.getRequestURI().getPath().endsWith(sha) ? bytes : new byte[] {1, 2, 3};
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
@@ -61,6 +68,14 @@ class CaptureCacheTest {
             assertFalse(Files.exists(dir.resolve("cache").resolve(wrong + ".capture")), "nothing kept");
             try (var files = Files.list(dir.resolve("cache"))) {
                 assertEquals(1, files.count(), "no temporary file left");
+            }
+            String other = "cd".repeat(32);
+            java.io.IOException notFound = assertThrows(java.io.IOException.class, () -> cache.fetch(other, base + "missing"));
+            assertTrue(notFound.getMessage().contains("HTTP 404 no such capture"), notFound.getMessage());
+            // no thread of the fetch is left waiting in native code (an HttpClient's selector was: the JVM's exit
+            // waits ~300 ms for such threads, which every replay run paid)
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                assertFalse(t.getName().startsWith("HttpClient-"), "left behind: " + t.getName());
             }
         } finally {
             server.stop(0);
