@@ -248,14 +248,17 @@ public final class FarmNode implements AutoCloseable {
      * whose work directory (journal included) is deleted when the run ends. Its journal is Akka's in-memory
      * one (no H2 database, JDBC pool or schema to create: a restart never resumes it anyway), and its
      * coordinated shutdown skips the phases that hand shards and membership over to other nodes (there are
-     * none, and every result has been written before it closes): the same actors, sharding, singleton,
-     * HTTP server and job path as any coordinator, without the costs that only a lasting node repays.
+     * none, and every result has been written before it closes), and the evaluators' drain announcement
+     * ({@code before-cluster-shutdown}: it tells other nodes' jobs, then waits 300 ms for slices already on their
+     * way; the only jobs are this node's, and they have ended): the same actors, sharding, singleton, HTTP
+     * server and job path as any coordinator, without the costs that only a lasting node repays.
      */
     public static final String EMBEDDED_KEY = "replay.embedded";
     private static final Config EMBEDDED = ConfigFactory.parseMap(java.util.Map.of(
             "akka.persistence.journal.plugin", "akka.persistence.journal.inmem",
             "akka.persistence.journal.inmem.test-serialization", "off",
             "akka.persistence.snapshot-store.plugin", "akka.persistence.no-snapshot-store",
+            "akka.coordinated-shutdown.phases.before-cluster-shutdown.enabled", "off",
             "akka.coordinated-shutdown.phases.cluster-sharding-shutdown-region.enabled", "off",
             "akka.coordinated-shutdown.phases.cluster-leave.enabled", "off",
             "akka.coordinated-shutdown.phases.cluster-exiting.enabled", "off",
