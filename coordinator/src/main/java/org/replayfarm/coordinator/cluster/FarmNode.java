@@ -248,19 +248,27 @@ public final class FarmNode implements AutoCloseable {
      * whose work directory (journal included) is deleted when the run ends. Its journal is Akka's in-memory
      * one (no H2 database, JDBC pool or schema to create: a restart never resumes it anyway), and its
      * coordinated shutdown skips the phases that hand shards and membership over to other nodes (there are
-     * none, and every result has been written before it closes): the same actors, sharding, singleton,
-     * HTTP server and job path as any coordinator, without the costs that only a lasting node repays.
+     * none, and every result has been written before it closes), and the evaluators' drain announcement
+     * ({@code before-cluster-shutdown}: it tells other nodes' jobs, then waits 300 ms for slices already on their
+     * way; the only jobs are this node's, and they have ended): the same actors, sharding, singleton, HTTP
+     * server and job path as any coordinator, without the costs that only a lasting node repays.
      */
     public static final String EMBEDDED_KEY = "replay.embedded";
-    private static final Config EMBEDDED = ConfigFactory.parseMap(java.util.Map.of(
-            "akka.persistence.journal.plugin", "akka.persistence.journal.inmem",
-            "akka.persistence.journal.inmem.test-serialization", "off",
-            "akka.persistence.snapshot-store.plugin", "akka.persistence.no-snapshot-store",
-            "akka.coordinated-shutdown.phases.cluster-sharding-shutdown-region.enabled", "off",
-            "akka.coordinated-shutdown.phases.cluster-leave.enabled", "off",
-            "akka.coordinated-shutdown.phases.cluster-exiting.enabled", "off",
-            "akka.coordinated-shutdown.phases.cluster-exiting-done.enabled", "off",
-            "akka.coordinated-shutdown.phases.cluster-shutdown.enabled", "off"));
+    private static final Config EMBEDDED = ConfigFactory.parseMap(java.util.Map.ofEntries(
+            java.util.Map.entry("akka.persistence.journal.plugin", "akka.persistence.journal.inmem"),
+            java.util.Map.entry("akka.persistence.journal.inmem.test-serialization", "off"),
+            java.util.Map.entry("akka.persistence.snapshot-store.plugin", "akka.persistence.no-snapshot-store"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.before-cluster-shutdown.enabled", "off"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.cluster-sharding-shutdown-region.enabled", "off"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.cluster-leave.enabled", "off"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.cluster-exiting.enabled", "off"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.cluster-exiting-done.enabled", "off"),
+            java.util.Map.entry("akka.coordinated-shutdown.phases.cluster-shutdown.enabled", "off"),
+            // a process that lives for one run: no cluster MBean (the platform MBean server's start), and no Akka
+            // events for Java Flight Recorder (registering them generates JFR's event handler classes at start;
+            // these embedded settings lie over system properties, below the node's own Settings.config)
+            java.util.Map.entry("akka.cluster.jmx.enabled", "off"),
+            java.util.Map.entry("akka.java-flight-recorder.enabled", "off")));
 
     static boolean embedded(Config c) {
         return c.hasPath(EMBEDDED_KEY) && c.getBoolean(EMBEDDED_KEY);
@@ -291,6 +299,9 @@ public final class FarmNode implements AutoCloseable {
         // Kamon starts beside the actor system (it takes a few hundred milliseconds of its own)
         MetricsEndpoint.Settings metricsSettings = MetricsEndpoint.Settings.from(config);
         CompletableFuture<MetricsEndpoint> metricsStart = MetricsEndpoint.startAsync(metricsSettings, advertised);
+        if (s.roles().contains(COORDINATOR)) {
+            warmTls();
+        }
         ActorSystem<Void> system;
         try {
             system = ActorSystem.create(Behaviors.empty(), SYSTEM, config);
@@ -474,6 +485,23 @@ public final class FarmNode implements AutoCloseable {
             closeQuietly(metricsEndpoint);
             throw new IOException("the coordinator's HTTP server did not start: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Akka HTTP's bind of a plain (no TLS) server initialises the JVM's default SSL context all the same
+     * ({@code TLSPlacebo}'s dummy session: the JSSE providers and the trust store, 0.1-0.3 s of CPU). A thread of
+     * its own does that beside the actor system's start, so that the coordinator's bind finds it made.
+     */
+    private static void warmTls() {
+        Thread t = new Thread(() -> {
+            try {
+                javax.net.ssl.SSLContext.getDefault();
+            } catch (java.security.NoSuchAlgorithmException | RuntimeException e) {
+                // the bind meets the same failure and reports it
+            }
+        }, "farm-tls-warm-up");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static ActorRef<org.replayfarm.proto.SliceTask> awaitSharding(

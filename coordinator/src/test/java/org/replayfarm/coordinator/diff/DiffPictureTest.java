@@ -37,4 +37,38 @@ class DiffPictureTest {
             assertEquals(0xFF000000 | want, pic.getRGB(t % 3, t / 3), "texel " + t);
         }
     }
+
+    /** The bulk drawing gives the pixels of the plain one (getRGB/setRGB per texel), over every kind of host picture. */
+    @Test
+    void the_drawing_matches_a_texel_by_texel_one() {
+        java.util.Random random = new java.util.Random(15);
+        for (int type : new int[] {BufferedImage.TYPE_INT_ARGB, BufferedImage.TYPE_INT_RGB, BufferedImage.TYPE_BYTE_GRAY,
+                BufferedImage.TYPE_4BYTE_ABGR, BufferedImage.TYPE_USHORT_GRAY}) {
+            int w = 37;
+            int h = 23;
+            BufferedImage host = new BufferedImage(w, h, type);
+            for (int y = 0; y < h; y++) {
+                for (int x = 0; x < w; x++) {
+                    host.setRGB(x, y, random.nextInt());
+                }
+            }
+            BitSet differing = new BitSet();
+            BitSet deviceOnly = new BitSet();
+            for (int t = 0; t < w * h + 40; t++) { // bits past the picture (other planes) are not drawn
+                if (random.nextInt(7) == 0) {
+                    differing.set(t);
+                }
+                if (random.nextInt(5) == 0) {
+                    deviceOnly.set(t); // some texels are in both: differing wins
+                }
+            }
+            BufferedImage drawn = DiffPicture.draw(host, differing, deviceOnly);
+            for (int t = 0; t < w * h; t++) {
+                int c = host.getRGB(t % w, t / w);
+                int want = differing.get(t) ? DiffPicture.DIFFERING : deviceOnly.get(t) ? DiffPicture.DEVICE_ONLY
+                        : (c >>> 16 & 0xFF) / 3 << 16 | (c >>> 8 & 0xFF) / 3 << 8 | (c & 0xFF) / 3;
+                assertEquals(0xFF000000 | want, drawn.getRGB(t % w, t / w), "type " + type + " texel " + t);
+            }
+        }
+    }
 }

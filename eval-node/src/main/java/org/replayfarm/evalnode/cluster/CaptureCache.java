@@ -2,10 +2,8 @@ package org.replayfarm.evalnode.cluster;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -31,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * A node's captures: each fetched once over HTTP into {@code dir/<sha256>.capture}, its SHA-256 checked
  * before it is kept (a mismatch is refused and nothing is kept), validated, memory-mapped, and decoded
  * into one {@link Kernel} that every slice of that capture on this node shares.
+ *
+ * <p>The fetch is a blocking {@link HttpURLConnection}, not {@code java.net.http.HttpClient}: an HttpClient keeps
+ * a selector thread waiting in native code until the client is garbage collected, and the JVM's exit waits
+ * ~300 ms for any thread in native code (VM_Exit), which every {@code replay run} paid after its report was
+ * written. A node fetches each capture once, so the asynchronous client bought nothing.
  */
 public final class CaptureCache {
     private static final Logger LOG = LoggerFactory.getLogger(CaptureCache.class);
@@ -45,7 +48,9 @@ public final class CaptureCache {
 
     private final Path dir;
     private final java.util.Optional<String> token;
-    private final HttpClient client;
+    /** How long a fetch may wait to connect, and for each read (the server streams a file it has). */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration READ_TIMEOUT = Duration.ofMinutes(10);
     private final Map<String, CompletableFuture<Kernel>> kernels = new ConcurrentHashMap<>();
     private final AtomicInteger fetches = new AtomicInteger();
 
@@ -64,7 +69,6 @@ public final class CaptureCache {
     public CaptureCache(Path dir, FarmMetrics.EvalSeries metrics, java.util.Optional<String> token) throws IOException {
         this.token = token;
         this.dir = Files.createDirectories(dir);
-        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         this.metrics = metrics;
     }
 
@@ -103,24 +107,30 @@ public final class CaptureCache {
         fetches.incrementAndGet();
         Path tmp = Files.createTempFile(dir, "fetch", ".tmp");
         try {
-            HttpResponse<InputStream> response;
+            HttpURLConnection connection;
+            int status;
             try {
-                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(10));
-                token.ifPresent(t -> request.header("Authorization", ApiToken.header(t)));
-                response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while fetching " + url, e);
+                connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
+                connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+                connection.setReadTimeout((int) READ_TIMEOUT.toMillis());
+                token.ifPresent(t -> connection.setRequestProperty("Authorization", ApiToken.header(t)));
+                status = connection.getResponseCode();
             } catch (IOException e) {
                 // a bare ConnectException says neither what nor where
                 throw new IOException("fetching capture " + sha256 + " from " + url + ": " + e, e);
             }
             MessageDigest digest = SliceCodec.sha256();
-            try (InputStream in = new DigestInputStream(response.body(), digest)) {
-                if (response.statusCode() != 200) {
-                    throw new IOException("fetching capture " + sha256 + " from " + url + ": HTTP " + response.statusCode()
-                            + " " + new String(in.readNBytes(500), java.nio.charset.StandardCharsets.UTF_8).trim());
+            if (status != 200) {
+                InputStream error = connection.getErrorStream();
+                String body = "";
+                if (error != null) {
+                    try (error) {
+                        body = new String(error.readNBytes(500), java.nio.charset.StandardCharsets.UTF_8).trim();
+                    }
                 }
+                throw new IOException("fetching capture " + sha256 + " from " + url + ": HTTP " + status + " " + body);
+            }
+            try (InputStream in = new DigestInputStream(connection.getInputStream(), digest)) {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
             }
             String got = Sha256.hex(digest.digest());

@@ -194,10 +194,18 @@ public final class Evaluation {
         for (InitialMemory.Range r : memory.ranges()) {
             OutputFolder.write(host.resolve("guest-" + r.index() + ".bin"), o.memory().range(r.index()));
         }
-        for (int k = 0; k < o.images().imageCount(); k++) {
-            OutputFolder.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
-            OutputFolder.write(host.resolve("image-" + k + ".png"), org.replayfarm.model.image.ImagePng.encode(
-                    o.images().initial().get(k).image(), o.images().texels(k)));
+        // the pictures are encoded on threads of their own (Encoder) while this one writes the files in order
+        try (Encoder encoder = new Encoder(o.images().imageCount())) {
+            List<java.util.concurrent.CompletableFuture<byte[]>> pngs = new ArrayList<>();
+            for (int k = 0; k < o.images().imageCount(); k++) {
+                int image = k;
+                pngs.add(encoder.start(() -> org.replayfarm.model.image.ImagePng.encode(
+                        o.images().initial().get(image).image(), o.images().texels(image))));
+            }
+            for (int k = 0; k < o.images().imageCount(); k++) {
+                OutputFolder.write(host.resolve("image-" + k + ".raw"), o.images().texels(k));
+                OutputFolder.write(host.resolve("image-" + k + ".png"), Encoder.get(pngs.get(k)));
+            }
         }
         files.write();
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

@@ -33,6 +33,13 @@ class CaptureCacheTest {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/captures/", exchange -> {
             requests.incrementAndGet();
+            if (exchange.getRequestURI().getPath().endsWith("missing")) {
+                byte[] why = "no such capture".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(404, why.length);
+                exchange.getResponseBody().write(why);
+                exchange.close();
+                return;
+            }
             byte[] body = exchange.getRequestURI().getPath().endsWith(sha) ? bytes : new byte[] {1, 2, 3};
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
@@ -40,6 +47,7 @@ class CaptureCacheTest {
         });
         server.start();
         var pool = Executors.newFixedThreadPool(2);
+        java.util.Set<String> before = httpClients();
         try {
             String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/captures/";
             CaptureCache cache = new CaptureCache(dir.resolve("cache"));
@@ -62,9 +70,31 @@ class CaptureCacheTest {
             try (var files = Files.list(dir.resolve("cache"))) {
                 assertEquals(1, files.count(), "no temporary file left");
             }
+            String other = "cd".repeat(32);
+            java.io.IOException notFound = assertThrows(java.io.IOException.class, () -> cache.fetch(other, base + "missing"));
+            assertTrue(notFound.getMessage().contains("HTTP 404 no such capture"), notFound.getMessage());
+            // no thread of the fetch is left waiting in native code (an HttpClient's selector was: the JVM's exit
+            // waits ~300 ms for such threads, which every replay run paid)
+            // (HttpClient threads are named HttpClient-<client>-...: only a client made by this test is counted, not
+            // one an earlier test of this JVM left)
+            java.util.Set<String> made = httpClients();
+            made.removeAll(before);
+            assertTrue(made.isEmpty(), "HttpClient(s) left behind: " + made);
         } finally {
             server.stop(0);
             pool.shutdownNow();
         }
+    }
+
+    /** The HttpClients of this JVM that have threads now, by the number in their threads' names. */
+    private static java.util.Set<String> httpClients() {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("HttpClient-(\\d+)-.*").matcher(t.getName());
+            if (m.matches()) {
+                ids.add(m.group(1));
+            }
+        }
+        return ids;
     }
 }
