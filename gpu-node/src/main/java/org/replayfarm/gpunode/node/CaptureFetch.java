@@ -2,10 +2,9 @@ package org.replayfarm.gpunode.node;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -16,11 +15,20 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
 
-/** A GPU node's captures: fetched once over HTTP from the coordinator, checked by SHA-256, kept on disk. */
+/**
+ * A GPU node's captures: fetched once over HTTP from the coordinator, checked by SHA-256, kept on disk.
+ *
+ * <p>The fetch is a blocking {@link HttpURLConnection}, not {@code java.net.http.HttpClient}: an HttpClient keeps
+ * a selector thread waiting in native code until the client is garbage collected, and the JVM's exit waits
+ * ~300 ms for any thread in native code (as eval-node's CaptureCache found). A node fetches each capture once,
+ * so the asynchronous client bought nothing.
+ */
 public final class CaptureFetch {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+    /** How long a fetch may wait to connect, and for each read (the server streams a file it has). */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration READ_TIMEOUT = Duration.ofMinutes(5);
     private final Path dir;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     public CaptureFetch(Path dir) {
         this.dir = dir;
@@ -38,14 +46,22 @@ public final class CaptureFetch {
         Files.createDirectories(dir);
         Path tmp = Files.createTempFile(dir, sha256.substring(0, 12), ".part");
         try {
-            HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create(url))
-                    .timeout(Duration.ofMinutes(5)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-            if (r.statusCode() != 200) {
-                r.body().close();
-                throw new IOException("GET " + url + ": HTTP " + r.statusCode());
+            HttpURLConnection connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
+            connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+            connection.setReadTimeout((int) READ_TIMEOUT.toMillis());
+            int status = connection.getResponseCode();
+            if (status != 200) {
+                String body = "";
+                InputStream error = connection.getErrorStream();
+                if (error != null) {
+                    try (error) {
+                        body = new String(error.readNBytes(500), StandardCharsets.UTF_8).trim();
+                    }
+                }
+                throw new IOException("GET " + url + ": HTTP " + status + (body.isEmpty() ? "" : " " + body));
             }
             MessageDigest md = MessageDigest.getInstance("SHA-256");
-            try (InputStream in = new DigestInputStream(r.body(), md)) {
+            try (InputStream in = new DigestInputStream(connection.getInputStream(), md)) {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
             }
             String got = HexFormat.of().formatHex(md.digest());
@@ -54,9 +70,6 @@ public final class CaptureFetch {
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return file;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted fetching " + url, e);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         } finally {
