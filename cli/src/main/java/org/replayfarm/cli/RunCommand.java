@@ -175,7 +175,7 @@ final class RunCommand implements Callable<Integer> {
         try (FarmNode node = awaitNode(starting)) {
             started = node;
             clock.mark("node start");
-            String sha = node.jobs().storeCapture(capture);
+            String sha = node.jobs().storeCapture(file); // opened (validated) above: not opened again
             clock.mark("store capture");
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)

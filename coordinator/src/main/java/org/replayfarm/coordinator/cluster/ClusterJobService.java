@@ -175,6 +175,11 @@ public final class ClusterJobService implements JobService {
     }
 
     @Override
+    public String storeCapture(CaptureFile validated) throws IOException, CaptureFormatException {
+        return captures.store(validated);
+    }
+
+    @Override
     public boolean hasCapture(String sha256) {
         captures.touch(sha256); // asked about: a job naming it may follow (the sweep keeps it meanwhile)
         return captures.has(sha256);

@@ -720,6 +720,12 @@ public final class FarmNode implements AutoCloseable {
         }
 
         @Override
+        public String storeCapture(org.replayfarm.model.capture.CaptureFile validated)
+                throws IOException, org.replayfarm.model.capture.CaptureFormatException {
+            return d().storeCapture(validated);
+        }
+
+        @Override
         public boolean hasCapture(String sha256) {
             return d().hasCapture(sha256);
         }

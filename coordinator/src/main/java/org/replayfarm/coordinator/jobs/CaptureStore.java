@@ -1,12 +1,16 @@
 package org.replayfarm.coordinator.jobs;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
 import java.util.regex.Pattern;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.capture.CaptureFormatException;
+import org.replayfarm.model.capture.Sha256;
 
 /** Captures on disk, each validated once and kept as {@code <sha256>.capture}: a capture's hash is its name. */
 public final class CaptureStore {
@@ -19,16 +23,43 @@ public final class CaptureStore {
 
     /** Validates {@code file} (every field and hash) and stores it; returns its SHA-256. */
     public String store(Path file) throws IOException, CaptureFormatException {
-        String sha = CaptureFile.open(file).identity();
-        Path target = path(sha);
-        if (!Files.exists(target)) {
-            Path tmp = Files.createTempFile(dir, "upload", ".tmp");
-            Files.copy(file, tmp, StandardCopyOption.REPLACE_EXISTING);
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } else {
-            touch(sha);
+        return store(CaptureFile.open(file));
+    }
+
+    /**
+     * Stores a capture this process has opened (so validated: {@link CaptureFile#open} checks every field and
+     * hash); returns its SHA-256. The file is read once: copied aside while it is hashed, then kept under that
+     * hash (the stored file's name is always the hash of its bytes). A file that changed size since it was
+     * opened is refused.
+     */
+    public String store(CaptureFile validated) throws IOException, CaptureFormatException {
+        Path tmp = Files.createTempFile(dir, "upload", ".tmp");
+        try {
+            MessageDigest digest;
+            try {
+                digest = MessageDigest.getInstance("SHA-256");
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+            try (InputStream in = new DigestInputStream(Files.newInputStream(validated.path()), digest)) {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            }
+            long copied = Files.size(tmp);
+            if (copied != validated.fileLength()) {
+                throw new IOException(validated.path() + " changed while it was stored (" + validated.fileLength()
+                        + " bytes when opened, " + copied + " now)");
+            }
+            String sha = Sha256.hex(digest.digest());
+            Path target = path(sha);
+            if (!Files.exists(target)) {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                touch(sha);
+            }
+            return sha;
+        } finally {
+            Files.deleteIfExists(tmp);
         }
-        return sha;
     }
 
     /**

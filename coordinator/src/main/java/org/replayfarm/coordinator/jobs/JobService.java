@@ -36,6 +36,14 @@ public interface JobService extends AutoCloseable {
     /** Validates a capture file and stores it under its SHA-256, which it returns. */
     String storeCapture(Path file) throws IOException, CaptureFormatException;
 
+    /**
+     * Stores a capture this process has already opened (and so validated), without opening it again; returns its
+     * SHA-256.
+     */
+    default String storeCapture(org.replayfarm.model.capture.CaptureFile validated) throws IOException, CaptureFormatException {
+        return storeCapture(validated.path());
+    }
+
     /** Whether a capture with this SHA-256 is stored. */
     boolean hasCapture(String sha256);
 
