@@ -29,7 +29,9 @@ import org.replayfarm.model.isa.OpcodeTable;
  * every lane of every VGPR. Seeded random programs (llvm-mc-19 assembles them) mix every vector ALU row
  * that has a lane kernel (so the fast tier specialises it) with the forms it leaves to the reference
  * (DPP, SDWA, float compares), compares, carries, 64-bit shifts, GLOBAL loads and stores, EXEC changes
- * (down to no lane), MODE changes and, in some programs, a faulting access at the end. The examples run
+ * (down to no lane), MODE changes (all ten bits: IEEE and DX10_CLAMP too, so OMOD and CLAMP act) and, in some
+ * programs, a faulting access at the end; a line llvm-mc-19 refuses fails the test unless its reason is listed in
+ * {@link #MAY_BE_DROPPED}. The examples run
  * through both tiers too (a sample of the shadow pass's groups; {@code -Dtier.diff.full=true} runs every
  * group and {@code -Dtier.diff.programs=N} more programs per wave size).
  */
@@ -109,7 +111,9 @@ class TierDifferentialTest {
      * and v_cmpx; v_frexp_mant_f32, v_rcp_f32, v_sqrt_f32 and v_rsq_f32 with ABS/NEG, OMOD and CLAMP; v_div_scale_f32 into
      * VCC and an SGPR mask, v_div_fmas_f32 after it), each with vector, SGPR, inline and literal sources and
      * float ABS/NEG, on lanes holding zeros, denormals, infinities and NaNs beside ordinary values, under
-     * MODE values that flush or keep f32 denormals and round each way, with a full and a partial EXEC.
+     * MODE values (all ten bits) that flush or keep f32 denormals, round each way, and set or clear IEEE (OMOD acts
+     * only when clear) and DX10_CLAMP (CLAMP keeps NaNs when clear), with a full and a partial EXEC; rcp, sqrt and
+     * rsq also with SGPR and literal sources.
      */
     @Test
     void the_fast_tiers_own_lane_loops_run_the_same_on_both_tiers() throws Exception {
