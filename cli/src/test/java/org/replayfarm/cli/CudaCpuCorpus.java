@@ -50,10 +50,11 @@ final class CudaCpuCorpus {
      * {@code -Dreplay.nvcc=all}: every one). The check's cost is about linear in the guest instructions a translation
      * reaches: measured on a batch of 24 variants (01..06, 958 KiB of C, 6,654 instructions), cicc 16.8 s and ptxas
      * 9.5 s of CPU, about 4 ms per instruction (load 5-7); all 340 variants (38 MB of C, ~320,000 instructions) would
-     * be some 20 minutes of CPU; the variants up to this cap (about 175 of 340, 4.3 MB of C) about a ninth of it. A
-     * whole run with the cap at 96 KiB (242 variants) took 1,355 s instead of 742.8 s at load 5-9 (README).
+     * be some 20 minutes of CPU; the variants up to this cap (211 of 340, 5.7 MiB of C) about a seventh of it. Whole
+     * runs (README): cap 96 KiB (242 variants) 1,355 s and cap 40 KiB (175) 868.1 s against 742.8 s before, at load
+     * 5-9; cap 56 KiB 439.8 s at load 9 falling to 2.5.
      */
-    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 40) * 1024;
+    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 56) * 1024;
     /** A batch of nvcc compile checks is queued once it holds this many KiB of C ({@code -Dreplay.nvcc.batchKiB=N}). */
     static final int NVCC_BATCH_BYTES = Integer.getInteger("replay.nvcc.batchKiB", 512) * 1024;
     /** ... or this many translations ({@code -Dreplay.nvcc.batch=N}; 1: one nvcc per translation). */
