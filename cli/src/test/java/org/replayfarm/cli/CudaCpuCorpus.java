@@ -20,6 +20,7 @@ import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.translate.CpuBuild;
+import org.replayfarm.gpunode.translate.NvccBatch;
 import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
 import org.replayfarm.gpunode.translate.Translator;
@@ -35,29 +36,36 @@ import org.replayfarm.model.capture.CaptureFile;
  * overlap the corpus test's own clang builds, evaluations and native runs; {@link #finish} waits for them,
  * prints per-variant figures and fails listing every variant that failed.
  *
- * <p>What runs: by default every variant up to {@link #CUDACPU_DEFAULT_BYTES} of C is built and run through cuda-cpu
- * ({@code -Dreplay.cudacpu=all}: every one; {@code sample}: the old sample, {@link #sampled}); every translation up to
+ * <p>What runs: by default every variant is built and run through cuda-cpu ({@code -Dreplay.cudacpu.maxKiB=N}: only
+ * those up to N KiB of C; {@code -Dreplay.cudacpu=sample}: the old sample, {@link #sampled}); every translation up to
  * {@link #NVCC_DEFAULT_BYTES} of C is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
- * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, and {@code -Dreplay.nvcc=all} compiles every one (see README,
- * "The translator's CI proof").
+ * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, in batches ({@link NvccBatch}), and {@code -Dreplay.nvcc=all}
+ * compiles every one (see README, "The translator's CI proof").
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
     private static final Path PTXAS = Path.of("/usr/local/cuda/bin/ptxas");
     /**
      * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB=N};
-     * {@code -Dreplay.nvcc=all}: every one). Measured with shared bodies (Shapes) and the PTX + ptxas check (CPU
-     * seconds, noisy): 21 KiB 2.8 s, 56 KiB 4.6 s; about 9 ms of CPU per guest instruction that stays inline, so all
-     * 340 variants (~385,000 guest instructions) would be about an hour of CPU.
+     * {@code -Dreplay.nvcc=all}: every one). The check's cost is about linear in the guest instructions a translation
+     * reaches: measured on a batch of 24 variants (01..06, 958 KiB of C, 6,654 instructions), cicc 16.8 s and ptxas
+     * 9.5 s of CPU, about 4 ms per instruction (load 5-7); all 340 variants (38 MB of C, ~320,000 instructions) would
+     * be some 20 minutes of CPU; the variants up to this cap (211 of 340, 5.7 MiB of C) about a seventh of it. Whole
+     * runs (README): cap 96 KiB (242 variants) 1,355 s and cap 40 KiB (175) 868.1 s against 742.8 s before, at load
+     * 5-9; cap 56 KiB 439.8 s at load 9 falling to 2.5.
      */
-    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 16) * 1024;
+    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 56) * 1024;
+    /** A batch of nvcc compile checks is queued once it holds this many KiB of C ({@code -Dreplay.nvcc.batchKiB=N}). */
+    static final int NVCC_BATCH_BYTES = Integer.getInteger("replay.nvcc.batchKiB", 512) * 1024;
+    /** ... or this many translations ({@code -Dreplay.nvcc.batch=N}; 1: one nvcc per translation). */
+    static final int NVCC_BATCH_COUNT = Integer.getInteger("replay.nvcc.batch", 24);
     /**
-     * Translations up to this many KiB of C are built and run through cuda-cpu in the default run
-     * ({@code -Dreplay.cudacpu.maxKiB=N}; {@code -Dreplay.cudacpu=all}: every one). g++ -O0 costs about 1.1 s of CPU
-     * per build plus about 0.6–0.8 s per 100 KiB (59_math_library -O0: 1.08 MiB with shapes and computed indirect
-     * targets, 7.4 s; 1.68 MiB with every instruction a label, 13.1 s; 4 MiB before shapes, 51 s).
+     * Translations up to this many KiB of C are built and run through cuda-cpu ({@code -Dreplay.cudacpu.maxKiB=N}; by
+     * default every one). g++ -O0 costs about 1.1 s of CPU per build plus about 0.6–0.8 s per 100 KiB (59_math_library
+     * -O0: 1.08 MiB with shapes and computed indirect targets, 7.4 s; 1.68 MiB with every instruction a label, 13.1 s;
+     * 4 MiB before shapes, 51 s).
      */
-    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 256) * 1024;
+    static final int CUDACPU_DEFAULT_BYTES = Integer.getInteger("replay.cudacpu.maxKiB", 1 << 20) * 1024;
     private static final List<String> equal = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> refused = Collections.synchronizedList(new ArrayList<>());
     private static final List<String> approximate = Collections.synchronizedList(new ArrayList<>());
@@ -73,6 +81,8 @@ final class CudaCpuCorpus {
     private static final AtomicLong runNanos = new AtomicLong();
     private static final AtomicLong nvccNanos = new AtomicLong();
     private static final AtomicLong nvccCompiles = new AtomicLong();
+    private static final AtomicLong nvccBatches = new AtomicLong();
+    private static final List<String> nvccSame = Collections.synchronizedList(new ArrayList<>());
     private static final AtomicLong gxxBuilds = new AtomicLong();
     private static final AtomicLong bytesOfC = new AtomicLong();
     private static final AtomicLong failedRuns = new AtomicLong();
@@ -128,7 +138,7 @@ final class CudaCpuCorpus {
         }
         String mode = System.getProperty("replay.cudacpu", "default");
         boolean build = switch (mode) {
-            case "all" -> true;
+            case "all" -> true; // the default too, unless -Dreplay.cudacpu.maxKiB caps it
             case "none" -> false;
             case "sample" -> sampled(name);
             default -> bytes <= CUDACPU_DEFAULT_BYTES;
@@ -159,11 +169,51 @@ final class CudaCpuCorpus {
         boolean nvccAll = "all".equals(System.getProperty("replay.nvcc"));
         if (Files.isExecutable(NVCC)) {
             if (!"none".equals(System.getProperty("replay.nvcc")) && (nvccAll || bytes <= NVCC_DEFAULT_BYTES)) {
-                jobs.add(pool().submit(() -> nvcc(name, translation)));
+                queueNvcc(name, translation);
             } else {
                 nvccSkipped.add(name + " (" + bytes / 1024 + " KiB)");
             }
         }
+    }
+
+    /** Translations waiting for their nvcc batch, and the KiB of C they hold. */
+    private static final List<String> batchNames = new ArrayList<>();
+    private static final List<Translation> batch = new ArrayList<>();
+    private static long batchBytes;
+    /** Sources already queued for nvcc (by content): an identical translation is compiled once. */
+    private static final java.util.Map<String, String> nvccQueued = new java.util.HashMap<>();
+
+    /**
+     * Queues one translation's nvcc compile check. Translations go to nvcc in batches ({@link NvccBatch}: one nvcc
+     * and one ptxas per batch, each translation in its own namespace) of up to {@link #NVCC_BATCH_BYTES} of C or
+     * {@link #NVCC_BATCH_COUNT} translations, so the fixed cost of nvcc and ptxas (about 0.6 s of CPU) is paid once
+     * per batch; a translation identical to one already queued is not compiled again.
+     */
+    private static synchronized void queueNvcc(String name, Translation translation) {
+        String key = translation.source() + "\0" + new java.util.TreeMap<>(translation.headers());
+        String same = nvccQueued.putIfAbsent(key, name);
+        if (same != null) {
+            nvccSame.add(name + " (the same C as " + same + ")");
+            return;
+        }
+        batchNames.add(name);
+        batch.add(translation);
+        batchBytes += translation.source().length();
+        if (batchBytes >= NVCC_BATCH_BYTES || batch.size() >= NVCC_BATCH_COUNT) {
+            flushNvcc();
+        }
+    }
+
+    private static synchronized void flushNvcc() {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<String> names = List.copyOf(batchNames);
+        List<Translation> ts = List.copyOf(batch);
+        batchNames.clear();
+        batch.clear();
+        batchBytes = 0;
+        jobs.add(pool().submit(() -> nvccBatch(names, ts)));
     }
 
     /** Builds and runs one translation through cuda-cpu; "" when equal (or within tolerance), else what failed. */
@@ -222,43 +272,57 @@ final class CudaCpuCorpus {
     }
 
     /**
-     * Compiles one translation for sm_90 with PTX, as written by {@code replay translate --out}: nvcc to compute_90
-     * PTX ({@link CpuBuild#NVCC_CHECK_FLAGS}), then ptxas to an sm_90 object ({@link CpuBuild#PTXAS_CHECK_FLAGS}) —
-     * the device half of {@code nvcc -c} without its host half (cudafe++ and the host compile of the launch
-     * stub, about 1.2 s of CPU per kernel that sees no device code).
+     * Compiles a batch of translations for sm_90 with PTX ({@link NvccBatch#compile}: nvcc to compute_90 PTX with
+     * {@link CpuBuild#NVCC_CHECK_FLAGS}, then ptxas to an sm_90 object with {@link CpuBuild#PTXAS_CHECK_FLAGS}) — the
+     * device half of {@code nvcc -c} without its host half (cudafe++ and the host compile of the launch stub, about
+     * 1.2 s of CPU per kernel that sees no device code). When the batch fails, each of its translations is compiled
+     * alone, so the failures name the variants that fail.
      */
-    private static String nvcc(String name, Translation translation) {
+    private static String nvccBatch(List<String> names, List<Translation> ts) {
+        long t0 = System.nanoTime();
+        long bytes = ts.stream().mapToLong(t -> t.source().length()).sum();
+        String failure = compileBatch(ts);
+        if (failure == null) {
+            long took = System.nanoTime() - t0;
+            nvccNanos.addAndGet(took);
+            nvccCompiles.addAndGet(ts.size());
+            nvccBatches.incrementAndGet();
+            System.out.printf(Locale.ROOT, "[cuda-cpu corpus] nvcc sm_90 batch of %d (%d KiB of C) %.1f s: %s%n",
+                    ts.size(), bytes / 1024, took / 1e9, String.join(", ", names));
+            return "";
+        }
+        List<String> failed = new ArrayList<>();
+        for (int i = 0; i < ts.size(); i++) {
+            long t1 = System.nanoTime();
+            String alone = compileBatch(List.of(ts.get(i)));
+            nvccNanos.addAndGet(System.nanoTime() - t1);
+            if (alone == null) {
+                nvccCompiles.incrementAndGet();
+                nvccBatches.incrementAndGet();
+            } else {
+                failed.add(names.get(i) + ": nvcc sm_90 failed: " + alone);
+            }
+        }
+        if (failed.isEmpty()) {
+            return "nvcc sm_90: a batch failed although each of its translations compiles alone ("
+                    + String.join(", ", names) + "): " + failure;
+        }
+        return String.join("\n", failed);
+    }
+
+    /** Null when the batch compiles, else why not. */
+    private static String compileBatch(List<Translation> ts) {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("corpus-nvcc");
-            CpuBuild.writeSources(translation, dir);
-            List<String> cmd = new ArrayList<>(List.of(NVCC.toString()));
-            cmd.addAll(CpuBuild.NVCC_CHECK_FLAGS);
-            cmd.addAll(List.of("kernel.cu", "-o", "kernel.ptx"));
-            long t0 = System.nanoTime();
-            CpuBuild.run(cmd, dir, 1800);
-            List<String> ptxas = new ArrayList<>(List.of(PTXAS.toString()));
-            ptxas.addAll(CpuBuild.PTXAS_CHECK_FLAGS);
-            ptxas.addAll(List.of("kernel.ptx", "-o", "kernel.o"));
-            CpuBuild.run(ptxas, dir, 1800);
-            long took = System.nanoTime() - t0;
-            String ptx = Files.readString(dir.resolve("kernel.ptx"));
-            if (!ptx.contains(".target sm_90") || !ptx.contains(".entry replay_kernel")) {
-                return name + ": nvcc's PTX is not for sm_90 or lacks the kernel entry";
-            }
-            nvccNanos.addAndGet(took);
-            nvccCompiles.incrementAndGet();
-            System.out.printf(Locale.ROOT, "[cuda-cpu corpus] %s: nvcc sm_90 %.1f s (%d KiB of C)%n", name, took / 1e9,
-                    translation.source().length() / 1024);
-            return Files.size(dir.resolve("kernel.o")) > 0 ? "" : name + ": nvcc wrote an empty object";
+            NvccBatch.compile(NVCC, PTXAS, ts, dir, 1800);
+            return null;
         } catch (Exception e) {
-            return name + ": nvcc sm_90 failed: " + e.getMessage();
+            return e.getMessage();
         } finally {
             if (dir != null) {
-                try (var walk = Files.walk(dir)) {
-                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
+                try {
+                    CpuBuild.deleteTree(dir);
                 } catch (IOException ignored) {
                     // a leftover temp directory is harmless
                 }
@@ -318,6 +382,7 @@ final class CudaCpuCorpus {
 
     /** Waits for every queued build, run and nvcc compile, prints the summary; fails listing every failure. */
     static void finish() throws Exception {
+        flushNvcc();
         List<String> failures = new ArrayList<>();
         for (Future<String> f : new ArrayList<>(jobs)) {
             String r = f.get(60, TimeUnit.MINUTES);
@@ -327,13 +392,14 @@ final class CudaCpuCorpus {
         }
         double wall = pool == null ? 0 : (System.nanoTime() - started) / 1e9;
         System.out.printf(Locale.ROOT, "[cuda-cpu corpus] %d variants (%d KiB of C): %d equal, %d within tolerance, %d "
-                        + "refused, %d translated but not built (-Dreplay.cudacpu=all builds every one); nvcc sm_90: %d compiled, %d "
-                        + "left out (larger than %d KiB; -Dreplay.nvcc=all compiles them), failures %d; translate %.1f s, "
-                        + "g++ %d builds %.1f s, runs %.1f s, nvcc %.1f s (summed over %d workers, wall %.1f s from the "
-                        + "first queued; noisy: the machine is shared)%n",
+                        + "refused, %d translated but not built (-Dreplay.cudacpu.maxKiB=%d); nvcc sm_90: %d compiled in %d "
+                        + "invocations, %d the same C as another, %d left out (-Dreplay.nvcc.maxKiB=%d), failures %d; "
+                        + "translate %.1f s, g++ %d builds %.1f s, runs %.1f s, nvcc %.1f s (summed over %d workers, wall "
+                        + "%.1f s from the first queued; noisy: the machine is shared)%n",
                 equal.size() + approximate.size() + refused.size() + notRun.size() + failedRuns.get(), bytesOfC.get() / 1024,
-                equal.size(), approximate.size(), refused.size(), notRun.size(), nvccCompiles.get(), nvccSkipped.size(),
-                NVCC_DEFAULT_BYTES / 1024, failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
+                equal.size(), approximate.size(), refused.size(), notRun.size(), CUDACPU_DEFAULT_BYTES / 1024,
+                nvccCompiles.get(), nvccBatches.get(), nvccSame.size(), nvccSkipped.size(), NVCC_DEFAULT_BYTES / 1024,
+                failures.size(), translateNanos.get() / 1e9, gxxBuilds.get(),
                 gxxNanos.get() / 1e9, runNanos.get() / 1e9, nvccNanos.get() / 1e9,
                 Integer.getInteger("replay.cudacpu.threads", Runtime.getRuntime().availableProcessors()), wall);
         System.out.printf(Locale.ROOT, "[cuda-cpu corpus] control flow: %d translations with computed indirect targets, "
@@ -343,6 +409,9 @@ final class CudaCpuCorpus {
         }
         for (String r : refused) {
             System.out.println("[cuda-cpu corpus]   refused " + r);
+        }
+        for (String s : nvccSame) {
+            System.out.println("[cuda-cpu corpus]   not compiled again by nvcc: " + s);
         }
         for (String s : nvccSkipped) {
             System.out.println("[cuda-cpu corpus]   not compiled by nvcc: " + s);

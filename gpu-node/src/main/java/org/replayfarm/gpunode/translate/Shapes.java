@@ -29,6 +29,8 @@ final class Shapes {
     private static final Pattern LITERAL = Pattern.compile("(?<![\\w.])(0[xX][0-9a-fA-F]+|[0-9]+)(ull|u)?(?![\\w.])");
     private static final Pattern NAMES_G = Pattern.compile("\\bG\\b");
     private static final Pattern NAMES_L = Pattern.compile("\\bL\\b");
+    /** A scalar load's fault exit: rt_smem_load and rt_smem_buffer_load return 1 only after rt_fault (W->stop set). */
+    private static final Pattern SMEM_STOP = Pattern.compile("(if \\(rt_smem_(?:buffer_)?load\\(.*\\)\\) )goto rt_stop;");
     private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/");
 
     /** One instruction's body as a shape: the shared text (its key), the parameter types and this call's arguments. */
@@ -47,16 +49,32 @@ final class Shapes {
             body.remove(body.size() - 1);
         }
         StringBuilder text = new StringBuilder();
+        boolean early = false;
         for (String l : body) {
             String c = COMMENT.matcher(l).replaceAll("");
             if (c.contains("/*") || c.contains("//")) {
                 return null;
             }
-            text.append("    ").append(c.strip()).append('\n');
+            c = c.strip();
+            if (c.equals("RT_CHECK();")) {
+                // a check inside the body (before a mask or SGPR write): the shape returns when the wave stopped,
+                // and the caller's RT_CHECK then leaves as the inline check would have
+                c = "RT_SHAPE_CHECK();";
+                early = true;
+            } else {
+                Matcher stop = SMEM_STOP.matcher(c);
+                if (stop.matches()) {
+                    // a scalar load that faulted (rt_fault set W->stop): return, the caller's RT_CHECK stops the wave
+                    c = stop.group(1) + "RT_SHAPE_RETURN();";
+                    early = true;
+                }
+            }
+            text.append("    ").append(c).append('\n');
         }
         if (INLINE_ONLY.matcher(text).find()) {
             return null;
         }
+        check |= early;
         List<String> types = new ArrayList<>();
         List<String> args = new ArrayList<>();
         StringBuilder out = new StringBuilder();

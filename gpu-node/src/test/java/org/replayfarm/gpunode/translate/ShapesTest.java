@@ -43,7 +43,20 @@ class ShapesTest {
         assertNull(Shapes.of(List.of("RT_END();")));
         assertNull(Shapes.of(List.of("RT_FAULT_NOW(RT_FAULT_UNSUPPORTED, 0x100040000ull, -1, 0);")));
         assertNull(Shapes.of(List.of("RT_BARRIER(1);")));
-        assertNull(Shapes.of(List.of("RT_CHECK();", "S(1) = 2u;")), "an RT_CHECK inside the body");
+        assertNull(Shapes.of(List.of("if (rt_valu_x(C)) goto rt_stop;")), "a fault exit that is not a scalar load's");
+    }
+
+    @Test
+    void a_check_inside_the_body_and_a_scalar_load_fault_exit_return_to_the_callers_check() {
+        Shapes.Use mid = Shapes.of(List.of("t_m = RT_WAVE_OR(t_m);", "RT_CHECK();", "RT_SET_MASK(4, t_m);"));
+        assertNotNull(mid, "an RT_CHECK inside the body");
+        assertTrue(mid.body().contains("RT_SHAPE_CHECK();") && !mid.body().contains("RT_CHECK"), mid.body());
+        assertTrue(mid.check(), "the caller checks after the call");
+        Shapes.Use load = Shapes.of(List.of("uint32_t t_d[1];",
+                "if (rt_smem_load(C, 0x100040000ull, t_a, 1, t_d)) goto rt_stop;", "S(10) = (uint32_t)(t_d[0]);"));
+        assertNotNull(load, "a scalar load");
+        assertTrue(load.body().contains("if (rt_smem_load(C, p0, t_a, p1, t_d)) RT_SHAPE_RETURN();"), load.body());
+        assertTrue(load.check(), "the caller checks after the call: the fault set W->stop");
     }
 
     @Test

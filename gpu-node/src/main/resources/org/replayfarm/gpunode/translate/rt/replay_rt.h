@@ -230,13 +230,23 @@ RT_FN void rt_mask_write(rt_wave_t *w, int c, uint64_t m) {
 #if RT_GPU
 RT_FN int rt_lane0(void) { return (int)(threadIdx.x & 31); }
 #define RT_FOR_LANES(l) for (int l = rt_lane0(); l < RT_WAVE; l += 32)
+/* The warp collectives as the PTX instructions __reduce_or_sync and __any_sync compile to (redux.sync, sm_80 and
+   later; vote.sync), written as inline PTX: cicc at -O1 (the corpus compile check) calls the CUDA wrappers out of
+   line, a call per guest instruction; the GPU build (-O3) inlines them to these same instructions. */
 RT_FN uint64_t rt_wave_or(uint64_t m) {
-    uint32_t lo = __reduce_or_sync(0xffffffffu, (uint32_t)m);
-    uint32_t hi = __reduce_or_sync(0xffffffffu, (uint32_t)(m >> 32));
+    uint32_t lo, hi;
+    asm volatile("redux.sync.or.b32 %0, %1, 0xffffffff;" : "=r"(lo) : "r"((uint32_t)m));
+    asm volatile("redux.sync.or.b32 %0, %1, 0xffffffff;" : "=r"(hi) : "r"((uint32_t)(m >> 32)));
     return rt_pair(lo, hi);
 }
+RT_FN int rt_wave_any(int b) {
+    int r;
+    asm volatile("{ .reg .pred p, q; setp.ne.s32 p, %1, 0; vote.sync.any.pred q, p, 0xffffffff; selp.s32 %0, 1, 0, q; }"
+                 : "=r"(r) : "r"(b));
+    return r;
+}
 #define RT_WAVE_OR(m) rt_wave_or(m)
-#define RT_WAVE_ANY(b) __any_sync(0xffffffffu, (b) != 0)
+#define RT_WAVE_ANY(b) rt_wave_any((b) != 0)
 #define RT_SYNC_WAVE() __syncwarp()
 #else
 #define RT_FOR_LANES(l) for (int l = 0; l < RT_WAVE; l++)
@@ -278,7 +288,9 @@ RT_FN void rt_fault(rt_ctx_t *c, uint32_t code, uint64_t pc, int lane, uint64_t 
 /* Active lanes of this wave (for the lane-instruction count). */
 RT_FN uint64_t rt_popc64(uint64_t m) {
 #if RT_GPU
-    return (uint64_t)__popcll(m);
+    uint32_t r;
+    asm("popc.b64 %0, %1;" : "=r"(r) : "l"(m)); /* __popcll's instruction, inline at every -O level */
+    return (uint64_t)r;
 #else
     return (uint64_t)__builtin_popcountll(m);
 #endif
@@ -311,10 +323,18 @@ RT_FN void rt_block_barrier(void) { asm volatile("barrier.sync 0;" ::: "memory")
  * PCs) share one RT_SHAPE function the translator emits once, the literals passed as arguments: an -O0
  * kernel's thousands of spills and lane moves compile as a few dozen function bodies and one call each.
  * A shape declares W (and G, L where its body names them), ticks (RT_TICK) first, as the inline block does;
- * its RT_CHECK stays in the caller.
+ * its closing RT_CHECK stays in the caller, a check within the body is RT_SHAPE_CHECK (see below).
  * Out of line by default (g++ and nvcc each compile a body once); -DRT_INLINE_SHAPES inlines them again
  * (the GPU build: a PC sample is then attributed to the calling guest line, as for an inline block).
  */
+/* Inside a shape: an RT_CHECK within the body returns instead of leaving the wave function, and a scalar load's
+   fault exit returns; the caller's RT_CHECK after the call then stops the wave (W->stop is set). */
+#if RT_GPU
+#define RT_SHAPE_CHECK() do { if (RT_WAVE_ANY(W->stop)) return; } while (0)
+#else
+#define RT_SHAPE_CHECK() if (!W->stop) {} else return
+#endif
+#define RT_SHAPE_RETURN() return
 #if defined(RT_INLINE_SHAPES)
 #define RT_SHAPE(name) RT_FN void name
 #elif RT_GPU
