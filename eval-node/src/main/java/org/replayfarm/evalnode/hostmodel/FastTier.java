@@ -280,12 +280,7 @@ final class FastTier {
                 } else {
                     r = FloatOps.fromDouble(f, m, value);
                 }
-                if (omod != 0) {
-                    r = FloatOps.omod(f, m, omod, r);
-                }
-                if (clamp) {
-                    r = FloatOps.clamp(f, m, r);
-                }
+                r = outputModifiers(f, m, omod, clamp, r);
                 v[d + l] = (int) r;
                 if (wide) {
                     v[dHi + l] = (int) (r >>> 32);
@@ -688,12 +683,7 @@ final class FastTier {
                 } else {
                     r = FloatOps.ldexp(Format.F32, m, Integer.toUnsignedLong(bits), by);
                 }
-                if (omod != 0) {
-                    r = FloatOps.omod(Format.F32, m, omod, r);
-                }
-                if (clamp) {
-                    r = FloatOps.clamp(Format.F32, m, r);
-                }
+                r = outputModifiers(Format.F32, m, omod, clamp, r);
                 v[d + l] = (int) r;
             }
         };
@@ -737,6 +727,14 @@ final class FastTier {
         };
     }
 
+    /** OMOD, then CLAMP, as the reference applies them after a float result (ValuFloat.modifiers). */
+    private static long outputModifiers(Format f, FpMode m, int omod, boolean clamp, long r) {
+        if (omod != 0) {
+            r = FloatOps.omod(f, m, omod, r);
+        }
+        return clamp ? FloatOps.clamp(f, m, r) : r;
+    }
+
     // ---------------------------------------------------------------- v_div_scale_f32, v_div_fmas_f32
 
     /**
@@ -778,12 +776,7 @@ final class FastTier {
                     long r = ValuFloatDivide.scaleLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
                             Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
                             Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), vcc, l);
-                    if (omod != 0) {
-                        r = FloatOps.omod(Format.F32, m, omod, r);
-                    }
-                    if (clamp) {
-                        r = FloatOps.clamp(Format.F32, m, r);
-                    }
+                    r = outputModifiers(Format.F32, m, omod, clamp, r);
                     v[d + l] = (int) r;
                 }
             }
@@ -828,12 +821,7 @@ final class FastTier {
                 long r = ValuFloatDivide.fmasLane(k, m, Integer.toUnsignedLong(x[xo + l] & am[0] ^ am[1]),
                         Integer.toUnsignedLong(y[yo + l] & bm[0] ^ bm[1]),
                         Integer.toUnsignedLong(z[zo + l] & cm[0] ^ cm[1]), (vcc >>> l & 1) != 0);
-                if (omod != 0) {
-                    r = FloatOps.omod(Format.F32, m, omod, r);
-                }
-                if (clamp) {
-                    r = FloatOps.clamp(Format.F32, m, r);
-                }
+                r = outputModifiers(Format.F32, m, omod, clamp, r);
                 v[d + l] = (int) r;
             }
         };
@@ -931,12 +919,7 @@ final class FastTier {
                 } else {
                     r = ((LaneKernel.Float1) kernel).op().apply(m, a);
                 }
-                if (omod != 0) {
-                    r = FloatOps.omod(f, m, omod, r);
-                }
-                if (clamp) {
-                    r = FloatOps.clamp(f, m, r);
-                }
+                r = outputModifiers(f, m, omod, clamp, r);
                 v[d + l] = (int) r;
                 if (wide) {
                     v[dHi + l] = (int) (r >>> 32);
@@ -1078,12 +1061,7 @@ final class FastTier {
                 } else {
                     r = k.op().apply(m, Integer.toUnsignedLong(bits));
                 }
-                if (omod != 0) {
-                    r = FloatOps.omod(Format.F32, m, omod, r);
-                }
-                if (clamp) {
-                    r = FloatOps.clamp(Format.F32, m, r);
-                }
+                r = outputModifiers(Format.F32, m, omod, clamp, r);
                 v[d + l] = (int) r;
             }
         }
