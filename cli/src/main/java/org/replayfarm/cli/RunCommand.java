@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Evaluate groups of a capture on an embedded cluster in this process: one ActorSystem with "
-                + "the coordinator and eval roles, the capture served over loopback HTTP, groups sharded in slices "
+                + "the coordinator and eval roles, the capture stored by the coordinator (served over loopback HTTP to any "
+                + "other node; this node's evaluators take the copy this command decoded), groups sharded in slices "
                 + "over evaluator entities on a dedicated dispatcher.",
                 "Then compares the host's merged memory and images with the device's (--device): every texel and "
                         + "byte a host store wrote, and what the device changed that no host store wrote.",
@@ -176,6 +177,11 @@ final class RunCommand implements Callable<Integer> {
             started = node;
             clock.mark("node start");
             String sha = node.jobs().storeCapture(file); // opened (validated) above: not opened again
+            if (node.evaluator() != null) {
+                // this node's evaluators take the kernel decoded above instead of fetching the capture from this
+                // node's coordinator over loopback and decoding it again
+                node.evaluator().cache().hold(sha, kernel);
+            }
             clock.mark("store capture");
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)

@@ -94,6 +94,22 @@ public final class CaptureCache {
         return k;
     }
 
+    /**
+     * A capture this process has already opened, validated and decoded, held under the SHA-256 its coordinator
+     * stored it as: the slices of its jobs on this node use {@code kernel} instead of fetching the capture from
+     * that coordinator and decoding it again. For a node that is both the coordinator and an evaluator (an
+     * embedded {@code replay run}): fetching from itself over loopback cost the 1920x1080 shadow pass ~1 s of CPU
+     * (the HTTP stream, two more SHA-256 passes over 17 MiB, a second validation and decode). A capture already
+     * here is left as it is. The caller vouches that {@code kernel} was decoded from the bytes that hash to
+     * {@code sha256} (the store hashed the same validated file).
+     */
+    public void hold(String sha256, Kernel kernel) {
+        if (!SHA256.matcher(sha256).matches()) {
+            throw new IllegalArgumentException("'" + sha256 + "' is not a SHA-256 in hex");
+        }
+        kernels.putIfAbsent(sha256, CompletableFuture.completedFuture(java.util.Objects.requireNonNull(kernel)));
+    }
+
     /** The cached file of a capture, downloading it from {@code url} if it is not here yet. */
     public Path fetch(String sha256, String url) throws IOException {
         if (!SHA256.matcher(sha256).matches()) {

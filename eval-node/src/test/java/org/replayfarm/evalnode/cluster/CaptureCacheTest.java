@@ -86,6 +86,35 @@ class CaptureCacheTest {
         }
     }
 
+    @Test
+    void a_held_capture_is_used_without_a_fetch_and_a_fetched_one_is_not_replaced() throws Exception {
+        Path example = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        CaptureFile file = CaptureFile.open(example);
+        String sha = file.identity();
+        Kernel decoded = new Kernel(file);
+        var pool = Executors.newFixedThreadPool(1);
+        try {
+            CaptureCache cache = new CaptureCache(dir.resolve("cache"));
+            cache.hold(sha, decoded);
+            // nothing listens on port 9 of loopback (discard): a fetch would fail
+            Kernel got = cache.kernel(sha, "http://127.0.0.1:9/captures/" + sha, pool).get(20, TimeUnit.SECONDS);
+            assertTrue(got == decoded, "the held kernel itself");
+            assertEquals(0, cache.fetches());
+            assertFalse(Files.exists(dir.resolve("cache").resolve(sha + ".capture")), "no file written");
+            // a capture already held (or fetched) stays as it was
+            cache.hold(sha, new Kernel(file));
+            assertTrue(cache.kernel(sha, "http://127.0.0.1:9/", pool).get(20, TimeUnit.SECONDS) == decoded);
+            assertThrows(IllegalArgumentException.class, () -> cache.hold("not-a-sha", decoded));
+            // another capture is still fetched (and here fails, naming what and where)
+            String other = "ef".repeat(32);
+            var e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> cache.kernel(other, "http://127.0.0.1:9/captures/" + other, pool).get(20, TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("fetching capture " + other), e.getCause().getMessage());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** The HttpClients of this JVM that have threads now, by the number in their threads' names. */
     private static java.util.Set<String> httpClients() {
         java.util.Set<String> ids = new java.util.HashSet<>();
