@@ -44,8 +44,13 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
+    @Option(names = "--timings", hidden = true,
+            description = "Print each phase's wall and CPU seconds to stderr (as replay run --timings).")
+    boolean timings;
+
     @Override
     public Integer call() throws Exception {
+        RunTimings clock = timings ? RunTimings.start("replay eval") : RunTimings.off();
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         List<int[]> groups;
@@ -68,12 +73,17 @@ final class EvalCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--tier: " + e.getMessage());
         }
+        clock.mark("parse and check");
         Evaluation.Outcome outcome = Evaluation.run(kernel, groups, n, budget, t, done -> { });
+        clock.mark("evaluate");
         Evaluation.write(outcome, kernel, file.identity(), out);
+        clock.mark("write outputs");
         PrintWriter w = spec.commandLine().getOut();
         w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());
         Evaluation.summarize(outcome, w);
         w.printf("output          %s%n", out.resolve("host"));
+        w.flush();
+        clock.print(spec.commandLine().getErr());
         return outcome.faults().isEmpty() ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;
     }
 }

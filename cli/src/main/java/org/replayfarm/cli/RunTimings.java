@@ -15,13 +15,15 @@ final class RunTimings {
     }
 
     private final boolean on;
+    private final String command;
     private final List<Phase> phases = new ArrayList<>();
     private final java.util.Set<String> once = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long lastWall;
     private long lastCpu;
 
-    private RunTimings(boolean on) {
+    private RunTimings(boolean on, String command) {
         this.on = on;
+        this.command = command;
         if (on) {
             long startMillis = ManagementFactory.getRuntimeMXBean().getStartTime();
             lastWall = System.nanoTime() - (System.currentTimeMillis() - startMillis) * 1_000_000L;
@@ -31,11 +33,16 @@ final class RunTimings {
     }
 
     static RunTimings start() {
-        return new RunTimings(true);
+        return start("replay run");
+    }
+
+    /** Timings of {@code command} (the name its table is printed under). */
+    static RunTimings start(String command) {
+        return new RunTimings(true, command);
     }
 
     static RunTimings off() {
-        return new RunTimings(false);
+        return new RunTimings(false, "");
     }
 
     private static long cpu() {
@@ -69,7 +76,7 @@ final class RunTimings {
         mark("output");
         double wall = 0;
         double c = 0;
-        err.printf("replay run: timings (s)           wall     cpu%n");
+        err.printf("%-34swall     cpu%n", command + ": timings (s)");
         for (Phase p : phases) {
             err.printf("  %-30s %7.3f %7.3f%n", p.name(), p.wall(), p.cpu());
             wall += p.wall();
