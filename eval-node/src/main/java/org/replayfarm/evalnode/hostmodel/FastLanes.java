@@ -212,19 +212,4 @@ final class FastLanes {
         int e = bits >>> 23 & 0xFF;
         return ((e + 1 & 0xFE) == 0 & (bits & 0x7FFF_FFFF) != 0) ? 1 : 0;
     }
-
-    /** Java's float result of an f32 kind for operands that are zeros or normal numbers. */
-    static int f32(LaneLoop kind, int a, int b, int c) {
-        float x = Float.intBitsToFloat(a);
-        float y = Float.intBitsToFloat(b);
-        float r = switch (kind) {
-            case F_ADD -> x + y;
-            case F_SUB -> x - y;
-            case F_SUBREV -> y - x;
-            case F_MUL -> x * y;
-            case F_FMA -> Math.fma(x, y, Float.intBitsToFloat(c));
-            default -> throw new IllegalArgumentException("f32 kind " + kind);
-        };
-        return Float.floatToRawIntBits(r);
-    }
 }

@@ -829,6 +829,90 @@ final class FastTier {
 
     // ---------------------------------------------------------------- floats
 
+    /**
+     * Pass 1 of an f32 loop ({@code FloatExec.runF32}): Java's float result of one operation in every lane of the
+     * wave into {@code t}, returning a nonzero value when any operand or result is a denormal, infinity or NaN
+     * ({@link FastLanes#edge}). Sources are lane arrays with their ABS/NEG masks ({@code & and ^ xor}); {@code z}
+     * is null for two sources. One class per operation, so that each loop is a compilation unit of its own.
+     */
+    private interface F32Pass {
+        int run(int[] x, int xo, int and0, int xor0, int[] y, int yo, int and1, int xor1,
+                int[] z, int zo, int and2, int xor2, int[] t, int n);
+
+        static F32Pass of(LaneLoop kind) {
+            return switch (kind) {
+                case F_MUL -> new F32Mul();
+                // x - y is x + (-y) in IEEE 754, exactly: the sign flips before the one rounding
+                case F_ADD -> new F32Add(0, 0);
+                case F_SUB -> new F32Add(0, 0x8000_0000);
+                case F_SUBREV -> new F32Add(0x8000_0000, 0);
+                // v_fma_f32 and v_fmac_f32 (three sources): Math.fma rounds once, as IEEE's fusedMultiplyAdd
+                case F_FMA -> new F32Fma();
+                default -> throw new IllegalArgumentException("no f32 loop for " + kind);
+            };
+        }
+    }
+
+    private static final class F32Mul implements F32Pass {
+        @Override
+        public int run(int[] x, int xo, int and0, int xor0, int[] y, int yo, int and1, int xor1,
+                       int[] z, int zo, int and2, int xor2, int[] t, int n) {
+            int odd = 0;
+            for (int l = 0; l < n; l++) {
+                int a = x[xo + l] & and0 ^ xor0;
+                int b = y[yo + l] & and1 ^ xor1;
+                int r = Float.floatToRawIntBits(Float.intBitsToFloat(a) * Float.intBitsToFloat(b));
+                t[l] = r;
+                odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
+            }
+            return odd;
+        }
+    }
+
+    private static final class F32Add implements F32Pass {
+        private final int flipA;
+        private final int flipB;
+
+        F32Add(int flipA, int flipB) {
+            this.flipA = flipA;
+            this.flipB = flipB;
+        }
+
+        @Override
+        public int run(int[] x, int xo, int and0, int xor0, int[] y, int yo, int and1, int xor1,
+                       int[] z, int zo, int and2, int xor2, int[] t, int n) {
+            int fa = flipA;
+            int fb = flipB;
+            int odd = 0;
+            for (int l = 0; l < n; l++) {
+                int a = x[xo + l] & and0 ^ xor0;
+                int b = y[yo + l] & and1 ^ xor1;
+                int r = Float.floatToRawIntBits(Float.intBitsToFloat(a ^ fa) + Float.intBitsToFloat(b ^ fb));
+                t[l] = r;
+                odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
+            }
+            return odd;
+        }
+    }
+
+    private static final class F32Fma implements F32Pass {
+        @Override
+        public int run(int[] x, int xo, int and0, int xor0, int[] y, int yo, int and1, int xor1,
+                       int[] z, int zo, int and2, int xor2, int[] t, int n) {
+            int odd = 0;
+            for (int l = 0; l < n; l++) {
+                int a = x[xo + l] & and0 ^ xor0;
+                int b = y[yo + l] & and1 ^ xor1;
+                int c = z[zo + l] & and2 ^ xor2;
+                int r = Float.floatToRawIntBits(Math.fma(Float.intBitsToFloat(a), Float.intBitsToFloat(b),
+                        Float.intBitsToFloat(c)));
+                t[l] = r;
+                odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
+            }
+            return odd;
+        }
+    }
+
     private static final class FloatExec implements Exec {
         private final Instruction insn;
         private final LaneKernel kernel;
@@ -845,6 +929,8 @@ final class FastTier {
         private final LaneLoop fkind;
         /** A one-source f32 loop (frexp_mant, rcp, sqrt, rsq: normal values inline in any MODE), or null. */
         private final LaneLoop unary;
+        /** {@link #fkind}'s pass 1, or null. */
+        private final F32Pass pass1;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
                   boolean clamp, LaneLoop loop) {
@@ -868,6 +954,7 @@ final class FastTier {
             this.clamp = clamp;
             this.unary = f == Format.F32 && loop != null && loop.sources < 0 ? loop : null;
             this.fkind = f == Format.F32 && omod == 0 && !clamp && unary == null ? loop : null;
+            this.pass1 = fkind == null ? null : F32Pass.of(fkind);
         }
 
         @Override
@@ -952,77 +1039,43 @@ final class FastTier {
             int[] t = w.laneScratch();
             // pass 1: Java's float result in every lane of the wave (inactive lanes too: no side effects),
             // noting whether any operand or result is a denormal, infinity or NaN
-            int odd = 0;
-            switch (fkind) {
-                case F_MUL -> {
-                    for (int l = 0; l < n; l++) {
-                        int a = x[xo + l] & and0 ^ xor0;
-                        int b = y[yo + l] & and1 ^ xor1;
-                        int r = Float.floatToRawIntBits(Float.intBitsToFloat(a) * Float.intBitsToFloat(b));
-                        t[l] = r;
-                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
-                    }
-                }
-                case F_ADD, F_SUB, F_SUBREV -> {
-                    // x - y is x + (-y) in IEEE 754, exactly: the sign flips before the one rounding
-                    int flipA = fkind == LaneLoop.F_SUBREV ? 0x8000_0000 : 0;
-                    int flipB = fkind == LaneLoop.F_SUB ? 0x8000_0000 : 0;
-                    for (int l = 0; l < n; l++) {
-                        int a = x[xo + l] & and0 ^ xor0;
-                        int b = y[yo + l] & and1 ^ xor1;
-                        int r = Float.floatToRawIntBits(Float.intBitsToFloat(a ^ flipA) + Float.intBitsToFloat(b ^ flipB));
-                        t[l] = r;
-                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(r);
-                    }
-                }
-                case F_FMA -> {
-                    // v_fma_f32 and v_fmac_f32 (three sources): Math.fma rounds once, as IEEE's fusedMultiplyAdd
-                    for (int l = 0; l < n; l++) {
-                        int a = x[xo + l] & and0 ^ xor0;
-                        int b = y[yo + l] & and1 ^ xor1;
-                        int c = z[zo + l] & and2 ^ xor2;
-                        int r = Float.floatToRawIntBits(Math.fma(Float.intBitsToFloat(a), Float.intBitsToFloat(b),
-                                Float.intBitsToFloat(c)));
-                        t[l] = r;
-                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
-                    }
-                }
-                default -> {
-                    for (int l = 0; l < n; l++) {
-                        int a = x[xo + l] & and0 ^ xor0;
-                        int b = y[yo + l] & and1 ^ xor1;
-                        int c = z == null ? 0 : z[zo + l] & and2 ^ xor2;
-                        int r = FastLanes.f32(fkind, a, b, c);
-                        t[l] = r;
-                        odd |= FastLanes.edge(a) | FastLanes.edge(b) | FastLanes.edge(c) | FastLanes.edge(r);
-                    }
-                }
-            }
-            int r0 = src[0].vector() ? src[0].row() : -1;
-            int r1 = src[1].vector() ? src[1].row() : -1;
-            int r2 = arity > 2 && src[2].vector() ? src[2].row() : -1;
-            int[] u = {x[xo], y[yo], z == null ? 0 : z[zo]};
+            int odd = pass1.run(x, xo, and0, xor0, y, yo, and1, xor1, z, zo, and2, xor2, t, n);
             if (odd != 0) {
-                // pass 2, rare: the lane kernel where an operand or the result is a denormal, infinity or NaN
-                for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
-                    int l = Long.numberOfTrailingZeros(lanes);
-                    int a = r0 >= 0 ? v[r0 + l] & and0 ^ xor0 : u[0];
-                    int b = r1 >= 0 ? v[r1 + l] & and1 ^ xor1 : u[1];
-                    int c = arity < 3 ? 0 : r2 >= 0 ? v[r2 + l] & and2 ^ xor2 : u[2];
-                    if (FastLanes.special(a) || FastLanes.special(b) || FastLanes.special(c)
-                            || FastLanes.special(t[l])) {
-                        long la = Integer.toUnsignedLong(a);
-                        long lb = Integer.toUnsignedLong(b);
-                        t[l] = (int) (kernel instanceof LaneKernel.Float3 k
-                                ? k.op().apply(m, la, lb, Integer.toUnsignedLong(c))
-                                : ((LaneKernel.Float2) kernel).op().apply(m, la, lb));
-                    }
-                }
+                special(w, m, exec, x, xo, y, yo, z, zo, and0, xor0, and1, xor1, and2, xor2, t);
             }
             if (full) {
                 System.arraycopy(t, 0, v, d, n);
             } else {
                 FastLanes.merge(v, d, t, exec);
+            }
+        }
+
+        /**
+         * Pass 2, rare: the lane kernel for each active lane where an operand or the result is a denormal,
+         * infinity or NaN. Its own method (and pass 1 one per operation, {@link F32Pass}): the JIT compiles each
+         * as it turns hot instead of recompiling one method holding every loop whenever a new one is reached
+         * (runF32 was 5 C2 compilations, 1.1 s of CPU, in the 1080p shadow pass).
+         */
+        private void special(Wave w, FpMode m, long exec, int[] x, int xo, int[] y, int yo, int[] z, int zo,
+                             int and0, int xor0, int and1, int xor1, int and2, int xor2, int[] t) {
+            int[] v = w.vgprFile();
+            int r0 = src[0].vector() ? src[0].row() : -1;
+            int r1 = src[1].vector() ? src[1].row() : -1;
+            int r2 = arity > 2 && src[2].vector() ? src[2].row() : -1;
+            int[] u = {x[xo], y[yo], z == null ? 0 : z[zo]};
+            for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
+                int l = Long.numberOfTrailingZeros(lanes);
+                int a = r0 >= 0 ? v[r0 + l] & and0 ^ xor0 : u[0];
+                int b = r1 >= 0 ? v[r1 + l] & and1 ^ xor1 : u[1];
+                int c = arity < 3 ? 0 : r2 >= 0 ? v[r2 + l] & and2 ^ xor2 : u[2];
+                if (FastLanes.special(a) || FastLanes.special(b) || FastLanes.special(c)
+                        || FastLanes.special(t[l])) {
+                    long la = Integer.toUnsignedLong(a);
+                    long lb = Integer.toUnsignedLong(b);
+                    t[l] = (int) (kernel instanceof LaneKernel.Float3 k
+                            ? k.op().apply(m, la, lb, Integer.toUnsignedLong(c))
+                            : ((LaneKernel.Float2) kernel).op().apply(m, la, lb));
+                }
             }
         }
 
