@@ -42,9 +42,9 @@ public final class ImagePng {
         BufferedImage png = new BufferedImage(w, h * slices, type);
         var raster = png.getRaster();
         int bpt = f.bytesPerTexel();
-        boolean copy = f.channelBits()[0] == 8
+        boolean copy = f.bits()[0] == 8
                 && (f.numeric() == NumericFormat.NUM_UNORM || f.numeric() == NumericFormat.NUM_SRGB);
-        int[] bits = f.channelBits();
+        int[] bits = f.bits();
         boolean bytes = copy && bpt == bits.length;
         for (int b : bits) {
             bytes &= b == 8;

@@ -29,7 +29,7 @@ public final class TexelCodec {
 
     /** The raw bits of each channel of the texel at {@code at} in {@code bytes}, channel x first. */
     public static long[] unpack(ImageFormat f, byte[] bytes, int at) {
-        int[] bits = f.channelBits();
+        int[] bits = f.bits();
         long[] out = new long[bits.length];
         if (f.bytesPerTexel() == 4 && bits[0] != 8 && bits[0] != 16 && bits[0] != 32) {
             long word = littleEndian(bytes, at, 4);
@@ -50,7 +50,7 @@ public final class TexelCodec {
 
     /** The texel bytes holding the given raw channel bits (each masked to its width). */
     public static byte[] pack(ImageFormat f, long[] raw) {
-        int[] bits = f.channelBits();
+        int[] bits = f.bits();
         byte[] out = new byte[f.bytesPerTexel()];
         if (f.bytesPerTexel() == 4 && bits[0] != 8 && bits[0] != 16 && bits[0] != 32) {
             long word = 0;
@@ -73,7 +73,7 @@ public final class TexelCodec {
     /** The four register values a read of the texel gives, channel x first (missing channels defaulted). */
     public static int[] decode(ImageFormat f, byte[] bytes, int at) {
         long[] raw = unpack(f, bytes, at);
-        int[] bits = f.channelBits();
+        int[] bits = f.bits();
         int[] out = new int[4];
         for (int c = 0; c < 4; c++) {
             out[c] = c < raw.length ? toRegister(f.numeric(), bits[c], raw[c], c) : missing(f, c);
@@ -83,7 +83,7 @@ public final class TexelCodec {
 
     /** The texel bytes a store of {@code registers} (channel x first; extra channels ignored) writes. */
     public static byte[] encode(ImageFormat f, int[] registers) {
-        int[] bits = f.channelBits();
+        int[] bits = f.bits();
         long[] raw = new long[bits.length];
         for (int c = 0; c < bits.length; c++) {
             raw[c] = fromRegister(f.numeric(), bits[c], registers[c], c);
