@@ -177,6 +177,7 @@ final class RunCommand implements Callable<Integer> {
             started = node;
             clock.mark("node start");
             String sha = node.jobs().storeCapture(file); // opened (validated) above: not opened again
+            node.jobs().holdOpened(sha, file, kernel); // the job launched below takes them as they are
             if (node.evaluator() != null) {
                 // this node's evaluators take the kernel decoded above instead of fetching the capture from this
                 // node's coordinator over loopback and decoding it again

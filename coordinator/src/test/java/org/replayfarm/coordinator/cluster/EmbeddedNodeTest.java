@@ -90,4 +90,53 @@ class EmbeddedNodeTest {
         }
         assertEquals(0, node.hotGuestMetrics().series("job-close"), "the node's series went with it");
     }
+
+    /**
+     * replay run hands the capture it opened and decoded to its own node: the job launch takes it (the stored
+     * copy is not opened again) and the node's evaluators take the kernel (no fetch from its own coordinator).
+     * Shown by breaking the stored copy after it was stored: the held job still runs and compares equal with the
+     * capture's recorded run; the next job, with nothing held, opens the stored copy and is refused.
+     */
+    @Test
+    void a_held_capture_is_neither_opened_again_nor_fetched() throws Exception {
+        FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), dir.resolve("work"))
+                .withEvalThreads(2).withConfig(ConfigFactory.parseString(FarmNode.EMBEDDED_KEY + " = on\n")));
+        try {
+            ClusterJobService jobs = node.jobs();
+            var file = org.replayfarm.model.capture.CaptureFile.open(TestCaptures.saxpy());
+            var kernel = new org.replayfarm.evalnode.hostmodel.Kernel(file);
+            String sha = jobs.storeCapture(file);
+            jobs.holdOpened(sha, file, kernel);
+            node.evaluator().cache().hold(sha, kernel);
+            Path stored;
+            try (var files = Files.walk(dir.resolve("work"))) {
+                stored = files.filter(f -> f.getFileName().toString().equals(sha + ".capture")).findFirst().orElseThrow();
+            }
+            byte[] bytes = Files.readAllBytes(stored);
+            bytes[bytes.length / 2] ^= 0x5A; // the stored copy no longer hashes to what its metadata says
+            Files.write(stored, bytes);
+
+            AtomicReference<org.replayfarm.coordinator.diff.Comparison.Result> result = new AtomicReference<>();
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            try (AutoCloseable sub = jobs.subscribe("held", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            })) {
+                jobs.start("held", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"),
+                        CompareWith.auto(), "saxpy.capture", result::set);
+                JobProgress p = end.get(120, TimeUnit.SECONDS);
+                assertEquals("finished", p.state(), p.error());
+            }
+            assertEquals(0, result.get().verdict().exitStatus(), result.get().summary());
+            assertEquals(0, node.evaluator().cache().fetches(), "the evaluators fetched the capture");
+            // nothing held any more: the job launch opens the (broken) stored copy and says so
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> jobs.start("again", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET,
+                            dir.resolve("again"), CompareWith.auto(), "saxpy.capture", r -> { }));
+            assertTrue(e.getMessage().contains("stored capture " + sha + " no longer opens"), e.getMessage());
+        } finally {
+            node.close();
+        }
+    }
 }
