@@ -18,170 +18,188 @@ final class FastLanes {
     private FastLanes() {
     }
 
-    static void int1(LaneLoop kind, int[] o, int d, int[] x, int xo, int n) {
-        switch (kind) {
-            case MOV -> System.arraycopy(x, xo, o, d, n);
-            case NOT -> {
+    /** A one-source loop over the wave: lanes {@code 0..n-1} of the sources into {@code o} from {@code d}. */
+    interface Loop1 {
+        void run(int[] o, int d, int[] x, int xo, int n);
+    }
+
+    /** The one-source loop of {@code kind} (a class of its own per operation, compiled as it turns hot). */
+    static Loop1 loop1(LaneLoop kind) {
+        return switch (kind) {
+            case MOV -> (o, d, x, xo, n) -> System.arraycopy(x, xo, o, d, n);
+            case NOT -> (o, d, x, xo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = ~x[xo + l];
                 }
-            }
+            };
             default -> throw new IllegalArgumentException("one-source kind " + kind);
-        }
+        };
     }
 
-    static void int2(LaneLoop kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int n) {
-        switch (kind) {
-            case AND -> {
+    /** A two-source loop over the wave: lanes {@code 0..n-1} of the sources into {@code o} from {@code d}. */
+    interface Loop2 {
+        void run(int[] o, int d, int[] x, int xo, int[] y, int yo, int n);
+    }
+
+    /** The two-source loop of {@code kind} (a class of its own per operation, compiled as it turns hot). */
+    static Loop2 loop2(LaneLoop kind) {
+        return switch (kind) {
+            case AND -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] & y[yo + l];
                 }
-            }
-            case OR -> {
+            };
+            case OR -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] | y[yo + l];
                 }
-            }
-            case XOR -> {
+            };
+            case XOR -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] ^ y[yo + l];
                 }
-            }
-            case XNOR -> {
+            };
+            case XNOR -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = ~(x[xo + l] ^ y[yo + l]);
                 }
-            }
-            case LSHLREV -> {
+            };
+            case LSHLREV -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = y[yo + l] << (x[xo + l] & 31);
                 }
-            }
-            case LSHRREV -> {
+            };
+            case LSHRREV -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = y[yo + l] >>> (x[xo + l] & 31);
                 }
-            }
-            case ASHRREV -> {
+            };
+            case ASHRREV -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = y[yo + l] >> (x[xo + l] & 31);
                 }
-            }
-            case MIN_I32 -> {
+            };
+            case MIN_I32 -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = Math.min(x[xo + l], y[yo + l]);
                 }
-            }
-            case MAX_I32 -> {
+            };
+            case MAX_I32 -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = Math.max(x[xo + l], y[yo + l]);
                 }
-            }
-            case MIN_U32 -> {
+            };
+            case MIN_U32 -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     int a = x[xo + l];
                     int b = y[yo + l];
                     o[d + l] = Integer.compareUnsigned(a, b) <= 0 ? a : b;
                 }
-            }
-            case MAX_U32 -> {
+            };
+            case MAX_U32 -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     int a = x[xo + l];
                     int b = y[yo + l];
                     o[d + l] = Integer.compareUnsigned(a, b) >= 0 ? a : b;
                 }
-            }
-            case MUL_LO -> {
+            };
+            case MUL_LO -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] * y[yo + l];
                 }
-            }
-            case ADD -> {
+            };
+            case ADD -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] + y[yo + l];
                 }
-            }
-            case SUB -> {
+            };
+            case SUB -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] - y[yo + l];
                 }
-            }
-            case SUBREV -> {
+            };
+            case SUBREV -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = y[yo + l] - x[xo + l];
                 }
-            }
-            case MUL_HI_U32 -> {
+            };
+            case MUL_HI_U32 -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (int) (Integer.toUnsignedLong(x[xo + l]) * Integer.toUnsignedLong(y[yo + l]) >>> 32);
                 }
-            }
-            case BCNT -> {
+            };
+            case BCNT -> (o, d, x, xo, y, yo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = Integer.bitCount(x[xo + l]) + y[yo + l];
                 }
-            }
+            };
             default -> throw new IllegalArgumentException("two-source kind " + kind);
-        }
+        };
     }
 
-    static void int3(LaneLoop kind, int[] o, int d, int[] x, int xo, int[] y, int yo, int[] z, int zo, int n) {
-        switch (kind) {
-            case XAD -> {
+    /** A three-source loop over the wave: lanes {@code 0..n-1} of the sources into {@code o} from {@code d}. */
+    interface Loop3 {
+        void run(int[] o, int d, int[] x, int xo, int[] y, int yo, int[] z, int zo, int n);
+    }
+
+    /** The three-source loop of {@code kind} (a class of its own per operation, compiled as it turns hot). */
+    static Loop3 loop3(LaneLoop kind) {
+        return switch (kind) {
+            case XAD -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (x[xo + l] ^ y[yo + l]) + z[zo + l];
                 }
-            }
-            case LSHL_ADD -> {
+            };
+            case LSHL_ADD -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (x[xo + l] << (y[yo + l] & 31)) + z[zo + l];
                 }
-            }
-            case AND_OR -> {
+            };
+            case AND_OR -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (x[xo + l] & y[yo + l]) | z[zo + l];
                 }
-            }
-            case LSHL_OR -> {
+            };
+            case LSHL_OR -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (x[xo + l] << (y[yo + l] & 31)) | z[zo + l];
                 }
-            }
-            case ADD3 -> {
+            };
+            case ADD3 -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] + y[yo + l] + z[zo + l];
                 }
-            }
-            case XOR3 -> {
+            };
+            case XOR3 -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] ^ y[yo + l] ^ z[zo + l];
                 }
-            }
-            case OR3 -> {
+            };
+            case OR3 -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = x[xo + l] | y[yo + l] | z[zo + l];
                 }
-            }
-            case ADD_LSHL -> {
+            };
+            case ADD_LSHL -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     o[d + l] = (x[xo + l] + y[yo + l]) << (z[zo + l] & 31);
                 }
-            }
-            case BFE_U32 -> {
+            };
+            case BFE_U32 -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     int width = z[zo + l] & 31;
                     o[d + l] = width == 0 ? 0
                             : (int) (Integer.toUnsignedLong(x[xo + l]) >>> (y[yo + l] & 31) & ((1L << width) - 1));
                 }
-            }
-            case BFI -> {
+            };
+            case BFI -> (o, d, x, xo, y, yo, z, zo, n) -> {
                 for (int l = 0; l < n; l++) {
                     int m = x[xo + l];
                     o[d + l] = (m & y[yo + l]) | (~m & z[zo + l]);
                 }
-            }
+            };
             default -> throw new IllegalArgumentException("three-source kind " + kind);
-        }
+        };
     }
 
     /** Copies the active lanes of a computed scratch row into the destination row. */

@@ -332,14 +332,15 @@ final class FastTier {
     private static final class Int1Exec implements Exec {
         private final Instruction insn;
         private final java.util.function.IntUnaryOperator op;
-        private final LaneLoop kind;
+        /** The operation's own loop ({@link FastLanes}), or null: the lane kernel per lane. */
+        private final FastLanes.Loop1 loop;
         private final Src a;
         private final int d;
 
         Int1Exec(Instruction insn, java.util.function.IntUnaryOperator op, LaneLoop kind, Src a, int d) {
             this.insn = insn;
             this.op = op;
-            this.kind = kind;
+            this.loop = kind == null ? null : FastLanes.loop1(kind);
             this.a = a;
             this.d = d;
         }
@@ -354,12 +355,12 @@ final class FastTier {
             int[] x = a.array(w, insn, 0);
             int xo = a.offset();
             int n = w.waveSize();
-            if (kind != null) {
+            if (loop != null) {
                 if (exec == full(n)) {
-                    FastLanes.int1(kind, v, d, x, xo, n);
+                    loop.run(v, d, x, xo, n);
                 } else {
                     int[] t = w.laneScratch();
-                    FastLanes.int1(kind, t, 0, x, xo, n);
+                    loop.run(t, 0, x, xo, n);
                     FastLanes.merge(v, d, t, exec);
                 }
             } else if (exec == full(n)) {
@@ -378,7 +379,8 @@ final class FastTier {
     private static final class Int2Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op2 op;
-        private final LaneLoop kind;
+        /** The operation's own loop ({@link FastLanes}), or null: the lane kernel per lane. */
+        private final FastLanes.Loop2 loop;
         private final Src a;
         private final Src b;
         private final int d;
@@ -386,7 +388,7 @@ final class FastTier {
         Int2Exec(Instruction insn, ValuIntegerUnit.Op2 op, LaneLoop kind, Src a, Src b, int d) {
             this.insn = insn;
             this.op = op;
-            this.kind = kind;
+            this.loop = kind == null ? null : FastLanes.loop2(kind);
             this.a = a;
             this.b = b;
             this.d = d;
@@ -404,12 +406,12 @@ final class FastTier {
             int xo = a.offset();
             int yo = b.offset();
             int n = w.waveSize();
-            if (kind != null) {
+            if (loop != null) {
                 if (exec == full(n)) {
-                    FastLanes.int2(kind, v, d, x, xo, y, yo, n);
+                    loop.run(v, d, x, xo, y, yo, n);
                 } else {
                     int[] t = w.laneScratch();
-                    FastLanes.int2(kind, t, 0, x, xo, y, yo, n);
+                    loop.run(t, 0, x, xo, y, yo, n);
                     FastLanes.merge(v, d, t, exec);
                 }
             } else if (exec == full(n)) {
@@ -428,7 +430,8 @@ final class FastTier {
     private static final class Int3Exec implements Exec {
         private final Instruction insn;
         private final ValuIntegerUnit.Op3 op;
-        private final LaneLoop kind;
+        /** The operation's own loop ({@link FastLanes}), or null: the lane kernel per lane. */
+        private final FastLanes.Loop3 loop;
         private final Src a;
         private final Src b;
         private final Src c;
@@ -437,7 +440,7 @@ final class FastTier {
         Int3Exec(Instruction insn, ValuIntegerUnit.Op3 op, LaneLoop kind, Src a, Src b, Src c, int d) {
             this.insn = insn;
             this.op = op;
-            this.kind = kind;
+            this.loop = kind == null ? null : FastLanes.loop3(kind);
             this.a = a;
             this.b = b;
             this.c = c;
@@ -458,12 +461,12 @@ final class FastTier {
             int yo = b.offset();
             int zo = c.offset();
             int n = w.waveSize();
-            if (kind != null) {
+            if (loop != null) {
                 if (exec == full(n)) {
-                    FastLanes.int3(kind, v, d, x, xo, y, yo, z, zo, n);
+                    loop.run(v, d, x, xo, y, yo, z, zo, n);
                 } else {
                     int[] t = w.laneScratch();
-                    FastLanes.int3(kind, t, 0, x, xo, y, yo, z, zo, n);
+                    loop.run(t, 0, x, xo, y, yo, z, zo, n);
                     FastLanes.merge(v, d, t, exec);
                 }
             } else if (exec == full(n)) {
