@@ -149,17 +149,25 @@ final class BenchCommand implements Callable<Integer> {
         for (int i = 0; i < tiers.size(); i++) {
             Evaluation.Outcome o = outcomes.get(i);
             double hostSeconds = o.wallTime().toNanos() / 1e9;
-            out.printf(Locale.ROOT, "%-8s %-9s %12d %14.0f %16.0f %10.3f %10.3f %10.4f %8.1f %9.1f%n", name,
+            out.printf(Locale.ROOT, "%-8s %-9s %12d %14.0f %16.0f %10.3f %10.3f %10.4f %8.1f %9s%n", name,
                     tiers.get(i).name().toLowerCase(Locale.ROOT), o.waveInstructions(), o.waveInstructions() / hostSeconds,
                     o.laneInstructions() / hostSeconds, hostSeconds, cpu.get(i), nativeSeconds, hostSeconds / nativeSeconds,
-                    cpu.get(i) / nativeSeconds);
+                    ratio(cpu.get(i), nativeSeconds));
         }
         if (tiers.size() == 2) {
-            out.printf(Locale.ROOT, "%-8s fast tier %.1fx faster than the reference tier (wall), %.1fx (process CPU)%n",
+            out.printf(Locale.ROOT, "%-8s fast tier %.1fx faster than the reference tier (wall), %sx (process CPU)%n",
                     name, outcomes.get(0).wallTime().toNanos() / (double) outcomes.get(1).wallTime().toNanos(),
-                    cpu.get(0) / cpu.get(1));
+                    ratio(cpu.get(0), cpu.get(1)));
         }
         out.flush();
+    }
+
+    /**
+     * {@code a / b} to one decimal, or "n/a" when {@code b} is no time the process CPU clock can tell (a pass of a few
+     * milliseconds reads 0: the ratio would print as Infinity).
+     */
+    private static String ratio(double a, double b) {
+        return b > 0 ? String.format(Locale.ROOT, "%.1f", a / b) : "n/a";
     }
 
     /**
@@ -218,9 +226,10 @@ final class BenchCommand implements Callable<Integer> {
                     cpu[i], o.faults().size());
         }
         if (n == 2) {
-            out.printf(Locale.ROOT, "capture %s  fast tier %.1fx faster than the reference tier warm (wall), %.1fx (process "
-                            + "CPU); cold %.1fx (wall), %.1fx (process CPU), %s cold pass first%n", path.getFileName(),
-                    wall[0] / wall[1], cpu[0] / cpu[1], coldWall[0] / coldWall[1], coldCpu[0] / coldCpu[1],
+            out.printf(Locale.ROOT, "capture %s  fast tier %sx faster than the reference tier warm (wall), %sx (process "
+                            + "CPU); cold %sx (wall), %sx (process CPU), %s cold pass first%n", path.getFileName(),
+                    ratio(wall[0], wall[1]), ratio(cpu[0], cpu[1]), ratio(coldWall[0], coldWall[1]),
+                    ratio(coldCpu[0], coldCpu[1]),
                     order.get(0).name().toLowerCase(Locale.ROOT));
         }
         out.flush();
