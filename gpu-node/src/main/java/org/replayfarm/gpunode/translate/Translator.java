@@ -176,14 +176,36 @@ public final class Translator {
 
         pieces.add(body.toString());
         StringBuilder code = new StringBuilder();
-        for (Object piece : pieces) {
+        for (int k = 0; k < pieces.size(); k++) {
+            Object piece = pieces.get(k);
             if (piece instanceof Pending i) {
                 if (shapes.shared(i.use())) {
-                    code.append("    ").append(shapes.call(i.use()));
-                    if (i.use().check()) {
-                        code.append(" RT_CHECK();");
+                    // a run: shared instructions one after the other, nothing but #line between them (see RT_RUN)
+                    int last = k;
+                    while (last + 2 < pieces.size() && pieces.get(last + 1) instanceof String between
+                            && ONLY_LINES.matcher(between).matches() && pieces.get(last + 2) instanceof Pending next
+                            && shapes.shared(next.use())) {
+                        last += 2;
                     }
-                    code.append(" /* ").append(i.text()).append(" */\n");
+                    if (last > k) {
+                        List<Shapes.Use> run = new ArrayList<>();
+                        for (int r = k; r <= last; r += 2) {
+                            run.add(((Pending) pieces.get(r)).use());
+                        }
+                        code.append("#if RT_SHAPE_RUNS\n    RT_RUN(").append(shapes.run(run)).append("); /* ")
+                                .append(run.size()).append(" instructions */\n#else\n");
+                        for (int r = k; r <= last; r++) {
+                            if (pieces.get(r) instanceof Pending member) {
+                                appendCall(code, shapes, member);
+                            } else {
+                                code.append((String) pieces.get(r));
+                            }
+                        }
+                        code.append("#endif\n");
+                        k = last;
+                        continue;
+                    }
+                    appendCall(code, shapes, i);
                 } else {
                     code.append("    { /* ").append(i.text()).append(" */\n        RT_TICK();\n");
                     for (String l : i.lines()) {
@@ -209,6 +231,7 @@ public final class Translator {
         if (shapes.count() > 0) {
             src.append("\n/* instruction bodies shared by several instructions (replay_rt.h, RT_SHAPE) */\n");
             src.append(shapes.definitions());
+            src.append(shapes.runDefinitions());
         }
         src.append("\nRT_WAVE_FUNCTION(rt_program_wave) {\n");
         src.append("    RT_PROLOGUE();\n");
@@ -253,6 +276,19 @@ public final class Translator {
         }
         return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
                 insns.size() - (int) insns.keySet().stream().filter(positions::contains).count(), flow.summary(insns.size()));
+    }
+
+    /** Text between two instructions that is nothing but their #line directives. */
+    private static final java.util.regex.Pattern ONLY_LINES = java.util.regex.Pattern.compile(
+            "(#line \\d+ \"guest\\.s\"\n)*");
+
+    /** A shared instruction's call: {@code rt_iN(C, args); RT_CHECK();} and its comment. */
+    private static void appendCall(StringBuilder code, Shapes.Table shapes, Pending i) {
+        code.append("    ").append(shapes.call(i.use()));
+        if (i.use().check()) {
+            code.append(" RT_CHECK();");
+        }
+        code.append(" /* ").append(i.text()).append(" */\n");
     }
 
     /** An instruction whose block is placed after the whole program is emitted (shared or inline). */

@@ -344,6 +344,37 @@ RT_FN void rt_block_barrier(void) { asm volatile("barrier.sync 0;" ::: "memory")
 #endif
 
 /*
+ * Runs of shared bodies. A straight run of two or more shape calls (no label, nothing but #line between them) is
+ * emitted twice, chosen by RT_SHAPE_RUNS:
+ *     #if RT_SHAPE_RUNS
+ *         RT_RUN(at);                        one call; its instructions' shape numbers and literals are words
+ *     #else                                  at rt_runs[at...], which the translation's rt_run executes in order
+ *     #line ...                              (each shape called with the same arguments, each caller's RT_CHECK
+ *         rt_i3(C, 0x0u, 1, 14, 3); ...      done after it), so the wave function holds a call per run, not per
+ *     #endif                                 instruction: nvcc and g++ compile it many times faster
+ * RT_SHAPE_RUNS is 1 unless RT_INLINE_SHAPES (the GPU build: every instruction inline with its literals folded and
+ * its #line, for PC sampling) or -DRT_SHAPE_RUNS=0 (the calls one by one, as the GPU build makes them).
+ */
+#ifndef RT_SHAPE_RUNS
+#if defined(RT_INLINE_SHAPES)
+#define RT_SHAPE_RUNS 0
+#else
+#define RT_SHAPE_RUNS 1
+#endif
+#endif
+#define RT_RUN_SHAPE 0x3fffffffu
+#define RT_RUN_LAST 0x40000000u
+#define RT_RUN_CHECK 0x80000000u
+#define RT_RUN(at) do { if (rt_run(C, (at))) goto rt_stop; } while (0)
+#if RT_GPU
+#define RT_RUN_TABLE static __device__ const
+#define RT_RUN_FN static __device__ __noinline__
+#else
+#define RT_RUN_TABLE static const
+#define RT_RUN_FN static __attribute__((noinline))
+#endif
+
+/*
  * Wave start: user SGPRs, system SGPRs, work-item ids, EXEC (padding lanes clear), MODE, FLAT_SCRATCH,
  * as the capture's register layout says (hsa-abi.md). VGPRs and other SGPRs start at zero.
  */
