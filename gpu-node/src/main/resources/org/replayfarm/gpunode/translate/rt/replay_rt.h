@@ -257,8 +257,9 @@ RT_FN int rt_wave_any(int b) {
 #define RT_ACTIVE(l) ((RT_EXEC >> (l)) & 1u)
 #define RT_FOR_ACTIVE(l) RT_FOR_LANES(l) if (!RT_ACTIVE(l)) {} else
 
-/* Records the group's first fault and stops this thread. */
-RT_FN void rt_fault(rt_ctx_t *c, uint32_t code, uint64_t pc, int lane, uint64_t addr) {
+/* Records the group's first fault and stops this thread. Out of line on the GPU: a cold path, called from many
+   places (every back-edge's budget check, every access check), each of which would otherwise inline its atomics. */
+RT_FN_NOINLINE void rt_fault(rt_ctx_t *c, uint32_t code, uint64_t pc, int lane, uint64_t addr) {
     rt_fault_t *f = c->g->fault;
 #if RT_GPU
     /* first one wins: claim the record, then fill it (readers look only after the launch) */
