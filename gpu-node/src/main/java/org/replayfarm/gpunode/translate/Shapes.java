@@ -187,9 +187,15 @@ final class Shapes {
          * {@code unsigned int} one word, an {@code unsigned long long} two (low, high).
          */
         int run(List<Use> run) {
-            int at = runWords.size();
+            return runFrom(run)[0];
+        }
+
+        /** As {@link #run}, returning every instruction's op word index (where {@code rt_run} may enter the run). */
+        int[] runFrom(List<Use> run) {
+            int[] at = new int[run.size()];
             for (int i = 0; i < run.size(); i++) {
                 Use u = run.get(i);
+                at[i] = runWords.size();
                 int n = numbers.computeIfAbsent(u.key(), k -> numbers.size());
                 inRuns.add(n);
                 long op = n | (u.check() ? RUN_CHECK : 0) | (i == run.size() - 1 ? RUN_LAST : 0);
