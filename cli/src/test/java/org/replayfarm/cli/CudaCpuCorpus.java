@@ -38,7 +38,7 @@ import org.replayfarm.model.capture.CaptureFile;
  *
  * <p>What runs: by default every variant is built and run through cuda-cpu ({@code -Dreplay.cudacpu.maxKiB=N}: only
  * those up to N KiB of C; {@code -Dreplay.cudacpu=sample}: the old sample, {@link #sampled}); every translation up to
- * {@link #NVCC_DEFAULT_BYTES} of C is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
+ * {@link #NVCC_DEFAULT_BYTES} of C (by default every one) is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
  * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, in batches ({@link NvccBatch}), and {@code -Dreplay.nvcc=all}
  * compiles every one (see README, "The translator's CI proof").
  */
@@ -46,15 +46,14 @@ final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
     private static final Path PTXAS = Path.of("/usr/local/cuda/bin/ptxas");
     /**
-     * Translations up to this many KiB of C are compiled by nvcc in the default run ({@code -Dreplay.nvcc.maxKiB=N};
-     * {@code -Dreplay.nvcc=all}: every one). The check's cost is about linear in the guest instructions a translation
-     * reaches: measured on a batch of 24 variants (01..06, 958 KiB of C, 6,654 instructions), cicc 16.8 s and ptxas
-     * 9.5 s of CPU, about 4 ms per instruction (load 5-7); all 340 variants (38 MB of C, ~320,000 instructions) would
-     * be some 20 minutes of CPU; the variants up to this cap (211 of 340, 5.7 MiB of C) about a seventh of it. Whole
-     * runs (README): cap 96 KiB (242 variants) 1,355 s and cap 40 KiB (175) 868.1 s against 742.8 s before, at load
-     * 5-9; cap 56 KiB 439.8 s at load 9 falling to 2.5.
+     * Translations up to this many KiB of C are compiled by nvcc ({@code -Dreplay.nvcc.maxKiB=N}); by default every
+     * one ({@code -Dreplay.nvcc=all} too). Runs of shared bodies (Shapes, {@code RT_RUN}) made the check several times
+     * cheaper per guest instruction on the large variants (59_math_library -O0 wave64, 10,607 instructions: cicc 36.7 s
+     * + ptxas 48.0 s of CPU before, 5.9 s + 4.2 s after), so every variant is in the default run (see README, "The
+     * translator's CI proof").
      */
-    static final int NVCC_DEFAULT_BYTES = Integer.getInteger("replay.nvcc.maxKiB", 56) * 1024;
+    static final int NVCC_DEFAULT_BYTES = (int) Math.min(Integer.MAX_VALUE,
+            Integer.getInteger("replay.nvcc.maxKiB", 1 << 20) * 1024L);
     /** A batch of nvcc compile checks is queued once it holds this many KiB of C ({@code -Dreplay.nvcc.batchKiB=N}). */
     static final int NVCC_BATCH_BYTES = Integer.getInteger("replay.nvcc.batchKiB", 512) * 1024;
     /** ... or this many translations ({@code -Dreplay.nvcc.batch=N}; 1: one nvcc per translation). */

@@ -56,6 +56,7 @@ public final class CpuBuild {
     private final String gxx;
     private final Path cache;
     private final String optimisation;
+    private final List<String> defines;
     private String version;
 
     /**
@@ -74,20 +75,38 @@ public final class CpuBuild {
      *                     variant with the host model.
      */
     public CpuBuild(String gxx, Path cache, String optimisation) {
+        this(gxx, cache, optimisation, List.of());
+    }
+
+    /**
+     * @param defines macro definitions added to every build ({@code -DRT_INLINE_SHAPES}: the CPU runner built from the
+     *                code the GPU build compiles, every instruction inline instead of runs of shared bodies)
+     */
+    public CpuBuild(String gxx, Path cache, String optimisation, List<String> defines) {
         if (optimisation != null && !optimisation.matches("-O[0-3s]")) {
             throw new IllegalArgumentException("not a g++ optimisation flag: " + optimisation);
+        }
+        for (String d : defines) {
+            if (!d.matches("-D\\w+(=\\w+)?")) {
+                throw new IllegalArgumentException("not a macro definition: " + d);
+            }
         }
         this.gxx = gxx;
         this.cache = cache;
         this.optimisation = optimisation;
+        this.defines = List.copyOf(defines);
     }
 
-    /** The g++ flags this builder uses for a translation (its fixed optimisation level, else by size). */
+    /** The g++ flags this builder uses for a translation (its fixed optimisation level, else by size; its defines). */
     public List<String> flagsFor(Translation t) {
-        if (optimisation == null) {
-            return gxxFlags(t);
+        List<String> flags = optimisation == null ? gxxFlags(t)
+                : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? optimisation : f).toList();
+        if (defines.isEmpty()) {
+            return flags;
         }
-        return GXX_FLAGS.stream().map(f -> f.equals("-O2") ? optimisation : f).toList();
+        List<String> all = new ArrayList<>(flags);
+        all.addAll(defines);
+        return all;
     }
 
     /** g++'s version, e.g. "14.2.0" (the report's device label names it). */

@@ -174,5 +174,98 @@ final class Shapes {
         int count() {
             return numbers.size();
         }
+
+        /** The words of every run (see {@link #run}), in order. */
+        private final List<Long> runWords = new ArrayList<>();
+        /** The shapes some run names, by number. */
+        private final java.util.TreeSet<Integer> inRuns = new java.util.TreeSet<>();
+
+        /**
+         * Appends a run of consecutive shared instructions to the run table and returns its first word's index, the
+         * argument of {@code RT_RUN}. Each instruction is one op word (its shape number, {@link #RUN_CHECK} when the
+         * caller checks after it, {@link #RUN_LAST} on the run's last) and its arguments: an {@code int} or
+         * {@code unsigned int} one word, an {@code unsigned long long} two (low, high).
+         */
+        int run(List<Use> run) {
+            return runFrom(run)[0];
+        }
+
+        /** As {@link #run}, returning every instruction's op word index (where {@code rt_run} may enter the run). */
+        int[] runFrom(List<Use> run) {
+            int[] at = new int[run.size()];
+            for (int i = 0; i < run.size(); i++) {
+                Use u = run.get(i);
+                at[i] = runWords.size();
+                int n = numbers.computeIfAbsent(u.key(), k -> numbers.size());
+                inRuns.add(n);
+                long op = n | (u.check() ? RUN_CHECK : 0) | (i == run.size() - 1 ? RUN_LAST : 0);
+                runWords.add(op);
+                for (int a = 0; a < u.args().size(); a++) {
+                    long v = value(u.args().get(a));
+                    if (u.types().get(a).equals("unsigned long long")) {
+                        runWords.add(v & 0xffffffffL);
+                        runWords.add(v >>> 32);
+                    } else {
+                        runWords.add(v & 0xffffffffL);
+                    }
+                }
+            }
+            return at;
+        }
+
+        /**
+         * The run table and {@code rt_run}, which executes one run: for each instruction, the call of its shape with
+         * its arguments from the table, then the caller's check where the instruction has one (1: the wave stopped,
+         * the caller leaves as RT_CHECK would). Empty when no run was made. Compiled where {@code RT_SHAPE_RUNS}
+         * (replay_rt.h: unless {@code RT_INLINE_SHAPES}); the definitions of the shapes must come before.
+         */
+        String runDefinitions() {
+            if (runWords.isEmpty()) {
+                return "";
+            }
+            StringBuilder b = new StringBuilder("\n#if RT_SHAPE_RUNS\n/* runs of shared bodies (replay_rt.h, RT_RUN): "
+                    + "per instruction its shape's number (| RT_RUN_CHECK, | RT_RUN_LAST), then its arguments */\n");
+            b.append("RT_RUN_TABLE uint32_t rt_runs[").append(runWords.size()).append("] = {");
+            for (int i = 0; i < runWords.size(); i++) {
+                b.append(i % 16 == 0 ? "\n    " : " ").append(runWords.get(i)).append(',');
+            }
+            b.append("\n};\nRT_RUN_FN int rt_run(rt_ctx_t *C, uint32_t at) {\n    rt_wave_t *W = C->w;\n"
+                    + "    const uint32_t *p = rt_runs + at;\n    for (;;) {\n        uint32_t op = *p++;\n"
+                    + "        switch (op & RT_RUN_SHAPE) {\n");
+            Map<Integer, Use> byNumber = new LinkedHashMap<>();
+            numbers.forEach((k, n) -> byNumber.put(n, first.get(k)));
+            for (int n : inRuns) {
+                Use u = byNumber.get(n);
+                b.append("        case ").append(n).append(": rt_i").append(n).append("(C");
+                int w = 0;
+                for (String type : u.types()) {
+                    switch (type) {
+                        case "int" -> b.append(", (int)p[").append(w++).append(']');
+                        case "unsigned int" -> b.append(", p[").append(w++).append(']');
+                        default -> {
+                            b.append(", rt_pair(p[").append(w).append("], p[").append(w + 1).append("])");
+                            w += 2;
+                        }
+                    }
+                }
+                b.append("); p += ").append(w).append("; break;\n");
+            }
+            b.append("        default: rt_fault(C, RT_FAULT_OTHER, 0, -1, op); return 1; /* never: the table is ours */\n"
+                    + "        }\n        if ((op & RT_RUN_CHECK) && RT_WAVE_ANY(W->stop)) return 1;\n"
+                    + "        if (op & RT_RUN_LAST) return 0;\n    }\n}\n#endif\n");
+            return b.toString();
+        }
+    }
+
+    /** A run's op word: the instruction's caller checks after it (RT_RUN_CHECK in replay_rt.h). */
+    static final long RUN_CHECK = 1L << 31;
+    /** A run's op word: the run's last instruction (RT_RUN_LAST). */
+    static final long RUN_LAST = 1L << 30;
+
+    /** A literal's value (a parameter's argument: decimal or hex, with its suffix). */
+    static long value(String literal) {
+        String d = literal.replaceAll("(ull|u)$", "");
+        return d.startsWith("0x") || d.startsWith("0X") ? Long.parseUnsignedLong(d.substring(2), 16)
+                : Long.parseUnsignedLong(d);
     }
 }

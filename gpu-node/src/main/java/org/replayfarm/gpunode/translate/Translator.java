@@ -87,6 +87,8 @@ public final class Translator {
         State state = new State(blocks);
 
         StringBuilder body = new StringBuilder();
+        // the blocks some instruction jumps to by name (a goto): their labels stay wherever they are
+        Set<Long> jumpedTo = new java.util.HashSet<>();
         List<Object> pieces = new ArrayList<>();
         Shapes.Table shapes = new Shapes.Table();
         Set<String> includes = new TreeSet<>();
@@ -121,7 +123,10 @@ public final class Translator {
             end = Math.max(end, insn.pc() + insn.length());
             Unit unit = Routing.route(insn);
             String unitName = unit.name().toLowerCase(java.util.Locale.ROOT);
-            InsnContext cx = new InsnContext(insn, p.waveSize(), p.vgprCount(), p.ldsBytes(), unitName, blocks::get, includes);
+            InsnContext cx = new InsnContext(insn, p.waveSize(), p.vgprCount(), p.ldsBytes(), unitName, t -> {
+                jumpedTo.add(t);
+                return blocks.get(t);
+            }, includes);
             cx.state = state;
             try {
                 UnitEmitter emitter = emitters.get(unit);
@@ -176,14 +181,66 @@ public final class Translator {
 
         pieces.add(body.toString());
         StringBuilder code = new StringBuilder();
-        for (Object piece : pieces) {
+        // blocks only the address switch enters, inside a run: the switch's case for each (RT_SHAPE_RUNS)
+        Map<Long, String> runEntries = new LinkedHashMap<>();
+        for (int k = 0; k < pieces.size(); k++) {
+            Object piece = pieces.get(k);
             if (piece instanceof Pending i) {
                 if (shapes.shared(i.use())) {
-                    code.append("    ").append(shapes.call(i.use()));
-                    if (i.use().check()) {
-                        code.append(" RT_CHECK();");
+                    // a run: shared instructions one after the other, nothing but #line between them (see RT_RUN),
+                    // or the label of a block only the address switch enters (it enters the run there: rt_at)
+                    int last = k;
+                    List<Long> entries = new ArrayList<>();
+                    List<Integer> entryMembers = new ArrayList<>();
+                    while (last + 2 < pieces.size() && pieces.get(last + 1) instanceof String between
+                            && pieces.get(last + 2) instanceof Pending next && shapes.shared(next.use())) {
+                        Matcher m = BETWEEN.matcher(between);
+                        if (!m.matches()) {
+                            break;
+                        }
+                        if (m.group(1) != null) {
+                            long at = Long.parseUnsignedLong(m.group(1), 16);
+                            if (jumpedTo.contains(at) || at == p.entry()) {
+                                break;
+                            }
+                            if (state.dispatch && flow.targets.contains(at)) {
+                                entries.add(at);
+                                entryMembers.add((last + 2 - k) / 2);
+                            } // else only falling through enters the block: in the run, its label is not needed
+
+                        }
+                        last += 2;
                     }
-                    code.append(" /* ").append(i.text()).append(" */\n");
+                    if (last > k) {
+                        List<Shapes.Use> run = new ArrayList<>();
+                        for (int r = k; r <= last; r += 2) {
+                            run.add(((Pending) pieces.get(r)).use());
+                        }
+                        int[] at = shapes.runFrom(run);
+                        if (entries.isEmpty()) {
+                            code.append("#if RT_SHAPE_RUNS\n    RT_RUN(").append(at[0]).append("); /* ")
+                                    .append(run.size()).append(" instructions */\n#else\n");
+                        } else {
+                            String name = "rt_run_" + runEntries.size();
+                            for (int e = 0; e < entries.size(); e++) {
+                                runEntries.put(entries.get(e), "rt_at = " + at[entryMembers.get(e)] + "; goto " + name + ";");
+                            }
+                            code.append("#if RT_SHAPE_RUNS\n    rt_at = ").append(at[0]).append(";\n").append(name)
+                                    .append(":\n    RT_RUN(rt_at); /* ").append(run.size()).append(" instructions, entered at ")
+                                    .append(entries.size() + 1).append(" */\n#else\n");
+                        }
+                        for (int r = k; r <= last; r++) {
+                            if (pieces.get(r) instanceof Pending member) {
+                                appendCall(code, shapes, member);
+                            } else {
+                                code.append((String) pieces.get(r));
+                            }
+                        }
+                        code.append("#endif\n");
+                        k = last;
+                        continue;
+                    }
+                    appendCall(code, shapes, i);
                 } else {
                     code.append("    { /* ").append(i.text()).append(" */\n        RT_TICK();\n");
                     for (String l : i.lines()) {
@@ -209,9 +266,13 @@ public final class Translator {
         if (shapes.count() > 0) {
             src.append("\n/* instruction bodies shared by several instructions (replay_rt.h, RT_SHAPE) */\n");
             src.append(shapes.definitions());
+            src.append(shapes.runDefinitions());
         }
         src.append("\nRT_WAVE_FUNCTION(rt_program_wave) {\n");
         src.append("    RT_PROLOGUE();\n");
+        if (!runEntries.isEmpty()) {
+            src.append("#if RT_SHAPE_RUNS\n    uint32_t rt_at = 0; /* where a run entered by the address switch starts */\n#endif\n");
+        }
         if (state.barriers > 0) {
             src.append("#if !RT_GPU\n    switch (W->resume) {\n");
             for (int k = 1; k <= state.barriers; k++) {
@@ -230,8 +291,16 @@ public final class Translator {
             // only the addresses an indirect jump can reach (ControlFlow): the entry, return addresses, constant code
             // addresses; every other target faults naming it
             for (long t : flow.targets) {
+                String run = runEntries.get(t);
+                if (run != null) {
+                    src.append("#if RT_SHAPE_RUNS\n    case ").append(InsnContext.hex64(t)).append(": ").append(run)
+                            .append("\n#else\n");
+                }
                 src.append("    case ").append(InsnContext.hex64(t)).append(": goto ").append(blocks.get(t))
                         .append(";\n");
+                if (run != null) {
+                    src.append("#endif\n");
+                }
             }
             src.append("    default: RT_FAULT_NOW(RT_FAULT_BRANCH, W->target, -1, W->target);\n    }\n");
         }
@@ -253,6 +322,18 @@ public final class Translator {
         }
         return new Translation(src.toString(), listing, headers, refusals, counts, approximate,
                 insns.size() - (int) insns.keySet().stream().filter(positions::contains).count(), flow.summary(insns.size()));
+    }
+
+    /** Text between two instructions that is nothing but a block's label (group 1: its PC) and #line directives. */
+    private static final Pattern BETWEEN = Pattern.compile("(?:L_([0-9a-f]+):;\n)?(?:#line \\d+ \"guest\\.s\"\n)*");
+
+    /** A shared instruction's call: {@code rt_iN(C, args); RT_CHECK();} and its comment. */
+    private static void appendCall(StringBuilder code, Shapes.Table shapes, Pending i) {
+        code.append("    ").append(shapes.call(i.use()));
+        if (i.use().check()) {
+            code.append(" RT_CHECK();");
+        }
+        code.append(" /* ").append(i.text()).append(" */\n");
     }
 
     /** An instruction whose block is placed after the whole program is emitted (shared or inline). */

@@ -108,6 +108,29 @@ class ControlFlowTest {
             s_endpgm
             """;
 
+    private static final String INTO_A_RUN = """
+            ; a computed jump into the middle of a straight run of shared bodies (s_add_u32 s12, s12, N)
+            s_mov_b32 s10, 2
+            s_getpc_b64 s[4:5]
+            s_add_u32 s4, s4, seq - .
+            s_addc_u32 s5, s5, 0
+            s_lshl_b32 s11, s10, 2
+            s_add_u32 s4, s4, s11
+            s_addc_u32 s5, s5, 0
+            s_mov_b32 s12, 0
+            s_setpc_b64 s[4:5]
+            seq:
+            s_add_u32 s12, s12, 1
+            s_add_u32 s12, s12, 2
+            s_add_u32 s12, s12, 4
+            s_add_u32 s12, s12, 8
+            s_add_u32 s12, s12, 16
+            v_mov_b32 v1, s12
+            v_mov_b32 v0, 0
+            global_store_dword v0, v1, s[0:1]
+            s_endpgm
+            """;
+
     private CaptureFile capture(String asm) throws Exception {
         return Differential.assemble(dir, asm, 32, 32, 1, List.of(new byte[256]), 0, 0);
     }
@@ -157,6 +180,27 @@ class ControlFlowTest {
         assertTrue(cases(t) >= instructions - 1, cases(t) + " cases for " + instructions + " instructions");
         agree(c);
         assertEquals(102, Differential.host(c, 100_000).ranges().get(0)[0]);
+    }
+
+    @Test
+    void the_address_switch_enters_a_run_of_shared_bodies_in_its_middle() throws Exception {
+        CaptureFile c = capture(INTO_A_RUN);
+        Translation t = new Translator().translate(ProgramInfo.of(c));
+        assertTrue(t.ok(), t.coverageReport());
+        assertTrue(t.coverageReport().contains("every instruction is a block"), t.coverageReport());
+        // one run over the five adds (and what follows), entered by the switch at each of their blocks but the first
+        assertTrue(t.source().matches("(?s).*RT_RUN\\(rt_at\\); /\\* \\d+ instructions, entered at \\d+ \\*/.*"),
+                t.source());
+        assertTrue(t.source().matches("(?s).*#if RT_SHAPE_RUNS\n    case 0x[0-9a-f]+ull: rt_at = \\d+; goto rt_run_0;\n#else.*"),
+                t.source());
+        agree(c);
+        assertEquals(4 + 8 + 16, Differential.host(c, 100_000).ranges().get(0)[0], "it lands on the third add");
+        // the GPU build's form (every call inline, the switch going to the labels) agrees too
+        Differential.Side host = Differential.host(c, 100_000);
+        Differential.Side inline = Differential.device(c, dir, 100_000,
+                new CpuBuild("g++", Differential.CACHE, null, List.of("-DRT_INLINE_SHAPES")));
+        assertEquals(List.of(), Differential.differences(host, inline, 32, 32), "-DRT_INLINE_SHAPES");
+        assertEquals(host.waveInstructions(), inline.waveInstructions(), "wave instructions executed, inline");
     }
 
     @Test

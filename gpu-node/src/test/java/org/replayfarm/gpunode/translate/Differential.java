@@ -126,12 +126,17 @@ public final class Differential {
 
     /** The translation's outcome through the CPU runner (the translation must not be refused). */
     public static Side device(CaptureFile capture, Path work, long budget) throws IOException {
+        return device(capture, work, budget, BUILD);
+    }
+
+    /** As {@link #device(CaptureFile, Path, long)}, built by the given builder (its flags and defines). */
+    public static Side device(CaptureFile capture, Path work, long budget, CpuBuild builder) throws IOException {
         ProgramInfo p = ProgramInfo.of(capture);
         Translation t = new Translator().translate(p);
         if (!t.ok()) {
             throw new AssertionError("translation refused:\n" + t.coverageReport());
         }
-        CpuBuild.Built built = BUILD.build(t);
+        CpuBuild.Built built = builder.build(t);
         Path bundle = Files.createTempFile(work, "launch", ".bundle");
         Path result = Files.createTempFile(work, "result", ".bin");
         Path state = Files.createTempFile(work, "state", ".bin");

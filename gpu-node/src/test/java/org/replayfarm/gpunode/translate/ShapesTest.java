@@ -76,4 +76,26 @@ class ShapesTest {
         assertEquals("RT_SHAPE(rt_i0)(rt_ctx_t *C, int p0, unsigned int p1) {\n    rt_wave_t *W = C->w;\n    RT_TICK();\n"
                 + "    S(p0) = p1;\n}\n", t.definitions());
     }
+
+    @Test
+    void a_run_is_op_words_and_arguments_in_the_table_and_rt_run_calls_each_shape_with_them() {
+        Shapes.Table t = new Shapes.Table();
+        Shapes.Use a = Shapes.of(List.of("S(10) = 0x7u;"));
+        Shapes.Use b = Shapes.of(List.of("S(11) = 0xfffffffeu;"));
+        Shapes.Use wide = Shapes.of(List.of("W->target = 0x100040008ull + S(12);", "RT_CHECK();"));
+        Shapes.Use wide2 = Shapes.of(List.of("W->target = 0x1ull + S(3);", "RT_CHECK();"));
+        for (Shapes.Use u : List.of(a, b, wide, wide2)) {
+            t.count(u);
+        }
+        assertEquals(0, t.run(List.of(a, wide)));
+        assertEquals(7, t.run(List.of(b, wide2)), "the second run starts after the first one's seven words");
+        String defs = t.runDefinitions();
+        // a: shape 0, args 10, 7; wide: shape 1 | check | last, args 0x100040008 (low, high), 12
+        assertTrue(defs.contains("rt_runs[14] = {\n    0, 10, 7, " + (1 | 1L << 31 | 1L << 30) + ", " + 0x40008 + ", 1, 12, 0, 11, "
+                + 0xfffffffeL + ", " + (1 | 1L << 31 | 1L << 30) + ", 1, 0, 3,\n};"), defs);
+        assertTrue(defs.contains("case 0: rt_i0(C, (int)p[0], p[1]); p += 2; break;"), defs);
+        assertTrue(defs.contains("case 1: rt_i1(C, rt_pair(p[0], p[1]), (int)p[2]); p += 3; break;"), defs);
+        assertTrue(defs.startsWith("\n#if RT_SHAPE_RUNS\n") && defs.endsWith("#endif\n"), defs);
+        assertEquals("", new Shapes.Table().runDefinitions(), "no run, no table");
+    }
 }

@@ -257,8 +257,9 @@ RT_FN int rt_wave_any(int b) {
 #define RT_ACTIVE(l) ((RT_EXEC >> (l)) & 1u)
 #define RT_FOR_ACTIVE(l) RT_FOR_LANES(l) if (!RT_ACTIVE(l)) {} else
 
-/* Records the group's first fault and stops this thread. */
-RT_FN void rt_fault(rt_ctx_t *c, uint32_t code, uint64_t pc, int lane, uint64_t addr) {
+/* Records the group's first fault and stops this thread. Out of line on the GPU: a cold path, called from many
+   places (every back-edge's budget check, every access check), each of which would otherwise inline its atomics. */
+RT_FN_NOINLINE void rt_fault(rt_ctx_t *c, uint32_t code, uint64_t pc, int lane, uint64_t addr) {
     rt_fault_t *f = c->g->fault;
 #if RT_GPU
     /* first one wins: claim the record, then fill it (readers look only after the launch) */
@@ -341,6 +342,37 @@ RT_FN void rt_block_barrier(void) { asm volatile("barrier.sync 0;" ::: "memory")
 #define RT_SHAPE(name) static __device__ __noinline__ void name
 #else
 #define RT_SHAPE(name) static __attribute__((noinline)) void name
+#endif
+
+/*
+ * Runs of shared bodies. A straight run of two or more shape calls (no label, nothing but #line between them) is
+ * emitted twice, chosen by RT_SHAPE_RUNS:
+ *     #if RT_SHAPE_RUNS
+ *         RT_RUN(at);                        one call; its instructions' shape numbers and literals are words
+ *     #else                                  at rt_runs[at...], which the translation's rt_run executes in order
+ *     #line ...                              (each shape called with the same arguments, each caller's RT_CHECK
+ *         rt_i3(C, 0x0u, 1, 14, 3); ...      done after it), so the wave function holds a call per run, not per
+ *     #endif                                 instruction: nvcc and g++ compile it many times faster
+ * RT_SHAPE_RUNS is 1 unless RT_INLINE_SHAPES (the GPU build: every instruction inline with its literals folded and
+ * its #line, for PC sampling) or -DRT_SHAPE_RUNS=0 (the calls one by one, as the GPU build makes them).
+ */
+#ifndef RT_SHAPE_RUNS
+#if defined(RT_INLINE_SHAPES)
+#define RT_SHAPE_RUNS 0
+#else
+#define RT_SHAPE_RUNS 1
+#endif
+#endif
+#define RT_RUN_SHAPE 0x3fffffffu
+#define RT_RUN_LAST 0x40000000u
+#define RT_RUN_CHECK 0x80000000u
+#define RT_RUN(at) do { if (rt_run(C, (at))) goto rt_stop; } while (0)
+#if RT_GPU
+#define RT_RUN_TABLE static __device__ const
+#define RT_RUN_FN static __device__ __noinline__
+#else
+#define RT_RUN_TABLE static const
+#define RT_RUN_FN static __attribute__((noinline))
 #endif
 
 /*

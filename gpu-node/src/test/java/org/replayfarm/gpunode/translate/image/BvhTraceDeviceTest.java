@@ -90,4 +90,12 @@ class BvhTraceDeviceTest {
         }
         assertTrue(hits > 10 && hits < rays, "rays hit and miss: " + hits + " of " + rays);
     }
+
+    /** Every program this class ran through cuda-cpu also compiles with nvcc for sm_90 (ImageRig.nvccCheck). */
+    @org.junit.jupiter.api.AfterAll
+    static void its_programs_compile_with_nvcc_for_sm_90(@TempDir Path nvcc) throws Exception {
+        int n = ImageRig.nvccCheck(nvcc);
+        org.junit.jupiter.api.Assertions.assertTrue(n > 0, "no program was run, none compiled");
+        System.out.println("[image nvcc] BvhTraceDeviceTest: " + n + " translations compiled for sm_90");
+    }
 }

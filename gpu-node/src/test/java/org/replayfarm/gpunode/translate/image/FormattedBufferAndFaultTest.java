@@ -201,4 +201,12 @@ class FormattedBufferAndFaultTest {
         assertEquals("", seen.get(7));
         assertEquals(8, new java.util.HashSet<>(seen).size(), "each fault at its own PC: " + seen);
     }
+
+    /** Every program this class ran through cuda-cpu also compiles with nvcc for sm_90 (ImageRig.nvccCheck). */
+    @org.junit.jupiter.api.AfterAll
+    static void its_programs_compile_with_nvcc_for_sm_90(@TempDir Path nvcc) throws Exception {
+        int n = ImageRig.nvccCheck(nvcc);
+        org.junit.jupiter.api.Assertions.assertTrue(n > 0, "no program was run, none compiled");
+        System.out.println("[image nvcc] FormattedBufferAndFaultTest: " + n + " translations compiled for sm_90");
+    }
 }

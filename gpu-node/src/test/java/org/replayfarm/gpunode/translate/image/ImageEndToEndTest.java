@@ -399,4 +399,12 @@ class ImageEndToEndTest {
             assertEquals(0, count[0], "node tests bit-equal");
         }
     }
+
+    /** Every program this class ran through cuda-cpu also compiles with nvcc for sm_90 (ImageRig.nvccCheck). */
+    @org.junit.jupiter.api.AfterAll
+    static void its_programs_compile_with_nvcc_for_sm_90(@TempDir Path nvcc) throws Exception {
+        int n = ImageRig.nvccCheck(nvcc);
+        org.junit.jupiter.api.Assertions.assertTrue(n > 0, "no program was run, none compiled");
+        System.out.println("[image nvcc] ImageEndToEndTest: " + n + " translations compiled for sm_90");
+    }
 }

@@ -19,6 +19,7 @@ import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.gpunode.translate.LaunchBundle;
+import org.replayfarm.gpunode.translate.NvccBatch;
 import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
 import org.replayfarm.gpunode.translate.Translator;
@@ -119,9 +120,35 @@ final class ImageRig {
         return t;
     }
 
+    /** The translations {@link #device} built since the last {@link #nvccCheck} (by source: each once). */
+    private static final Map<String, Translation> TO_COMPILE = new LinkedHashMap<>();
+
+    /**
+     * The nvcc compile check of every translation {@link #device} ran since the last call (the corpus test's check:
+     * one {@link NvccBatch}, compute_90 PTX with {@link CpuBuild#NVCC_CHECK_FLAGS}, then ptxas to sm_90): each test
+     * class that runs image programs calls it after its tests. Returns how many were compiled; throws when nvcc or
+     * ptxas fails, or when nvcc is not installed at /usr/local/cuda.
+     */
+    static int nvccCheck(Path dir) throws Exception {
+        List<Translation> ts;
+        synchronized (TO_COMPILE) {
+            ts = List.copyOf(TO_COMPILE.values());
+            TO_COMPILE.clear();
+        }
+        if (ts.isEmpty()) {
+            return 0;
+        }
+        NvccBatch.compile(Path.of("/usr/local/cuda/bin/nvcc"), Path.of("/usr/local/cuda/bin/ptxas"), ts,
+                dir.resolve("nvcc-batch"), 1200);
+        return ts.size();
+    }
+
     static Side device(CaptureFile capture, Path work) throws Exception {
         ProgramInfo p = ProgramInfo.of(capture);
         Translation t = translate(capture);
+        synchronized (TO_COMPILE) {
+            TO_COMPILE.putIfAbsent(t.source(), t);
+        }
         CpuBuild.Built built = BUILD.build(t);
         Path bundle = Files.createTempFile(work, "launch", ".bundle");
         Path result = Files.createTempFile(work, "result", ".bin");

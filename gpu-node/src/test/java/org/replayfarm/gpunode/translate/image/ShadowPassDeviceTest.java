@@ -46,4 +46,12 @@ class ShadowPassDeviceTest {
         }
         assertTrue(shadowed > 100 && shadowed < mask.length - 100, "the mask has light and shadow: " + shadowed);
     }
+
+    /** Every program this class ran through cuda-cpu also compiles with nvcc for sm_90 (ImageRig.nvccCheck). */
+    @org.junit.jupiter.api.AfterAll
+    static void its_programs_compile_with_nvcc_for_sm_90(@TempDir Path nvcc) throws Exception {
+        int n = ImageRig.nvccCheck(nvcc);
+        org.junit.jupiter.api.Assertions.assertTrue(n > 0, "no program was run, none compiled");
+        System.out.println("[image nvcc] ShadowPassDeviceTest: " + n + " translations compiled for sm_90");
+    }
 }

@@ -16,6 +16,26 @@ RT_SHAPE(rt_i0)(rt_ctx_t *C, unsigned int p0, int p1) {
     RT_SCC = t_scc;
 }
 
+#if RT_SHAPE_RUNS
+/* runs of shared bodies (replay_rt.h, RT_RUN): per instruction its shape's number (| RT_RUN_CHECK, | RT_RUN_LAST), then its arguments */
+RT_RUN_TABLE uint32_t rt_runs[6] = {
+    0, 0, 10, 1073741824, 1, 11,
+};
+RT_RUN_FN int rt_run(rt_ctx_t *C, uint32_t at) {
+    rt_wave_t *W = C->w;
+    const uint32_t *p = rt_runs + at;
+    for (;;) {
+        uint32_t op = *p++;
+        switch (op & RT_RUN_SHAPE) {
+        case 0: rt_i0(C, p[0], (int)p[1]); p += 2; break;
+        default: rt_fault(C, RT_FAULT_OTHER, 0, -1, op); return 1; /* never: the table is ours */
+        }
+        if ((op & RT_RUN_CHECK) && RT_WAVE_ANY(W->stop)) return 1;
+        if (op & RT_RUN_LAST) return 0;
+    }
+}
+#endif
+
 RT_WAVE_FUNCTION(rt_program_wave) {
     RT_PROLOGUE();
 L_100040000:;
@@ -28,9 +48,13 @@ L_100040000:;
         S(4) = (uint32_t)(t_d[0]); S(5) = (uint32_t)(t_d[1]);
     }
 #line 4 "guest.s"
+#if RT_SHAPE_RUNS
+    RT_RUN(0); /* 2 instructions */
+#else
     rt_i0(C, 0x0u, 10); /* s_mov_b32 s10, 0 */
 #line 5 "guest.s"
     rt_i0(C, 0x1u, 11); /* s_mov_b32 s11, 1 */
+#endif
 L_100040010:;
 #line 6 "guest.s"
     { /* s_add_u32 s10, s10, s11 */
