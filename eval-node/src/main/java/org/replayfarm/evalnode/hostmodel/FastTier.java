@@ -928,11 +928,9 @@ final class FastTier {
         private final int dHi;
         private final int omod;
         private final boolean clamp;
-        /** The f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
-        private final LaneLoop fkind;
         /** A one-source f32 loop (frexp_mant, rcp, sqrt, rsq: normal values inline in any MODE), or null. */
         private final LaneLoop unary;
-        /** {@link #fkind}'s pass 1, or null. */
+        /** Pass 1 of the f32 {@link LaneLoop} with an inline loop (no OMOD, no CLAMP), or null. */
         private final F32Pass pass1;
 
         FloatExec(Instruction insn, LaneKernel kernel, Format f, FSrc[] s, int dst, int waveSize, int omod,
@@ -956,8 +954,7 @@ final class FastTier {
             this.omod = omod;
             this.clamp = clamp;
             this.unary = f == Format.F32 && loop != null && loop.sources < 0 ? loop : null;
-            this.fkind = f == Format.F32 && omod == 0 && !clamp && unary == null ? loop : null;
-            this.pass1 = fkind == null ? null : F32Pass.of(fkind);
+            this.pass1 = f == Format.F32 && omod == 0 && !clamp && unary == null && loop != null ? F32Pass.of(loop) : null;
         }
 
         @Override
@@ -967,7 +964,7 @@ final class FastTier {
                 return;
             }
             FpMode m = new FpMode(w.mode());
-            if (fkind != null && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
+            if (pass1 != null && m.round(Format.F32) == Rounding.NEAREST_EVEN) {
                 runF32(w, m, exec);
                 return;
             }
