@@ -53,8 +53,17 @@ public final class CpuBuild {
      */
     public static final List<String> PTXAS_CHECK_FLAGS = List.of("-arch=sm_90", "-O0", "-Ofc=max", "-lineinfo");
 
+    /**
+     * The runner's system headers, which rt_cpu_main.cpp includes first: {@link #build} puts a precompiled copy
+     * (rt_sys.h.gch, made once per flag set) beside it, so that g++ does not parse them again for every program.
+     */
+    static final String SYSTEM_HEADER = "rt_sys.h";
+
     private final String gxx;
     private final Path cache;
+    /** Per flag set, the precompiled system header (null: g++ could not make one; builds parse the text). */
+    private final Map<List<String>, java.util.concurrent.CompletableFuture<Path>> precompiled =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final String optimisation;
     private final List<String> defines;
     private String version;
@@ -130,6 +139,7 @@ public final class CpuBuild {
             Files.writeString(dir.resolve(h.getKey()), h.getValue());
         }
         Files.writeString(dir.resolve("rt_cpu_main.cpp"), Translator.resource("rt_cpu_main.cpp"));
+        Files.writeString(dir.resolve(SYSTEM_HEADER), Translator.resource(SYSTEM_HEADER));
         Files.writeString(dir.resolve("guest.s"), t.guestListing());
         Files.writeString(dir.resolve("BUILD"), buildFile(gxxFlags));
     }
@@ -162,6 +172,7 @@ public final class CpuBuild {
                 update(md, h.getKey(), h.getValue());
             }
             update(md, "rt_cpu_main.cpp", Translator.resource("rt_cpu_main.cpp"));
+            update(md, SYSTEM_HEADER, Translator.resource(SYSTEM_HEADER));
             update(md, "flags", String.join(" ", flagsFor(t)));
             update(md, "compiler", gxx + " " + compilerVersion());
             return HexFormat.of().formatHex(md.digest());
@@ -198,12 +209,21 @@ public final class CpuBuild {
         Files.createDirectories(cache);
         Path tmp = Files.createTempDirectory(cache, h.substring(0, 12) + ".tmp");
         writeSources(t, tmp, flagsFor(t));
+        long start = System.nanoTime();
+        Path gch = precompiledHeader(flagsFor(t));
+        Path link = tmp.resolve(SYSTEM_HEADER + ".gch");
+        if (gch != null) {
+            Files.createSymbolicLink(link, gch);
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(gxx);
         cmd.addAll(flagsFor(t));
         cmd.addAll(List.of("-I.", "rt_cpu_main.cpp", "-o", "runner"));
-        long start = System.nanoTime();
-        run(cmd, tmp, 600);
+        try {
+            run(cmd, tmp, 600);
+        } finally {
+            Files.deleteIfExists(link); // the cached build holds its sources and runner, as BUILD describes them
+        }
         long took = System.nanoTime() - start;
         try {
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
@@ -216,6 +236,70 @@ public final class CpuBuild {
             throw new IOException("the build of " + h + " left no runner in " + dir);
         }
         return new Built(runner, h, true, took);
+    }
+
+    /**
+     * The precompiled {@value #SYSTEM_HEADER} for a flag set: made once (per cache directory, compiler and flags;
+     * kept in {@code pch-HASH/} beside the builds), or null when g++ cannot make one, and then every build parses the
+     * header's text (the same program either way: it only holds system headers).
+     */
+    Path precompiledHeader(List<String> flags) {
+        var mine = new java.util.concurrent.CompletableFuture<Path>();
+        var known = precompiled.putIfAbsent(List.copyOf(flags), mine);
+        if (known != null) {
+            return known.join();
+        }
+        Path made = null;
+        try {
+            made = makePrecompiledHeader(flags);
+        } catch (IOException | RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(CpuBuild.class).warn("no precompiled {} for g++ {}: {}", SYSTEM_HEADER,
+                    String.join(" ", flags), e.getMessage());
+        } finally {
+            mine.complete(made);
+        }
+        return made;
+    }
+
+    private Path makePrecompiledHeader(List<String> flags) throws IOException {
+        String text = Translator.resource(SYSTEM_HEADER);
+        String key;
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            update(md, SYSTEM_HEADER, text);
+            update(md, "flags", String.join(" ", flags));
+            update(md, "compiler", gxx + " " + compilerVersion());
+            key = HexFormat.of().formatHex(md.digest()).substring(0, 24);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        Path dir = cache.resolve("pch-" + key);
+        Path gch = dir.resolve(SYSTEM_HEADER + ".gch");
+        if (Files.isRegularFile(gch)) {
+            return gch.toAbsolutePath();
+        }
+        Files.createDirectories(cache);
+        Path tmp = Files.createTempDirectory(cache, "pch-" + key.substring(0, 12) + ".tmp");
+        try {
+            Files.writeString(tmp.resolve(SYSTEM_HEADER), text);
+            List<String> cmd = new ArrayList<>();
+            cmd.add(gxx);
+            cmd.addAll(flags);
+            cmd.addAll(List.of("-x", "c++-header", SYSTEM_HEADER, "-o", SYSTEM_HEADER + ".gch"));
+            run(cmd, tmp, 300);
+            try {
+                Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException | java.nio.file.FileAlreadyExistsException
+                     | java.nio.file.DirectoryNotEmptyException e) {
+                // another JVM made it first: use that one
+            }
+        } finally {
+            deleteTree(tmp);
+        }
+        if (!Files.isRegularFile(gch)) {
+            throw new IOException("the precompiled header left no " + gch);
+        }
+        return gch.toAbsolutePath();
     }
 
     /** Deletes a directory tree (or a file); nothing when it does not exist. */

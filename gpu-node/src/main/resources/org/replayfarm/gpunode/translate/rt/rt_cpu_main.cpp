@@ -18,12 +18,8 @@
  * u64 image section bytes, the section, padding; u32 ngroups then per group (u32 set, u32 code,
  * u32 wave, i32 lane, u64 pc, u64 addr, u64 wave instructions, u64 lane instructions).
  */
+#include "rt_sys.h" /* first: g++ takes it precompiled when rt_sys.h.gch lies beside it (CpuBuild) */
 #include "kernel.cu"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <vector>
-#include <string>
 
 namespace {
 
