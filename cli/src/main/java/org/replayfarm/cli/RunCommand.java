@@ -185,6 +185,10 @@ final class RunCommand implements Callable<Integer> {
             }
             clock.mark("store capture");
             CompletableFuture<JobProgress> ended = new CompletableFuture<>();
+            // the embedded node's metrics port is a free one: say which, so that the run can be watched there
+            errors.printf("replay run: evaluating %d group(s) on %d evaluator thread(s)%s%n", total, n,
+                    node.metricsUrl().map(u -> "; metrics at " + u).orElse(""));
+            errors.flush();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
                     .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(System.err)).build() : null;
@@ -193,10 +197,6 @@ final class RunCommand implements Callable<Integer> {
                 // group done (evaluated and merged) before it compares, which ends the "evaluate" phase
                 node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), compare,
                         capture.getFileName().toString(), result::set);
-                if (pb == null) {
-                    errors.printf("replay run: evaluating %d group(s) on %d evaluator thread(s)%n", total, n);
-                    errors.flush();
-                }
                 try (AutoCloseable sub = node.jobs().subscribe("run", p -> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
