@@ -67,28 +67,61 @@ class BindAddressTest {
                 before.add(Listeners.of(self).stream().filter(l -> l.port() == 9095).findFirst().orElseThrow().inode());
             }
             Path capture = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
-            CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.of("run", capture.toString(),
-                    "--every-group", "--evaluators", "1", "--out", dir.resolve("out").toString()));
+            // the run's first line on stderr comes once its node is up (Artery, the HTTP server and the metrics
+            // endpoint bound) and before its job: the listeners are read from the kernel's tables right then, while
+            // the run waits on that line (a poll beside a run of a few hundred milliseconds could miss one)
             Map<Long, Listeners.Listener> seen = new HashMap<>();
-            boolean metricsServed = false;
-            Set<Long> probed = new HashSet<>();
-            while (!run.isDone()) {
-                for (Listeners.Listener l : Listeners.of(self)) {
-                    if (!before.contains(l.inode())) {
-                        seen.put(l.inode(), l);
-                        if (!metricsServed && probed.add(l.inode()) && l.loopback()) {
-                            metricsServed = servesMetrics(l.port());
+            List<String> metricsUrls = new ArrayList<>();
+            boolean[] metricsServed = {false};
+            StringBuilder err = new StringBuilder();
+            java.io.Writer atStart = new java.io.Writer() {
+                @Override
+                public void write(char[] b, int off, int len) {
+                    err.append(b, off, len);
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("replay run: evaluating .*; metrics at "
+                            + "(http://\\S+/metrics)\n").matcher(err);
+                    if (metricsUrls.isEmpty() && m.find()) {
+                        metricsUrls.add(m.group(1));
+                        List<Listeners.Listener> now;
+                        try {
+                            now = Listeners.of(self);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        for (Listeners.Listener l : now) {
+                            if (!before.contains(l.inode())) {
+                                seen.put(l.inode(), l);
+                                if (!metricsServed[0] && l.loopback()) {
+                                    metricsServed[0] = servesMetrics(l.port());
+                                }
+                            }
                         }
                     }
                 }
-                TimeUnit.MILLISECONDS.sleep(50); // polling the kernel's tables while the run lasts
-            }
-            CliRun r = run.get();
-            assertEquals(0, r.exitCode(), r.err());
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            var cli = Replay.commandLine();
+            java.io.StringWriter out = new java.io.StringWriter();
+            cli.setOut(new java.io.PrintWriter(out, true));
+            cli.setErr(new java.io.PrintWriter(atStart, true));
+            int code = cli.execute("run", capture.toString(), "--every-group", "--evaluators", "1", "--out",
+                    dir.resolve("out").toString());
+            assertEquals(0, code, out + err.toString());
+            assertEquals(1, metricsUrls.size(), "the run names its metrics endpoint: " + err);
             List<Listeners.Listener> all = new ArrayList<>(seen.values());
             assertTrue(all.size() >= 3, "the run's listeners (Artery, HTTP, metrics) were seen: " + all);
             assertTrue(all.stream().allMatch(Listeners.Listener::loopback), "the embedded run listened beyond loopback: " + all);
-            assertTrue(metricsServed, "no listener of the run answered GET /metrics with 200: " + all);
+            int named = URI.create(metricsUrls.get(0)).getPort();
+            assertTrue(named != 9095 && all.stream().anyMatch(l -> l.port() == named),
+                    "the named metrics port is one of the run's own listeners, not the taken 9095: " + metricsUrls + " " + all);
+            assertTrue(metricsServed[0], "no listener of the run answered GET /metrics with 200: " + all);
         } finally {
             if (taken != null) {
                 taken.close();
