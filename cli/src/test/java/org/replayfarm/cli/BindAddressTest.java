@@ -73,14 +73,8 @@ class BindAddressTest {
             Map<Long, Listeners.Listener> seen = new HashMap<>();
             List<String> metricsUrls = new ArrayList<>();
             boolean[] metricsServed = {false};
-            StringBuilder err = new StringBuilder();
-            java.io.Writer atStart = new java.io.Writer() {
-                @Override
-                public void write(char[] b, int off, int len) {
-                    err.append(b, off, len);
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("replay run: evaluating .*; metrics at "
-                            + "(http://\\S+/metrics)\n").matcher(err);
-                    if (metricsUrls.isEmpty() && m.find()) {
+            CliRun r = CliRun.ofAtErrLine(java.util.regex.Pattern.compile("replay run: evaluating .*; metrics at "
+                    + "(http://\\S+/metrics)\n"), m -> {
                         metricsUrls.add(m.group(1));
                         List<Listeners.Listener> now;
                         try {
@@ -96,25 +90,10 @@ class BindAddressTest {
                                 }
                             }
                         }
-                    }
-                }
-
-                @Override
-                public void flush() {
-                }
-
-                @Override
-                public void close() {
-                }
-            };
-            var cli = Replay.commandLine();
-            java.io.StringWriter out = new java.io.StringWriter();
-            cli.setOut(new java.io.PrintWriter(out, true));
-            cli.setErr(new java.io.PrintWriter(atStart, true));
-            int code = cli.execute("run", capture.toString(), "--every-group", "--evaluators", "1", "--out",
+                    }, "run", capture.toString(), "--every-group", "--evaluators", "1", "--out",
                     dir.resolve("out").toString());
-            assertEquals(0, code, out + err.toString());
-            assertEquals(1, metricsUrls.size(), "the run names its metrics endpoint: " + err);
+            assertEquals(0, r.exitCode(), r.out() + r.err());
+            assertEquals(1, metricsUrls.size(), "the run names its metrics endpoint: " + r.err());
             List<Listeners.Listener> all = new ArrayList<>(seen.values());
             assertTrue(all.size() >= 3, "the run's listeners (Artery, HTTP, metrics) were seen: " + all);
             assertTrue(all.stream().allMatch(Listeners.Listener::loopback), "the embedded run listened beyond loopback: " + all);

@@ -63,43 +63,20 @@ class RunCommandTest {
     void replay_run_names_its_metrics_endpoint_and_it_serves_while_the_run_lasts() throws Exception {
         Path capture = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
         java.util.List<String> scraped = new java.util.ArrayList<>();
-        java.io.StringWriter seen = new java.io.StringWriter();
-        java.io.Writer scraping = new java.io.Writer() {
-            @Override
-            public void write(char[] b, int off, int len) {
-                seen.write(b, off, len);
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("; metrics at (http://\\S+/metrics)\n")
-                        .matcher(seen.toString());
-                if (scraped.isEmpty() && m.find()) {
-                    try {
-                        var http = java.net.http.HttpClient.newHttpClient();
-                        var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1))).build(),
-                                java.net.http.HttpResponse.BodyHandlers.ofString());
-                        scraped.add(r.statusCode() + "\n" + r.body());
-                    } catch (Exception e) {
-                        scraped.add("failed: " + e);
-                    }
-                }
+        CliRun run = CliRun.ofAtErrLine(java.util.regex.Pattern.compile("; metrics at (http://\\S+/metrics)\n"), m -> {
+            try {
+                var http = java.net.http.HttpClient.newHttpClient();
+                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1))).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                scraped.add(r.statusCode() + "\n" + r.body());
+            } catch (Exception e) {
+                scraped.add("failed: " + e);
             }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        var cli = Replay.commandLine();
-        java.io.StringWriter out = new java.io.StringWriter();
-        cli.setOut(new java.io.PrintWriter(out, true));
-        cli.setErr(new java.io.PrintWriter(scraping, true));
-        int code = cli.execute("run", capture.toString(), "--every-group", "--evaluators", "1", "--out",
-                dir.resolve("m").toString());
-        assertEquals(0, code, out + seen.toString());
-        assertTrue(seen.toString().contains("replay run: evaluating 16 group(s) on 1 evaluator thread(s); metrics at "
-                + "http://127.0.0.1:"), seen.toString());
-        assertEquals(1, scraped.size(), seen.toString());
+        }, "run", capture.toString(), "--every-group", "--evaluators", "1", "--out", dir.resolve("m").toString());
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.err().contains("replay run: evaluating 16 group(s) on 1 evaluator thread(s); metrics at "
+                + "http://127.0.0.1:"), run.err());
+        assertEquals(1, scraped.size(), run.err());
         // before Kamon's first tick (5 s) the endpoint says it has no snapshot yet; after it, the node's series
         assertTrue(scraped.get(0).startsWith("200\n") && (scraped.get(0).contains("# no metrics yet")
                         || scraped.get(0).contains("jvm_memory_used_bytes")),
