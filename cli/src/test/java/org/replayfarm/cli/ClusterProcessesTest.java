@@ -20,8 +20,8 @@ import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
- * Evaluators as separate JVMs ({@code replay node --role eval}) joined to a coordinator: one is killed
- * with SIGKILL mid-job and a third joins mid-job; the job completes, every group counted once, with
+ * Evaluators as separate JVMs ({@code replay node --role eval}) joined to a coordinator: a third joins
+ * mid-job, then one is killed with SIGKILL mid-job; the job completes, every group counted once, with
  * replay eval's outputs, and the newcomer gets slices.
  */
 class ClusterProcessesTest {
@@ -67,7 +67,7 @@ class ClusterProcessesTest {
 
     @Test
     void an_evaluator_killed_mid_job_and_one_joining_mid_job_leave_the_outputs_those_of_replay_eval() throws Exception {
-        int groups = 100;
+        int groups = 300;
         Path capture = spinCapture(dir, "spin", groups, 150000);
         Path config = dir.resolve("node.conf");
         Files.writeString(config, """
@@ -100,22 +100,28 @@ class ClusterProcessesTest {
                 }
             });
             started.get(60, TimeUnit.SECONDS);
-            nodes.awaitCaptureFetched(2, sha); // the second must hold a slice when it is killed
-            long before = coordinator.jobs().progress("farm").orElseThrow().groupsDone();
-            nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
-            // the job goes on with the first alone while the split-brain resolver downs the second and a third
-            // node starts (a JVM start can take longer than the rest of a job on a loaded machine, so the
-            // third starts while the job runs at half speed)
+            long t0 = System.nanoTime();
+            // a third node joins mid-job, while both others work: it joins before the kill, since a member
+            // joining while another is unreachable is not made Up until that one is downed and removed, which
+            // left it too little of the job on a loaded machine
             String third = nodes.evaluator(coordinator.seed(), config, 3, Map.of(), "--metrics-port", "0");
+            NodeProcesses.awaitUp(coordinator, 4);
+            nodes.awaitCaptureFetched(3, sha); // the job gave the newcomer a slice
+            long thirdWorking = System.nanoTime();
+            nodes.awaitCaptureFetched(2, sha); // the second must hold a slice when it is killed
+            JobProgress atKill = coordinator.jobs().progress("farm").orElseThrow();
+            assertTrue(!atKill.ended(), "the job was still running when the newcomer had its first slice");
+            long before = atKill.groupsDone();
+            nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
+            // the job goes on with the first and the third while the split-brain resolver downs the second
             NodeProcesses.awaitGone(coordinator, second);
-            NodeProcesses.awaitUp(coordinator, 3);
-            assertTrue(!coordinator.jobs().progress("farm").orElseThrow().ended(),
-                    "the job was still running when the third node came up");
             JobProgress done = end.get(120, TimeUnit.SECONDS);
             assertEquals("finished", done.state(), done.error());
             assertEquals(groups, done.groupsDone());
             Job.JobStats stats = coordinator.jobs().stats("farm").orElseThrow();
-            System.out.println("killed at " + before + " groups done; " + stats);
+            System.out.printf("the third had a slice %.1f s after %d groups were done; killed the second at %d groups "
+                    + "done; the job ended %.1f s after the third had its slice; %s%n", (thirdWorking - t0) / 1e9, started.get().groupsDone(),
+                    before, (System.nanoTime() - thirdWorking) / 1e9, stats);
             assertTrue(stats.slicesByNode().getOrDefault(third, 0L) > 0, "the node that joined mid-job got slices: " + stats);
             assertTrue(stats.slicesByNode().containsKey(first), stats.toString());
             assertTrue(before < groups, "the kill came mid-job");
