@@ -212,43 +212,62 @@ final class BenchFarmCommand implements Callable<Integer> {
     /** Starts this process as coordinator and two evaluator JVMs, then hands the coordinator to {@code then}. */
     private static void twoJvms(Path dir, int threads, WithCoordinator then) throws Exception {
         List<Process> children = new ArrayList<>();
+        // the children are started inside the coordinator's block, so none outlives a failed start
         try (FarmNode coordinator = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR), dir.resolve("two")))) {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            for (int i = 0; i < 2; i++) {
-                ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                        Replay.class.getName(), "node", "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed",
-                        coordinator.seed(), "--threads", String.valueOf(threads), "--metrics-port", "0", "--work-dir",
-                        dir.resolve("two-eval-" + i).toString());
-                pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-                Process p = pb.start();
-                children.add(p);
-                String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-                if (line == null || !line.startsWith("node ")) {
-                    throw new IllegalStateException("an evaluator JVM did not start");
-                }
+            try {
+                withEvaluators(coordinator, dir, threads, children, then);
+            } finally {
+                // the evaluators leave first (SIGTERM: each drains and leaves the cluster), then the coordinator
+                // closes: closing it first left their connections to be aborted, which Akka logs as warnings
+                stop(children);
             }
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (upMembers(coordinator) < 3) {
-                if (System.nanoTime() > until) {
-                    throw new IllegalStateException("the evaluator JVMs did not join");
-                }
-                TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
+    /**
+     * Starts two evaluator JVMs joined to {@code coordinator} (into {@code children}), waits until their shard
+     * regions are known, then runs {@code then}.
+     */
+    private static void withEvaluators(FarmNode coordinator, Path dir, int threads, List<Process> children,
+                                       WithCoordinator then) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (int i = 0; i < 2; i++) {
+            ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                    Replay.class.getName(), "node", "--role", "eval", "--host", "127.0.0.1", "--port", "0", "--seed",
+                    coordinator.seed(), "--threads", String.valueOf(threads), "--metrics-port", "0", "--work-dir",
+                    dir.resolve("two-eval-" + i).toString());
+            pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+            Process p = pb.start();
+            children.add(p);
+            String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            if (line == null || !line.startsWith("node ")) {
+                throw new IllegalStateException("an evaluator JVM did not start");
             }
-            while (coordinator.evaluatorRegions(Duration.ofSeconds(1)) < 2) {
-                if (System.nanoTime() > until) {
-                    throw new IllegalStateException("the evaluator JVMs' shard regions are not known");
-                }
-                TimeUnit.MILLISECONDS.sleep(20);
+        }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (upMembers(coordinator) < 3) {
+            if (System.nanoTime() > until) {
+                throw new IllegalStateException("the evaluator JVMs did not join");
             }
-            then.accept(coordinator);
-        } finally {
-            for (Process p : children) {
-                p.destroy();
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        while (coordinator.evaluatorRegions(Duration.ofSeconds(1)) < 2) {
+            if (System.nanoTime() > until) {
+                throw new IllegalStateException("the evaluator JVMs' shard regions are not known");
             }
-            for (Process p : children) {
-                if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        then.accept(coordinator);
+    }
+
+    /** SIGTERM to each child still running, then waits for all (up to 30 s each before SIGKILL). */
+    private static void stop(List<Process> children) throws InterruptedException {
+        for (Process p : children) {
+            p.destroy();
+        }
+        for (Process p : children) {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
             }
         }
     }
