@@ -61,14 +61,8 @@ class ClusterDrainTest {
             String victim = farm.evaluators().get(1);
 
             String sha = coordinator.jobs().storeCapture(capture);
-            CompletableFuture<JobProgress> end = new CompletableFuture<>();
             long started = System.nanoTime();
-            coordinator.jobs().start("drain", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
-            coordinator.jobs().subscribe("drain", p -> {
-                if (p.ended()) {
-                    end.complete(p);
-                }
-            });
+            CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "drain", sha, dir.resolve("out"));
             // an evaluator fetches the capture when its first slice arrives, then evaluates that slice
             nodes.awaitCaptureFetched(2, sha);
             Path victimLog = dir.resolve("eval-2.err");

@@ -8,15 +8,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.evalnode.eval.GroupSelection;
-import org.replayfarm.evalnode.hostmodel.HostModel;
 
 /**
  * An evaluator JVM frozen mid-job (SIGSTOP, as a long GC pause or a suspended VM freezes one) and thawed
@@ -28,18 +24,6 @@ class ClusterPauseTest {
     @TempDir
     Path dir;
 
-    private NodeProcesses nodes;
-
-    @BeforeEach
-    void startProcesses() {
-        nodes = new NodeProcesses(dir);
-    }
-
-    @AfterEach
-    void stopProcesses() {
-        nodes.close();
-    }
-
     @Test
     void an_evaluator_frozen_mid_job_and_thawed_after_it_was_downed_changes_nothing_and_exits_2() throws Exception {
         int groups = 120;
@@ -50,18 +34,13 @@ class ClusterPauseTest {
                 akka.cluster.failure-detector.acceptable-heartbeat-pause = 2s
                 replay.coordinator.slice-target = 500ms
                 """);
-        try (NodeProcesses.Farm farm = nodes.farm(config, 2, Map.of(), "--metrics-port", "0")) {
+        try (NodeProcesses nodes = new NodeProcesses(dir);
+             NodeProcesses.Farm farm = nodes.farm(config, 2, Map.of(), "--metrics-port", "0")) {
             FarmNode coordinator = farm.coordinator();
             String stays = farm.evaluators().get(0);
             String frozen = farm.evaluators().get(1);
             String sha = coordinator.jobs().storeCapture(capture);
-            CompletableFuture<JobProgress> end = new CompletableFuture<>();
-            coordinator.jobs().start("pause", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
-            coordinator.jobs().subscribe("pause", p -> {
-                if (p.ended()) {
-                    end.complete(p);
-                }
-            });
+            CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "pause", sha, dir.resolve("out"));
             // the second holds a slice when it freezes (it fetches the capture when its first one arrives)
             nodes.awaitCaptureFetched(2, sha);
             Process victim = nodes.process(1);

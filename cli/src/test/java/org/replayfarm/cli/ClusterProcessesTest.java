@@ -15,8 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.evalnode.eval.GroupSelection;
-import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.model.testing.Toolchain;
 
 /**
@@ -88,15 +86,11 @@ class ClusterProcessesTest {
             }
 
             String sha = coordinator.jobs().storeCapture(capture);
-            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "farm", sha, dir.resolve("out"));
             CompletableFuture<JobProgress> started = new CompletableFuture<>();
-            coordinator.jobs().start("farm", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
             coordinator.jobs().subscribe("farm", p -> {
                 if (p.groupsDone() >= 4) {
                     started.complete(p);
-                }
-                if (p.ended()) {
-                    end.complete(p);
                 }
             });
             started.get(60, TimeUnit.SECONDS);

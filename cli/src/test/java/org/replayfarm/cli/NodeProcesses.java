@@ -18,6 +18,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.evalnode.hostmodel.HostModel;
 
 /**
  * Evaluator nodes as separate JVMs ({@code replay node --role eval}) for the multi-process tests: each
@@ -163,6 +166,21 @@ final class NodeProcesses implements AutoCloseable {
             TimeUnit.MILLISECONDS.sleep(10); // polling a condition
         }
         fail("evaluator " + n + " never received a slice (no capture " + sha + " under " + work + ")");
+    }
+
+    /**
+     * Starts job {@code id} on every group of the stored capture {@code sha} with its outputs in {@code out};
+     * the future completes with the job's last progress when it ends.
+     */
+    static CompletableFuture<JobProgress> startJob(FarmNode coordinator, String id, String sha, Path out) {
+        CompletableFuture<JobProgress> end = new CompletableFuture<>();
+        coordinator.jobs().start(id, sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, out);
+        coordinator.jobs().subscribe(id, p -> {
+            if (p.ended()) {
+                end.complete(p);
+            }
+        });
+        return end;
     }
 
     /** Waits until {@code node} no longer lists the member at {@code address} (it was downed and removed). */
