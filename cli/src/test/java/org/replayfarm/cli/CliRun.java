@@ -10,11 +10,16 @@ import java.util.regex.Pattern;
 /** Runs the replay command in-process and keeps what it printed. */
 record CliRun(int exitCode, String out, String err) {
     static CliRun of(String... args) {
-        StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
+        return execute(err, err.getBuffer(), args);
+    }
+
+    /** Runs the command with its stderr going to {@code errSink}, which keeps what was printed in {@code err}. */
+    private static CliRun execute(Writer errSink, CharSequence err, String... args) {
+        StringWriter out = new StringWriter();
         var cli = Replay.commandLine();
         cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
+        cli.setErr(new PrintWriter(errSink, true));
         int code = cli.execute(args);
         return new CliRun(code, out.toString(), err.toString());
     }
@@ -25,7 +30,6 @@ record CliRun(int exitCode, String out, String err) {
      * (an embedded run's node, say) is still open.
      */
     static CliRun ofAtErrLine(Pattern line, Consumer<Matcher> atLine, String... args) {
-        StringWriter out = new StringWriter();
         StringBuilder err = new StringBuilder();
         Writer watching = new Writer() {
             private boolean seen;
@@ -33,10 +37,12 @@ record CliRun(int exitCode, String out, String err) {
             @Override
             public void write(char[] b, int off, int len) {
                 err.append(b, off, len);
-                Matcher m = line.matcher(err);
-                if (!seen && m.find()) {
-                    seen = true;
-                    atLine.accept(m);
+                if (!seen) {
+                    Matcher m = line.matcher(err);
+                    if (m.find()) {
+                        seen = true;
+                        atLine.accept(m);
+                    }
                 }
             }
 
@@ -48,10 +54,6 @@ record CliRun(int exitCode, String out, String err) {
             public void close() {
             }
         };
-        var cli = Replay.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(watching, true));
-        int code = cli.execute(args);
-        return new CliRun(code, out.toString(), err.toString());
+        return execute(watching, err, args);
     }
 }

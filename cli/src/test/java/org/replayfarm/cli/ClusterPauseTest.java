@@ -48,7 +48,8 @@ class ClusterPauseTest {
             long frozenAt = coordinator.jobs().progress("pause").orElseThrow().groupsDone();
             // unreachable after the heartbeat pause, downed by the resolver once that is stable, then removed
             NodeProcesses.awaitGone(coordinator, frozen);
-            assertTrue(!coordinator.jobs().progress("pause").orElseThrow().ended(), "the job still ran when the node was gone");
+            assertTrue(!coordinator.jobs().progress("pause").orElseThrow().ended(),
+                    "the job still ran when the node was gone");
             signal("CONT", victim.pid());
             // thawed, it finds it is no member any more: it must not stay up as a node of no cluster
             assertTrue(victim.waitFor(60, TimeUnit.SECONDS), "the thawed node still runs:\n" + err(2));

@@ -114,8 +114,8 @@ class ClusterProcessesTest {
             assertEquals(groups, done.groupsDone());
             Job.JobStats stats = coordinator.jobs().stats("farm").orElseThrow();
             System.out.printf("the third had a slice %.1f s after %d groups were done; killed the second at %d groups "
-                    + "done; the job ended %.1f s after the third had its slice; %s%n", (thirdWorking - t0) / 1e9, started.get().groupsDone(),
-                    before, (System.nanoTime() - thirdWorking) / 1e9, stats);
+                    + "done; the job ended %.1f s after the third had its slice; %s%n", (thirdWorking - t0) / 1e9,
+                    started.get().groupsDone(), before, (System.nanoTime() - thirdWorking) / 1e9, stats);
             assertTrue(stats.slicesByNode().getOrDefault(third, 0L) > 0, "the node that joined mid-job got slices: " + stats);
             assertTrue(stats.slicesByNode().containsKey(first), stats.toString());
             assertTrue(before < groups, "the kill came mid-job");
