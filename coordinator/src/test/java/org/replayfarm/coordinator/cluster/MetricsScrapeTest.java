@@ -121,7 +121,9 @@ class MetricsScrapeTest {
                 replay.coordinator.tick = 100ms
                 """);
         int groups = 24;
-        Path spin = TestCaptures.spin(dir, groups, 20_000);
+        // long enough for a scrape to see groups done between 0 and the total (a 20,000-trip job once ended in
+        // 0.21 s, two Kamon ticks, with nothing seen between)
+        Path spin = TestCaptures.spin(dir, groups, 200_000);
         try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, config,
                 jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), dir)))) {
             String coordinator = farm.coordinator.metricsUrl().orElseThrow();
