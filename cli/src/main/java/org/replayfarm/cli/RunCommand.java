@@ -334,7 +334,10 @@ final class RunCommand implements Callable<Integer> {
             BatchRun batch = new BatchRun(node, selection.selection(), budget, compare, known, timeout, out.toAbsolutePath());
             results = batch.run(BatchRun.items(all), parallel, spec.commandLine().getErr());
         } finally {
+            // the batch ended (or failed with an error it reports): the hook must not say "interrupted" at exit
+            done.set(true);
             deleteTree(work);
+            removeHook(onSignal);
         }
         String summary = BatchRun.write(out, results, (System.nanoTime() - start) / 1e9);
         if (writeBaseline != null) {

@@ -194,4 +194,36 @@ class RunCommandTest {
             p.destroyForcibly();
         }
     }
+
+    /**
+     * A batch (several captures in one embedded cluster) that ends normally says nothing of an interruption: its
+     * shutdown hook printed "replay run: interrupted; ... holds no new report" after every finished batch, below
+     * the batch's own "result passed", and in a separate JVM, as a user runs it, since a hook runs at exit only.
+     */
+    @Test
+    void a_batch_that_ends_normally_does_not_say_it_was_interrupted() throws Exception {
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        Path shadow = Toolchain.root().resolve("examples/shadow-pass/shadow.capture");
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path err = dir.resolve("batch.err");
+        Path out = dir.resolve("batch.out");
+        Process p = new ProcessBuilder(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", classpath,
+                "org.replayfarm.cli.Replay", "run", saxpy.toString(), shadow.toString(), "--every-group",
+                "--evaluators", "1", "--no-metrics", "--no-progress", "--out", dir.resolve("out").toString())
+                .redirectError(err.toFile()).redirectOutput(out.toFile()).start();
+        try {
+            assertTrue(p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS), "the batch still runs after 180 s");
+            assertEquals(0, p.exitValue(), Files.readString(out) + Files.readString(err));
+            assertTrue(Files.readString(out).contains("result          passed (exit status 0)"), Files.readString(out));
+            assertTrue(!Files.readString(err).contains("interrupted"), Files.readString(err));
+            assertTrue(Files.isRegularFile(dir.resolve("out/saxpy/report.json")), "the batch wrote saxpy's report");
+            try (var left = Files.list(tmp)) {
+                assertEquals(List.of(), left.filter(f -> f.getFileName().toString().startsWith("replay-run")).toList());
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
 }
