@@ -32,7 +32,8 @@ final class CompareOptions {
     java.util.List<String> views = new java.util.ArrayList<>();
 
     @Option(names = "--values", paramLabel = "N", defaultValue = "" + org.replayfarm.coordinator.diff.DiffOptions.DEFAULT_VALUES,
-            description = "Differing elements or texels listed with their values per range and image (default ${DEFAULT-VALUE}).")
+            description = "Differing elements or texels listed with their values per range and image in report.json "
+                    + "(default ${DEFAULT-VALUE}; summary.txt shows the first three of them).")
     int values;
 
     /** The parsed choice; a bad spelling throws {@link IllegalArgumentException} naming it. */

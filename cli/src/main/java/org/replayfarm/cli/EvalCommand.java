@@ -44,7 +44,7 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
     Path out;
 
-    @Option(names = "--timings", hidden = true,
+    @Option(names = "--timings",
             description = "Print each phase's wall and CPU seconds to stderr (as replay run --timings).")
     boolean timings;
 
@@ -79,9 +79,10 @@ final class EvalCommand implements Callable<Integer> {
         Evaluation.write(outcome, kernel, file.identity(), out);
         clock.mark("write outputs");
         PrintWriter w = spec.commandLine().getOut();
-        w.printf("capture         %s (%s)%n", capture.getFileName(), kernel.capture().getProgram().getKernelName());
+        String name = kernel.capture().getProgram().getKernelName();
+        w.printf("capture         %s%s%n", capture.getFileName(), name.isEmpty() ? "" : " (" + name + ")");
         Evaluation.summarize(outcome, w);
-        w.printf("output          %s%n", out.resolve("host"));
+        w.printf("output          %s%n", out); // report.json there, the outputs in host/
         w.flush();
         clock.print(spec.commandLine().getErr());
         return outcome.faults().isEmpty() ? Replay.EXIT_OK : Replay.EXIT_DIFFERENCES;

@@ -39,6 +39,8 @@ import picocli.CommandLine.Spec;
 final class ExplainCommand implements Callable<Integer> {
     /** With no group named, a dispatch of at most this many groups is re-run whole. */
     static final int EVERY_GROUP_UP_TO = 256;
+    /** The groups re-run are named up to this many; the line says how many more. */
+    static final int GROUPS_NAMED = 16;
 
     @Spec
     CommandSpec spec;
@@ -165,10 +167,13 @@ final class ExplainCommand implements Callable<Integer> {
             target = StoreTrace.Target.texel(k, t, new org.replayfarm.model.image.ImageFormat(image.getDataFormat(),
                     image.getNumericFormat()));
             w.printf("image %d %s, texel (%d, %d)%n", k, image.getName(), x, y);
+            // every texel's values, from the images the run wrote (the report lists only the first --values N)
+            org.replayfarm.model.image.ImageFormat format = new org.replayfarm.model.image.ImageFormat(
+                    image.getDataFormat(), image.getNumericFormat());
+            printTexel(w, format, t, out.resolve("host/image-" + k + ".raw"), out.resolve("device/image-" + k + ".raw"));
             JsonNode img = report.path("comparison").path("images").path(k);
             for (JsonNode v : img.path("values")) {
                 if (v.path("index").asLong() == t) {
-                    w.printf("  host   %s%n  device %s%n", v.path("host"), v.path("device"));
                     v.path("groups").forEach(g -> who.add(g.asText()));
                 }
             }
@@ -213,7 +218,10 @@ final class ExplainCommand implements Callable<Integer> {
                     + "among the listed differences, or no group stored it) and the dispatch has " + all + " groups; give "
                     + "--group X,Y,Z");
         }
-        w.printf("re-running %d group(s) with store tracing: %s%n", who.size(), String.join(" ", who));
+        List<String> named = List.copyOf(who);
+        w.printf("re-running %d group(s) with store tracing: %s%n", who.size(), named.size() <= GROUPS_NAMED
+                ? String.join(" ", named)
+                : String.join(" ", named.subList(0, GROUPS_NAMED)) + " and " + (named.size() - GROUPS_NAMED) + " more");
         Map<StoreTrace.Target, List<StoreTrace.Store>> stores = StoreTrace.trace(kernel, HostModel.DEFAULT_BUDGET,
                 Map.of(target, List.copyOf(who)), lines);
         List<StoreTrace.Store> found = stores.get(target);
@@ -239,6 +247,26 @@ final class ExplainCommand implements Callable<Integer> {
         }
         throw new ParameterException(spec.commandLine(), "--range '" + key + "': no such range in the report; ranges: " + names
                 + (names.isEmpty() ? " (the run compared nothing: was there a device?)" : ""));
+    }
+
+    /** The texel's channels on each side (value and bits), or that a side's image was not written. */
+    private static void printTexel(PrintWriter w, org.replayfarm.model.image.ImageFormat format, long t, Path host,
+                                   Path device) throws java.io.IOException {
+        int bpt = format.bytesPerTexel();
+        for (Path p : new Path[] {host, device}) {
+            String side = p == host ? "host  " : "device";
+            long at = t * bpt;
+            if (!Files.isRegularFile(p) || Files.size(p) < at + bpt) {
+                w.printf("  %s (not recorded)%n", side);
+                continue;
+            }
+            byte[] texel;
+            try (java.io.InputStream in = Files.newInputStream(p)) {
+                in.skipNBytes(at);
+                texel = in.readNBytes(bpt);
+            }
+            w.printf("  %s %s%n", side, org.replayfarm.coordinator.diff.Diff.texelText(format, texel, 0));
+        }
     }
 
     private static void printValues(PrintWriter w, ElementType type, int eb, long offset, Path host, Path device)

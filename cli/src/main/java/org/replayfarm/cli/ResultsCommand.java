@@ -59,6 +59,11 @@ final class ResultsCommand implements Callable<Integer> {
             }
             bytes += size;
         }
+        if (files.stream().anyMatch(f -> f.path().startsWith("device/"))) {
+            // a run compared with a device has a diff/ folder even when it drew nothing into it (replay run's layout);
+            // the coordinator lists files, so an empty folder is made here
+            Files.createDirectories(dir.resolve("diff"));
+        }
         PrintWriter w = spec.commandLine().getOut();
         Path summary = dir.resolve("summary.txt");
         if (Files.isRegularFile(summary)) {

@@ -98,7 +98,7 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
-    @Option(names = "--timings", hidden = true,
+    @Option(names = "--timings",
             description = "Print where the run's time went (JVM start, node start, evaluation, comparison and report, "
                     + "shutdown: wall and process CPU seconds) to stderr.")
     boolean timings;

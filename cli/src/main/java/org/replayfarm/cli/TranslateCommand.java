@@ -50,8 +50,11 @@ final class TranslateCommand implements Callable<Integer> {
             return Replay.EXIT_ERROR;
         }
         CpuBuild.writeSources(t, out);
-        o.printf("wrote %s: kernel.cu, guest.s, BUILD, rt_cpu_main.cpp and %d headers (%s)%n", out,
-                t.headers().size(), String.join(", ", t.headers().keySet()));
+        // the translation's own headers and the CPU runner's system header, every one the directory now holds
+        java.util.List<String> headers = new java.util.ArrayList<>(t.headers().keySet());
+        headers.add(org.replayfarm.gpunode.translate.CpuBuild.SYSTEM_HEADER);
+        o.printf("wrote %s: kernel.cu, guest.s, BUILD, rt_cpu_main.cpp and %d headers (%s)%n", out, headers.size(),
+                String.join(", ", headers));
         o.flush();
         return Replay.EXIT_OK;
     }

@@ -151,6 +151,11 @@ class ClientCommandsTest {
         assertEquals(0, fetched.exitCode(), fetched.out() + fetched.err());
         assertTrue(fetched.out().contains("result          equal (exit status 0)"), fetched.out());
         assertTrue(fetched.out().contains("device          recorded run 'native x86-64 (clang-19)'"), fetched.out());
+        // replay run's layout: a run compared with a device has diff/, here empty (nothing differed to draw)
+        assertTrue(Files.isDirectory(results.resolve("diff")), "diff/ made");
+        try (var drawn = Files.list(results.resolve("diff"))) {
+            assertEquals(0, drawn.count());
+        }
         CliRun eval = CliRun.of("eval", saxpy.toString(), "--every-group", "--threads", "2", "--out", dir.resolve("saxpy-eval").toString());
         assertEquals(0, eval.exitCode(), eval.err());
         assertSameOutputs(dir.resolve("saxpy-eval"), results);

@@ -50,6 +50,14 @@ class CudaCpuCommandsTest {
         for (String f : List.of("kernel.cu", "guest.s", "BUILD", "replay_rt.h", "rt_base.h", "rt_cpu_main.cpp")) {
             assertTrue(Files.isRegularFile(out.resolve(f)), f + " written");
         }
+        // the line names every header the directory holds, and counts them (rt_sys.h was written but not named)
+        var said = java.util.regex.Pattern.compile("and (\\d+) headers \\(([^)]*)\\)").matcher(t.out());
+        assertTrue(said.find(), t.out());
+        try (var files = Files.list(out)) {
+            List<String> headers = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".h")).sorted().toList();
+            assertEquals(headers, java.util.Arrays.stream(said.group(2).split(", ")).sorted().toList(), t.out());
+            assertEquals(headers.size(), Integer.parseInt(said.group(1)), t.out());
+        }
         String build = Files.readString(out.resolve("BUILD"));
         assertTrue(build.contains("nvcc -gencode arch=compute_90,code=[sm_90,compute_90] --fmad=false"), build);
         String gxx = build.lines().filter(l -> l.startsWith("g++ ")).findFirst().orElseThrow();

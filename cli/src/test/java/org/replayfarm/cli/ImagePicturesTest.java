@@ -98,6 +98,12 @@ class ImagePicturesTest {
         assertEquals(0, explain.exitCode(), explain.out() + explain.err());
         assertTrue(explain.out().contains("(1, 0, 0) wave 1 lane 12 pc 0x"), explain.out());
         assertTrue(explain.out().contains("[texel store] wrote 12006.0 (0x463b9800)"), explain.out());
+        assertTrue(explain.out().contains("  host   12006.0 (0x463b9800)\n  device 99999.0 (0x47c34f80)\n"), explain.out());
+        // a texel the report does not list (it is equal): its values come from the images the run wrote
+        CliRun equal = CliRun.of("explain", out.toString(), "--image", "0", "--texel", "5,5");
+        assertEquals(0, equal.exitCode(), equal.out() + equal.err());
+        assertTrue(equal.out().contains("  host   5005.0 (0x459c6800)\n  device 5005.0 (0x459c6800)\n"), equal.out());
+        assertTrue(equal.out().contains("re-running 2 group(s) with store tracing: (0, 0, 0) (1, 0, 0)\n"), equal.out());
         CliRun outside = CliRun.of("explain", out.toString(), "--image", "0", "--texel", "16,0");
         assertEquals(2, outside.exitCode());
         assertTrue(outside.err().contains("--texel 16,0: image 0 is 16x8"), outside.err());

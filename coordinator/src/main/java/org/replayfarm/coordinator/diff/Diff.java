@@ -164,6 +164,21 @@ public final class Diff {
                 List.of());
     }
 
+    /**
+     * A texel's channels as {@code replay explain} prints them: each channel's value and its bits, e.g.
+     * {@code 0.501961 (0x80), 0 (0x00)}; {@code at} is the texel's byte offset in {@code texels}.
+     */
+    public static String texelText(ImageFormat format, byte[] texels, int at) {
+        long[] raw = TexelCodec.unpack(format, texels, at);
+        int[] bits = format.channelBits();
+        List<String> parts = new ArrayList<>();
+        for (int c = 0; c < raw.length; c++) {
+            parts.add(channelText(format, bits[c], raw[c]) + " (" + String.format("0x%0" + ((bits[c] + 3) / 4) + "x", raw[c])
+                    + ")");
+        }
+        return String.join(", ", parts);
+    }
+
     static String channelText(ImageFormat format, int width, long raw) {
         return switch (format.numeric()) {
             case NUM_FLOAT -> width == 32 ? Float.toString(Float.intBitsToFloat((int) raw))

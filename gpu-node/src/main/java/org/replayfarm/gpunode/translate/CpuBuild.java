@@ -57,7 +57,7 @@ public final class CpuBuild {
      * The runner's system headers, which rt_cpu_main.cpp includes first: {@link #build} puts a precompiled copy
      * (rt_sys.h.gch, made once per flag set) beside it, so that g++ does not parse them again for every program.
      */
-    static final String SYSTEM_HEADER = "rt_sys.h";
+    public static final String SYSTEM_HEADER = "rt_sys.h";
 
     private final String gxx;
     private final Path cache;
