@@ -211,6 +211,7 @@ public final class Job {
     }
 
     private Behavior<Command> onCancel(Cancel c) {
+        stopLiveAttempts();
         state.updated(new JobState.Cancelled());
         double seconds = (System.nanoTime() - started) / 1e9;
         ctx.getLog().info("job {}: cancelled with {} of {} groups finished ({} merged); {} slice(s) in flight are dropped",
@@ -417,6 +418,18 @@ public final class Job {
         return Behaviors.same();
     }
 
+    /**
+     * Tells the nodes evaluating this job's attempts to stop them (a cancelled or failed job drops their results):
+     * without it a runaway group under a large budget kept its evaluator thread, and the node ran no other job's
+     * slices, long after the job had ended.
+     */
+    private void stopLiveAttempts() {
+        for (JobState.LiveAttempt a : state.liveAttempts()) {
+            shards.tell(SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
+                    .setSliceId(a.sliceId()).setAttempt(a.attempt()).setTargetNode(a.node()).setCancel(true).build());
+        }
+    }
+
     private void pump() {
         for (JobState.SliceSent s : state.dispatch(System.nanoTime())) {
             state.updated(s);
@@ -504,6 +517,7 @@ public final class Job {
     }
 
     private Behavior<Command> fail(String why) {
+        stopLiveAttempts();
         ctx.getLog().error("job {} failed: {}", spec.jobId(), why);
         listener.stats(stats());
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "failed", spec.totalGroups(),

@@ -660,6 +660,19 @@ public final class JobState {
         return capacity.values().stream().mapToInt(Integer::intValue).sum();
     }
 
+    /** An attempt sent and not back yet: its slice, number and node. */
+    public record LiveAttempt(long sliceId, int attempt, String node) {
+    }
+
+    /** Every attempt sent and not back yet (a cancelled job tells their nodes to stop them). */
+    public List<LiveAttempt> liveAttempts() {
+        List<LiveAttempt> live = new ArrayList<>();
+        for (Slice s : outstanding.values()) {
+            s.live.forEach((attempt, a) -> live.add(new LiveAttempt(s.id, attempt, a.node())));
+        }
+        return live;
+    }
+
     /** Attempts sent and not back yet, over every node. */
     public int inFlight() {
         return inFlight.values().stream().mapToInt(Integer::intValue).sum();

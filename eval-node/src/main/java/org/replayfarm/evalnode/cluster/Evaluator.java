@@ -52,25 +52,37 @@ public final class Evaluator {
         return Behaviors.setup(ctx -> Behaviors.receive(Command.class)
                 .onMessage(Slice.class, slice -> {
                     SliceTask task = slice.task();
+                    if (task.getCancel()) {
+                        // the attempt ended here already (its entity stopped) or never came: nothing to stop
+                        return Behaviors.stopped();
+                    }
                     ctx.getLog().debug("slice {} attempt {} of job {}", task.getSliceId(), task.getAttempt(), task.getJobId());
                     DrainingTopic.get(ctx.getSystem()).remember(task.getDrainTo());
                     if (!task.getTargetNode().isEmpty() && !task.getTargetNode().equals(node.address())) {
                         ctx.getLog().warn("slice {} of job {} was meant for {} but its shard lives here ({})",
                                 task.getSliceId(), task.getJobId(), task.getTargetNode(), node.address());
                     }
-                    ctx.pipeToSelf(node.evaluate(task), (result, failure) -> new Evaluated(task, result != null ? result
-                            : SliceResult.newBuilder().setJobId(task.getJobId()).setSliceId(task.getSliceId())
-                                    .setAttempt(task.getAttempt()).setNodeAddress(node.address())
-                                    .setError(describe(failure)).build()));
-                    return evaluating(ctx, node);
+                    java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+                    ctx.pipeToSelf(node.evaluate(task, cancelled::get), (result, failure) -> new Evaluated(task,
+                            result != null ? result : SliceResult.newBuilder().setJobId(task.getJobId())
+                                    .setSliceId(task.getSliceId()).setAttempt(task.getAttempt())
+                                    .setNodeAddress(node.address()).setError(describe(failure)).build()));
+                    return evaluating(ctx, node, cancelled);
                 })
                 .onMessage(HandOff.class, h -> Behaviors.stopped())
                 .build());
     }
 
-    private static Behavior<Command> evaluating(akka.actor.typed.javadsl.ActorContext<Command> ctx, EvaluatorNode node) {
+    private static Behavior<Command> evaluating(akka.actor.typed.javadsl.ActorContext<Command> ctx, EvaluatorNode node,
+                                                java.util.concurrent.atomic.AtomicBoolean cancelled) {
         return Behaviors.receive(Command.class)
                 .onMessage(Evaluated.class, done -> {
+                    if (cancelled.get()) {
+                        // the job that sent it has ended (cancelled or failed): nobody takes the result
+                        ctx.getLog().info("slice {} attempt {} of job {} stopped: the job no longer wants it",
+                                done.task().getSliceId(), done.task().getAttempt(), done.task().getJobId());
+                        return Behaviors.stopped();
+                    }
                     ActorRef<SliceResultChunk> replyTo = ActorRefResolver.get(ctx.getSystem())
                             .resolveActorRef(done.task().getReplyTo());
                     if (!done.result().getError().isEmpty()) {
@@ -82,7 +94,12 @@ public final class Evaluator {
                     }
                     return Behaviors.stopped();
                 })
-                .onMessage(Slice.class, again -> Behaviors.same()) // the same attempt delivered twice: one answer
+                .onMessage(Slice.class, again -> {
+                    if (again.task().getCancel()) {
+                        cancelled.set(true); // its groups stop at their next look; Evaluated follows
+                    }
+                    return Behaviors.same(); // the same attempt delivered twice: one answer
+                })
                 .onMessage(HandOff.class, h -> {
                     ctx.getLog().info("leaving: finishing the slice in progress before handing off");
                     return Behaviors.same();

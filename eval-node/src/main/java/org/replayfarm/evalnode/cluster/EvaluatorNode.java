@@ -41,6 +41,15 @@ public final class EvaluatorNode {
 
     /** Evaluates a slice's groups in parallel on the executor; the result lists them in the task's order. */
     public CompletableFuture<SliceResult> evaluate(SliceTask task) {
+        return evaluate(task, () -> false);
+    }
+
+    /**
+     * As {@link #evaluate(SliceTask)}; once {@code cancelled} says true (the job no longer wants the slice) its
+     * groups stop within {@link HostModel#CANCEL_CHECK_EVERY} instructions of a wave and the stage fails with
+     * {@link HostModel.GroupCancelled}, so the executor's threads go to other slices.
+     */
+    public CompletableFuture<SliceResult> evaluate(SliceTask task, java.util.function.BooleanSupplier cancelled) {
         long start = System.nanoTime();
         metrics.queueDepth(running.incrementAndGet());
         CompletableFuture<SliceResult> result = cache.kernel(task.getCaptureSha256(), task.getCaptureUrl(), executor).thenCompose(kernel -> {
@@ -50,7 +59,7 @@ public final class EvaluatorNode {
             List<CompletableFuture<GroupOutcome>> futures = new ArrayList<>(groups.size());
             for (int[] g : groups) {
                 futures.add(CompletableFuture.supplyAsync(() -> {
-                    GroupResult r = model.runGroup(g[0], g[1], g[2]);
+                    GroupResult r = model.runGroup(g[0], g[1], g[2], cancelled);
                     return SliceCodec.encode(r);
                 }, executor));
             }

@@ -104,21 +104,42 @@ public final class HostModel {
         return runKeepingState(x, y, z).result();
     }
 
+    /**
+     * As {@link #runGroup(int, int, int)}, asking {@code cancelled} every {@link #CANCEL_CHECK_EVERY} instructions
+     * of a wave (and before each wave runs): once it says true the group stops with {@link GroupCancelled}
+     * (a cancelled job's slice: a runaway loop under a large budget would otherwise hold its thread to the end).
+     */
+    public GroupResult runGroup(int x, int y, int z, java.util.function.BooleanSupplier cancelled) {
+        return run(x, y, z, null, null, java.util.Objects.requireNonNull(cancelled)).result();
+    }
+
+    /** How many instructions a wave executes between two looks at a group's cancellation. */
+    public static final long CANCEL_CHECK_EVERY = 1 << 16;
+
+    /** A cancelled group's evaluation (not a guest fault: it has no result). */
+    public static final class GroupCancelled extends java.util.concurrent.CancellationException {
+        GroupCancelled(int x, int y, int z) {
+            super("group (" + x + ", " + y + ", " + z + ") was cancelled");
+        }
+    }
+
     /** A group's result together with its final state (waves, LDS, memory), for tests and inspection. */
     public record Run(GroupResult result, Workgroup group) {
     }
 
     /** Runs one group and keeps its final state. */
     public Run runKeepingState(int x, int y, int z) {
-        return run(x, y, z, null, null);
+        return run(x, y, z, null, null, NEVER);
     }
+
+    private static final java.util.function.BooleanSupplier NEVER = () -> false;
 
     /**
      * Runs one group and keeps its final state; {@code setup} sees each wave after the dispatcher's start state,
      * before its first instruction (the instruction tests preset registers there).
      */
     public Run runKeepingState(int x, int y, int z, java.util.function.Consumer<Wave> setup) {
-        return run(x, y, z, null, java.util.Objects.requireNonNull(setup));
+        return run(x, y, z, null, java.util.Objects.requireNonNull(setup), NEVER);
     }
 
     /**
@@ -126,10 +147,11 @@ public final class HostModel {
      * wave, lane, PC and instruction that made it. The result is the same as {@link #runGroup}'s.
      */
     public Run runTraced(int x, int y, int z, StoreTracer tracer) {
-        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null);
+        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null, NEVER);
     }
 
-    private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup) {
+    private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
+                    java.util.function.BooleanSupplier cancelled) {
         Workgroup group = new Workgroup(kernel, x, y, z);
         if (tracer != null) {
             group.memory().traceWith(tracer);
@@ -143,7 +165,7 @@ public final class HostModel {
         long[] counts = new long[3];
         Optional<FaultRecord> fault = Optional.empty();
         try {
-            schedule(group, counts);
+            schedule(group, counts, cancelled);
         } catch (Stopped stopped) {
             fault = Optional.of(stopped.record);
         }
@@ -159,12 +181,15 @@ public final class HostModel {
     }
 
     /** Runs each wave until it ends or waits at a barrier; releases a barrier once every live wave waits. */
-    private void schedule(Workgroup group, long[] counts) {
+    private void schedule(Workgroup group, long[] counts, java.util.function.BooleanSupplier cancelled) {
         while (true) {
             boolean live = false;
             for (Wave w : group.waves()) {
                 if (!w.ended() && !w.atBarrier()) {
-                    run(w, counts);
+                    if (cancelled.getAsBoolean()) {
+                        throw new GroupCancelled(group.id(0), group.id(1), group.id(2));
+                    }
+                    run(w, counts, cancelled);
                 }
                 live |= !w.ended();
             }
@@ -178,11 +203,24 @@ public final class HostModel {
         }
     }
 
-    private void run(Wave wave, long[] counts) {
+    /**
+     * The instruction count at which a wave's loop next stops to look: the budget, or sooner the next
+     * cancellation check (one comparison per instruction serves both).
+     */
+    private long nextLook(Wave wave, java.util.function.BooleanSupplier cancelled) {
+        if (cancelled != NEVER && cancelled.getAsBoolean()) {
+            Workgroup g = wave.group();
+            throw new GroupCancelled(g.id(0), g.id(1), g.id(2));
+        }
+        return cancelled == NEVER ? budget : Math.min(budget, wave.instructions() + CANCEL_CHECK_EVERY);
+    }
+
+    private void run(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
         if (fast != null) {
-            runFast(wave, counts);
+            runFast(wave, counts, cancelled);
             return;
         }
+        long look = nextLook(wave, cancelled);
         while (!wave.ended() && !wave.atBarrier()) {
             long pc = wave.pc();
             Instruction insn;
@@ -197,9 +235,12 @@ public final class HostModel {
                 throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
                         + insn.mnemonic());
             }
-            if (wave.instructions() >= budget) {
-                throw stop(wave, -1, pc, text(insn), "instruction budget of " + budget
-                        + " exhausted (a runaway loop?)");
+            if (wave.instructions() >= look) {
+                if (wave.instructions() >= budget) {
+                    throw stop(wave, -1, pc, text(insn), "instruction budget of " + budget
+                            + " exhausted (a runaway loop?)");
+                }
+                look = nextLook(wave, cancelled);
             }
             counts[semantics.fidelity(insn.opcode()) == Fidelity.APPROXIMATE ? 1 : 0]++;
             GroupMemory memory = wave.group().memory();
@@ -224,8 +265,9 @@ public final class HostModel {
      * The fast tier's loop: the same checks in the same order as the interpreter's (decode error,
      * unsupported, budget, counts, tracing), over pre-compiled steps.
      */
-    private void runFast(Wave wave, long[] counts) {
+    private void runFast(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
         FastTier.Program program = fast;
+        long look = nextLook(wave, cancelled);
         GroupMemory memory = wave.group().memory();
         boolean tracing = memory.tracing();
         while (!wave.ended() && !wave.atBarrier()) {
@@ -243,9 +285,12 @@ public final class HostModel {
                 throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
                         + insn.mnemonic());
             }
-            if (wave.instructions() >= budget) {
-                throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
-                        + " exhausted (a runaway loop?)");
+            if (wave.instructions() >= look) {
+                if (wave.instructions() >= budget) {
+                    throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
+                            + " exhausted (a runaway loop?)");
+                }
+                look = nextLook(wave, cancelled);
             }
             counts[step.approximate ? 1 : 0]++;
             if (tracing) {
