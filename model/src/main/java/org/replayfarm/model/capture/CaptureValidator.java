@@ -30,6 +30,11 @@ public final class CaptureValidator {
     public static final int SGPR_LIMIT = 106;
     public static final int VGPR_LIMIT = 256;
     public static final int LDS_LIMIT = 64 * 1024;
+    /**
+     * The most scratch one wave can have on gfx10: COMPUTE_TMPRING_SIZE.WAVESIZE is 13 bits in units of 256 dwords
+     * (what LLVM's AMDGPU backend takes as the maximum wave scratch size before gfx11).
+     */
+    public static final long WAVE_SCRATCH_LIMIT = 1024L * ((1 << 13) - 1);
     public static final int GROUP_SIZE_LIMIT = 1024;
     /**
      * The most groups a dispatch may have (2^31 - 1): every group count, and their product, then fits a
@@ -78,9 +83,13 @@ public final class CaptureValidator {
         checkBetween("program.vgpr_count", p.getVgprCount(), 1, VGPR_LIMIT);
         checkBetween("program.sgpr_count", p.getSgprCount(), 1, SGPR_LIMIT);
         checkBetween("program.lds_bytes", p.getLdsBytes(), 0, LDS_LIMIT);
-        if (p.getScratchBytesPerLane() < 0) {
+        long scratchPerWave = Integer.toUnsignedLong(p.getScratchBytesPerLane()) * p.getWaveSize();
+        if (scratchPerWave > WAVE_SCRATCH_LIMIT) {
             throw new CaptureFormatException("program.scratch_bytes_per_lane", "too large: "
-                    + Integer.toUnsignedString(p.getScratchBytesPerLane()));
+                    + Integer.toUnsignedString(p.getScratchBytesPerLane()) + " bytes per lane is " + scratchPerWave
+                    + " bytes per wave, over gfx1030's "
+                    + WAVE_SCRATCH_LIMIT + " (COMPUTE_TMPRING_SIZE.WAVESIZE: 13 bits of 1 KiB), at most "
+                    + WAVE_SCRATCH_LIMIT / p.getWaveSize() + " per lane in wave" + p.getWaveSize());
         }
         FloatMode mode = p.getFloatMode();
         if (!p.hasFloatMode()) {

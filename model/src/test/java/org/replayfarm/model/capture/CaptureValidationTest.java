@@ -36,6 +36,18 @@ class CaptureValidationTest {
         return byReader;
     }
 
+    /** The sample with {@code change} is written and opened without error. */
+    private void accepted(Consumer<Capture.Builder> change) throws Exception {
+        SampleCapture sample = new SampleCapture();
+        byte[] good = sample.bytes();
+        Capture.Builder changed = sample.metadata.build().toBuilder();
+        change.accept(changed);
+        sample.writer.toBytes(changed.build());
+        Path p = dir.resolve("changed.capture");
+        Files.write(p, CaptureFileTest.rewriteMetadata(good, changed.build()));
+        assertEquals(changed.getProgram(), CaptureFile.open(p).metadata().getProgram());
+    }
+
     @Test
     void overlapping_ranges_are_refused_naming_both() throws Exception {
         var e = refused("ranges[1].guest_address", c -> c.getRangesBuilder(1).setGuestAddress(0x10ff));
@@ -131,6 +143,13 @@ class CaptureValidationTest {
         refused("program.sgpr_count", c -> c.getProgramBuilder().setSgprCount(107));
         refused("program.float_mode.round_f32", c -> c.getProgramBuilder().getFloatModeBuilder().setRoundF32Value(9));
         refused("program.lds_bytes", c -> c.getProgramBuilder().setLdsBytes(65537));
+        // 100,000,000 bytes per lane (a whole group's scratch ran the host model out of memory): over the hardware's
+        // 8,387,584 bytes per wave; the most a wave64 lane may have passes, one byte more does not
+        refused("program.scratch_bytes_per_lane", c -> c.getProgramBuilder().setScratchBytesPerLane(100_000_000));
+        refused("program.scratch_bytes_per_lane", c -> c.getProgramBuilder().setWaveSize(64)
+                .setScratchBytesPerLane((int) (CaptureValidator.WAVE_SCRATCH_LIMIT / 64) + 1));
+        refused("program.scratch_bytes_per_lane", c -> c.getProgramBuilder().setScratchBytesPerLane(-1));
+        accepted(c -> c.getProgramBuilder().setWaveSize(64).setScratchBytesPerLane((int) (CaptureValidator.WAVE_SCRATCH_LIMIT / 64)));
     }
 
     @Test
