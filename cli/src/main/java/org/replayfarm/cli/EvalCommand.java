@@ -67,6 +67,7 @@ final class EvalCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--threads must be at least 1");
         }
+        Replay.checkThreads(spec, "--threads", n);
         HostModel.Tier t;
         try {
             t = tier == null ? HostModel.Tier.byDefault() : HostModel.Tier.parse(tier);

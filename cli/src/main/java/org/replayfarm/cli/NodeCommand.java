@@ -167,6 +167,12 @@ final class NodeCommand implements Callable<Integer> {
         if (threads < 0) {
             throw new ParameterException(spec.commandLine(), "--threads must not be negative");
         }
+        Replay.checkThreads(spec, "--threads", threads);
+        checkPort("--port", port);
+        checkPort("--http-port", httpPort);
+        for (String seed : seeds) {
+            checkSeed(seed.trim());
+        }
         Config extra = ConfigFactory.empty();
         if (config != null) {
             if (!Files.isRegularFile(config)) {
@@ -187,6 +193,12 @@ final class NodeCommand implements Callable<Integer> {
         }
         if (jobRetention != null && !jobRetention.isBlank()) {
             java.time.Duration d;
+            if (jobRetention.trim().matches("[0-9]+")) {
+                // HOCON would read a bare number as milliseconds
+                throw new ParameterException(spec.commandLine(), "--job-retention " + jobRetention.trim()
+                        + ": give a unit, e.g. " + jobRetention.trim() + "d, " + jobRetention.trim() + "h or "
+                        + jobRetention.trim() + "m");
+            }
             try {
                 d = ConfigFactory.parseMap(java.util.Map.of("d", jobRetention.trim())).getDuration("d");
             } catch (com.typesafe.config.ConfigException e) {
@@ -215,7 +227,13 @@ final class NodeCommand implements Callable<Integer> {
             // before the actor system starts: Artery's own bind failure logs a long stack trace first
             requireFree(bindAddress, port, "--port (the cluster's Artery TCP port)");
         }
+        // without --work-dir a temporary one, removed when the node exits (no later node could find it again)
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
+        Runnable removeWork = () -> {
+            if (workDir == null) {
+                RunCommand.deleteTree(work);
+            }
+        };
         List<String> seedList = seeds.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
                 .withHttp(httpBindAddress(), httpPort).withEvalThreads(threads).withConfig(extra)
@@ -262,6 +280,7 @@ final class NodeCommand implements Callable<Integer> {
                         + " s (replay.cluster.drain-timeout): slices it held are sent again elsewhere; exiting with status "
                         + code);
             }
+            removeWork.run();
             out.flush();
             err.flush();
             System.out.flush();
@@ -279,9 +298,38 @@ final class NodeCommand implements Callable<Integer> {
             err.println("replay node: this node lost its cluster (it was downed: unreachable, or on the side the "
                     + "split-brain resolver stopped); exiting with status " + Replay.EXIT_ERROR);
             err.flush();
+            removeWork.run();
             return Replay.EXIT_ERROR;
         }
+        removeWork.run();
         return Replay.EXIT_OK;
+    }
+
+    private void checkPort(String option, int p) {
+        if (p < 0 || p > 65535) {
+            throw new ParameterException(spec.commandLine(), option + " " + p + ": a port is 0 through 65535");
+        }
+    }
+
+    /** A seed is HOST:PORT with a port 1 through 65535 (Akka would retry a bad one forever, logging stack traces). */
+    private void checkSeed(String seed) {
+        if (seed.isEmpty()) {
+            return;
+        }
+        int colon = seed.lastIndexOf(':');
+        if (colon <= 0 || colon == seed.length() - 1) {
+            throw new ParameterException(spec.commandLine(), "--seed '" + seed + "': expected HOST:PORT");
+        }
+        int p;
+        try {
+            p = Integer.parseInt(seed.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new ParameterException(spec.commandLine(), "--seed '" + seed + "': the port is not a number");
+        }
+        if (p < 1 || p > 65535) {
+            throw new ParameterException(spec.commandLine(), "--seed '" + seed + "': port " + p
+                    + " is not 1 through 65535");
+        }
     }
 
     /** Fails with one line naming {@code host:port} when another socket holds it. */

@@ -50,6 +50,21 @@ public final class Replay {
         t.start();
     }
 
+    /**
+     * The most evaluator threads a command takes: evaluation is CPU-bound, and each thread holds a group's state; a
+     * count far past the cores (--threads 100000) ran the JVM out of native threads, with a stack trace and a hang.
+     */
+    static final int MAX_THREADS = 1024;
+
+    /** Refuses a thread count past {@link #MAX_THREADS} for {@code option}, in one line. */
+    static void checkThreads(CommandLine.Model.CommandSpec spec, String option, int n) {
+        if (n > MAX_THREADS) {
+            throw new CommandLine.ParameterException(spec.commandLine(), option + " " + n + ": at most " + MAX_THREADS
+                    + " (evaluation is CPU-bound; this machine has " + Runtime.getRuntime().availableProcessors()
+                    + " cores)");
+        }
+    }
+
     /** The configured command line: errors print one clear line and exit with status 2. */
     public static CommandLine commandLine() {
         return commandLine(null);

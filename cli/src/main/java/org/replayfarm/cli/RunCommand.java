@@ -124,6 +124,7 @@ final class RunCommand implements Callable<Integer> {
         if (n < 1) {
             throw new ParameterException(spec.commandLine(), "--evaluators must be at least 1");
         }
+        Replay.checkThreads(spec, "--evaluators", n);
         // a taken metrics port only warns: the run's outputs do not depend on it
         // SIGTERM or Ctrl-C stops the run at once: no drain of the embedded evaluators (they would finish the
         // slices they hold first, up to the drain timeout), only the work directory is removed; outputs are
@@ -305,6 +306,8 @@ final class RunCommand implements Callable<Integer> {
         if (n < 1 || parallel < 1 || timeout < 0) {
             throw new ParameterException(spec.commandLine(), "--evaluators and --parallel must be at least 1, --timeout 0 or more");
         }
+        Replay.checkThreads(spec, "--evaluators", n);
+        Replay.checkThreads(spec, "--parallel", parallel);
         CompareWith compare;
         Baseline known;
         try {
