@@ -51,6 +51,7 @@ final class CaptureExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         CaptureFile file = CaptureFile.open(capture);
         Capture c = file.metadata();
         Files.createDirectories(out);

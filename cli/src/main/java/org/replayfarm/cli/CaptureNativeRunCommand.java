@@ -57,6 +57,7 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         if (wave64) {
             waveSize = 64;
         }

@@ -50,6 +50,7 @@ final class EvalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         RunTimings clock = timings ? RunTimings.start("replay eval") : RunTimings.off();
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);

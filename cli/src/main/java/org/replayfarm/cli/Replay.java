@@ -65,6 +65,17 @@ public final class Replay {
         }
     }
 
+    /**
+     * Refuses an output folder that is an existing file, in one line, before any work: the write at the end failed
+     * with the bare path as its message ({@code replay run} after evaluating everything).
+     */
+    static void checkOutDir(CommandLine.Model.CommandSpec spec, java.nio.file.Path out) {
+        if (java.nio.file.Files.exists(out) && !java.nio.file.Files.isDirectory(out)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--out " + out
+                    + ": exists and is not a folder");
+        }
+    }
+
     /** The configured command line: errors print one clear line and exit with status 2. */
     public static CommandLine commandLine() {
         return commandLine(null);

@@ -34,6 +34,7 @@ final class ResultsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         CoordinatorClient client;
         try {
             CoordinatorClient.checkJobId(job);

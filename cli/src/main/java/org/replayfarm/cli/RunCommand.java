@@ -105,6 +105,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         List<Path> all = new ArrayList<>(captures);
         if (manifest != null) {
             all.addAll(BatchRun.manifest(manifest));

@@ -33,6 +33,7 @@ final class TranslateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Replay.checkOutDir(spec, out);
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         CaptureFile file = CaptureFile.open(capture);

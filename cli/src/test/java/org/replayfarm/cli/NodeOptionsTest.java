@@ -59,6 +59,27 @@ class NodeOptionsTest {
         refused("--evaluators 5000: at most 1024", "run", saxpy, "--every-group", "--evaluators", "5000", "--out", "x");
     }
 
+    /**
+     * An --out that is a file, or a capture that is a folder, is refused in one line before any work (run evaluated
+     * every group first, then failed with "FileAlreadyExistsException"; eval said only the path; a folder as the
+     * capture gave "Is a directory").
+     */
+    @Test
+    void an_out_that_is_a_file_or_a_capture_that_is_a_folder_is_refused_at_once(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
+        String saxpy = org.replayfarm.model.testing.Toolchain.root().resolve("examples/saxpy/saxpy.capture").toString();
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+        String says = "--out " + file + ": exists and is not a folder";
+        refused(says, "eval", saxpy, "--every-group", "--out", file.toString());
+        refused(says, "run", saxpy, "--every-group", "--out", file.toString());
+        refused(says, "translate", saxpy, "--out", file.toString());
+        refused(says, "capture", "export", saxpy, "--out", file.toString());
+        assertEquals("mine", java.nio.file.Files.readString(file), "the file is left as it was");
+        CliRun folder = CliRun.of("inspect", dir.toString());
+        assertEquals(2, folder.exitCode());
+        assertEquals("replay: error: " + dir + " is a folder, not a capture file", folder.err().trim());
+    }
+
     private static void refused(String message, String... args) {
         CliRun r = CliRun.of(args);
         assertEquals(2, r.exitCode(), r.out() + r.err());

@@ -37,6 +37,13 @@ public final class CaptureFile implements BlobSource {
 
     /** Opens, maps and fully validates a capture, checking every blob's SHA-256. */
     public static CaptureFile open(Path path) throws IOException, CaptureFormatException {
+        // a folder fails to read with "Is a directory" (naming nothing), a pipe blocks the open until a writer comes
+        if (java.nio.file.Files.isDirectory(path)) {
+            throw new IOException(path + " is a folder, not a capture file");
+        }
+        if (java.nio.file.Files.exists(path) && !java.nio.file.Files.isRegularFile(path)) {
+            throw new IOException(path + " is not a regular file (a pipe or a device), not a capture file");
+        }
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             long fileLength = channel.size();
             ByteBuffer header = ByteBuffer.allocate(CaptureFormat.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);

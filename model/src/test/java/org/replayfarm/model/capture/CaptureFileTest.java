@@ -100,6 +100,20 @@ class CaptureFileTest {
         assertTrue(e.field().startsWith("runs[0]") || e.field().startsWith("images[0]"), e.field());
     }
 
+    /** A folder or a pipe named as a capture: one line naming it (a pipe blocked the open until a writer came). */
+    @Test
+    void a_folder_or_a_pipe_is_refused_naming_it() throws Exception {
+        java.io.IOException folder = assertThrows(java.io.IOException.class, () -> CaptureFile.open(dir));
+        assertEquals(dir + " is a folder, not a capture file", folder.getMessage());
+        Path fifo = dir.resolve("fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor());
+        var pipe = java.util.concurrent.CompletableFuture.supplyAsync(() -> assertThrows(java.io.IOException.class,
+                () -> CaptureFile.open(fifo)));
+        assertEquals(fifo + " is not a regular file (a pipe or a device), not a capture file",
+                pipe.get(10, java.util.concurrent.TimeUnit.SECONDS).getMessage());
+    }
+
     @Test
     void wrong_magic_is_refused() throws Exception {
         byte[] bytes = new SampleCapture().bytes();
