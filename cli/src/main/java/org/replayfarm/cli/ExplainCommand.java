@@ -93,7 +93,17 @@ final class ExplainCommand implements Callable<Integer> {
         if (!Files.isRegularFile(reportFile)) {
             throw new NoSuchFileException(reportFile.toString());
         }
-        JsonNode report = new ObjectMapper().readTree(reportFile.toFile());
+        JsonNode report;
+        try {
+            report = new ObjectMapper().readTree(reportFile.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new ParameterException(spec.commandLine(), reportFile + " is not a run report (not valid JSON: "
+                    + org.replayfarm.coordinator.http.ProgressJson.parseError(e) + ")");
+        }
+        if (report == null || !report.isObject() || !report.path("schema").asText().startsWith("replay-farm/run-report/")) {
+            throw new ParameterException(spec.commandLine(), reportFile + " is not a run report (no \"schema\": "
+                    + "\"replay-farm/run-report/...\")");
+        }
         Path capturePath = capture != null ? capture : Path.of(report.path("capture_path").asText(""));
         if (capture == null && report.path("capture_path").asText("").isEmpty()) {
             throw new ParameterException(spec.commandLine(), reportFile + " names no capture_path: give --capture");
@@ -106,6 +116,30 @@ final class ExplainCommand implements Callable<Integer> {
         Kernel kernel = new Kernel(file);
         StoreTrace.SourceLines lines = debugObject != null ? DwarfLines.of(debugObject, file)
                 : DwarfLines.forCapture(file, capturePath);
+        // the groups given are checked before anything is printed: the form, and that the dispatch has them
+        List<String> given = new ArrayList<>();
+        var shape = kernel.dispatch();
+        for (String g : groups) {
+            String[] p = g.split(",");
+            int[] id = new int[3];
+            try {
+                if (p.length > 3) {
+                    throw new NumberFormatException();
+                }
+                for (int i = 0; i < p.length; i++) {
+                    id[i] = Integer.parseInt(p[i].trim());
+                }
+            } catch (NumberFormatException ex) {
+                throw new ParameterException(spec.commandLine(), "--group '" + g + "': expected X[,Y[,Z]]");
+            }
+            if (id[0] < 0 || id[1] < 0 || id[2] < 0 || id[0] >= shape.getGroupCountX() || id[1] >= shape.getGroupCountY()
+                    || id[2] >= shape.getGroupCountZ()) {
+                throw new ParameterException(spec.commandLine(), "--group " + g + ": group (" + id[0] + ", " + id[1]
+                        + ", " + id[2] + ") is outside the dispatch of " + shape.getGroupCountX() + " x "
+                        + shape.getGroupCountY() + " x " + shape.getGroupCountZ() + " groups");
+            }
+            given.add("(" + id[0] + ", " + id[1] + ", " + id[2] + ")");
+        }
         PrintWriter w = spec.commandLine().getOut();
         StoreTrace.Target target;
         Set<String> who = new LinkedHashSet<>();
@@ -186,20 +220,9 @@ final class ExplainCommand implements Callable<Integer> {
                 }
             }
         }
-        if (!groups.isEmpty()) {
+        if (!given.isEmpty()) {
             who.clear();
-            for (String g : groups) {
-                String[] p = g.split(",");
-                int[] id = new int[3];
-                try {
-                    for (int i = 0; i < p.length && i < 3; i++) {
-                        id[i] = Integer.parseInt(p[i].trim());
-                    }
-                } catch (NumberFormatException ex) {
-                    throw new ParameterException(spec.commandLine(), "--group '" + g + "': expected X[,Y[,Z]]");
-                }
-                who.add("(" + id[0] + ", " + id[1] + ", " + id[2] + ")");
-            }
+            who.addAll(given);
         }
         var d = kernel.dispatch();
         long all = (long) d.getGroupCountX() * d.getGroupCountY() * d.getGroupCountZ();

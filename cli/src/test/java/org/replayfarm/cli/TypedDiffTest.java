@@ -171,6 +171,30 @@ class TypedDiffTest {
         CliRun none = CliRun.of("explain", dir.resolve("traced").toString(), "--range", "Q", "--element", "1");
         assertEquals(2, none.exitCode());
         assertTrue(none.err().contains("--range 'Q': no such range in the report; ranges: [0 (A), 1 (C), 2 (H)"), none.err());
+        // a group the dispatch does not have, or not a group at all: refused before anything is printed
+        CliRun outside = CliRun.of("explain", dir.resolve("traced").toString(), "--range", "C", "--element", "100",
+                "--group", "99,0,0");
+        assertEquals(2, outside.exitCode());
+        assertTrue(outside.err().contains("--group 99,0,0: group (99, 0, 0) is outside the dispatch of "), outside.err());
+        CliRun badForm = CliRun.of("explain", dir.resolve("traced").toString(), "--range", "C", "--element", "100",
+                "--group", "1,x");
+        assertEquals(2, badForm.exitCode());
+        assertTrue(badForm.err().contains("--group '1,x': expected X[,Y[,Z]]") && badForm.out().isEmpty(),
+                badForm.out() + badForm.err());
+        // a damaged report: one line naming the file and where the JSON stops
+        Path damaged = Files.createDirectories(dir.resolve("damaged"));
+        Files.write(damaged.resolve("report.json"), java.util.Arrays.copyOf(
+                Files.readAllBytes(dir.resolve("traced/report.json")), 300));
+        CliRun cut = CliRun.of("explain", damaged.toString(), "--range", "C", "--element", "1");
+        assertEquals(2, cut.exitCode());
+        assertTrue(cut.err().startsWith("replay: " + damaged.resolve("report.json") + " is not a run report (not valid "
+                + "JSON: Unexpected end-of-input"), cut.err());
+        assertTrue(cut.err().matches("(?s).* at line \\d+, column \\d+\\)\\s*Try.*") && !cut.err().contains("Source"),
+                cut.err());
+        Files.writeString(damaged.resolve("report.json"), "{}");
+        CliRun empty = CliRun.of("explain", damaged.toString(), "--range", "C", "--element", "1");
+        assertEquals(2, empty.exitCode());
+        assertTrue(empty.err().contains("is not a run report (no \"schema\""), empty.err());
     }
 
     @Test

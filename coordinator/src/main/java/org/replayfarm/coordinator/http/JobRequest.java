@@ -55,7 +55,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         try {
             root = ProgressJson.MAPPER.readTree(body);
         } catch (JsonProcessingException e) {
-            throw new Invalid("the body is not JSON: " + e.getOriginalMessage());
+            throw new Invalid("the body is not JSON: " + ProgressJson.parseError(e));
         } catch (java.io.IOException e) {
             throw new Invalid("the body cannot be read: " + e.getMessage());
         }

@@ -138,4 +138,15 @@ public final class ProgressJson {
         }
         return v.asDouble();
     }
+
+    /**
+     * A JSON parse error in one line a user reads: Jackson's own message without its "[Source: REDACTED ...]"
+     * parts, then where it stopped ("at line 10, column 33").
+     */
+    public static String parseError(JsonProcessingException e) {
+        String m = String.valueOf(e.getOriginalMessage()).replaceAll("\\[Source: [^;\\]]*; ", "[")
+                .replaceAll("\\s+", " ").trim();
+        var at = e.getLocation();
+        return at == null ? m : m + " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+    }
 }

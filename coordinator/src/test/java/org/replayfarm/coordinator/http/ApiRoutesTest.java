@@ -251,6 +251,12 @@ class ApiRoutesTest {
         HttpResponse<String> notJson = postJob("{\"capture\": ");
         assertEquals(400, notJson.statusCode());
         assertTrue(error(notJson).startsWith("the body is not JSON"), notJson.body());
+        // Jackson's "[Source: REDACTED ...]" is not for the client; where the JSON stopped is
+        assertTrue(!error(notJson).contains("Source") && error(notJson).matches(".* at line 1, column \\d+"), notJson.body());
+        HttpResponse<String> open = postJob("{");
+        assertEquals(400, open.statusCode());
+        assertTrue(error(open).startsWith("the body is not JSON: Unexpected end-of-input") && !error(open).contains("Source"),
+                open.body());
         HttpResponse<String> noGroups = postJob("{\"capture\": \"" + sha + "\"}");
         assertEquals(400, noGroups.statusCode());
         assertTrue(error(noGroups).contains("'groups' is missing"), noGroups.body());
