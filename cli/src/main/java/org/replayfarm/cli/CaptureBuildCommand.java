@@ -93,6 +93,14 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // the register file and memory sizes of a raw layout: a negative one read back as 4294967295 in the error
+        int[] sizes = {vgprs, sgprs, lds, scratch};
+        String[] names = {"--vgprs", "--sgprs", "--lds", "--scratch"};
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] < 0) {
+                throw new ParameterException(spec.commandLine(), names[i] + " " + sizes[i] + ": must not be negative");
+            }
+        }
         DispatchOptions.Parsed parsed = dispatch.parse(spec);
         DispatchShape shape = parsed.shape();
         List<KernelArg> kernelArgs = parsed.args();

@@ -56,6 +56,13 @@ final class DisasmCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--kernel needs a code object; " + file + " is raw code");
             }
             print(out, Listing.lines(ByteBuffer.wrap(bytes), 0, Map.of(), ".text", syntax(false)));
+            if (bytes.length % 4 != 0) {
+                // instructions are whole 4-byte words: the tail is not code, and is said, not dropped in silence
+                PrintWriter err = spec.commandLine().getErr();
+                err.printf("replay disasm: %s ends with %d byte(s) after its last whole 4-byte word (offset 0x%x), "
+                        + "not disassembled%n", file, bytes.length % 4, bytes.length / 4 * 4);
+                err.flush();
+            }
         }
         out.flush();
         return Replay.EXIT_OK;

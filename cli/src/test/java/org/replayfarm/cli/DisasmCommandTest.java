@@ -95,6 +95,13 @@ class DisasmCommandTest {
         CliRun run = CliRun.of("disasm", raw.toString());
         assertEquals(0, run.exitCode(), run.err());
         assertEquals(List.of(".long 0xbff00000", "s_endpgm"), instructionTexts(run.out()));
+        // the ninth byte is no whole word: said on stderr, not dropped in silence
+        assertEquals("replay disasm: " + raw + " ends with 1 byte(s) after its last whole 4-byte word (offset 0x8), "
+                + "not disassembled", run.err().trim());
+        Path three = Files.write(dir.resolve("three.bin"), new byte[] {1, 2, 3});
+        CliRun short_ = CliRun.of("disasm", three.toString());
+        assertEquals(0, short_.exitCode(), short_.err());
+        assertTrue(short_.err().contains("ends with 3 byte(s) after its last whole 4-byte word (offset 0x0)"), short_.err());
     }
 
     @Test

@@ -57,6 +57,8 @@ class NodeOptionsTest {
         String saxpy = org.replayfarm.model.testing.Toolchain.root().resolve("examples/saxpy/saxpy.capture").toString();
         refused("--threads 100000: at most 1024", "eval", saxpy, "--every-group", "--threads", "100000", "--out", "x");
         refused("--evaluators 5000: at most 1024", "run", saxpy, "--every-group", "--evaluators", "5000", "--out", "x");
+        refused("--sgprs -1: must not be negative", "capture", "build", "--asm", "k.s", "--groups", "1", "--group-size",
+                "1", "--sgprs", "-1", "-o", "k.capture");
     }
 
     /**

@@ -86,7 +86,7 @@ final class ImageArgs {
         try {
             bytes = Files.readAllBytes(path);
         } catch (IOException e) {
-            throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
+            throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + KernelArg.why(e));
         }
         if (raw) {
             if (width <= 0 || height <= 0 || depth <= 0) {

@@ -182,7 +182,7 @@ public sealed interface KernelArg {
                     try {
                         yield new Buffer(path, Files.readAllBytes(path));
                     } catch (IOException e) {
-                        throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
+                        throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + why(e));
                     }
                 }
                 case "zeros" -> {
@@ -297,13 +297,12 @@ public sealed interface KernelArg {
         String v = value.trim();
         boolean negative = v.startsWith("-");
         String digits = negative ? v.substring(1) : v;
-        long magnitude = digits.startsWith("0x") || digits.startsWith("0X")
-                ? Long.parseUnsignedLong(digits.substring(2), 16) : Long.parseUnsignedLong(digits);
-        long min = bits == 64 ? Long.MIN_VALUE : -(1L << (bits - 1));
-        long max = bits == 64 ? Long.MAX_VALUE : (1L << (bits - 1)) - 1;
-        if (negative ? Long.compareUnsigned(magnitude, -min) > 0 : Long.compareUnsigned(magnitude, max) > 0) {
+        java.math.BigInteger big = magnitude(digits);
+        java.math.BigInteger limit = java.math.BigInteger.ONE.shiftLeft(bits - 1); // |min|; max is one less
+        if (negative ? big.compareTo(limit) > 0 : big.compareTo(limit) >= 0) {
             throw new NumberFormatException("out of the signed " + bits + "-bit range");
         }
+        long magnitude = big.longValue();
         return negative ? -magnitude : magnitude;
     }
 
@@ -325,7 +324,7 @@ public sealed interface KernelArg {
         try {
             nodes = Files.readAllBytes(path);
         } catch (IOException e) {
-            throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + e.getMessage());
+            throw new IllegalArgumentException("argument '" + text + "': cannot read " + path + ": " + why(e));
         }
         if (nodes.length == 0 || nodes.length % 64 != 0) {
             throw new IllegalArgumentException("argument '" + text + "': " + path + " holds " + nodes.length
@@ -335,12 +334,35 @@ public sealed interface KernelArg {
     }
 
     private static long parseUnsigned(String value, int bits) {
-        String v = value.trim();
-        long parsed = v.startsWith("0x") || v.startsWith("0X")
-                ? Long.parseUnsignedLong(v.substring(2), 16) : Long.parseUnsignedLong(v);
-        if (bits < 64 && Long.compareUnsigned(parsed, (1L << bits) - 1) > 0) {
+        java.math.BigInteger parsed = magnitude(value.trim());
+        if (parsed.bitLength() > bits) {
             throw new NumberFormatException("does not fit in " + bits + " bits");
         }
-        return parsed;
+        return parsed.longValue();
+    }
+
+    /**
+     * The digits of a decimal or 0x-hexadecimal number, whatever their size (Long's parser said only "Error at
+     * index 18 in: ..." for a number past 64 bits).
+     */
+    private static java.math.BigInteger magnitude(String digits) {
+        boolean hex = digits.startsWith("0x") || digits.startsWith("0X");
+        String d = hex ? digits.substring(2) : digits;
+        int radix = hex ? 16 : 10;
+        if (d.isEmpty() || !d.chars().allMatch(c -> Character.digit(c, radix) >= 0)) {
+            throw new NumberFormatException("not a " + (hex ? "hexadecimal" : "decimal") + " number");
+        }
+        return new java.math.BigInteger(d, radix);
+    }
+
+    /** Why a file could not be read, in words (NoSuchFileException's message is the path alone). */
+    static String why(java.io.IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 }

@@ -210,6 +210,9 @@ class KernargLayoutTest {
         assertArrayEquals(le(1, 255), ((KernelArg.Value) KernelArg.parse("u8:0xff")).bytes());
         assertArrayEquals(le(2, -32768), ((KernelArg.Value) KernelArg.parse("i16:-32768")).bytes());
         assertArrayEquals(le(8, Long.MIN_VALUE), ((KernelArg.Value) KernelArg.parse("i64:-9223372036854775808")).bytes());
+        assertArrayEquals(le(8, Long.MAX_VALUE), ((KernelArg.Value) KernelArg.parse("i64:9223372036854775807")).bytes());
+        assertEquals(-1L, ((KernelArg.DoubleWord) KernelArg.parse("u64:0xffffffffffffffff")).bits());
+        assertEquals(-1, ((KernelArg.Word) KernelArg.parse("u32:4294967295")).bits());
         assertArrayEquals(le(2, 0x3C00, 0x7C00, 0x0001, 0x8000), ((KernelArg.Value) KernelArg.parse("f16x4:1,65520,5.960464477539063e-8,-0")).bytes());
         assertEquals(16, KernelArg.parse("f32x3:1,2,3").size());
         assertEquals(128, KernelArg.parse("f64x16:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16").size());
@@ -220,7 +223,12 @@ class KernargLayoutTest {
                 {"i8:128", "not a valid i8 value"}, {"u8:-1", "not a valid u8 value"}, {"i16:40000", "signed 16-bit"},
                 {"f32x4:1,2,3", "takes 4 value(s), 3 given"}, {"f32x5:1,2,3,4,5", "unknown kind 'f32x5'"},
                 {"bytes:abc", "even number of hex digits"}, {"local:0", "at least one byte"},
-                {"local:x", "not a valid local value"}, {"q8:1", "unknown kind 'q8'"}}) {
+                {"local:x", "not a valid local value"}, {"q8:1", "unknown kind 'q8'"},
+                // past 64 bits: Long's parser said "Error at index 18 in: ..."
+                {"u32:99999999999999999999999", "(does not fit in 32 bits)"},
+                {"i64:-99999999999999999999999", "(out of the signed 64-bit range)"},
+                {"u64:0x1ffffffffffffffff", "(does not fit in 64 bits)"}, {"u32:12a", "(not a decimal number)"},
+                {"u32:0xg", "(not a hexadecimal number)"}, {"buffer:/no/such/file.bin", "cannot read /no/such/file.bin: no such file"}}) {
             var e = assertThrows(IllegalArgumentException.class, () -> KernelArg.parse(bad[0]), bad[0]);
             assertTrue(e.getMessage().contains(bad[1]) && e.getMessage().contains(bad[0]), e.getMessage());
         }
