@@ -89,5 +89,10 @@ class ExportAndDeviceDirTest {
         assertEquals(2, wrong.exitCode());
         assertTrue(wrong.err().contains("guest-1.bin: 3 bytes, but range 1 ('arg2 y.bin') of the capture holds 4000"),
                 wrong.err());
+        // refused before evaluating (it came after the whole evaluation, with an ERROR log line and the exception's
+        // class name): one line, nothing evaluated
+        assertTrue(wrong.err().startsWith("replay: --device dir:" + device + ": "), wrong.err());
+        assertTrue(!wrong.err().contains("evaluating") && !wrong.err().contains("Exception") && !wrong.err().contains("ERROR"),
+                wrong.err());
     }
 }

@@ -101,6 +101,12 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
                 if (!java.nio.file.Files.isDirectory(dir)) {
                     throw new IllegalArgumentException("--device " + spelling() + ": no such folder");
                 }
+                // the files' sizes now, before any group is evaluated (the run read them only when comparing)
+                try {
+                    DirectoryBackend.checkSizes(dir, capture);
+                } catch (DeviceException e) {
+                    throw new IllegalArgumentException("--device " + spelling() + ": " + e.getMessage());
+                }
                 yield new Resolved(Optional.of(new DirectoryBackend(dir)), "the folder " + label
                         + " (dir: its guest-<n>.bin and image-<k>.raw, asked for)");
             }

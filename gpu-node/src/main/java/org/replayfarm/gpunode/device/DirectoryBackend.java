@@ -55,15 +55,42 @@ public final class DirectoryBackend implements DeviceBackend {
         return out;
     }
 
-    private static java.util.Optional<ByteBuffer> read(Path file, long want, String what) throws DeviceException {
+    /**
+     * Checks the folder's files against the capture without reading them: a file of the wrong size is an error
+     * naming it and both sizes (what {@link #run} would meet after the whole evaluation).
+     */
+    public static void checkSizes(Path dir, org.replayfarm.model.capture.CaptureFile capture) throws DeviceException {
+        for (MemoryRange r : capture.metadata().getRangesList()) {
+            size(dir.resolve("guest-" + r.getIndex() + ".bin"), r.getSize(), "range " + r.getIndex() + " ('"
+                    + r.getName() + "')");
+        }
+        for (Image i : capture.metadata().getImagesList()) {
+            size(dir.resolve("image-" + i.getIndex() + ".raw"), TexelLayout.totalBytes(i), "image " + i.getIndex()
+                    + " ('" + i.getName() + "')");
+        }
+    }
+
+    /** The file's size when it is there and has the size wanted; empty when it is not there. */
+    private static java.util.OptionalLong size(Path file, long want, String what) throws DeviceException {
         if (!Files.isRegularFile(file)) {
-            return java.util.Optional.empty();
+            return java.util.OptionalLong.empty();
         }
         try {
             long size = Files.size(file);
             if (size != want) {
                 throw new DeviceException(file + ": " + size + " bytes, but " + what + " of the capture holds " + want);
             }
+            return java.util.OptionalLong.of(size);
+        } catch (IOException e) {
+            throw new DeviceException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static java.util.Optional<ByteBuffer> read(Path file, long want, String what) throws DeviceException {
+        if (size(file, want, what).isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        try {
             return java.util.Optional.of(ByteBuffer.wrap(Files.readAllBytes(file)));
         } catch (IOException e) {
             throw new DeviceException(file + ": " + e.getMessage(), e);

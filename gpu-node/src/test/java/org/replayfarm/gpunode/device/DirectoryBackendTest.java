@@ -34,9 +34,14 @@ class DirectoryBackendTest {
         assertEquals(List.of(1), List.copyOf(run.ranges().keySet()), "only the range with a file is recorded");
         assertArrayEquals(y, run.rangeBytes(1));
 
+        DeviceBackend resolvedBefore = choice.resolve(capture).backend().orElseThrow();
         Files.write(dir.resolve("guest-0.bin"), new byte[7]);
+        // refused when the choice resolves (before any evaluation), and by the run if the file changed after that
+        IllegalArgumentException early = assertThrows(IllegalArgumentException.class, () -> choice.resolve(capture));
+        assertTrue(early.getMessage().startsWith("--device dir:" + dir + ": ") && early.getMessage().contains(
+                "guest-0.bin: 7 bytes, but range 0 ('arg1 x.bin') of the capture holds 4000"), early.getMessage());
         DeviceException wrong = assertThrows(DeviceException.class,
-                () -> choice.resolve(capture).backend().orElseThrow().run(new DeviceRequest(capture, ""), DeviceEvents.ignore()));
+                () -> resolvedBefore.run(new DeviceRequest(capture, ""), DeviceEvents.ignore()));
         assertTrue(wrong.getMessage().contains("guest-0.bin: 7 bytes, but range 0 ('arg1 x.bin') of the capture holds 4000"),
                 wrong.getMessage());
 
