@@ -166,6 +166,12 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         } catch (IllegalArgumentException e) {
             throw new Invalid("'device': " + e.getMessage());
         }
+        if (parsed.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.DIR) {
+            // a folder of the coordinator's machine: a client may not have the coordinator read (or probe) its files
+            throw new Invalid("'device': dir:PATH names a folder on the coordinator's machine, which a job sent over "
+                    + "the API may not read; add the device's outputs to the capture (replay capture add-run --from DIR) "
+                    + "or compare locally with replay run --device dir:PATH");
+        }
         List<String> views = new ArrayList<>();
         JsonNode v = root.get("views");
         if (v != null) {

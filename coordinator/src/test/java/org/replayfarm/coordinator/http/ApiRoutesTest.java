@@ -253,6 +253,10 @@ class ApiRoutesTest {
         assertTrue(error(notJson).startsWith("the body is not JSON"), notJson.body());
         // Jackson's "[Source: REDACTED ...]" is not for the client; where the JSON stopped is
         assertTrue(!error(notJson).contains("Source") && error(notJson).matches(".* at line 1, column \\d+"), notJson.body());
+        // a folder of the coordinator's machine is not for a client to name (it read any folder the coordinator can)
+        HttpResponse<String> folder = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"dir:/etc\"}");
+        assertEquals(400, folder.statusCode(), folder.body());
+        assertTrue(error(folder).startsWith("'device': dir:PATH names a folder on the coordinator's machine"), folder.body());
         HttpResponse<String> open = postJob("{");
         assertEquals(400, open.statusCode());
         assertTrue(error(open).startsWith("the body is not JSON: Unexpected end-of-input") && !error(open).contains("Source"),
