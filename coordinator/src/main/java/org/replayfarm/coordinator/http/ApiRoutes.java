@@ -180,7 +180,8 @@ public final class ApiRoutes extends AllDirectives {
                         log.error("cannot spool an upload in {}: {}", uploadDir, rootMessage(failure));
                         return full.get();
                     }
-                    log.warn("capture upload failed", failure);
+                    // the client's side (a cut connection, a malformed chunk): one line, not the stream's stack trace
+                    log.warn("a capture upload did not complete: {}", rootMessage(failure));
                     return error(StatusCodes.BAD_REQUEST, "the upload did not complete: " + rootMessage(failure));
                 }
                 String sha = jobs.storeCapture(tmp);
