@@ -213,15 +213,15 @@ public final class MemoryOps {
     /** Whether a guest address lies in the group's scratch backing store (from {@link GuestLayout#SCRATCH_BASE}). */
     static boolean inScratch(Workgroup g, long address) {
         long at = address - GuestLayout.SCRATCH_BASE;
-        return at >= 0 && at < g.scratch().length;
+        return at >= 0 && at < g.scratch().length();
     }
 
     /** The scratch byte index of a guest address, or a fault when it is outside the group's scratch. */
     static int scratchIndex(Workgroup g, long address, int lane) {
         long at = address - GuestLayout.SCRATCH_BASE;
-        if (at < 0 || at >= g.scratch().length) {
+        if (at < 0 || at >= g.scratch().length()) {
             throw new GuestFault(String.format("private access at 0x%x is outside the group's %d bytes of scratch",
-                    address, g.scratch().length), lane);
+                    address, g.scratch().length()), lane);
         }
         return (int) at;
     }

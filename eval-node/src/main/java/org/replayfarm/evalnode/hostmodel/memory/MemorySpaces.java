@@ -114,7 +114,7 @@ final class MemorySpaces {
             public byte[] load(long address, int bytes, int lane) {
                 byte[] out = new byte[bytes];
                 for (int i = 0; i < bytes; i++) {
-                    out[i] = g.scratch()[MemoryOps.scratchIndex(g, address + i, lane)];
+                    out[i] = g.scratch().get(MemoryOps.scratchIndex(g, address + i, lane));
                 }
                 return out;
             }
@@ -125,7 +125,7 @@ final class MemorySpaces {
                     MemoryOps.scratchIndex(g, address + i, lane);
                 }
                 for (int i = 0; i < data.length; i++) {
-                    g.scratch()[MemoryOps.scratchIndex(g, address + i, lane)] = data[i];
+                    g.scratch().set(MemoryOps.scratchIndex(g, address + i, lane), data[i]);
                 }
             }
 

@@ -16,15 +16,15 @@ public final class Workgroup {
     private final int[] id;
     private final List<Wave> waves = new ArrayList<>();
     private final ByteBuffer lds;
-    private final byte[] scratch;
+    private final Scratch scratch;
     private final GroupMemory memory;
 
     public Workgroup(Kernel kernel, int x, int y, int z) {
         this.kernel = kernel;
         this.id = new int[] {x, y, z};
         this.lds = ByteBuffer.allocate(kernel.ldsBytes()).order(ByteOrder.LITTLE_ENDIAN);
-        this.scratch = new byte[(int) Math.min(Integer.MAX_VALUE - 8,
-                (long) kernel.scratchBytesPerLane() * kernel.waveSize() * kernel.wavesPerGroup())];
+        this.scratch = new Scratch((int) Math.min(Integer.MAX_VALUE - 8,
+                (long) kernel.scratchBytesPerLane() * kernel.waveSize() * kernel.wavesPerGroup()));
         this.memory = new GroupMemory(kernel.memory());
     }
 
@@ -55,7 +55,7 @@ public final class Workgroup {
      * guest addresses from {@link org.replayfarm.model.build.GuestLayout#SCRATCH_BASE} (the base the
      * capture hands the kernel; each wave's private segment wave offset points at its part).
      */
-    public byte[] scratch() {
+    public Scratch scratch() {
         return scratch;
     }
 

@@ -148,6 +148,40 @@ class VectorMemoryTest {
         assertEquals(0x5_0000_0000L, MemoryOps.littleEndian(b, 16, 8), "16 held 0 = the comparand");
     }
 
+    /**
+     * The most scratch a gfx1030 wave may have (8,387,584 bytes), on a group of 32 waves: 256 MiB declared, held as
+     * pages when written (one array per group ran two evaluator threads out of heap); the last dword of every lane
+     * is where the layout puts it, and a byte past the group's scratch still faults.
+     */
+    @Test
+    void the_largest_scratch_a_wave_may_have_is_held_as_the_pages_written() throws Exception {
+        int perLane = (int) (org.replayfarm.model.capture.CaptureValidator.WAVE_SCRATCH_LIMIT / 32);
+        int waves = 32;
+        var out = new GuestAsm(dir).waveSize(32).groupSize(32 * waves).scratch(perLane).setup(w -> {
+            for (int l = 0; l < 32; l++) {
+                w.setVgpr(1, l, perLane - 4);
+                w.setVgpr(2, l, 1000 * w.index() + l);
+            }
+        }).run("scratch_store_dword v1, v2, off\nscratch_load_dword v3, v1, off\nscratch_load_dword v4, v1, off offset:-8").ok();
+        var scratch = out.group().scratch();
+        assertEquals((long) perLane * 32 * waves, scratch.length(), "the declared size");
+        for (int wave = 0; wave < waves; wave++) {
+            Wave w = out.wave(wave);
+            for (int l = 0; l < 32; l++) {
+                assertEquals(1000 * wave + l, w.vgpr(3, l));
+                assertEquals(0, w.vgpr(4, l), "never written: zero");
+                assertEquals(1000 * wave + l, scratch.dword(wave * perLane * 32 + ((perLane / 4 - 1) * 32 + l) * 4));
+            }
+        }
+        assertEquals(waves, scratch.pagesMade(), "one page per wave written: "
+                + scratch.pagesMade() * (long) org.replayfarm.evalnode.hostmodel.wave.Scratch.PAGE_BYTES + " bytes of "
+                + scratch.length());
+        var past = new GuestAsm(dir).waveSize(32).groupSize(32).scratch(perLane).setup(w -> w.setVgpr(1, 0, perLane))
+                .runToFault("scratch_store_dword v1, v1, off");
+        assertTrue(past.fault().message().contains("outside the group's " + (long) perLane * 32 + " bytes of scratch"),
+                past.fault().message());
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {32, 64})
     void scratch_arrays_are_private_per_lane_and_dword_interleaved_per_wave(int ws) throws Exception {
@@ -162,7 +196,7 @@ class VectorMemoryTest {
         }).run("scratch_store_dword v1, v2, off offset:16\nscratch_store_dword off, v3, s5 offset:-4\n"
                 + "scratch_load_dword v4, v1, off offset:16\nscratch_load_dword v5, off, s5 offset:-4\n"
                 + "scratch_store_short v1, v3, off offset:41\nscratch_load_ushort v6, v1, off offset:41").ok();
-        byte[] scratch = out.group().scratch();
+        var scratch = out.group().scratch();
         for (int wave = 0; wave < 2; wave++) {
             Wave w = out.wave(wave);
             for (int l = 0; l < ws; l++) {
@@ -171,8 +205,8 @@ class VectorMemoryTest {
                 assertEquals(77 + l, w.vgpr(6, l));
                 // layout: wave part (perLane * ws bytes each), then dword d of lane l at (d * ws + l) * 4
                 int d = (16 + 4 * (l % 5)) / 4;
-                assertEquals(1000 * wave + l, MemoryOps.dword(scratch, wave * perLane * ws + (d * ws + l) * 4));
-                assertEquals(77 + l, MemoryOps.dword(scratch, wave * perLane * ws + (1 * ws + l) * 4));
+                assertEquals(1000 * wave + l, scratch.dword(wave * perLane * ws + (d * ws + l) * 4));
+                assertEquals(77 + l, scratch.dword(wave * perLane * ws + (1 * ws + l) * 4));
             }
         }
     }
