@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import org.replayfarm.coordinator.diff.DwarfLines;
 import org.replayfarm.coordinator.diff.ElementType;
 import org.replayfarm.coordinator.diff.StoreTrace;
+import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.model.capture.CaptureFile;
@@ -132,11 +133,10 @@ final class ExplainCommand implements Callable<Integer> {
             } catch (NumberFormatException ex) {
                 throw new ParameterException(spec.commandLine(), "--group '" + g + "': expected X[,Y[,Z]]");
             }
-            if (id[0] < 0 || id[1] < 0 || id[2] < 0 || id[0] >= shape.getGroupCountX() || id[1] >= shape.getGroupCountY()
-                    || id[2] >= shape.getGroupCountZ()) {
-                throw new ParameterException(spec.commandLine(), "--group " + g + ": group (" + id[0] + ", " + id[1]
-                        + ", " + id[2] + ") is outside the dispatch of " + shape.getGroupCountX() + " x "
-                        + shape.getGroupCountY() + " x " + shape.getGroupCountZ() + " groups");
+            try {
+                new GroupSelection(false, List.of(id)).resolve(shape); // the dispatch's bounds, as eval and run check them
+            } catch (IllegalArgumentException outside) {
+                throw new ParameterException(spec.commandLine(), "--group " + g + ": " + outside.getMessage());
             }
             given.add("(" + id[0] + ", " + id[1] + ", " + id[2] + ")");
         }

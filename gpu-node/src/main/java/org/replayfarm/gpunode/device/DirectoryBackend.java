@@ -38,13 +38,8 @@ public final class DirectoryBackend implements DeviceBackend {
         events.on(new DeviceEvent.Started(kind(), label()));
         TreeMap<Integer, ByteBuffer> ranges = new TreeMap<>();
         TreeMap<Integer, ByteBuffer> images = new TreeMap<>();
-        for (MemoryRange r : request.capture().metadata().getRangesList()) {
-            read(dir.resolve("guest-" + r.getIndex() + ".bin"), r.getSize(), "range " + r.getIndex() + " ('" + r.getName()
-                    + "')").ifPresent(b -> ranges.put(r.getIndex(), b));
-        }
-        for (Image i : request.capture().metadata().getImagesList()) {
-            read(dir.resolve("image-" + i.getIndex() + ".raw"), TexelLayout.totalBytes(i), "image " + i.getIndex() + " ('"
-                    + i.getName() + "')").ifPresent(b -> images.put(i.getIndex(), b));
+        for (Expected e : expected(dir, request.capture())) {
+            read(e).ifPresent(b -> (e.image() ? images : ranges).put(e.index(), b));
         }
         if (ranges.isEmpty() && images.isEmpty()) {
             throw new DeviceException("--device dir:" + dir + ": the folder holds no guest-<n>.bin and no image-<k>.raw "
@@ -60,40 +55,54 @@ public final class DirectoryBackend implements DeviceBackend {
      * naming it and both sizes (what {@link #run} would meet after the whole evaluation).
      */
     public static void checkSizes(Path dir, org.replayfarm.model.capture.CaptureFile capture) throws DeviceException {
+        for (Expected e : expected(dir, capture)) {
+            present(e);
+        }
+    }
+
+    /** The file of one range ({@code guest-<n>.bin}) or image ({@code image-<k>.raw}), and its size in the capture. */
+    private record Expected(boolean image, int index, Path file, long bytes, String what) {
+    }
+
+    /** Every file the folder may hold for the capture: its ranges', then its images'. */
+    private static List<Expected> expected(Path dir, org.replayfarm.model.capture.CaptureFile capture) {
+        List<Expected> all = new java.util.ArrayList<>();
         for (MemoryRange r : capture.metadata().getRangesList()) {
-            size(dir.resolve("guest-" + r.getIndex() + ".bin"), r.getSize(), "range " + r.getIndex() + " ('"
-                    + r.getName() + "')");
+            all.add(new Expected(false, r.getIndex(), dir.resolve("guest-" + r.getIndex() + ".bin"), r.getSize(),
+                    "range " + r.getIndex() + " ('" + r.getName() + "')"));
         }
         for (Image i : capture.metadata().getImagesList()) {
-            size(dir.resolve("image-" + i.getIndex() + ".raw"), TexelLayout.totalBytes(i), "image " + i.getIndex()
-                    + " ('" + i.getName() + "')");
+            all.add(new Expected(true, i.getIndex(), dir.resolve("image-" + i.getIndex() + ".raw"),
+                    TexelLayout.totalBytes(i), "image " + i.getIndex() + " ('" + i.getName() + "')"));
         }
+        return all;
     }
 
-    /** The file's size when it is there and has the size wanted; empty when it is not there. */
-    private static java.util.OptionalLong size(Path file, long want, String what) throws DeviceException {
-        if (!Files.isRegularFile(file)) {
-            return java.util.OptionalLong.empty();
+    /** Whether the file is there (not: not recorded); a file of the wrong size is an error naming both sizes. */
+    private static boolean present(Expected e) throws DeviceException {
+        if (!Files.isRegularFile(e.file())) {
+            return false;
         }
         try {
-            long size = Files.size(file);
-            if (size != want) {
-                throw new DeviceException(file + ": " + size + " bytes, but " + what + " of the capture holds " + want);
+            long size = Files.size(e.file());
+            if (size != e.bytes()) {
+                throw new DeviceException(e.file() + ": " + size + " bytes, but " + e.what() + " of the capture holds "
+                        + e.bytes());
             }
-            return java.util.OptionalLong.of(size);
-        } catch (IOException e) {
-            throw new DeviceException(file + ": " + e.getMessage(), e);
+            return true;
+        } catch (IOException x) {
+            throw new DeviceException(e.file() + ": " + x.getMessage(), x);
         }
     }
 
-    private static java.util.Optional<ByteBuffer> read(Path file, long want, String what) throws DeviceException {
-        if (size(file, want, what).isEmpty()) {
+    private static java.util.Optional<ByteBuffer> read(Expected e) throws DeviceException {
+        if (!present(e)) {
             return java.util.Optional.empty();
         }
         try {
-            return java.util.Optional.of(ByteBuffer.wrap(Files.readAllBytes(file)));
-        } catch (IOException e) {
-            throw new DeviceException(file + ": " + e.getMessage(), e);
+            return java.util.Optional.of(ByteBuffer.wrap(Files.readAllBytes(e.file())));
+        } catch (IOException x) {
+            throw new DeviceException(e.file() + ": " + x.getMessage(), x);
         }
     }
 }
