@@ -14,7 +14,7 @@ public final class Replay {
             NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, SubmitCommand.class,
             WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class,
             ExplainCommand.class,
-            CommandLine.HelpCommand.class);
+            DaemonCommand.class, CommandLine.HelpCommand.class);
 
     /** Exit status: no differences / differences found / error (DESIGN.md, "Running it"). */
     public static final int EXIT_OK = 0;
@@ -23,6 +23,13 @@ public final class Replay {
 
     public static void main(String[] args) {
         String first = args.length > 0 ? args[0] : null;
+        if ("run".equals(first) && DaemonClient.wanted(args)) {
+            // the run daemon's client: no picocli, Akka or logging set-up here (the daemon has them warm)
+            java.util.OptionalInt status = DaemonClient.run(args);
+            if (status.isPresent()) {
+                System.exit(status.getAsInt());
+            }
+        }
         if ("run".equals(first) || "node".equals(first)) {
             loadConfigAhead();
         }

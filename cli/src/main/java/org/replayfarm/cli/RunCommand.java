@@ -103,6 +103,14 @@ final class RunCommand implements Callable<Integer> {
                     + "shutdown: wall and process CPU seconds) to stderr.")
     boolean timings;
 
+    @Option(names = "--daemon", negatable = true,
+            description = "Run in this user's run daemon (replay daemon --help), started when there is none: no JVM or "
+                    + "cluster start, code already compiled; same outputs (default: REPLAY_DAEMON, else off).")
+    Boolean daemon;
+
+    /** Set when the run daemon runs this command for a client: its node, the client's terminal and stderr. */
+    RunDaemon.Session session;
+
     @Override
     public Integer call() throws Exception {
         Replay.checkOutDir(spec, out);
@@ -117,7 +125,8 @@ final class RunCommand implements Callable<Integer> {
             return batch(all);
         }
         capture = all.get(0);
-        RunTimings clock = timings ? RunTimings.start() : RunTimings.off();
+        RunTimings clock = !timings ? RunTimings.off()
+                : session != null ? RunTimings.startAt("replay run", session.clientStartMillis()) : RunTimings.start();
         if (budget <= 0) {
             throw new ParameterException(spec.commandLine(), "--budget must be positive");
         }
@@ -132,15 +141,17 @@ final class RunCommand implements Callable<Integer> {
         // written last, through OutputFolder, so an interrupted run leaves none or says they are incomplete
         com.typesafe.config.Config overlay = metrics.overlay(com.typesafe.config.ConfigFactory.parseString(
                 "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n" + FarmNode.EMBEDDED_KEY + " = on"), "warn", MetricsOptions.EMBEDDED_PORT, spec);
-        Path work = Files.createTempDirectory("replay-run");
+        // in the run daemon: its node (kept between runs), no work directory or signal hook of this run's own
+        Path work = session == null ? Files.createTempDirectory("replay-run") : null;
         PrintWriter errors = spec.commandLine().getErr();
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         // registered before the node starts writing into the work directory, so a signal at any point removes it
-        Thread onSignal = interruptHook(errors, work, done);
+        Thread onSignal = session == null ? interruptHook(errors, work, done) : null;
         // the embedded cluster starts on another thread while this one opens the capture and checks the options
         // (a capture that is not there starts none: that error needs no cluster); a refused option closes it
-        CompletableFuture<FarmNode> starting = Files.isRegularFile(capture) ? startNode(work, n, overlay)
-                : CompletableFuture.failedFuture(new IllegalStateException("no capture"));
+        CompletableFuture<FarmNode> starting = !Files.isRegularFile(capture)
+                ? CompletableFuture.failedFuture(new IllegalStateException("no capture"))
+                : session == null ? startNode(work, n, overlay) : heldNode(session.daemon(), n, overlay);
         CaptureFile file;
         Kernel kernel;
         GroupSelection chosen;
@@ -164,19 +175,24 @@ final class RunCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
         } catch (Exception | Error e) {
-            starting.thenAccept(FarmNode::close).exceptionally(x -> null).join();
+            if (session == null) {
+                starting.thenAccept(FarmNode::close).exceptionally(x -> null).join();
+            } else {
+                starting.exceptionally(x -> null).join(); // the daemon's node stays for the next run
+            }
             done.set(true);
             deleteTree(work);
             removeHook(onSignal);
             throw e;
         }
-        boolean bar = progress != null ? progress : System.console() != null;
+        boolean bar = progress != null ? progress : session != null ? session.terminal() : System.console() != null;
         AtomicReference<Comparison.Result> result = new AtomicReference<>();
         JobProgress end;
         clock.mark("parse and check");
         FarmNode started = null;
-        try (FarmNode node = awaitNode(starting)) {
-            started = node;
+        String id = session == null ? "run" : session.daemon().nextJobId();
+        try (Lease lease = lease(awaitNode(starting), id)) {
+            FarmNode node = started = lease.node();
             clock.mark("node start");
             String sha = node.jobs().storeCapture(file); // opened (validated) above: not opened again
             node.jobs().holdOpened(sha, file, kernel); // the job launched below takes them as they are
@@ -193,13 +209,17 @@ final class RunCommand implements Callable<Integer> {
             errors.flush();
             ProgressBar pb = bar ? new ProgressBarBuilder().setTaskName("groups").setInitialMax(total)
                     .setStyle(ProgressBarStyle.COLORFUL_UNICODE_BLOCK).setUnit(" groups", 1).showSpeed()
-                    .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(System.err)).build() : null;
+                    .setUpdateIntervalMillis(200).setConsumer(new ConsoleProgressBarConsumer(
+                            session != null ? session.err() : System.err)).build() : null;
             try {
                 // the job compares and writes the report as the coordinator's jobs do (one path); it reports every
                 // group done (evaluated and merged) before it compares, which ends the "evaluate" phase
-                node.jobs().start("run", sha, chosen, budget, out.toAbsolutePath(), compare,
+                node.jobs().start(id, sha, chosen, budget, out.toAbsolutePath(), compare,
                         capture.getFileName().toString(), result::set);
-                try (AutoCloseable sub = node.jobs().subscribe("run", p -> {
+                if (session != null) {
+                    session.onHangUp().set(() -> node.jobs().cancel(id)); // the client's Ctrl-C
+                }
+                try (AutoCloseable sub = node.jobs().subscribe(id, p -> {
                     if (pb != null) {
                         pb.stepTo(p.groupsDone());
                     }
@@ -223,8 +243,12 @@ final class RunCommand implements Callable<Integer> {
                 clock.mark("shutdown");
             }
             done.set(true);
-            deleteTree(work);
-            removeHook(onSignal);
+            if (session == null) {
+                deleteTree(work);
+                removeHook(onSignal);
+            } else {
+                session.onHangUp().set(null);
+            }
         }
         if (!end.state().equals("finished")) {
             throw new IllegalStateException("the job failed: " + end.error());
@@ -276,11 +300,74 @@ final class RunCommand implements Callable<Integer> {
 
     /** Many runs in one JVM (tests, batches) keep no hook behind them. */
     private static void removeHook(Thread hook) {
+        if (hook == null) {
+            return;
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
             // the JVM is exiting: the hook runs, sees done and does nothing
         }
+    }
+
+    /** The daemon's node for these settings, on a thread of its own as {@link #startNode} (it may start one). */
+    private static CompletableFuture<FarmNode> heldNode(RunDaemon d, int threads, com.typesafe.config.Config overlay) {
+        CompletableFuture<FarmNode> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(d.node(threads, overlay));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "replay-run-daemon-node");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    /** The node a run holds: its own, closed at the end; or the daemon's, where the run's job is removed instead. */
+    private record Lease(FarmNode node, String jobId, boolean own) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (own) {
+                node.close();
+                return;
+            }
+            // the daemon keeps the node, not the job: its state, the decoded capture and the stored copy go, so a
+            // daemon's memory does not grow with its runs (the outputs in --out are the user's and stay)
+            String sha = node.jobs().progress(jobId).map(org.replayfarm.coordinator.jobs.JobProgress::captureSha256)
+                    .orElse(null);
+            // the job's actor stops, and its journal writes its end, just after the end is reported: removal waits
+            // for both (briefly; a job still there after that is left to the node's retention sweep)
+            RuntimeException last = null;
+            for (int i = 0; i < 150; i++) {
+                try {
+                    if (node.jobs().remove(jobId).outcome() != org.replayfarm.coordinator.jobs.JobService.RemoveOutcome.RUNNING) {
+                        last = null;
+                        break;
+                    }
+                } catch (IllegalStateException notYet) {
+                    last = notYet;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            if (last != null) {
+                org.slf4j.LoggerFactory.getLogger(RunCommand.class).warn("run daemon: job {} not removed: {}", jobId,
+                        last.getMessage());
+            }
+            if (sha != null && node.evaluator() != null) {
+                node.evaluator().cache().release(sha);
+            }
+        }
+    }
+
+    private Lease lease(FarmNode node, String id) {
+        return new Lease(node, id, session == null);
     }
 
     /** The started node, or what its start threw. */
@@ -362,6 +449,9 @@ final class RunCommand implements Callable<Integer> {
     }
 
     static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
         try (Stream<Path> s = Files.walk(dir)) {
             s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -32,6 +32,22 @@ final class RunTimings {
         }
     }
 
+    /**
+     * A run the run daemon runs for a client whose JVM started at {@code clientStartMillis}: the first phase is the
+     * client's start and its request (its CPU is the client's, not counted here); the others are the daemon's.
+     */
+    private RunTimings(String command, long clientStartMillis) {
+        this.on = true;
+        this.command = command;
+        lastWall = System.nanoTime() - (System.currentTimeMillis() - clientStartMillis) * 1_000_000L;
+        lastCpu = cpu();
+        mark("client start to daemon");
+    }
+
+    static RunTimings startAt(String command, long clientStartMillis) {
+        return new RunTimings(command, clientStartMillis);
+    }
+
     static RunTimings start() {
         return start("replay run");
     }

@@ -320,12 +320,14 @@ public final class ClusterJobService implements JobService {
 
     private void update(JobProgress p) {
         JobProgress shown = p.withFigures(p.figures().withSampling(liveSampling.get()));
-        board.update(shown);
         if (shown.ended()) {
             endedAt.putIfAbsent(shown.jobId(), System.currentTimeMillis());
             actors.remove(shown.jobId());
+            // told before the board shows the end: a subscriber that removes the job when it sees it end (the run
+            // daemon) sends its Remove after this End, which the journal then holds (it persists in order)
             registry.tell(new Journal.End(ended(shown)));
         }
+        board.update(shown);
     }
 
     private static org.replayfarm.proto.JobEnded ended(JobProgress p) {

@@ -110,6 +110,14 @@ public final class CaptureCache {
         kernels.putIfAbsent(sha256, CompletableFuture.completedFuture(java.util.Objects.requireNonNull(kernel)));
     }
 
+    /**
+     * Forgets the kernel held or fetched for {@code sha256} (a long-lived process, the run daemon, that is done
+     * with it); a later slice of it fetches it again.
+     */
+    public void release(String sha256) {
+        kernels.remove(sha256);
+    }
+
     /** The cached file of a capture, downloading it from {@code url} if it is not here yet. */
     public Path fetch(String sha256, String url) throws IOException {
         if (!SHA256.matcher(sha256).matches()) {

@@ -1,0 +1,233 @@
+package org.replayfarm.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code replay run --daemon} (or {@code REPLAY_DAEMON=on}): hands the run to this user's run daemon
+ * ({@link RunDaemon}), starting one when there is none, and relays its output and exit status. The daemon keeps a
+ * started embedded farm node and a warm JIT between runs, so a run pays neither the JVM's nor the cluster's start
+ * again. This side loads no picocli, Akka or host model: a JVM start, a socket and a loop.
+ */
+final class DaemonClient {
+    /** How long a daemon just started may take to listen before the run goes on without it. */
+    static final long START_WAIT_MILLIS = 60_000;
+
+    private DaemonClient() {
+    }
+
+    /** Whether {@code replay run ARGS} goes to the daemon: {@code --daemon}/{@code --no-daemon}, else REPLAY_DAEMON. */
+    static boolean wanted(String[] args) {
+        Boolean flag = null;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--")) {
+                break;
+            }
+            if (args[i].equals("--daemon")) {
+                flag = true;
+            } else if (args[i].equals("--no-daemon")) {
+                flag = false;
+            }
+        }
+        return flag != null ? flag : on(System.getenv("REPLAY_DAEMON"));
+    }
+
+    static boolean on(String v) {
+        return v != null && switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "on", "true", "yes", "1" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Runs {@code replay run ARGS} in the daemon and returns its exit status; empty when no daemon could be had
+     * (said on stderr): the caller then runs the command in this process.
+     */
+    static OptionalInt run(String[] args) {
+        List<String> rest = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            if (!args[i].equals("--daemon") && !args[i].equals("--no-daemon")) {
+                rest.add(args[i]);
+            }
+        }
+        long started = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        SocketChannel ch;
+        Path socket;
+        try {
+            socket = DaemonWire.socket(DaemonWire.folder(), jvmOptions());
+            ch = connectOrStart(socket);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("replay run: no run daemon (" + Replay.describe(e)
+                    + "); running in this process");
+            return OptionalInt.empty();
+        }
+        if (ch == null) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(relay(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, Path.of("").toAbsolutePath().toString(),
+                rest, System.console() != null, started), socket));
+    }
+
+    /** Sends {@code request} and copies the daemon's frames to this process's stdout and stderr; the exit status. */
+    static int relay(SocketChannel ch, DaemonWire.Request request, Path socket) {
+        AtomicBoolean ended = new AtomicBoolean();
+        // Ctrl-C or SIGTERM here: the connection closes with this JVM, and the daemon cancels the job
+        Thread hook = new Thread(() -> {
+            if (!ended.get() && request.kind() == DaemonWire.Kind.RUN) {
+                System.err.println("replay run: interrupted; the run daemon stops the job");
+                System.err.flush();
+            }
+        }, "replay-run-daemon-interrupted");
+        Runtime.getRuntime().addShutdownHook(hook);
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        try (ch) {
+            request.write(ch);
+            while (true) {
+                DaemonWire.Frame f = DaemonWire.Frame.read(ch);
+                switch (f.type()) {
+                    case DaemonWire.OUT -> {
+                        out.write(f.bytes());
+                        out.flush();
+                    }
+                    case DaemonWire.ERR -> {
+                        err.write(f.bytes());
+                        err.flush();
+                    }
+                    case DaemonWire.EXIT -> {
+                        ended.set(true);
+                        return f.status();
+                    }
+                    default -> throw new IOException("a frame of unknown type " + f.type());
+                }
+            }
+        } catch (IOException e) {
+            ended.set(true);
+            err.println("replay run: the run daemon stopped before the run ended (" + Replay.describe(e)
+                    + "); its log: " + log(socket));
+            return Replay.EXIT_ERROR;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException exiting) {
+                // the JVM is exiting: the hook says so
+            }
+        }
+    }
+
+    /** The daemon's log: beside its socket. */
+    static Path log(Path socket) {
+        String name = socket.getFileName().toString();
+        return socket.resolveSibling(name.substring(0, name.length() - ".sock".length()) + ".log");
+    }
+
+    /** This JVM's options (the daemon is started with the same: heap, class-data archive, JIT flags). */
+    static List<String> jvmOptions() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+    }
+
+    /** A connection to the daemon at {@code socket}, started first when none listens; null when it did not start. */
+    static SocketChannel connectOrStart(Path socket) throws IOException {
+        SocketChannel ch = connect(socket);
+        if (ch != null) {
+            return ch;
+        }
+        stopOlderBuilds(socket);
+        Process daemon = start(socket);
+        long deadline = System.currentTimeMillis() + START_WAIT_MILLIS;
+        while (System.currentTimeMillis() < deadline) {
+            ch = connect(socket);
+            if (ch != null) {
+                return ch;
+            }
+            if (!daemon.isAlive() && connect(socket) == null) {
+                // it exited: another daemon may have won the socket (then connect finds it), else it failed
+                System.err.println("replay run: the run daemon did not start (exit status " + daemon.exitValue()
+                        + "; its log: " + log(socket) + "); running in this process");
+                return null;
+            }
+            try {
+                Thread.sleep(25);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        System.err.println("replay run: the run daemon did not listen within " + START_WAIT_MILLIS / 1000
+                + " s (its log: " + log(socket) + "); running in this process");
+        return null;
+    }
+
+    /** Stops the daemons of older builds of this distribution (a rebuild made them stale); quietly. */
+    static void stopOlderBuilds(Path socket) {
+        try (java.util.stream.Stream<Path> s = Files.list(socket.getParent())) {
+            for (Path other : s.filter(p -> DaemonWire.olderBuild(p, socket)).toList()) {
+                try (SocketChannel ch = connect(other)) {
+                    if (ch == null) {
+                        Files.deleteIfExists(other);
+                        continue;
+                    }
+                    new DaemonWire.Request(DaemonWire.Kind.STOP, "", List.of(), false, 0).write(ch);
+                    while (DaemonWire.Frame.read(ch).type() != DaemonWire.EXIT) {
+                        // its goodbye
+                    }
+                } catch (IOException e) {
+                    // gone meanwhile
+                }
+            }
+        } catch (IOException e) {
+            // nothing to stop
+        }
+    }
+
+    /** Connected, or null when nothing listens there. */
+    static SocketChannel connect(Path socket) throws IOException {
+        if (!Files.exists(socket)) {
+            return null;
+        }
+        SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            ch.connect(UnixDomainSocketAddress.of(socket));
+            return ch;
+        } catch (java.net.SocketException refused) {
+            ch.close();
+            return null;
+        }
+    }
+
+    /**
+     * Starts a daemon for {@code socket}: this JVM's Java, options and class path, in a session of its own
+     * ({@code setsid}, where there is one: a Ctrl-C meant for this run must not stop it), its output to its log.
+     */
+    static Process start(Path socket) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "setsid"))) {
+                cmd.add(Path.of(dir, "setsid").toString());
+                break;
+            }
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Replay.class.getName());
+        cmd.add("daemon");
+        cmd.add("serve");
+        cmd.add("--socket");
+        cmd.add(socket.toString());
+        Path log = log(socket);
+        return new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+    }
+}

@@ -1,0 +1,278 @@
+package org.replayfarm.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The run daemon's wire and where it lives (shared by {@link DaemonClient} and {@link RunDaemon}).
+ *
+ * <p>A daemon listens on a Unix domain socket in a folder of the user's own ({@code java.io.tmpdir}/replay-daemon-USER,
+ * mode 0700, refused when another user owns it or others may enter it). Its name says which distribution and
+ * settings it serves: {@code INSTALL-BUILD-SETTINGS.sock}, INSTALL a hash of the distribution's class path, BUILD
+ * of its files' sizes and times and the Java home, SETTINGS of the JVM's options and the environment a run reads
+ * ({@code REPLAY_*}, {@code PATH}, {@code TMPDIR}, {@code LD_LIBRARY_PATH}, {@code CUDA_*}): a run whose settings
+ * differ gets a daemon of its own, which inherits them when it is started; a daemon of an older build of the same
+ * distribution is stopped when a new one starts.
+ *
+ * <p>Messages are length-prefixed: a request (its kind, the client's folder, its arguments, whether its stderr is
+ * a terminal, when its JVM started), then frames from the daemon: {@link #OUT} and {@link #ERR} bytes for the
+ * client's stdout and stderr, and one {@link #EXIT} with the exit status, after which the daemon closes the
+ * connection. Channel reads and writes only (never {@code Channels.newInputStream}: on JDK 17 its reads hold the
+ * channel's blocking lock, which would stop the daemon's output while it waits for the client to hang up).
+ */
+final class DaemonWire {
+    static final byte OUT = 'O';
+    static final byte ERR = 'E';
+    static final byte EXIT = 'X';
+    /** A request or frame larger than this is refused (a request is a command line; a frame a buffer). */
+    static final int MAX_MESSAGE = 16 << 20;
+    /** The wire's version: a client and daemon of different versions never meet (it is part of BUILD). */
+    static final int VERSION = 1;
+
+    enum Kind { RUN, STATUS, STOP }
+
+    /** What a client asks: {@code args} are the command's arguments after {@code run} (or none). */
+    record Request(Kind kind, String cwd, List<String> args, boolean terminal, long clientStartMillis) {
+        Request {
+            args = List.copyOf(args);
+        }
+
+        void write(SocketChannel ch) throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream d = new DataOutputStream(bytes);
+            d.writeInt(VERSION);
+            d.writeUTF(kind.name());
+            writeString(d, cwd);
+            d.writeInt(args.size());
+            for (String a : args) {
+                writeString(d, a);
+            }
+            d.writeBoolean(terminal);
+            d.writeLong(clientStartMillis);
+            d.flush();
+            writeMessage(ch, bytes.toByteArray());
+        }
+
+        static Request read(SocketChannel ch) throws IOException {
+            DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(readMessage(ch)));
+            int version = d.readInt();
+            if (version != VERSION) {
+                throw new IOException("wire version " + version + ", this daemon speaks " + VERSION);
+            }
+            Kind kind;
+            try {
+                kind = Kind.valueOf(d.readUTF());
+            } catch (IllegalArgumentException e) {
+                throw new IOException("unknown request: " + e.getMessage());
+            }
+            String cwd = readString(d);
+            int n = d.readInt();
+            if (n < 0 || n > 100_000) {
+                throw new IOException("a request of " + n + " arguments");
+            }
+            List<String> args = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                args.add(readString(d));
+            }
+            return new Request(kind, cwd, args, d.readBoolean(), d.readLong());
+        }
+    }
+
+    private static void writeString(DataOutputStream d, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        d.writeInt(b.length);
+        d.write(b);
+    }
+
+    private static String readString(DataInputStream d) throws IOException {
+        int n = d.readInt();
+        if (n < 0 || n > MAX_MESSAGE) {
+            throw new IOException("a string of " + n + " bytes");
+        }
+        return new String(d.readNBytes(n), StandardCharsets.UTF_8);
+    }
+
+    /** Writes {@code body} with its length before it. */
+    static void writeMessage(SocketChannel ch, byte[] body) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
+        writeFully(ch, b);
+    }
+
+    static byte[] readMessage(SocketChannel ch) throws IOException {
+        int n = readFully(ch, ByteBuffer.allocate(4)).getInt();
+        if (n < 0 || n > MAX_MESSAGE) {
+            throw new IOException("a message of " + n + " bytes");
+        }
+        return readFully(ch, ByteBuffer.allocate(n)).array();
+    }
+
+    /** One frame from the daemon: its type and bytes (for {@link #EXIT}, the status in four bytes). */
+    record Frame(byte type, byte[] bytes) {
+        int status() {
+            return ByteBuffer.wrap(bytes).getInt();
+        }
+
+        static Frame read(SocketChannel ch) throws IOException {
+            byte type = readFully(ch, ByteBuffer.allocate(1)).get();
+            return new Frame(type, readMessage(ch));
+        }
+    }
+
+    static void writeFrame(SocketChannel ch, byte type, byte[] bytes, int off, int len) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(5 + len).put(type).putInt(len).put(bytes, off, len).flip();
+        synchronized (ch) {
+            writeFully(ch, b);
+        }
+    }
+
+    static void writeExit(SocketChannel ch, int status) throws IOException {
+        writeFrame(ch, EXIT, ByteBuffer.allocate(4).putInt(status).array(), 0, 4);
+    }
+
+    /** The daemon's side of a client's stdout or stderr: each write one frame; a write to a client gone is dropped. */
+    static OutputStream frames(SocketChannel ch, byte type) {
+        return new OutputStream() {
+            private volatile boolean gone;
+
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                if (gone || len == 0) {
+                    return;
+                }
+                try {
+                    writeFrame(ch, type, b, off, len);
+                } catch (IOException e) {
+                    gone = true; // the client hung up: the run goes on to its end (or is cancelled) unheard
+                }
+            }
+        };
+    }
+
+    private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    private static ByteBuffer readFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                throw new EOFException("the other side closed the connection");
+            }
+        }
+        return b.flip();
+    }
+
+    /** The folder of this user's daemons, made (0700) when missing; refused when it is not the user's own. */
+    static Path folder() throws IOException {
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "replay-daemon-" + user);
+        if (!Files.isDirectory(dir)) {
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // another run made it meanwhile
+            }
+        }
+        String me = System.getProperty("user.name");
+        String owner = Files.getOwner(dir).getName();
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
+        if (!owner.equals(me) || perms.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
+            throw new IOException(dir + " is owned by " + owner + " with mode " + PosixFilePermissions.toString(perms)
+                    + "; the run daemon's folder must be " + me + "'s alone (rwx------)");
+        }
+        return dir;
+    }
+
+    /** The environment a run reads, sorted: part of BUILD. */
+    static Map<String, String> environment() {
+        Map<String, String> env = new TreeMap<>();
+        System.getenv().forEach((k, v) -> {
+            if ((k.startsWith("REPLAY_") && !k.equals("REPLAY_DAEMON")) || k.startsWith("CUDA_") || k.equals("PATH")
+                    || k.equals("TMPDIR") || k.equals("LD_LIBRARY_PATH")) {
+                env.put(k, v);
+            }
+        });
+        return env;
+    }
+
+    /** INSTALL: this distribution's class path. */
+    static String install() {
+        return hash(List.of(System.getProperty("java.class.path", ""))).substring(0, 8);
+    }
+
+    /** BUILD: the class path's files (size and time), the wire's version and the Java home. */
+    static String build() {
+        List<String> parts = new ArrayList<>();
+        parts.add("wire " + VERSION);
+        for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(entry);
+            try {
+                parts.add(entry + " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis());
+            } catch (IOException | RuntimeException e) {
+                parts.add(entry + " missing");
+            }
+        }
+        parts.add(System.getProperty("java.home", ""));
+        return hash(parts).substring(0, 8);
+    }
+
+    /** SETTINGS: the JVM's options and {@link #environment()}. */
+    static String settings(List<String> jvmOptions) {
+        List<String> parts = new ArrayList<>(jvmOptions);
+        environment().forEach((k, v) -> parts.add(k + "=" + v));
+        return hash(parts).substring(0, 8);
+    }
+
+    /** The socket of the daemon for this distribution, build and settings: INSTALL-BUILD-SETTINGS.sock. */
+    static Path socket(Path folder, List<String> jvmOptions) {
+        return folder.resolve(install() + "-" + build() + "-" + settings(jvmOptions) + ".sock");
+    }
+
+    /** Whether {@code other} is a daemon's socket of this distribution (INSTALL) from another build of it. */
+    static boolean olderBuild(Path other, Path mine) {
+        String[] o = other.getFileName().toString().split("-");
+        String[] m = mine.getFileName().toString().split("-");
+        return o.length == 3 && m.length == 3 && other.getFileName().toString().endsWith(".sock")
+                && o[0].equals(m[0]) && !o[1].equals(m[1]);
+    }
+
+    private static String hash(List<String> parts) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (String p : parts) {
+                md.update(p.getBytes(StandardCharsets.UTF_8));
+                md.update((byte) 0);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private DaemonWire() {
+    }
+}

@@ -1,0 +1,314 @@
+package org.replayfarm.cli;
+
+import com.typesafe.config.Config;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import org.replayfarm.coordinator.cluster.FarmNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * The run daemon: one JVM of this user's that keeps an embedded farm node (the one {@code replay run} starts and
+ * closes for every run) started between runs, with the JIT's work on it, and runs the {@code replay run} commands
+ * {@link DaemonClient}s send it, one at a time, as the same {@link RunCommand} would in their own process: their
+ * arguments, their folder for relative paths, their stdout, stderr and exit status. The node is started again when
+ * a run asks for other node settings (evaluator threads, metrics). A client that hangs up cancels its job. After
+ * {@code idle} without a run it closes the node, removes its socket and exits.
+ */
+final class RunDaemon implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RunDaemon.class);
+    /** How long a daemon waits for the next run before it exits (REPLAY_DAEMON_IDLE). */
+    static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
+
+    private final Path socket;
+    private final Duration idle;
+    private final ReentrantLock runs = new ReentrantLock(true);
+    private final AtomicLong lastUsed = new AtomicLong(System.nanoTime());
+    private final AtomicInteger served = new AtomicInteger();
+    private final AtomicInteger nodeStarts = new AtomicInteger();
+    private final AtomicInteger jobCounter = new AtomicInteger();
+    private final long startedMillis = System.currentTimeMillis();
+    private final Path work;
+    private FarmNode node;
+    private String nodeSettings;
+    private ServerSocketChannel server;
+    private FileChannel lockFile;
+    private volatile boolean stopping;
+
+    RunDaemon(Path socket, Duration idle) throws IOException {
+        this.socket = socket;
+        this.idle = idle;
+        this.work = Files.createTempDirectory("replay-daemon");
+    }
+
+    /**
+     * Binds the socket (false when another daemon holds it: this one has nothing to do), then serves until it is
+     * stopped or idle for its {@code idle} time.
+     */
+    boolean serve() throws IOException {
+        if (!bind()) {
+            return false;
+        }
+        log.info("run daemon {} listening (idle exit after {})", socket, idle);
+        Thread idler = new Thread(this::watchIdle, "replay-daemon-idle");
+        idler.setDaemon(true);
+        idler.start();
+        while (!stopping) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                if (stopping) {
+                    break;
+                }
+                throw e;
+            }
+            Thread t = new Thread(() -> handle(ch), "replay-daemon-client");
+            t.setDaemon(true);
+            t.start();
+        }
+        return true;
+    }
+
+    /**
+     * The lock file beside the socket says which daemon owns it: held for this JVM's life, so a second daemon
+     * started for the same socket (two runs at once found none) sees it taken and leaves.
+     */
+    private boolean bind() throws IOException {
+        Path lock = socket.resolveSibling(socket.getFileName() + ".lock");
+        lockFile = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = lockFile.tryLock();
+        if (held == null) {
+            lockFile.close();
+            return false;
+        }
+        Files.deleteIfExists(socket); // a daemon before this one that died without removing it
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        return true;
+    }
+
+    private void watchIdle() {
+        while (!stopping) {
+            try {
+                Thread.sleep(Math.min(1000, Math.max(10, idle.toMillis() / 4)));
+            } catch (InterruptedException e) {
+                return;
+            }
+            boolean gone = !Files.exists(socket);
+            if (gone || (!runs.isLocked() && System.nanoTime() - lastUsed.get() > idle.toNanos())) {
+                log.info("run daemon {}: {}; exiting", socket, gone ? "its socket was removed" : "idle for " + idle);
+                stop();
+                return;
+            }
+        }
+    }
+
+    /** Stops accepting; the run in progress (if any) ends first, then the node closes. */
+    void stop() {
+        stopping = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing
+        }
+    }
+
+    private void handle(SocketChannel ch) {
+        try (ch) {
+            DaemonWire.Request req;
+            try {
+                req = DaemonWire.Request.read(ch);
+            } catch (IOException e) {
+                log.warn("run daemon: a request that could not be read: {}", e.toString());
+                return;
+            }
+            switch (req.kind()) {
+                case STATUS -> {
+                    byte[] text = status().getBytes(StandardCharsets.UTF_8);
+                    DaemonWire.writeFrame(ch, DaemonWire.OUT, text, 0, text.length);
+                    DaemonWire.writeExit(ch, 0);
+                }
+                case STOP -> {
+                    stop();
+                    byte[] text = ("stopping the run daemon " + socket + " (pid " + ProcessHandle.current().pid() + ")\n")
+                            .getBytes(StandardCharsets.UTF_8);
+                    DaemonWire.writeFrame(ch, DaemonWire.OUT, text, 0, text.length);
+                    DaemonWire.writeExit(ch, 0);
+                }
+                case RUN -> DaemonWire.writeExit(ch, run(ch, req));
+            }
+        } catch (IOException e) {
+            log.debug("run daemon: client gone: {}", e.toString());
+        }
+    }
+
+    String status() {
+        long idleFor = (System.nanoTime() - lastUsed.get()) / 1_000_000_000L;
+        return String.format("daemon          pid %d, %s%n"
+                        + "runs            %d (%s)%n"
+                        + "node            %s%n"
+                        + "idle            %d s of %d s%n"
+                        + "up since        %s%n"
+                        + "log             %s%n",
+                ProcessHandle.current().pid(), socket, served.get(), runs.isLocked() ? "one running" : "none running",
+                node == null ? "not started" : "started " + nodeStarts.get() + " time(s), " + node.evalThreads()
+                        + " evaluator thread(s)", idleFor, idle.toSeconds(), java.time.Instant.ofEpochMilli(startedMillis),
+                DaemonClient.log(socket));
+    }
+
+    /** One {@code replay run}, in turn: the exit status it ends with. */
+    private int run(SocketChannel ch, DaemonWire.Request req) {
+        PrintStream out = new PrintStream(DaemonWire.frames(ch, DaemonWire.OUT), true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(DaemonWire.frames(ch, DaemonWire.ERR), true, StandardCharsets.UTF_8);
+        if (!runs.tryLock()) {
+            err.println("replay run: the run daemon is busy with another run; waiting for it to end");
+            runs.lock();
+        }
+        AtomicReference<Runnable> onHangUp = new AtomicReference<>();
+        AtomicReference<Boolean> finished = new AtomicReference<>(false);
+        try {
+            if (stopping) {
+                err.println("replay run: the run daemon is stopping; run again");
+                return Replay.EXIT_ERROR;
+            }
+            served.incrementAndGet();
+            // the client sends nothing more: a read that ends means it hung up (Ctrl-C), and its job is cancelled
+            Thread watch = new Thread(() -> {
+                try {
+                    if (ch.read(java.nio.ByteBuffer.allocate(1)) < 0 && !finished.get()) {
+                        Runnable r = onHangUp.get();
+                        if (r != null) {
+                            log.info("run daemon: the client hung up; cancelling its job");
+                            r.run();
+                        }
+                    }
+                } catch (IOException closed) {
+                    // the run ended and closed the connection
+                }
+            }, "replay-daemon-hangup");
+            watch.setDaemon(true);
+            watch.start();
+            Path cwd = Path.of(req.cwd());
+            CommandLine line = Replay.commandLine("run");
+            line.registerConverter(Path.class, s -> cwd.resolve(s));
+            line.setOut(new PrintWriter(out, true));
+            line.setErr(new PrintWriter(err, true));
+            CommandLine sub = line.getSubcommands().get("run");
+            RunCommand command = sub.getCommand();
+            command.session = new Session(this, req.terminal(), err, req.clientStartMillis(), onHangUp, cwd);
+            List<String> args = new ArrayList<>();
+            args.add("run");
+            args.addAll(absoluteDirDevice(req.args(), cwd));
+            int status = line.execute(args.toArray(String[]::new));
+            line.getOut().flush();
+            line.getErr().flush();
+            return status;
+        } finally {
+            finished.set(true);
+            lastUsed.set(System.nanoTime());
+            runs.unlock();
+        }
+    }
+
+    /** {@code --device dir:PATH} with PATH relative to the client's folder, not the daemon's. */
+    static List<String> absoluteDirDevice(List<String> args, Path cwd) {
+        List<String> out = new ArrayList<>(args);
+        for (int i = 0; i < out.size(); i++) {
+            String a = out.get(i);
+            if (a.equals("--")) {
+                break;
+            }
+            if (a.startsWith("--device=dir:")) {
+                out.set(i, "--device=dir:" + cwd.resolve(a.substring("--device=dir:".length())));
+            } else if (a.equals("--device") && i + 1 < out.size() && out.get(i + 1).startsWith("dir:")) {
+                out.set(i + 1, "dir:" + cwd.resolve(out.get(i + 1).substring(4)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The node a run asks for: the one held when its settings ({@code threads}, {@code overlay}) are those it was
+     * started with, else a new one (the old one closed first). Runs come one at a time, so no other run uses it.
+     */
+    synchronized FarmNode node(int threads, Config overlay) throws IOException, InterruptedException {
+        String settings = threads + " " + overlay.root().render(com.typesafe.config.ConfigRenderOptions.concise());
+        if (node != null && settings.equals(nodeSettings)) {
+            return node;
+        }
+        if (node != null) {
+            log.info("run daemon: a run asks for other node settings; starting the node again");
+            node.close();
+            node = null;
+        }
+        Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
+                ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+        Path dir = Files.createDirectories(work.resolve("node-" + (nodeStarts.get() + 1)));
+        node = FarmNode.start(FarmNode.Settings.of(roles, dir).withEvalThreads(threads).withConfig(overlay));
+        nodeStarts.incrementAndGet();
+        nodeSettings = settings;
+        return node;
+    }
+
+    /** The node held now (null before the first run). */
+    synchronized FarmNode heldNode() {
+        return node;
+    }
+
+    int nodeStarts() {
+        return nodeStarts.get();
+    }
+
+    /** A job id of its own for each run (the one before may still be being removed). */
+    String nextJobId() {
+        return "run-" + jobCounter.incrementAndGet();
+    }
+
+    @Override
+    public synchronized void close() {
+        stop();
+        if (node != null) {
+            node.close();
+            node = null;
+        }
+        try {
+            Files.deleteIfExists(socket);
+            if (lockFile != null) {
+                lockFile.close();
+            }
+            Files.deleteIfExists(socket.resolveSibling(socket.getFileName() + ".lock"));
+        } catch (IOException e) {
+            log.warn("run daemon: {} not removed: {}", socket, e.toString());
+        }
+        RunCommand.deleteTree(work);
+    }
+
+    /**
+     * What a {@link RunCommand} run by the daemon needs of it: the held node, the client's terminal and stderr (the
+     * progress bar), when the client's JVM started (its timings), and where to say what a hang-up cancels.
+     */
+    record Session(RunDaemon daemon, boolean terminal, PrintStream err, long clientStartMillis,
+                   AtomicReference<Runnable> onHangUp, Path cwd) {
+    }
+}

@@ -1,0 +1,302 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * The run daemon ({@code replay run --daemon}): a real daemon on a real Unix socket, spoken to over its wire, its
+ * runs compared with {@code replay run} in a process of its own.
+ */
+class RunDaemonTest {
+    @TempDir
+    Path dir;
+
+    /** What a client got: the exit status and the daemon's stdout and stderr frames. */
+    record Reply(int status, String out, String err) {
+    }
+
+    /** A client on the wire: sends {@code args} as a run from {@code cwd}, collects the frames to the exit. */
+    static Reply call(Path socket, Path cwd, String... args) throws IOException {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(socket));
+            return exchange(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, cwd.toString(), List.of(args), false,
+                    System.currentTimeMillis()), new StringBuilder());
+        }
+    }
+
+    private static Reply exchange(SocketChannel ch, DaemonWire.Request req, StringBuilder errSoFar) throws IOException {
+        req.write(ch);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        while (true) {
+            DaemonWire.Frame f = DaemonWire.Frame.read(ch);
+            switch (f.type()) {
+                case DaemonWire.OUT -> out.write(f.bytes());
+                case DaemonWire.ERR -> {
+                    synchronized (errSoFar) {
+                        errSoFar.append(new String(f.bytes(), StandardCharsets.UTF_8));
+                    }
+                }
+                case DaemonWire.EXIT -> {
+                    return new Reply(f.status(), out.toString(StandardCharsets.UTF_8), errSoFar.toString());
+                }
+                default -> throw new IOException("frame type " + f.type());
+            }
+        }
+    }
+
+    private static CompletableFuture<Void> serving(RunDaemon d) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                d.serve();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static List<Path> files(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(Files::isRegularFile).map(root::relativize).sorted().toList();
+        }
+    }
+
+    @Test
+    void a_run_in_the_daemon_writes_what_a_run_of_its_own_writes_and_the_node_stays() throws Exception {
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        // the reference: replay run in this process, its own embedded node
+        CliRun own = CliRun.of("run", saxpy.toString(), "--every-group", "--no-metrics", "--out",
+                dir.resolve("own").toString());
+        assertEquals(0, own.exitCode(), own.err());
+
+        Path socket = dir.resolve("d.sock");
+        try (RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5))) {
+            CompletableFuture<Void> serving = serving(d);
+            while (!Files.exists(socket)) {
+                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
+            }
+            // relative paths are the client's: --out is made in its folder, not the daemon's
+            Path cwd = Files.createDirectories(dir.resolve("client"));
+            Path local = Files.copy(saxpy, cwd.resolve("saxpy.capture"));
+            Reply first = call(socket, cwd, "saxpy.capture", "--every-group", "--no-metrics", "--out", "first");
+            assertEquals(0, first.status(), first.err());
+            assertTrue(first.out().contains("result          equal (exit status 0)"), first.out());
+            assertEquals(files(dir.resolve("own")), files(cwd.resolve("first")), "the same outputs");
+            for (Path f : files(dir.resolve("own"))) {
+                if (f.startsWith("host") || f.startsWith("device") || f.startsWith("diff")) {
+                    assertArrayEquals(Files.readAllBytes(dir.resolve("own").resolve(f)),
+                            Files.readAllBytes(cwd.resolve("first").resolve(f)), f.toString());
+                }
+            }
+            assertEquals(summaryLines(dir.resolve("own/summary.txt")), summaryLines(cwd.resolve("first/summary.txt")));
+
+            // bad input: an error naming it, and the daemon (and its node) go on
+            Path truncated = dir.resolve("truncated.capture");
+            Files.write(truncated, java.util.Arrays.copyOf(Files.readAllBytes(local), 1000));
+            Reply bad = call(socket, cwd, truncated.toString(), "--every-group", "--no-metrics", "--out", "bad");
+            assertEquals(Replay.EXIT_ERROR, bad.status());
+            assertTrue(bad.err().contains("runs past the end of the file"), bad.err());
+            Reply missing = call(socket, cwd, "nothere.capture", "--every-group", "--no-metrics", "--out", "bad");
+            assertEquals(Replay.EXIT_ERROR, missing.status());
+            assertTrue(missing.err().contains("no such file: " + cwd.resolve("nothere.capture")), missing.err());
+            Reply option = call(socket, cwd, "saxpy.capture", "--every-group", "--no-metrics");
+            assertEquals(Replay.EXIT_ERROR, option.status());
+            assertTrue(option.err().contains("Missing required option: '--out=DIR'"), option.err());
+
+            Reply again = call(socket, cwd, "saxpy.capture", "--group", "1,0", "--no-metrics", "--out", "again",
+                    "--timings");
+            assertEquals(0, again.status(), again.err());
+            assertTrue(again.err().contains("client start to daemon"), again.err());
+            assertEquals(1, d.nodeStarts(), "one node for every run with the same settings");
+            // each run's job is removed with it: the daemon's node keeps no state of its runs
+            assertEquals(List.of(), d.heldNode().jobs().jobs());
+
+            // other node settings: a node of their own
+            Reply one = call(socket, cwd, "saxpy.capture", "--every-group", "--no-metrics", "--evaluators", "1",
+                    "--out", "one");
+            assertEquals(0, one.status(), one.err());
+            assertEquals(2, d.nodeStarts());
+            assertEquals(1, d.heldNode().evalThreads());
+            d.stop();
+            serving.get(30, TimeUnit.SECONDS);
+        }
+        assertTrue(!Files.exists(socket), "the socket is removed when the daemon ends");
+    }
+
+    private static List<String> summaryLines(Path summary) throws IOException {
+        // the summary's lines but the output folder's, and the evaluation's seconds
+        return Files.readAllLines(summary).stream().filter(l -> !l.startsWith("output"))
+                .map(l -> l.replaceAll(", [0-9.]+ s\\)", ")")).toList();
+    }
+
+    @Test
+    void a_client_that_hangs_up_cancels_its_job_and_a_waiting_run_goes_next() throws Exception {
+        Path s = dir.resolve("spin.s");
+        Files.writeString(s, "loop:\ns_branch loop\ns_endpgm\n");
+        Path spin = dir.resolve("spin.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "2", "--group-size", "1",
+                "--arg", "zeros:64", "-o", spin.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        Path socket = dir.resolve("d.sock");
+        try (RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5))) {
+            CompletableFuture<Void> serving = serving(d);
+            while (!Files.exists(socket)) {
+                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
+            }
+            // each group loops under a budget of 1e12 instructions per wave: hours on the host model
+            SocketChannel spinning = SocketChannel.open(StandardProtocolFamily.UNIX);
+            spinning.connect(UnixDomainSocketAddress.of(socket));
+            StringBuilder spinErr = new StringBuilder();
+            CompletableFuture<Reply> spinReply = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return exchange(spinning, new DaemonWire.Request(DaemonWire.Kind.RUN, dir.toString(),
+                            List.of(spin.toString(), "--every-group", "--no-metrics", "--budget", "1000000000000",
+                                    "--out", dir.resolve("spin-out").toString()), false, System.currentTimeMillis()), spinErr);
+                } catch (IOException e) {
+                    return new Reply(-1, "", e.toString());
+                }
+            });
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!contains(spinErr, "evaluating 2 group(s)") && System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: the job has started
+            }
+            assertTrue(contains(spinErr, "evaluating 2 group(s)"), spinErr.toString());
+            // a second client meanwhile waits its turn, and is told so
+            StringBuilder nextErr = new StringBuilder();
+            CompletableFuture<Reply> next = CompletableFuture.supplyAsync(() -> {
+                try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    ch.connect(UnixDomainSocketAddress.of(socket));
+                    return exchange(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, dir.toString(), List.of(
+                            saxpy.toString(), "--every-group", "--no-metrics", "--out", dir.resolve("next").toString()),
+                            false, System.currentTimeMillis()), nextErr);
+                } catch (IOException e) {
+                    return new Reply(-1, "", e.toString());
+                }
+            });
+            until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!contains(nextErr, "busy with another run") && System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: the second client is queued
+            }
+            assertTrue(contains(nextErr, "busy with another run; waiting"), nextErr.toString());
+            TimeUnit.SECONDS.sleep(1); // the spinning groups are well into their loops
+            assertTrue(!next.isDone(), "the second run waits while the first holds the daemon");
+            spinning.close(); // the client's Ctrl-C
+            // the cancel reaches the slices at once: the waiting run then runs and ends as it would alone
+            Reply r = next.get(90, TimeUnit.SECONDS);
+            assertEquals(0, r.status(), r.err());
+            assertTrue(r.out().contains("result          equal (exit status 0)"), r.out());
+            assertTrue(!Files.exists(dir.resolve("spin-out/report.json")), "the cancelled run wrote no report");
+            assertTrue(spinReply.get(30, TimeUnit.SECONDS).status() != 0);
+            d.stop();
+            serving.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static boolean contains(StringBuilder b, String s) {
+        synchronized (b) {
+            return b.indexOf(s) >= 0;
+        }
+    }
+
+    /**
+     * As a user runs it: {@code replay run --daemon} in a JVM of its own starts a daemon (another JVM, in a session
+     * of its own) that outlives it; the next run finds it; {@code replay daemon status} and {@code stop} see it.
+     */
+    @Test
+    void replay_run_daemon_starts_a_daemon_the_next_run_finds() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("t"));
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        try {
+            Proc first = replay(tmp, "run", "--daemon", saxpy.toString(), "--every-group", "--no-metrics", "--out",
+                    dir.resolve("a").toString());
+            assertEquals(0, first.status(), first.out() + first.err());
+            assertTrue(first.out().contains("result          equal (exit status 0)"), first.out());
+            Proc second = replay(tmp, "run", "--daemon", saxpy.toString(), "--group", "0,0", "--no-metrics", "--out",
+                    dir.resolve("b").toString());
+            assertEquals(0, second.status(), second.out() + second.err());
+            assertTrue(Files.isRegularFile(dir.resolve("b/report.json")));
+            Proc status = replay(tmp, "daemon", "status");
+            assertEquals(0, status.status(), status.err());
+            assertTrue(status.out().contains("runs            2 (none running)"), status.out());
+            assertTrue(status.out().contains("node            started 1 time(s)"), status.out());
+            Proc stop = replay(tmp, "daemon", "stop");
+            assertTrue(stop.out().contains("stopping the run daemon"), stop.out());
+            Path folder = tmp.resolve("replay-daemon-" + System.getProperty("user.name"));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (hasSocket(folder) && System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(100); // polling a condition: the daemon exits
+            }
+            assertTrue(!hasSocket(folder), "the daemon removed its socket when stopped");
+            assertTrue(replay(tmp, "daemon", "status").out().contains("no run daemon"));
+        } finally {
+            replay(tmp, "daemon", "stop");
+        }
+    }
+
+    private static boolean hasSocket(Path folder) throws IOException {
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.anyMatch(p -> p.getFileName().toString().endsWith(".sock"));
+        }
+    }
+
+    record Proc(int status, String out, String err) {
+    }
+
+    private Proc replay(Path tmp, String... args) throws Exception {
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", classpath,
+                "org.replayfarm.cli.Replay"));
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(dir, "out", ".txt");
+        Path err = Files.createTempFile(dir, "err", ".txt");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try {
+            assertTrue(p.waitFor(180, TimeUnit.SECONDS), "replay " + String.join(" ", args) + " still runs after 180 s");
+        } finally {
+            p.destroyForcibly();
+        }
+        return new Proc(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Test
+    void idle_times_and_dir_devices_are_read_as_said() {
+        var spec = Replay.commandLine("daemon").getSubcommands().get("daemon").getCommandSpec();
+        assertEquals(Duration.ofSeconds(90), DaemonCommand.idle(spec, "90s"));
+        assertEquals(Duration.ofMinutes(15), DaemonCommand.idle(spec, null));
+        assertEquals(Duration.ofHours(2), DaemonCommand.idle(spec, "2h"));
+        assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "5"));
+        assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "0m"));
+        Path cwd = Path.of("/home/u/work");
+        assertEquals(List.of("c", "--device=dir:/home/u/work/dev", "--device", "dir:/abs", "--out", "o"),
+                RunDaemon.absoluteDirDevice(List.of("c", "--device=dir:dev", "--device", "dir:/abs", "--out", "o"), cwd));
+        assertEquals(List.of("--device", "dir:/home/u/work/x"), RunDaemon.absoluteDirDevice(List.of("--device", "dir:x"), cwd));
+        assertTrue(DaemonClient.wanted(new String[] {"run", "--daemon", "c"}));
+        Path mine = Path.of("/t/aaaa1111-bbbb2222-cccc3333.sock");
+        assertTrue(DaemonWire.olderBuild(Path.of("/t/aaaa1111-00002222-cccc3333.sock"), mine), "another build");
+        assertTrue(!DaemonWire.olderBuild(Path.of("/t/aaaa1111-bbbb2222-dddd3333.sock"), mine), "other settings");
+        assertTrue(!DaemonWire.olderBuild(Path.of("/t/ffff1111-00002222-cccc3333.sock"), mine), "another distribution");
+        assertTrue(!DaemonWire.olderBuild(Path.of("/t/aaaa1111-00002222-cccc3333.sock.lock"), mine), "not a socket");
+        assertTrue(!DaemonClient.wanted(new String[] {"run", "--no-daemon", "c"}));
+    }
+}
