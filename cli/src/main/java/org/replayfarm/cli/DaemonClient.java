@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class DaemonClient {
     /** How long a daemon just started may take to listen before the run goes on without it. */
     static final long START_WAIT_MILLIS = 60_000;
+    /** {@link #relay}'s answer when the daemon did not take the run: the caller runs it in its own process. */
+    static final int RUN_HERE = Integer.MIN_VALUE;
 
     private DaemonClient() {
     }
@@ -65,7 +67,12 @@ final class DaemonClient {
         Path socket;
         try {
             socket = DaemonWire.socket(DaemonWire.folder(), jvmOptions());
-            ch = connectOrStart(socket);
+            String refused = refusal(socket);
+            if (refused != null) {
+                System.err.println("replay run: no run daemon (" + refused + "); running in this process");
+                return OptionalInt.empty();
+            }
+            ch = connectOrStart(socket, null);
         } catch (IOException | RuntimeException e) {
             System.err.println("replay run: no run daemon (" + Replay.describe(e)
                     + "); running in this process");
@@ -74,11 +81,42 @@ final class DaemonClient {
         if (ch == null) {
             return OptionalInt.empty();
         }
-        return OptionalInt.of(relay(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, Path.of("").toAbsolutePath().toString(),
-                rest, System.console() != null, started), socket));
+        int status = relay(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, Path.of("").toAbsolutePath().toString(),
+                rest, System.console() != null, started), socket);
+        return status == RUN_HERE ? OptionalInt.empty() : OptionalInt.of(status);
     }
 
-    /** Sends {@code request} and copies the daemon's frames to this process's stdout and stderr; the exit status. */
+    /** Why no daemon can be had at {@code socket} before one is started (null: none). */
+    static String refusal(Path socket) {
+        if (socket.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > DaemonWire.MAX_SOCKET_PATH) {
+            return "its socket path " + socket + " is longer than a Unix socket's " + DaemonWire.MAX_SOCKET_PATH
+                    + " bytes; set TMPDIR to a shorter folder";
+        }
+        if (setsid() == null) {
+            return "no setsid on PATH to start it in a session of its own, where a Ctrl-C meant for a run cannot stop it";
+        }
+        try {
+            DaemonCommand.parseIdle(System.getenv("REPLAY_DAEMON_IDLE"));
+        } catch (IllegalArgumentException e) {
+            return "REPLAY_DAEMON_IDLE: " + e.getMessage();
+        }
+        return null;
+    }
+
+    /** The setsid command on PATH, or null. */
+    static Path setsid() {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "setsid"))) {
+                return Path.of(dir, "setsid");
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Sends {@code request} and copies the daemon's frames to this process's stdout and stderr; the exit status, or
+     * {@link #RUN_HERE} when the daemon declined the run or closed the connection before a word of it.
+     */
     static int relay(SocketChannel ch, DaemonWire.Request request, Path socket) {
         AtomicBoolean ended = new AtomicBoolean();
         // Ctrl-C or SIGTERM here: the connection closes with this JVM, and the daemon cancels the job
@@ -91,10 +129,12 @@ final class DaemonClient {
         Runtime.getRuntime().addShutdownHook(hook);
         PrintStream out = System.out;
         PrintStream err = System.err;
+        boolean heard = false;
         try (ch) {
             request.write(ch);
             while (true) {
                 DaemonWire.Frame f = DaemonWire.Frame.read(ch);
+                heard = true;
                 switch (f.type()) {
                     case DaemonWire.OUT -> {
                         out.write(f.bytes());
@@ -108,11 +148,22 @@ final class DaemonClient {
                         ended.set(true);
                         return f.status();
                     }
+                    case DaemonWire.DECLINE -> {
+                        ended.set(true);
+                        err.println("replay run: " + new String(f.bytes(), java.nio.charset.StandardCharsets.UTF_8)
+                                + "; running in this process");
+                        return RUN_HERE;
+                    }
                     default -> throw new IOException("a frame of unknown type " + f.type());
                 }
             }
         } catch (IOException e) {
             ended.set(true);
+            if (!heard && request.kind() == DaemonWire.Kind.RUN) {
+                // accepted as it stopped (or not accepted at all): nothing of the run happened there
+                err.println("replay run: the run daemon closed the connection before the run began; running in this process");
+                return RUN_HERE;
+            }
             err.println("replay run: the run daemon stopped before the run ended (" + Replay.describe(e)
                     + "); its log: " + log(socket));
             return Replay.EXIT_ERROR;
@@ -136,14 +187,17 @@ final class DaemonClient {
         return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
     }
 
-    /** A connection to the daemon at {@code socket}, started first when none listens; null when it did not start. */
-    static SocketChannel connectOrStart(Path socket) throws IOException {
+    /**
+     * A connection to the daemon at {@code socket}, started first when none listens (with {@code idle}, or its
+     * default when null); null when it did not start.
+     */
+    static SocketChannel connectOrStart(Path socket, String idle) throws IOException {
         SocketChannel ch = connect(socket);
         if (ch != null) {
             return ch;
         }
         stopOlderBuilds(socket);
-        Process daemon = start(socket);
+        Process daemon = start(socket, idle);
         long deadline = System.currentTimeMillis() + START_WAIT_MILLIS;
         while (System.currentTimeMillis() < deadline) {
             ch = connect(socket);
@@ -209,14 +263,13 @@ final class DaemonClient {
      * Starts a daemon for {@code socket}: this JVM's Java, options and class path, in a session of its own
      * ({@code setsid}, where there is one: a Ctrl-C meant for this run must not stop it), its output to its log.
      */
-    static Process start(Path socket) throws IOException {
+    static Process start(Path socket, String idle) throws IOException {
         List<String> cmd = new ArrayList<>();
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "setsid"))) {
-                cmd.add(Path.of(dir, "setsid").toString());
-                break;
-            }
+        Path setsid = setsid();
+        if (setsid == null) {
+            throw new IOException("no setsid on PATH to start the run daemon in a session of its own");
         }
+        cmd.add(setsid.toString());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions());
         cmd.add("-cp");
@@ -226,8 +279,15 @@ final class DaemonClient {
         cmd.add("serve");
         cmd.add("--socket");
         cmd.add(socket.toString());
+        if (idle != null) {
+            cmd.add("--idle");
+            cmd.add(idle);
+        }
         Path log = log(socket);
-        return new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+        // in / (it must not hold the caller's folder busy), its output appended to its log (a daemon that loses the
+        // race for the socket must not empty the winner's)
+        return new ProcessBuilder(cmd).directory(new java.io.File("/"))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
 }

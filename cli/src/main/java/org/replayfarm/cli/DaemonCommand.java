@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
                         + "daemon serves one distribution with one set of settings (JVM options; REPLAY_*, PATH, "
                         + "TMPDIR, LD_LIBRARY_PATH, CUDA_* of the run that started it); a run with others starts its own.",
                 "Its socket, lock and log are in $TMPDIR/replay-daemon-$USER (yours alone, mode 0700).",
-                "  replay daemon start    start this distribution's daemon now (the next run then finds it)",
+                "  replay daemon start    start this distribution's daemon now (the next run then finds it; --idle)",
                 "  replay daemon status   every daemon of yours: pid, runs, node, idle time, log",
                 "  replay daemon stop     stop every daemon of yours (a run in progress ends first)"})
 final class DaemonCommand implements Callable<Integer> {
@@ -58,13 +58,21 @@ final class DaemonCommand implements Callable<Integer> {
 
     /** {@code --idle}: a number with s, m or h; the default when unset. */
     static Duration idle(CommandSpec spec, String v) {
+        try {
+            return parseIdle(v);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--idle (or REPLAY_DAEMON_IDLE) " + e.getMessage());
+        }
+    }
+
+    /** As {@link #idle}, refusing with an {@link IllegalArgumentException}. */
+    static Duration parseIdle(String v) {
         if (v == null || v.isBlank()) {
             return RunDaemon.DEFAULT_IDLE;
         }
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(s|m|h)").matcher(v.trim());
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-            throw new ParameterException(spec.commandLine(), "--idle (or REPLAY_DAEMON_IDLE) '" + v
-                    + "': a positive number with s, m or h (90s, 15m, 1h)");
+            throw new IllegalArgumentException("'" + v + "': a positive number with s, m or h (90s, 15m, 1h)");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {
@@ -88,7 +96,12 @@ final class DaemonCommand implements Callable<Integer> {
 
     private int start() throws IOException {
         Path s = DaemonWire.socket(DaemonWire.folder(), DaemonClient.jvmOptions());
-        SocketChannel ch = DaemonClient.connectOrStart(s);
+        String refused = DaemonClient.refusal(s);
+        if (refused != null) {
+            spec.commandLine().getErr().println("replay daemon: cannot start one: " + refused);
+            return Replay.EXIT_ERROR;
+        }
+        SocketChannel ch = DaemonClient.connectOrStart(s, idle);
         if (ch == null) {
             return Replay.EXIT_ERROR;
         }

@@ -34,14 +34,16 @@ import java.util.TreeMap;
  *
  * <p>Messages are length-prefixed: a request (its kind, the client's folder, its arguments, whether its stderr is
  * a terminal, when its JVM started), then frames from the daemon: {@link #OUT} and {@link #ERR} bytes for the
- * client's stdout and stderr, and one {@link #EXIT} with the exit status, after which the daemon closes the
- * connection. Channel reads and writes only (never {@code Channels.newInputStream}: on JDK 17 its reads hold the
+ * client's stdout and stderr, and one {@link #EXIT} with the exit status (or one {@link #DECLINE} with the reason
+ * the client runs the command itself), after which the daemon closes the connection. Channel reads and writes only (never {@code Channels.newInputStream}: on JDK 17 its reads hold the
  * channel's blocking lock, which would stop the daemon's output while it waits for the client to hang up).
  */
 final class DaemonWire {
     static final byte OUT = 'O';
     static final byte ERR = 'E';
     static final byte EXIT = 'X';
+    /** In place of {@link #EXIT}: the daemon does not run this (it is stopping; a batch): the client runs it itself. */
+    static final byte DECLINE = 'D';
     /** A request or frame larger than this is refused (a request is a command line; a frame a buffer). */
     static final int MAX_MESSAGE = 16 << 20;
     /** The wire's version: a client and daemon of different versions never meet (it is part of BUILD). */
@@ -186,26 +188,37 @@ final class DaemonWire {
         return b.flip();
     }
 
-    /** The folder of this user's daemons, made (0700) when missing; refused when it is not the user's own. */
+    /**
+     * The folder of this user's daemons, made (0700) when missing; refused when it is a link, or not the user's own
+     * alone (links are not followed: a link another user planted to a folder of this user's is refused, not used).
+     */
     static Path folder() throws IOException {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
         Path dir = Path.of(System.getProperty("java.io.tmpdir"), "replay-daemon-" + user);
-        if (!Files.isDirectory(dir)) {
+        java.nio.file.LinkOption noFollow = java.nio.file.LinkOption.NOFOLLOW_LINKS;
+        if (!Files.exists(dir, noFollow)) {
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } catch (java.nio.file.FileAlreadyExistsException raced) {
                 // another run made it meanwhile
             }
         }
+        if (!Files.isDirectory(dir, noFollow)) {
+            throw new IOException(dir + " is not a folder (a link, or a file): the run daemon's folder must be a folder "
+                    + "of yours alone");
+        }
         String me = System.getProperty("user.name");
-        String owner = Files.getOwner(dir).getName();
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
+        String owner = Files.getOwner(dir, noFollow).getName();
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, noFollow);
         if (!owner.equals(me) || perms.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
             throw new IOException(dir + " is owned by " + owner + " with mode " + PosixFilePermissions.toString(perms)
-                    + "; the run daemon's folder must be " + me + "'s alone (rwx------)");
+                    + "; the run daemon's folder must be " + me + "'s alone (rwx------; or set TMPDIR)");
         }
         return dir;
     }
+
+    /** The longest socket path the kernel takes (sun_path holds 108 bytes with the closing NUL). */
+    static final int MAX_SOCKET_PATH = 107;
 
     /** The environment a run reads, sorted: part of BUILD. */
     static Map<String, String> environment() {

@@ -122,6 +122,13 @@ final class RunCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "give a CAPTURE (or several, or --manifest FILE)");
         }
         if (all.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0) {
+            if (session != null) {
+                // a batch starts a cluster of its own for its captures: in the client's process, not beside the
+                // daemon's node in the daemon's heap
+                session.decline("a batch (several captures, --manifest, --baseline, --write-baseline or --timeout) "
+                        + "does not go to the run daemon");
+                return Replay.EXIT_OK;
+            }
             return batch(all);
         }
         capture = all.get(0);
@@ -190,11 +197,13 @@ final class RunCommand implements Callable<Integer> {
         JobProgress end;
         clock.mark("parse and check");
         FarmNode started = null;
-        String id = session == null ? "run" : session.daemon().nextJobId();
-        try (Lease lease = lease(awaitNode(starting), id)) {
+        FarmNode held = awaitNode(starting);
+        String id = session == null ? "run" : session.daemon().nextJobId(held);
+        try (Lease lease = lease(held, id)) {
             FarmNode node = started = lease.node();
             clock.mark("node start");
             String sha = node.jobs().storeCapture(file); // opened (validated) above: not opened again
+            lease.sha().set(sha);
             node.jobs().holdOpened(sha, file, kernel); // the job launched below takes them as they are
             if (node.evaluator() != null) {
                 // this node's evaluators take the kernel decoded above instead of fetching the capture from this
@@ -217,7 +226,7 @@ final class RunCommand implements Callable<Integer> {
                 node.jobs().start(id, sha, chosen, budget, out.toAbsolutePath(), compare,
                         capture.getFileName().toString(), result::set);
                 if (session != null) {
-                    session.onHangUp().set(() -> node.jobs().cancel(id)); // the client's Ctrl-C
+                    session.onHangUp(() -> node.jobs().cancel(id)); // the client's Ctrl-C (or at once: it came already)
                 }
                 try (AutoCloseable sub = node.jobs().subscribe(id, p -> {
                     if (pb != null) {
@@ -247,7 +256,7 @@ final class RunCommand implements Callable<Integer> {
                 deleteTree(work);
                 removeHook(onSignal);
             } else {
-                session.onHangUp().set(null);
+                session.onHangUp(null);
             }
         }
         if (!end.state().equals("finished")) {
@@ -255,7 +264,7 @@ final class RunCommand implements Callable<Integer> {
         }
         PrintWriter w = spec.commandLine().getOut();
         w.print(result.get().summary());
-        w.printf("output          %s%n", out);
+        w.printf("output          %s%n", session != null ? session.shown(out) : out);
         w.flush();
         clock.print(errors);
         return result.get().verdict().exitStatus();
@@ -325,24 +334,25 @@ final class RunCommand implements Callable<Integer> {
         return f;
     }
 
-    /** The node a run holds: its own, closed at the end; or the daemon's, where the run's job is removed instead. */
-    private record Lease(FarmNode node, String jobId, boolean own) implements AutoCloseable {
+    /**
+     * The node a run holds: its own, closed at the end; or the daemon's, which keeps the node but not the run: the
+     * job, the decoded capture and the stored copy go at the end, so a daemon does not grow with its runs (the
+     * outputs in --out are the user's and stay).
+     */
+    private record Lease(FarmNode node, String jobId, boolean own, AtomicReference<String> sha) implements AutoCloseable {
         @Override
         public void close() {
             if (own) {
                 node.close();
                 return;
             }
-            // the daemon keeps the node, not the job: its state, the decoded capture and the stored copy go, so a
-            // daemon's memory does not grow with its runs (the outputs in --out are the user's and stay)
-            String sha = node.jobs().progress(jobId).map(org.replayfarm.coordinator.jobs.JobProgress::captureSha256)
-                    .orElse(null);
-            // the job's actor stops, and its journal writes its end, just after the end is reported: removal waits
-            // for both (briefly; a job still there after that is left to the node's retention sweep)
+            // the job's actor stops just after its end is reported: removal waits for it (briefly; a job still there
+            // after that stays, and the next run takes another id)
             RuntimeException last = null;
             for (int i = 0; i < 150; i++) {
                 try {
-                    if (node.jobs().remove(jobId).outcome() != org.replayfarm.coordinator.jobs.JobService.RemoveOutcome.RUNNING) {
+                    var outcome = node.jobs().remove(jobId).outcome();
+                    if (outcome != org.replayfarm.coordinator.jobs.JobService.RemoveOutcome.RUNNING) {
                         last = null;
                         break;
                     }
@@ -360,14 +370,18 @@ final class RunCommand implements Callable<Integer> {
                 org.slf4j.LoggerFactory.getLogger(RunCommand.class).warn("run daemon: job {} not removed: {}", jobId,
                         last.getMessage());
             }
-            if (sha != null && node.evaluator() != null) {
-                node.evaluator().cache().release(sha);
+            String stored = sha.get();
+            if (stored != null) {
+                if (node.evaluator() != null) {
+                    node.evaluator().cache().release(stored);
+                }
+                node.jobs().deleteCaptureNow(stored);
             }
         }
     }
 
     private Lease lease(FarmNode node, String id) {
-        return new Lease(node, id, session == null);
+        return new Lease(node, id, session == null, new AtomicReference<>());
     }
 
     /** The started node, or what its start threw. */

@@ -48,6 +48,8 @@ final class RunDaemon implements AutoCloseable {
     private final AtomicInteger nodeStarts = new AtomicInteger();
     private final AtomicInteger jobCounter = new AtomicInteger();
     private final long startedMillis = System.currentTimeMillis();
+    /** The held node's API token (replay.api.token): random, known to this process only. */
+    private final String apiToken = java.util.HexFormat.of().formatHex(randomBytes());
     private final Path work;
     private FarmNode node;
     private String nodeSettings;
@@ -103,8 +105,14 @@ final class RunDaemon implements AutoCloseable {
             return false;
         }
         Files.deleteIfExists(socket); // a daemon before this one that died without removing it
-        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket));
+        ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            s.bind(UnixDomainSocketAddress.of(socket));
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        server = s;
         return true;
     }
 
@@ -128,7 +136,9 @@ final class RunDaemon implements AutoCloseable {
     void stop() {
         stopping = true;
         try {
-            server.close();
+            if (server != null) {
+                server.close();
+            }
         } catch (IOException e) {
             // closing
         }
@@ -156,14 +166,22 @@ final class RunDaemon implements AutoCloseable {
                     DaemonWire.writeFrame(ch, DaemonWire.OUT, text, 0, text.length);
                     DaemonWire.writeExit(ch, 0);
                 }
-                case RUN -> DaemonWire.writeExit(ch, run(ch, req));
+                case RUN -> {
+                    Session done = run(ch, req);
+                    if (done.declined() != null) {
+                        byte[] why = done.declined().getBytes(StandardCharsets.UTF_8);
+                        DaemonWire.writeFrame(ch, DaemonWire.DECLINE, why, 0, why.length);
+                    } else {
+                        DaemonWire.writeExit(ch, done.status());
+                    }
+                }
             }
         } catch (IOException e) {
             log.debug("run daemon: client gone: {}", e.toString());
         }
     }
 
-    String status() {
+    synchronized String status() {
         long idleFor = (System.nanoTime() - lastUsed.get()) / 1_000_000_000L;
         return String.format("daemon          pid %d, %s%n"
                         + "runs            %d (%s)%n"
@@ -177,55 +195,65 @@ final class RunDaemon implements AutoCloseable {
                 DaemonClient.log(socket));
     }
 
-    /** One {@code replay run}, in turn: the exit status it ends with. */
-    private int run(SocketChannel ch, DaemonWire.Request req) {
+    /**
+     * One {@code replay run}, in turn: the session it ran in, with its exit status, or declined (the client then
+     * runs it in its own process: the daemon is stopping, or the run is a batch).
+     */
+    private Session run(SocketChannel ch, DaemonWire.Request req) {
         PrintStream out = new PrintStream(DaemonWire.frames(ch, DaemonWire.OUT), true, StandardCharsets.UTF_8);
         PrintStream err = new PrintStream(DaemonWire.frames(ch, DaemonWire.ERR), true, StandardCharsets.UTF_8);
-        if (!runs.tryLock()) {
-            err.println("replay run: the run daemon is busy with another run; waiting for it to end");
-            runs.lock();
+        Path cwd = Path.of(req.cwd());
+        Session session = new Session(this, req.terminal(), err, req.clientStartMillis(), cwd);
+        Thread handler = Thread.currentThread();
+        java.util.concurrent.atomic.AtomicBoolean holding = new java.util.concurrent.atomic.AtomicBoolean();
+        // the client sends nothing more: a read that ends means it hung up (Ctrl-C): a run waiting for its turn
+        // is dropped, a run under way has its job cancelled (at once, or as soon as it has one)
+        Thread watch = new Thread(() -> {
+            try {
+                if (ch.read(java.nio.ByteBuffer.allocate(1)) < 0) {
+                    if (session.hangUp() && !holding.get()) {
+                        handler.interrupt();
+                    }
+                }
+            } catch (IOException closed) {
+                // the run ended and closed the connection
+            }
+        }, "replay-daemon-hangup");
+        watch.setDaemon(true);
+        watch.start();
+        try {
+            if (!runs.tryLock(0, java.util.concurrent.TimeUnit.SECONDS)) { // fair: no jumping the queue
+                err.println("replay run: the run daemon is busy with another run; waiting for it to end");
+                runs.lockInterruptibly();
+            }
+        } catch (InterruptedException gone) {
+            Thread.interrupted();
+            return session.ended(Replay.EXIT_ERROR); // hung up while waiting: nobody to run it for
         }
-        AtomicReference<Runnable> onHangUp = new AtomicReference<>();
-        AtomicReference<Boolean> finished = new AtomicReference<>(false);
+        holding.set(true);
         try {
             if (stopping) {
-                err.println("replay run: the run daemon is stopping; run again");
-                return Replay.EXIT_ERROR;
+                return session.decline("the run daemon is stopping");
+            }
+            if (session.hungUp()) {
+                return session.ended(Replay.EXIT_ERROR);
             }
             served.incrementAndGet();
-            // the client sends nothing more: a read that ends means it hung up (Ctrl-C), and its job is cancelled
-            Thread watch = new Thread(() -> {
-                try {
-                    if (ch.read(java.nio.ByteBuffer.allocate(1)) < 0 && !finished.get()) {
-                        Runnable r = onHangUp.get();
-                        if (r != null) {
-                            log.info("run daemon: the client hung up; cancelling its job");
-                            r.run();
-                        }
-                    }
-                } catch (IOException closed) {
-                    // the run ended and closed the connection
-                }
-            }, "replay-daemon-hangup");
-            watch.setDaemon(true);
-            watch.start();
-            Path cwd = Path.of(req.cwd());
             CommandLine line = Replay.commandLine("run");
-            line.registerConverter(Path.class, s -> cwd.resolve(s));
+            line.registerConverter(Path.class, session::path);
             line.setOut(new PrintWriter(out, true));
             line.setErr(new PrintWriter(err, true));
-            CommandLine sub = line.getSubcommands().get("run");
-            RunCommand command = sub.getCommand();
-            command.session = new Session(this, req.terminal(), err, req.clientStartMillis(), onHangUp, cwd);
+            RunCommand command = line.getSubcommands().get("run").getCommand();
+            command.session = session;
             List<String> args = new ArrayList<>();
             args.add("run");
             args.addAll(absoluteDirDevice(req.args(), cwd));
             int status = line.execute(args.toArray(String[]::new));
             line.getOut().flush();
             line.getErr().flush();
-            return status;
+            return session.ended(status);
         } finally {
-            finished.set(true);
+            Thread.interrupted(); // a hang-up that raced with taking the lock: the job was cancelled instead
             lastUsed.set(System.nanoTime());
             runs.unlock();
         }
@@ -264,11 +292,21 @@ final class RunDaemon implements AutoCloseable {
         }
         Set<String> roles = org.replayfarm.gpunode.cuda.GpuProbe.once().available()
                 ? Set.of(FarmNode.COORDINATOR, "eval", "gpu") : Set.of(FarmNode.COORDINATOR, "eval");
+        RunCommand.deleteTree(work.resolve("node-" + nodeStarts.get())); // the one closed above
         Path dir = Files.createDirectories(work.resolve("node-" + (nodeStarts.get() + 1)));
-        node = FarmNode.start(FarmNode.Settings.of(roles, dir).withEvalThreads(threads).withConfig(overlay));
+        // the API wants a token only this process knows: the node's HTTP port is on loopback, but for as long as the
+        // daemon lives, not one run (its own evaluators take the run's decoded capture, and the token if they fetch)
+        node = FarmNode.start(FarmNode.Settings.of(roles, dir).withEvalThreads(threads).withConfig(overlay
+                .withValue("replay.api.token", com.typesafe.config.ConfigValueFactory.fromAnyRef(apiToken))));
         nodeStarts.incrementAndGet();
         nodeSettings = settings;
         return node;
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[32];
+        new java.security.SecureRandom().nextBytes(b);
+        return b;
     }
 
     /** The node held now (null before the first run). */
@@ -280,24 +318,37 @@ final class RunDaemon implements AutoCloseable {
         return nodeStarts.get();
     }
 
-    /** A job id of its own for each run (the one before may still be being removed). */
-    String nextJobId() {
-        return "run-" + jobCounter.incrementAndGet();
+    /** The job id of a run: "run" as in a run's own process, unless a job of a run before is still there. */
+    String nextJobId(FarmNode n) {
+        return n.jobs().progress("run").isEmpty() ? "run" : "run-" + jobCounter.incrementAndGet();
     }
 
+    /**
+     * Stops accepting, lets the run under way (and those already waiting, which are declined: their clients run
+     * them themselves) end, then closes the node and removes the socket this daemon bound. The lock file stays (a
+     * daemon that removed it could leave two daemons holding locks on two files of one name).
+     */
     @Override
-    public synchronized void close() {
+    public void close() {
         stop();
-        if (node != null) {
-            node.close();
-            node = null;
+        runs.lock();
+        try {
+            synchronized (this) {
+                if (node != null) {
+                    node.close();
+                    node = null;
+                }
+            }
+        } finally {
+            runs.unlock();
         }
         try {
-            Files.deleteIfExists(socket);
+            if (server != null) {
+                Files.deleteIfExists(socket); // only the socket this daemon bound, never another's
+            }
             if (lockFile != null) {
                 lockFile.close();
             }
-            Files.deleteIfExists(socket.resolveSibling(socket.getFileName() + ".lock"));
         } catch (IOException e) {
             log.warn("run daemon: {} not removed: {}", socket, e.toString());
         }
@@ -306,9 +357,99 @@ final class RunDaemon implements AutoCloseable {
 
     /**
      * What a {@link RunCommand} run by the daemon needs of it: the held node, the client's terminal and stderr (the
-     * progress bar), when the client's JVM started (its timings), and where to say what a hang-up cancels.
+     * progress bar), when the client's JVM started (its timings), the client's folder (relative paths, and how
+     * they are shown), whether the client hung up and what that cancels; and how the run ended.
      */
-    record Session(RunDaemon daemon, boolean terminal, PrintStream err, long clientStartMillis,
-                   AtomicReference<Runnable> onHangUp, Path cwd) {
+    static final class Session {
+        private final RunDaemon daemon;
+        private final boolean terminal;
+        private final PrintStream err;
+        private final long clientStartMillis;
+        private final Path cwd;
+        private final java.util.Map<Path, String> given = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.concurrent.atomic.AtomicBoolean hungUp = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicReference<Runnable> onHangUp = new AtomicReference<>();
+        private volatile String declined;
+        private volatile int status;
+
+        Session(RunDaemon daemon, boolean terminal, PrintStream err, long clientStartMillis, Path cwd) {
+            this.daemon = daemon;
+            this.terminal = terminal;
+            this.err = err;
+            this.clientStartMillis = clientStartMillis;
+            this.cwd = cwd;
+        }
+
+        RunDaemon daemon() {
+            return daemon;
+        }
+
+        boolean terminal() {
+            return terminal;
+        }
+
+        PrintStream err() {
+            return err;
+        }
+
+        long clientStartMillis() {
+            return clientStartMillis;
+        }
+
+        /** A path argument: resolved against the client's folder (remembered as given, for {@link #shown}). */
+        Path path(String arg) {
+            Path p = cwd.resolve(arg);
+            given.put(p, arg);
+            return p;
+        }
+
+        /** A path as the client gave it. */
+        String shown(Path p) {
+            return given.getOrDefault(p, p.toString());
+        }
+
+        /** What the client's hang-up does from now on (null: nothing); run at once when it has hung up already. */
+        void onHangUp(Runnable r) {
+            onHangUp.set(r);
+            if (r != null && hungUp.get() && onHangUp.compareAndSet(r, null)) {
+                r.run();
+            }
+        }
+
+        /** The client hung up: runs what that does; false when it had already. */
+        boolean hangUp() {
+            if (!hungUp.compareAndSet(false, true)) {
+                return false;
+            }
+            Runnable r = onHangUp.getAndSet(null);
+            if (r != null) {
+                log.info("run daemon: the client hung up; cancelling its job");
+                r.run();
+            }
+            return true;
+        }
+
+        boolean hungUp() {
+            return hungUp.get();
+        }
+
+        /** The run is not the daemon's to run ({@code why}): its client runs it in its own process. */
+        Session decline(String why) {
+            declined = why;
+            return this;
+        }
+
+        String declined() {
+            return declined;
+        }
+
+        Session ended(int exitStatus) {
+            status = exitStatus;
+            return this;
+        }
+
+        int status() {
+            return status;
+        }
     }
 }

@@ -31,6 +31,9 @@ class RunDaemonTest {
     @TempDir
     Path dir;
 
+    /** {@link Reply#status} of a run the daemon declined (its client runs it itself). */
+    static final int DECLINED = -100;
+
     /** What a client got: the exit status and the daemon's stdout and stderr frames. */
     record Reply(int status, String out, String err) {
     }
@@ -59,6 +62,9 @@ class RunDaemonTest {
                 case DaemonWire.EXIT -> {
                     return new Reply(f.status(), out.toString(StandardCharsets.UTF_8), errSoFar.toString());
                 }
+                case DaemonWire.DECLINE -> {
+                    return new Reply(DECLINED, out.toString(StandardCharsets.UTF_8), new String(f.bytes(), StandardCharsets.UTF_8));
+                }
                 default -> throw new IOException("frame type " + f.type());
             }
         }
@@ -74,6 +80,18 @@ class RunDaemonTest {
         });
     }
 
+    /** Waits (at most 60 s) for the daemon to bind {@code socket}; what its serving threw, if it failed. */
+    private static void awaitSocket(Path socket, CompletableFuture<Void> serving) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(socket) && System.nanoTime() < until && !serving.isDone()) {
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
+        }
+        if (serving.isDone()) {
+            serving.get(); // throws what failed
+        }
+        assertTrue(Files.exists(socket), "the daemon did not bind " + socket + " within 60 s");
+    }
+
     private static List<Path> files(Path root) throws IOException {
         try (Stream<Path> s = Files.walk(root)) {
             return s.filter(Files::isRegularFile).map(root::relativize).sorted().toList();
@@ -81,6 +99,7 @@ class RunDaemonTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(300)
     void a_run_in_the_daemon_writes_what_a_run_of_its_own_writes_and_the_node_stays() throws Exception {
         Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
         // the reference: replay run in this process, its own embedded node
@@ -91,9 +110,7 @@ class RunDaemonTest {
         Path socket = dir.resolve("d.sock");
         try (RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5))) {
             CompletableFuture<Void> serving = serving(d);
-            while (!Files.exists(socket)) {
-                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
-            }
+            awaitSocket(socket, serving);
             // relative paths are the client's: --out is made in its folder, not the daemon's
             Path cwd = Files.createDirectories(dir.resolve("client"));
             Path local = Files.copy(saxpy, cwd.resolve("saxpy.capture"));
@@ -108,6 +125,14 @@ class RunDaemonTest {
                 }
             }
             assertEquals(summaryLines(dir.resolve("own/summary.txt")), summaryLines(cwd.resolve("first/summary.txt")));
+            assertTrue(first.out().contains("output          first\n"), "the output folder as the client gave it: " + first.out());
+            assertEquals("\"run\"", jobOf(cwd.resolve("first/report.json")), "the job's id as in a run's own process");
+
+            // a batch is not the daemon's: its client runs it (a cluster of its own, outside the daemon's heap)
+            Reply batch = call(socket, cwd, "saxpy.capture", local.toString(), "--every-group", "--out", "batch");
+            assertEquals(DECLINED, batch.status(), batch.err());
+            assertTrue(batch.err().contains("a batch"), batch.err());
+            assertTrue(!Files.exists(cwd.resolve("batch")));
 
             // bad input: an error naming it, and the daemon (and its node) go on
             Path truncated = dir.resolve("truncated.capture");
@@ -142,6 +167,10 @@ class RunDaemonTest {
         assertTrue(!Files.exists(socket), "the socket is removed when the daemon ends");
     }
 
+    private static String jobOf(Path report) throws IOException {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile()).path("job").toString();
+    }
+
     private static List<String> summaryLines(Path summary) throws IOException {
         // the summary's lines but the output folder's, and the evaluation's seconds
         return Files.readAllLines(summary).stream().filter(l -> !l.startsWith("output"))
@@ -149,6 +178,7 @@ class RunDaemonTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(300)
     void a_client_that_hangs_up_cancels_its_job_and_a_waiting_run_goes_next() throws Exception {
         Path s = dir.resolve("spin.s");
         Files.writeString(s, "loop:\ns_branch loop\ns_endpgm\n");
@@ -160,9 +190,7 @@ class RunDaemonTest {
         Path socket = dir.resolve("d.sock");
         try (RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5))) {
             CompletableFuture<Void> serving = serving(d);
-            while (!Files.exists(socket)) {
-                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
-            }
+            awaitSocket(socket, serving);
             // each group loops under a budget of 1e12 instructions per wave: hours on the host model
             SocketChannel spinning = SocketChannel.open(StandardProtocolFamily.UNIX);
             spinning.connect(UnixDomainSocketAddress.of(socket));
@@ -206,10 +234,61 @@ class RunDaemonTest {
             assertEquals(0, r.status(), r.err());
             assertTrue(r.out().contains("result          equal (exit status 0)"), r.out());
             assertTrue(!Files.exists(dir.resolve("spin-out/report.json")), "the cancelled run wrote no report");
-            assertTrue(spinReply.get(30, TimeUnit.SECONDS).status() != 0);
+            spinReply.get(30, TimeUnit.SECONDS); // its connection is closed: it ends
             d.stop();
             serving.get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * {@code replay daemon stop} (or a rebuild's new daemon) while a run is under way: the run ends as it would
+     * have (its report written, its exit status), then the daemon closes its node and removes its socket.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(300)
+    void a_stopped_daemon_finishes_the_run_under_way_first() throws Exception {
+        Path s = dir.resolve("spin.s");
+        Files.writeString(s, "loop:\ns_branch loop\ns_endpgm\n");
+        Path spin = dir.resolve("spin.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "2", "--group-size", "1",
+                "--arg", "zeros:64", "-o", spin.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path socket = dir.resolve("d.sock");
+        RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5));
+        CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
+            try (d) {
+                d.serve();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        awaitSocket(socket, serving);
+        StringBuilder err = new StringBuilder();
+        // each wave loops until its budget (30 million instructions: a second or more on the host model) ends it
+        CompletableFuture<Reply> run = CompletableFuture.supplyAsync(() -> {
+            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                ch.connect(UnixDomainSocketAddress.of(socket));
+                return exchange(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, dir.toString(), List.of(spin.toString(),
+                        "--every-group", "--no-metrics", "--budget", "30000000", "--evaluators", "1", "--out",
+                        dir.resolve("spin-out").toString()), false, System.currentTimeMillis()), err);
+            } catch (IOException e) {
+                return new Reply(-1, "", e.toString());
+            }
+        });
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!contains(err, "evaluating 2 group(s)") && System.nanoTime() < until) {
+            TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the job has started
+        }
+        assertTrue(contains(err, "evaluating 2 group(s)"), err.toString());
+        d.stop();
+        Reply r = run.get(120, TimeUnit.SECONDS);
+        assertEquals(Replay.EXIT_DIFFERENCES, r.status(), "the run ended as it would have (its groups faulted on the "
+                + "budget): " + r.err());
+        assertTrue(r.out().contains("faults          2"), r.out());
+        assertTrue(Files.isRegularFile(dir.resolve("spin-out/report.json")));
+        serving.get(60, TimeUnit.SECONDS);
+        assertTrue(!Files.exists(socket), "the daemon removed its socket");
+        assertTrue(Files.exists(dir.resolve("d.sock.lock")), "the lock file stays (removing it could let two daemons lock two files of one name)");
     }
 
     private static boolean contains(StringBuilder b, String s) {
@@ -223,6 +302,7 @@ class RunDaemonTest {
      * of its own) that outlives it; the next run finds it; {@code replay daemon status} and {@code stop} see it.
      */
     @Test
+    @org.junit.jupiter.api.Timeout(600)
     void replay_run_daemon_starts_a_daemon_the_next_run_finds() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("t"));
         Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
@@ -270,7 +350,10 @@ class RunDaemonTest {
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("REPLAY_DAEMON_IDLE", "120s"); // a daemon this test leaves behind (it failed) goes soon
+        pb.environment().remove("REPLAY_DAEMON");
+        Process p = pb.start();
         try {
             assertTrue(p.waitFor(180, TimeUnit.SECONDS), "replay " + String.join(" ", args) + " still runs after 180 s");
         } finally {
@@ -287,6 +370,9 @@ class RunDaemonTest {
         assertEquals(Duration.ofHours(2), DaemonCommand.idle(spec, "2h"));
         assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "5"));
         assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "0m"));
+        assertThrows(IllegalArgumentException.class, () -> DaemonCommand.parseIdle("15 minutes"));
+        Path tooLong = Path.of("/" + "d".repeat(120) + ".sock");
+        assertTrue(DaemonClient.refusal(tooLong).contains("longer than a Unix socket's 107 bytes"), DaemonClient.refusal(tooLong));
         Path cwd = Path.of("/home/u/work");
         assertEquals(List.of("c", "--device=dir:/home/u/work/dev", "--device", "dir:/abs", "--out", "o"),
                 RunDaemon.absoluteDirDevice(List.of("c", "--device=dir:dev", "--device", "dir:/abs", "--out", "o"), cwd));

@@ -568,6 +568,25 @@ public final class ClusterJobService implements JobService {
         return true;
     }
 
+    /**
+     * Deletes the stored capture {@code sha} now when no job still known uses it, however recently it was stored:
+     * for a process that knows no job naming it is on its way (the run daemon, whose runs come one at a time, each
+     * removed at its end). False when a job still uses it (or it is not stored).
+     */
+    public boolean deleteCaptureNow(String sha) {
+        synchronized (removing) {
+            if (sha == null || !captures.has(sha) || capturesInUse().contains(sha)) {
+                return false;
+            }
+            try {
+                return Files.deleteIfExists(captures.path(sha));
+            } catch (IOException e) {
+                log.warn("cannot delete capture {}: {}", sha, e.toString());
+                return false;
+            }
+        }
+    }
+
     /** Deletes the stored capture {@code sha} when no job that is still known uses it. */
     private void deleteUnusedCapture(String sha) {
         if (sha == null || !captures.has(sha) || capturesInUse().contains(sha)) {
