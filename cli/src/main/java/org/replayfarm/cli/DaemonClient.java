@@ -96,7 +96,7 @@ final class DaemonClient {
             return "no setsid on PATH to start it in a session of its own, where a Ctrl-C meant for a run cannot stop it";
         }
         try {
-            DaemonCommand.parseIdle(System.getenv("REPLAY_DAEMON_IDLE"));
+            DaemonWire.parseIdle(System.getenv("REPLAY_DAEMON_IDLE"));
         } catch (IllegalArgumentException e) {
             return "REPLAY_DAEMON_IDLE: " + e.getMessage();
         }

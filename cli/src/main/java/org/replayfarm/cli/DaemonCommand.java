@@ -59,27 +59,10 @@ final class DaemonCommand implements Callable<Integer> {
     /** {@code --idle}: a number with s, m or h; the default when unset. */
     static Duration idle(CommandSpec spec, String v) {
         try {
-            return parseIdle(v);
+            return DaemonWire.parseIdle(v);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--idle (or REPLAY_DAEMON_IDLE) " + e.getMessage());
         }
-    }
-
-    /** As {@link #idle}, refusing with an {@link IllegalArgumentException}. */
-    static Duration parseIdle(String v) {
-        if (v == null || v.isBlank()) {
-            return RunDaemon.DEFAULT_IDLE;
-        }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(s|m|h)").matcher(v.trim());
-        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-            throw new IllegalArgumentException("'" + v + "': a positive number with s, m or h (90s, 15m, 1h)");
-        }
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
-        };
     }
 
     private int serve(Duration idleFor) throws Exception {

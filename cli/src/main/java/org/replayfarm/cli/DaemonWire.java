@@ -217,6 +217,26 @@ final class DaemonWire {
         return dir;
     }
 
+    /** How long a daemon waits for the next run before it exits (REPLAY_DAEMON_IDLE). */
+    static final java.time.Duration DEFAULT_IDLE = java.time.Duration.ofMinutes(15);
+
+    /** {@code --idle} and REPLAY_DAEMON_IDLE: a number with s, m or h, the default when unset; refused with an {@link IllegalArgumentException}. */
+    static java.time.Duration parseIdle(String v) {
+        if (v == null || v.isBlank()) {
+            return DEFAULT_IDLE;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(s|m|h)").matcher(v.trim());
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new IllegalArgumentException("'" + v + "': a positive number with s, m or h (90s, 15m, 1h)");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "s" -> java.time.Duration.ofSeconds(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            default -> java.time.Duration.ofHours(n);
+        };
+    }
+
     /** The longest socket path the kernel takes (sun_path holds 108 bytes with the closing NUL). */
     static final int MAX_SOCKET_PATH = 107;
 

@@ -37,8 +37,7 @@ import picocli.CommandLine;
  */
 final class RunDaemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RunDaemon.class);
-    /** How long a daemon waits for the next run before it exits (REPLAY_DAEMON_IDLE). */
-    static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
+    static final Duration DEFAULT_IDLE = DaemonWire.DEFAULT_IDLE;
 
     private final Path socket;
     private final Duration idle;

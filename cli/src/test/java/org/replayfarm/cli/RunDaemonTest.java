@@ -370,7 +370,7 @@ class RunDaemonTest {
         assertEquals(Duration.ofHours(2), DaemonCommand.idle(spec, "2h"));
         assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "5"));
         assertThrows(picocli.CommandLine.ParameterException.class, () -> DaemonCommand.idle(spec, "0m"));
-        assertThrows(IllegalArgumentException.class, () -> DaemonCommand.parseIdle("15 minutes"));
+        assertThrows(IllegalArgumentException.class, () -> DaemonWire.parseIdle("15 minutes"));
         Path tooLong = Path.of("/" + "d".repeat(120) + ".sock");
         assertTrue(DaemonClient.refusal(tooLong).contains("longer than a Unix socket's 107 bytes"), DaemonClient.refusal(tooLong));
         Path cwd = Path.of("/home/u/work");
