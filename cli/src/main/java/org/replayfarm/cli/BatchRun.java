@@ -312,12 +312,12 @@ final class BatchRun {
 
     private static String junit(List<Result> results, double seconds, Map<String, Integer> counts) {
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        x.append(String.format("<testsuites tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">%n", results.size(),
+        x.append(String.format(java.util.Locale.ROOT, "<testsuites tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">%n", results.size(),
                 counts.get("fail"), counts.get("crash") + counts.get("timeout"), seconds));
-        x.append(String.format("  <testsuite name=\"replay batch\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
+        x.append(String.format(java.util.Locale.ROOT, "  <testsuite name=\"replay batch\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" "
                 + "time=\"%.3f\">%n", results.size(), counts.get("fail"), counts.get("crash") + counts.get("timeout"), seconds));
         for (Result r : results) {
-            x.append(String.format("    <testcase classname=\"replay\" name=\"%s\" time=\"%.3f\">%n", JunitXml.escape(r.item().name()),
+            x.append(String.format(java.util.Locale.ROOT, "    <testcase classname=\"replay\" name=\"%s\" time=\"%.3f\">%n", JunitXml.escape(r.item().name()),
                     r.seconds()));
             x.append(String.format("      <properties><property name=\"status\" value=\"%s\"/><property name=\"sha256\" "
                     + "value=\"%s\"/></properties>%n", r.status(), JunitXml.escape(r.sha())));

@@ -66,7 +66,7 @@ final class DaemonClient {
         SocketChannel ch;
         Path socket;
         try {
-            socket = DaemonWire.socket(DaemonWire.folder(), jvmOptions());
+            socket = DaemonWire.socket(DaemonWire.folder(), jvmOptions(), cwd());
             String refused = refusal(socket);
             if (refused != null) {
                 System.err.println("replay run: no run daemon (" + refused + "); running in this process");
@@ -81,7 +81,7 @@ final class DaemonClient {
         if (ch == null) {
             return OptionalInt.empty();
         }
-        int status = relay(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, Path.of("").toAbsolutePath().toString(),
+        int status = relay(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, cwd().toString(),
                 rest, System.console() != null, started), socket);
         return status == RUN_HERE ? OptionalInt.empty() : OptionalInt.of(status);
     }
@@ -127,6 +127,19 @@ final class DaemonClient {
             }
         }, "replay-run-daemon-interrupted");
         Runtime.getRuntime().addShutdownHook(hook);
+        Thread timer = null;
+        if (request.kind() != DaemonWire.Kind.RUN) { // a status or stop is answered at once, or the daemon is stuck
+            timer = new Thread(() -> {
+                try {
+                    Thread.sleep(ASK_MILLIS);
+                    ch.close();
+                } catch (InterruptedException | IOException done) {
+                    // answered
+                }
+            }, "replay-daemon-deadline");
+            timer.setDaemon(true);
+            timer.start();
+        }
         PrintStream out = System.out;
         PrintStream err = System.err;
         boolean heard = false;
@@ -164,10 +177,15 @@ final class DaemonClient {
                 err.println("replay run: the run daemon closed the connection before the run began; running in this process");
                 return RUN_HERE;
             }
-            err.println("replay run: the run daemon stopped before the run ended (" + Replay.describe(e)
-                    + "); its log: " + log(socket));
+            err.println(request.kind() == DaemonWire.Kind.RUN
+                    ? "replay run: the run daemon stopped before the run ended (" + Replay.describe(e) + "); its log: "
+                    + log(socket)
+                    : "replay daemon: " + socket + " did not answer (" + Replay.describe(e) + "); its log: " + log(socket));
             return Replay.EXIT_ERROR;
         } finally {
+            if (timer != null) {
+                timer.interrupt();
+            }
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException exiting) {
@@ -182,9 +200,54 @@ final class DaemonClient {
         return socket.resolveSibling(name.substring(0, name.length() - ".sock".length()) + ".log");
     }
 
-    /** This JVM's options (the daemon is started with the same: heap, class-data archive, JIT flags). */
+    /** This process's folder. */
+    static Path cwd() {
+        return Path.of("").toAbsolutePath();
+    }
+
+    /** Options that name a file or folder after a prefix (the daemon runs in /: a relative one is resolved first). */
+    private static final List<String> PATH_OPTIONS = List.of("-javaagent:", "-agentpath:", "-Xbootclasspath/a:",
+            "-XX:SharedArchiveFile=", "-XX:ArchiveClassesAtExit=", "-XX:HeapDumpPath=", "-XX:ErrorFile=",
+            "-XX:Flags=", "-XX:VMOptionsFile=", "-Djava.io.tmpdir=", "-Dlogback.configurationFile=",
+            "-Dconfig.file=", "-Djava.library.path=");
+
+    /**
+     * This JVM's options, those that name files resolved against this process's folder: the daemon is started with
+     * them (heap, class-data archive, JIT flags), and they are part of its settings.
+     */
     static List<String> jvmOptions() {
-        return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        List<String> out = new ArrayList<>();
+        for (String o : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            out.add(absoluteOption(o, cwd()));
+        }
+        return out;
+    }
+
+    /** {@code option} with the path after a {@link #PATH_OPTIONS} prefix resolved against {@code cwd}. */
+    static String absoluteOption(String option, Path cwd) {
+        for (String prefix : PATH_OPTIONS) {
+            if (option.startsWith(prefix) && option.length() > prefix.length()) {
+                String rest = option.substring(prefix.length());
+                String tail = "";
+                if (prefix.equals("-javaagent:") && rest.indexOf('=') > 0) { // -javaagent:JAR=OPTIONS
+                    tail = rest.substring(rest.indexOf('='));
+                    rest = rest.substring(0, rest.indexOf('='));
+                }
+                String path = prefix.equals("-Xbootclasspath/a:") || prefix.equals("-Djava.library.path=")
+                        ? DaemonWire.resolved("PATH", rest, cwd) : cwd.resolve(rest).normalize().toString();
+                return prefix + path + tail;
+            }
+        }
+        return option;
+    }
+
+    /** This JVM's class path with each entry in full (the daemon runs in /). */
+    static String classPath() {
+        List<String> out = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            out.add(cwd().resolve(e).normalize().toString());
+        }
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     /**
@@ -199,6 +262,7 @@ final class DaemonClient {
         stopOlderBuilds(socket);
         Process daemon = start(socket, idle);
         long deadline = System.currentTimeMillis() + START_WAIT_MILLIS;
+        long heldSince = 0;
         while (System.currentTimeMillis() < deadline) {
             ch = connect(socket);
             if (ch != null) {
@@ -206,14 +270,20 @@ final class DaemonClient {
             }
             if (!daemon.isAlive() && connect(socket) == null) {
                 // it exited: another daemon may have won the socket (then connect finds it), else it failed
-                System.err.println("replay run: the run daemon did not start (exit status " + daemon.exitValue()
-                        + "; its log: " + log(socket) + "); running in this process");
+                if (daemon.exitValue() == DaemonCommand.EXIT_HELD && heldSince == 0) {
+                    heldSince = System.currentTimeMillis(); // the winner of a race binds within moments
+                }
+                if (heldSince != 0 && System.currentTimeMillis() - heldSince < 2_000) {
+                    sleep(25);
+                    continue;
+                }
+                System.err.println("replay run: " + (daemon.exitValue() == DaemonCommand.EXIT_HELD
+                        ? "the run daemon of these settings is stopping (it ends the run under way first)"
+                        : "the run daemon did not start (exit status " + daemon.exitValue() + "; its log: "
+                        + log(socket) + ")") + "; running in this process");
                 return null;
             }
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!sleep(25)) {
                 return null;
             }
         }
@@ -222,7 +292,23 @@ final class DaemonClient {
         return null;
     }
 
-    /** Stops the daemons of older builds of this distribution (a rebuild made them stale); quietly. */
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** How long a daemon has to answer a status or stop request. */
+    static final long ASK_MILLIS = 10_000;
+
+    /**
+     * Stops the daemons of older builds of this distribution (a rebuild made them stale), and removes the socket,
+     * lock, log and work folder of those already gone; quietly.
+     */
     static void stopOlderBuilds(Path socket) {
         try (java.util.stream.Stream<Path> s = Files.list(socket.getParent())) {
             for (Path other : s.filter(p -> DaemonWire.olderBuild(p, socket)).toList()) {
@@ -231,16 +317,74 @@ final class DaemonClient {
                         Files.deleteIfExists(other);
                         continue;
                     }
-                    new DaemonWire.Request(DaemonWire.Kind.STOP, "", List.of(), false, 0).write(ch);
-                    while (DaemonWire.Frame.read(ch).type() != DaemonWire.EXIT) {
-                        // its goodbye
-                    }
+                    withDeadline(ch, ASK_MILLIS, () -> {
+                        new DaemonWire.Request(DaemonWire.Kind.STOP, "", List.of(), false, 0).write(ch);
+                        while (DaemonWire.Frame.read(ch).type() != DaemonWire.EXIT) {
+                            // its goodbye
+                        }
+                    });
                 } catch (IOException e) {
                     // gone meanwhile
                 }
             }
+            removeGone(socket);
         } catch (IOException e) {
             // nothing to stop
+        }
+    }
+
+    /**
+     * Removes what daemons of older builds of this distribution left (lock, log, work folder) once no daemon holds
+     * their lock: one still ending its run keeps them until the next start after it.
+     */
+    static void removeGone(Path socket) throws IOException {
+        List<Path> locks;
+        try (java.util.stream.Stream<Path> s = Files.list(socket.getParent())) {
+            locks = s.filter(p -> p.getFileName().toString().endsWith(".sock.lock")).toList();
+        }
+        for (Path lock : locks) {
+            String name = lock.getFileName().toString();
+            Path other = lock.resolveSibling(name.substring(0, name.length() - ".lock".length()));
+            if (!DaemonWire.olderBuild(other, socket)) {
+                continue;
+            }
+            try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(lock,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.channels.FileLock held = f.tryLock();
+                if (held == null) {
+                    continue; // its daemon lives (stopping): next time
+                }
+                Files.deleteIfExists(other);
+                Files.deleteIfExists(log(other));
+                RunCommand.deleteTree(RunDaemon.workFolder(other));
+                Files.deleteIfExists(lock);
+                held.release();
+            } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+                // taken or gone meanwhile
+            }
+        }
+    }
+
+    /** An action on {@code ch} that may wait on the other side: the channel is closed after {@code millis}. */
+    interface ChannelAction {
+        void run() throws IOException;
+    }
+
+    static void withDeadline(SocketChannel ch, long millis, ChannelAction action) throws IOException {
+        Thread timer = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+                ch.close(); // the read under way ends with an exception
+            } catch (InterruptedException | IOException done) {
+                // answered in time
+            }
+        }, "replay-daemon-deadline");
+        timer.setDaemon(true);
+        timer.start();
+        try {
+            action.run();
+        } finally {
+            timer.interrupt();
         }
     }
 
@@ -273,7 +417,7 @@ final class DaemonClient {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions());
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath());
         cmd.add(Replay.class.getName());
         cmd.add("daemon");
         cmd.add("serve");
@@ -286,7 +430,9 @@ final class DaemonClient {
         Path log = log(socket);
         // in / (it must not hold the caller's folder busy), its output appended to its log (a daemon that loses the
         // race for the socket must not empty the winner's)
-        return new ProcessBuilder(cmd).directory(new java.io.File("/"))
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(DaemonWire.environment(cwd())); // its paths in full: it runs in /
+        return pb.directory(new java.io.File("/"))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }

@@ -65,6 +65,9 @@ final class DaemonCommand implements Callable<Integer> {
         }
     }
 
+    /** {@code serve}'s exit status when another daemon holds the socket's lock (one stopping, or one that won a race). */
+    static final int EXIT_HELD = 3;
+
     private int serve(Duration idleFor) throws Exception {
         if (socket == null) {
             throw new ParameterException(spec.commandLine(), "serve needs --socket PATH (replay run --daemon starts it)");
@@ -72,13 +75,14 @@ final class DaemonCommand implements Callable<Integer> {
         try (RunDaemon d = new RunDaemon(socket, idleFor)) {
             if (!d.serve()) {
                 spec.commandLine().getErr().println("replay daemon: another daemon holds " + socket + "; leaving it be");
+                return EXIT_HELD;
             }
         }
         return Replay.EXIT_OK;
     }
 
     private int start() throws IOException {
-        Path s = DaemonWire.socket(DaemonWire.folder(), DaemonClient.jvmOptions());
+        Path s = DaemonWire.socket(DaemonWire.folder(), DaemonClient.jvmOptions(), DaemonClient.cwd());
         String refused = DaemonClient.refusal(s);
         if (refused != null) {
             spec.commandLine().getErr().println("replay daemon: cannot start one: " + refused);

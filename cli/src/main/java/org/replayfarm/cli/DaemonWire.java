@@ -27,13 +27,13 @@ import java.util.TreeMap;
  * <p>A daemon listens on a Unix domain socket in a folder of the user's own ({@code java.io.tmpdir}/replay-daemon-USER,
  * mode 0700, refused when another user owns it or others may enter it). Its name says which distribution and
  * settings it serves: {@code INSTALL-BUILD-SETTINGS.sock}, INSTALL a hash of the distribution's class path, BUILD
- * of its files' sizes and times and the Java home, SETTINGS of the JVM's options and the environment a run reads
- * ({@code REPLAY_*}, {@code PATH}, {@code TMPDIR}, {@code LD_LIBRARY_PATH}, {@code CUDA_*}): a run whose settings
- * differ gets a daemon of its own, which inherits them when it is started; a daemon of an older build of the same
- * distribution is stopped when a new one starts.
+ * of its files' sizes and times and the Java home, SETTINGS of the JVM's options, the umask and the environment a
+ * run reads ({@link #environment}, paths resolved against the client's folder): a run whose settings differ gets a
+ * daemon of its own, which is started with them; a daemon of an older build of the same distribution is stopped
+ * when a new one starts.
  *
- * <p>Messages are length-prefixed: a request (its kind, the client's folder, its arguments, whether its stderr is
- * a terminal, when its JVM started), then frames from the daemon: {@link #OUT} and {@link #ERR} bytes for the
+ * <p>Messages are length-prefixed: a request (its kind, the client's folder, its arguments, whether it has a
+ * console, when its JVM started), then frames from the daemon: {@link #OUT} and {@link #ERR} bytes for the
  * client's stdout and stderr, and one {@link #EXIT} with the exit status (or one {@link #DECLINE} with the reason
  * the client runs the command itself), after which the daemon closes the connection. Channel reads and writes only (never {@code Channels.newInputStream}: on JDK 17 its reads hold the
  * channel's blocking lock, which would stop the daemon's output while it waits for the client to hang up).
@@ -76,14 +76,19 @@ final class DaemonWire {
         static Request read(SocketChannel ch) throws IOException {
             DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(readMessage(ch)));
             int version = d.readInt();
-            if (version != VERSION) {
-                throw new IOException("wire version " + version + ", this daemon speaks " + VERSION);
-            }
             Kind kind;
             try {
                 kind = Kind.valueOf(d.readUTF());
-            } catch (IllegalArgumentException e) {
-                throw new IOException("unknown request: " + e.getMessage());
+            } catch (IllegalArgumentException | IOException e) {
+                throw new IOException(version != VERSION ? "wire version " + version + ", this daemon speaks " + VERSION
+                        : "unknown request: " + e.getMessage());
+            }
+            if (version != VERSION) {
+                // a STOP's version and kind are read alike in every version: a later build can stop this daemon
+                if (kind == Kind.STOP) {
+                    return new Request(kind, "", List.of(), false, 0);
+                }
+                throw new IOException("wire version " + version + ", this daemon speaks " + VERSION);
             }
             String cwd = readString(d);
             int n = d.readInt();
@@ -123,7 +128,18 @@ final class DaemonWire {
         if (n < 0 || n > MAX_MESSAGE) {
             throw new IOException("a message of " + n + " bytes");
         }
-        return readFully(ch, ByteBuffer.allocate(n)).array();
+        if (n <= 1 << 16) {
+            return readFully(ch, ByteBuffer.allocate(n)).array();
+        }
+        // a large one grows as its bytes come: a length alone holds no large buffer
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        ByteBuffer piece = ByteBuffer.allocate(1 << 16);
+        while (whole.size() < n) {
+            piece.clear().limit(Math.min(piece.capacity(), n - whole.size()));
+            readFully(ch, piece);
+            whole.write(piece.array(), 0, piece.limit());
+        }
+        return whole.toByteArray();
     }
 
     /** One frame from the daemon: its type and bytes (for {@link #EXIT}, the status in four bytes). */
@@ -193,8 +209,13 @@ final class DaemonWire {
      * alone (links are not followed: a link another user planted to a folder of this user's is refused, not used).
      */
     static Path folder() throws IOException {
+        return folder(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** {@link #folder()} in {@code tmp}. */
+    static Path folder(Path tmp) throws IOException {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "replay-daemon-" + user);
+        Path dir = tmp.resolve("replay-daemon-" + user).toAbsolutePath();
         java.nio.file.LinkOption noFollow = java.nio.file.LinkOption.NOFOLLOW_LINKS;
         if (!Files.exists(dir, noFollow)) {
             try {
@@ -240,16 +261,62 @@ final class DaemonWire {
     /** The longest socket path the kernel takes (sun_path holds 108 bytes with the closing NUL). */
     static final int MAX_SOCKET_PATH = 107;
 
-    /** The environment a run reads, sorted: part of BUILD. */
-    static Map<String, String> environment() {
+    /**
+     * Variables a run reads whose values are paths (a relative one is the client's folder's, and the daemon runs in
+     * /): resolved against the client's folder, in the settings and in the daemon's environment alike.
+     */
+    static final Set<String> PATH_VARIABLES = Set.of("TMPDIR", "NVCC", "CUDA_HOME", "CUDA_PATH", "REPLAY_CUDA_CACHE",
+            "REPLAY_CUDA_CPU_CACHE", "REPLAY_LLVM_MC", "REPLAY_ROCM_DEVICE_LIBS", "REPLAY_WORK_DIR", "REPLAY_STORAGE_DIR",
+            "REPLAY_CONFIG", "REPLAY_API_TOKEN_FILE", "REPLAY_TLS_KEY_STORE", "REPLAY_TLS_TRUST_STORE",
+            "REPLAY_TLS_PASSWORD_FILE");
+    /** Variables whose values are lists of folders (an empty or relative entry is the client's folder's). */
+    static final Set<String> PATH_LISTS = Set.of("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH");
+
+    /**
+     * The environment a run reads, sorted, paths resolved against {@code cwd}: part of SETTINGS, and the daemon's
+     * own. The farm's ({@code REPLAY_*}, {@code CUDA_*}), the tools' it starts ({@code PATH}, {@code NVCC*},
+     * {@code CPATH}, {@code LIBRARY_PATH}, {@code LD_LIBRARY_PATH}, {@code TMPDIR}), the JVM's
+     * ({@code JAVA_TOOL_OPTIONS}) and the locale's ({@code LANG}, {@code LC_*}: the encoding of file names).
+     */
+    static Map<String, String> environment(Path cwd) {
         Map<String, String> env = new TreeMap<>();
         System.getenv().forEach((k, v) -> {
-            if ((k.startsWith("REPLAY_") && !k.equals("REPLAY_DAEMON")) || k.startsWith("CUDA_") || k.equals("PATH")
-                    || k.equals("TMPDIR") || k.equals("LD_LIBRARY_PATH")) {
-                env.put(k, v);
+            if ((k.startsWith("REPLAY_") && !k.equals("REPLAY_DAEMON")) || k.startsWith("CUDA_") || k.startsWith("NVCC")
+                    || k.startsWith("LC_") || k.equals("LANG") || k.equals("JAVA_TOOL_OPTIONS")
+                    || PATH_LISTS.contains(k) || PATH_VARIABLES.contains(k)) {
+                env.put(k, resolved(k, v, cwd));
             }
         });
         return env;
+    }
+
+    /** {@code v} of variable {@code k} with its paths resolved against {@code cwd}. */
+    static String resolved(String k, String v, Path cwd) {
+        if (PATH_VARIABLES.contains(k)) {
+            return v.isEmpty() ? v : cwd.resolve(v).normalize().toString();
+        }
+        if (PATH_LISTS.contains(k)) {
+            List<String> entries = new ArrayList<>();
+            for (String e : v.split(":", -1)) {
+                entries.add(cwd.resolve(e).normalize().toString());
+            }
+            return String.join(":", entries);
+        }
+        return v;
+    }
+
+    /** This process's umask (the mode of the files a run writes), from /proc; empty where there is none. */
+    static String umask() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Umask:")) {
+                    return line.substring("Umask:".length()).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the umask is not part of the settings
+        }
+        return "";
     }
 
     /** INSTALL: this distribution's class path. */
@@ -257,32 +324,69 @@ final class DaemonWire {
         return hash(List.of(System.getProperty("java.class.path", ""))).substring(0, 8);
     }
 
-    /** BUILD: the class path's files (size and time), the wire's version and the Java home. */
+    /**
+     * BUILD: the wire's version, the Java home and the code: each class path entry's size and time, for a folder
+     * the newest of its files, for a lone jar ({@code java -jar}) the jars its manifest names too.
+     */
     static String build() {
         List<String> parts = new ArrayList<>();
         parts.add("wire " + VERSION);
-        for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
-            Path p = Path.of(entry);
-            try {
-                parts.add(entry + " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis());
+        String[] entries = System.getProperty("java.class.path", "").split(java.io.File.pathSeparator);
+        for (String entry : entries) {
+            parts.add(stamp(Path.of(entry).toAbsolutePath()));
+        }
+        if (entries.length == 1 && entries[0].endsWith(".jar")) {
+            Path jar = Path.of(entries[0]).toAbsolutePath();
+            try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+                java.util.jar.Manifest m = j.getManifest();
+                String cp = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+                if (cp != null) {
+                    for (String e : cp.trim().split("\\s+")) {
+                        parts.add(stamp(jar.resolveSibling(e)));
+                    }
+                }
             } catch (IOException | RuntimeException e) {
-                parts.add(entry + " missing");
+                parts.add(jar + " unreadable");
             }
         }
         parts.add(System.getProperty("java.home", ""));
         return hash(parts).substring(0, 8);
     }
 
-    /** SETTINGS: the JVM's options and {@link #environment()}. */
-    static String settings(List<String> jvmOptions) {
+    /** A class path entry's size and time; for a folder, its files' count and newest time. */
+    private static String stamp(Path p) {
+        try {
+            if (Files.isDirectory(p)) {
+                long[] newest = {0, 0};
+                try (java.util.stream.Stream<Path> s = Files.walk(p)) {
+                    s.filter(Files::isRegularFile).forEach(f -> {
+                        newest[0]++;
+                        try {
+                            newest[1] = Math.max(newest[1], Files.getLastModifiedTime(f).toMillis());
+                        } catch (IOException gone) {
+                            // removed while walked
+                        }
+                    });
+                }
+                return p + " folder " + newest[0] + " " + newest[1];
+            }
+            return p + " " + Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis();
+        } catch (IOException | RuntimeException e) {
+            return p + " missing";
+        }
+    }
+
+    /** SETTINGS: the JVM's options, {@link #environment} and the umask. */
+    static String settings(List<String> jvmOptions, Path cwd) {
         List<String> parts = new ArrayList<>(jvmOptions);
-        environment().forEach((k, v) -> parts.add(k + "=" + v));
+        environment(cwd).forEach((k, v) -> parts.add(k + "=" + v));
+        parts.add("umask " + umask());
         return hash(parts).substring(0, 8);
     }
 
     /** The socket of the daemon for this distribution, build and settings: INSTALL-BUILD-SETTINGS.sock. */
-    static Path socket(Path folder, List<String> jvmOptions) {
-        return folder.resolve(install() + "-" + build() + "-" + settings(jvmOptions) + ".sock");
+    static Path socket(Path folder, List<String> jvmOptions, Path cwd) {
+        return folder.resolve(install() + "-" + build() + "-" + settings(jvmOptions, cwd) + ".sock");
     }
 
     /** Whether {@code other} is a daemon's socket of this distribution (INSTALL) from another build of it. */

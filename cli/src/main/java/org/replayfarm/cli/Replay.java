@@ -22,6 +22,9 @@ public final class Replay {
     public static final int EXIT_ERROR = 2;
 
     public static void main(String[] args) {
+        // numbers in reports, files and messages read the same on every machine: a comma-decimal locale wrote
+        // time="1,234" into junit.xml (the locale's language and file-name encoding are left as they are)
+        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, java.util.Locale.ROOT);
         String first = args.length > 0 ? args[0] : null;
         if ("run".equals(first) && DaemonClient.wanted(args)) {
             // the run daemon's client: no picocli, Akka or logging set-up here (the daemon has them warm)

@@ -111,6 +111,15 @@ final class RunCommand implements Callable<Integer> {
     /** Set when the run daemon runs this command for a client: its node, the client's terminal and stderr. */
     RunDaemon.Session session;
 
+    /** Why the run daemon does not run a batch ({@link #batch()}): its client runs it in its own process. */
+    static final String BATCH_DECLINED = "a batch (several captures, --manifest, --baseline, --write-baseline or "
+            + "--timeout) does not go to the run daemon";
+
+    /** Whether this is a batch: several captures, a manifest, a baseline or a timeout (a cluster of its own). */
+    boolean batch() {
+        return captures.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0;
+    }
+
     @Override
     public Integer call() throws Exception {
         Replay.checkOutDir(spec, out);
@@ -121,12 +130,11 @@ final class RunCommand implements Callable<Integer> {
         if (all.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "give a CAPTURE (or several, or --manifest FILE)");
         }
-        if (all.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0) {
+        if (batch()) {
             if (session != null) {
                 // a batch starts a cluster of its own for its captures: in the client's process, not beside the
                 // daemon's node in the daemon's heap
-                session.decline("a batch (several captures, --manifest, --baseline, --write-baseline or --timeout) "
-                        + "does not go to the run daemon");
+                session.decline(BATCH_DECLINED);
                 return Replay.EXIT_OK;
             }
             return batch(all);

@@ -50,17 +50,36 @@ final class RunDaemon implements AutoCloseable {
     /** The held node's API token (replay.api.token): random, known to this process only. */
     private final String apiToken = java.util.HexFormat.of().formatHex(randomBytes());
     private final Path work;
+    private final long requestMillis;
     private FarmNode node;
     private String nodeSettings;
     private ServerSocketChannel server;
     private FileChannel lockFile;
     private volatile boolean stopping;
 
-    RunDaemon(Path socket, Duration idle) throws IOException {
+    RunDaemon(Path socket, Duration idle) {
+        this(socket, idle, REQUEST_MILLIS);
+    }
+
+    /** As above, a client given {@code requestMillis} to send its request. */
+    RunDaemon(Path socket, Duration idle, long requestMillis) {
         this.socket = socket;
         this.idle = idle;
-        this.work = Files.createTempDirectory("replay-daemon");
+        this.requestMillis = requestMillis;
+        this.work = workFolder(socket);
     }
+
+    /**
+     * The work folder of the daemon of {@code socket} (its node's folders), beside its socket: one killed without
+     * removing it has it removed by the next daemon of the socket, or by the next start after a rebuild.
+     */
+    static Path workFolder(Path socket) {
+        String name = socket.getFileName().toString();
+        return socket.resolveSibling((name.endsWith(".sock") ? name.substring(0, name.length() - 5) : name) + ".work");
+    }
+
+    /** How long a client has to send its request once connected (a request is a command line). */
+    static final long REQUEST_MILLIS = 10_000;
 
     /**
      * Binds the socket (false when another daemon holds it: this one has nothing to do), then serves until it is
@@ -98,12 +117,19 @@ final class RunDaemon implements AutoCloseable {
     private boolean bind() throws IOException {
         Path lock = socket.resolveSibling(socket.getFileName() + ".lock");
         lockFile = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock held = lockFile.tryLock();
+        FileLock held;
+        try {
+            held = lockFile.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException sameJvm) {
+            held = null; // a daemon of this JVM holds it
+        }
         if (held == null) {
             lockFile.close();
             return false;
         }
         Files.deleteIfExists(socket); // a daemon before this one that died without removing it
+        RunCommand.deleteTree(work); // and its node's folders
+        Files.createDirectories(work);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             s.bind(UnixDomainSocketAddress.of(socket));
@@ -147,7 +173,9 @@ final class RunDaemon implements AutoCloseable {
         try (ch) {
             DaemonWire.Request req;
             try {
-                req = DaemonWire.Request.read(ch);
+                DaemonWire.Request[] read = new DaemonWire.Request[1];
+                DaemonClient.withDeadline(ch, requestMillis, () -> read[0] = DaemonWire.Request.read(ch));
+                req = read[0];
             } catch (IOException e) {
                 log.warn("run daemon: a request that could not be read: {}", e.toString());
                 return;
@@ -177,6 +205,8 @@ final class RunDaemon implements AutoCloseable {
             }
         } catch (IOException e) {
             log.debug("run daemon: client gone: {}", e.toString());
+        } catch (RuntimeException | Error e) {
+            log.error("run daemon: a request failed", e);
         }
     }
 
@@ -220,6 +250,24 @@ final class RunDaemon implements AutoCloseable {
         }, "replay-daemon-hangup");
         watch.setDaemon(true);
         watch.start();
+        List<String> args = new ArrayList<>();
+        args.add("run");
+        args.addAll(session.clientArgs(req.args()));
+        // what needs no node is answered at once, not after the run under way: help, a wrong option, a batch
+        CommandLine probe = commandLine(session, out, err);
+        try {
+            CommandLine.ParseResult parsed = probe.parseArgs(args.toArray(String[]::new));
+            CommandLine.ParseResult sub = parsed.subcommand();
+            if (parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested()
+                    || (sub != null && (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()))) {
+                return session.ended(commandLine(session, out, err).execute(args.toArray(String[]::new)));
+            }
+            if (sub != null && probe.getSubcommands().get("run").<RunCommand>getCommand().batch()) {
+                return session.decline(RunCommand.BATCH_DECLINED);
+            }
+        } catch (CommandLine.ParameterException wrong) {
+            return session.ended(commandLine(session, out, err).execute(args.toArray(String[]::new)));
+        }
         try {
             if (!runs.tryLock(0, java.util.concurrent.TimeUnit.SECONDS)) { // fair: no jumping the queue
                 err.println("replay run: the run daemon is busy with another run; waiting for it to end");
@@ -238,16 +286,19 @@ final class RunDaemon implements AutoCloseable {
                 return session.ended(Replay.EXIT_ERROR);
             }
             served.incrementAndGet();
-            CommandLine line = Replay.commandLine("run");
-            line.registerConverter(Path.class, session::path);
-            line.setOut(new PrintWriter(out, true));
-            line.setErr(new PrintWriter(err, true));
-            RunCommand command = line.getSubcommands().get("run").getCommand();
-            command.session = session;
-            List<String> args = new ArrayList<>();
-            args.add("run");
-            args.addAll(absoluteDirDevice(req.args(), cwd));
-            int status = line.execute(args.toArray(String[]::new));
+            CommandLine line = commandLine(session, out, err);
+            int status;
+            try {
+                status = line.execute(args.toArray(String[]::new));
+            } catch (Throwable t) { // an Error (picocli passes those on): what its own process would print, then
+                // this JVM is in doubt (out of memory, a stack overflow, a class that did not load): it stops
+                err.print("Exception in thread \"main\" ");
+                t.printStackTrace(err);
+                err.println("replay run: the run daemon stops after this error; the next run starts a new one");
+                log.error("run daemon: a run failed with {}; stopping", t.toString(), t);
+                stop();
+                status = 1;
+            }
             line.getOut().flush();
             line.getErr().flush();
             return session.ended(status);
@@ -258,8 +309,39 @@ final class RunDaemon implements AutoCloseable {
         }
     }
 
-    /** {@code --device dir:PATH} with PATH relative to the client's folder, not the daemon's. */
-    static List<String> absoluteDirDevice(List<String> args, Path cwd) {
+    /**
+     * A {@code replay run} command line for {@code session}: paths resolved against its client's folder, its
+     * output to the client, and errors that name paths as the client gave them.
+     */
+    private static CommandLine commandLine(Session session, PrintStream out, PrintStream err) {
+        CommandLine line = Replay.commandLine("run");
+        line.registerConverter(Path.class, session::path);
+        line.setOut(new PrintWriter(out, true));
+        line.setErr(new PrintWriter(err, true));
+        line.setExecutionExceptionHandler((e, l, parsed) -> {
+            l.getErr().println("replay: error: " + session.asGiven(Replay.describe(e)));
+            return Replay.EXIT_ERROR;
+        });
+        line.setParameterExceptionHandler((e, given) -> {
+            CommandLine l = e.getCommandLine();
+            l.getErr().println("replay: " + session.asGiven(e.getMessage()));
+            l.getErr().println("Try '" + l.getCommandSpec().qualifiedName() + " --help'.");
+            return Replay.EXIT_ERROR;
+        });
+        runCommand(line).session = session;
+        return line;
+    }
+
+    private static RunCommand runCommand(CommandLine line) {
+        return line.getSubcommands().get("run").getCommand();
+    }
+
+    /**
+     * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH} and {@code @FILE}
+     * (picocli's argument files, read relative to the JVM's folder) with PATH and FILE relative to the client's
+     * folder; {@code given} is told each path so resolved and how it was given.
+     */
+    static List<String> clientArgs(List<String> args, Path cwd, java.util.function.BiConsumer<Path, String> given) {
         List<String> out = new ArrayList<>(args);
         for (int i = 0; i < out.size(); i++) {
             String a = out.get(i);
@@ -267,12 +349,22 @@ final class RunDaemon implements AutoCloseable {
                 break;
             }
             if (a.startsWith("--device=dir:")) {
-                out.set(i, "--device=dir:" + cwd.resolve(a.substring("--device=dir:".length())));
+                out.set(i, "--device=dir:" + resolve(cwd, a.substring("--device=dir:".length()), given));
             } else if (a.equals("--device") && i + 1 < out.size() && out.get(i + 1).startsWith("dir:")) {
-                out.set(i + 1, "dir:" + cwd.resolve(out.get(i + 1).substring(4)));
+                out.set(i + 1, "dir:" + resolve(cwd, out.get(i + 1).substring(4), given));
+            } else if (a.length() > 1 && a.startsWith("@") && !a.startsWith("@@")
+                    && Files.isRegularFile(cwd.resolve(a.substring(1)))) {
+                // as picocli would read it in the client's folder (an @NAME that names no file stays as it is)
+                out.set(i, "@" + resolve(cwd, a.substring(1), given));
             }
         }
         return out;
+    }
+
+    private static Path resolve(Path cwd, String p, java.util.function.BiConsumer<Path, String> given) {
+        Path full = cwd.resolve(p);
+        given.accept(full, Path.of(p).toString());
+        return full;
     }
 
     /**
@@ -344,6 +436,7 @@ final class RunDaemon implements AutoCloseable {
         try {
             if (server != null) {
                 Files.deleteIfExists(socket); // only the socket this daemon bound, never another's
+                RunCommand.deleteTree(work); // its own work folder too (one that lost the lock has none)
             }
             if (lockFile != null) {
                 lockFile.close();
@@ -351,7 +444,6 @@ final class RunDaemon implements AutoCloseable {
         } catch (IOException e) {
             log.warn("run daemon: {} not removed: {}", socket, e.toString());
         }
-        RunCommand.deleteTree(work);
     }
 
     /**
@@ -398,8 +490,32 @@ final class RunDaemon implements AutoCloseable {
         /** A path argument: resolved against the client's folder (remembered as given, for {@link #shown}). */
         Path path(String arg) {
             Path p = cwd.resolve(arg);
-            given.put(p, arg);
+            given.put(p, Path.of(arg).toString()); // as picocli's own conversion shows it: "out/" is "out"
             return p;
+        }
+
+        /** The client's arguments as the daemon gives them to picocli ({@link RunDaemon#clientArgs}). */
+        List<String> clientArgs(List<String> args) {
+            return RunDaemon.clientArgs(args, cwd, given::put);
+        }
+
+        /**
+         * {@code message} with each path the client gave (resolved against its folder here) as it gave it: an error
+         * reads as it would in the client's own process ("no such file: saxpy.capture", "out/host/...").
+         */
+        String asGiven(String message) {
+            if (message == null) {
+                return null;
+            }
+            String m = message;
+            List<java.util.Map.Entry<Path, String>> paths = new ArrayList<>(given.entrySet());
+            paths.sort((a, b) -> b.getKey().toString().length() - a.getKey().toString().length()); // longest first
+            for (var e : paths) {
+                if (!e.getKey().toString().equals(e.getValue())) {
+                    m = m.replace(e.getKey().toString(), e.getValue());
+                }
+            }
+            return m;
         }
 
         /** A path as the client gave it. */

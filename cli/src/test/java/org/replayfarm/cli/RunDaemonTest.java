@@ -142,10 +142,22 @@ class RunDaemonTest {
             assertTrue(bad.err().contains("runs past the end of the file"), bad.err());
             Reply missing = call(socket, cwd, "nothere.capture", "--every-group", "--no-metrics", "--out", "bad");
             assertEquals(Replay.EXIT_ERROR, missing.status());
-            assertTrue(missing.err().contains("no such file: " + cwd.resolve("nothere.capture")), missing.err());
+            assertTrue(missing.err().contains("replay: error: no such file: nothere.capture\n"),
+                    "the path as the client gave it, as in its own process: " + missing.err());
             Reply option = call(socket, cwd, "saxpy.capture", "--every-group", "--no-metrics");
             assertEquals(Replay.EXIT_ERROR, option.status());
             assertTrue(option.err().contains("Missing required option: '--out=DIR'"), option.err());
+
+            // help needs no node and no turn; an @FILE of options is read in the client's folder, as picocli would
+            Reply help = call(socket, cwd, "--help");
+            assertEquals(0, help.status(), help.err());
+            assertTrue(help.out().contains("Usage: replay run"), help.out());
+            Files.writeString(cwd.resolve("opts.txt"), "--group 1,0\n--no-metrics\n");
+            Reply at = call(socket, cwd, "saxpy.capture", "@opts.txt", "--out", "at/");
+            assertEquals(0, at.status(), at.err());
+            assertTrue(Files.isRegularFile(cwd.resolve("at/report.json")));
+            assertTrue(at.out().contains("groups          1 ("), "--group from the @FILE: " + at.out());
+            assertTrue(at.out().contains("output          at\n"), "'at/' shown as picocli shows it: " + at.out());
 
             Reply again = call(socket, cwd, "saxpy.capture", "--group", "1,0", "--no-metrics", "--out", "again",
                     "--timings");
@@ -194,6 +206,7 @@ class RunDaemonTest {
             // each group loops under a budget of 1e12 instructions per wave: hours on the host model
             SocketChannel spinning = SocketChannel.open(StandardProtocolFamily.UNIX);
             spinning.connect(UnixDomainSocketAddress.of(socket));
+            try {
             StringBuilder spinErr = new StringBuilder();
             CompletableFuture<Reply> spinReply = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -226,6 +239,27 @@ class RunDaemonTest {
                 TimeUnit.MILLISECONDS.sleep(50); // polling a condition: the second client is queued
             }
             assertTrue(contains(nextErr, "busy with another run; waiting"), nextErr.toString());
+            // what needs no node does not wait for the run under way: a batch is handed back, help answered
+            CompletableFuture<Reply> batch = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(socket, dir, saxpy.toString(), saxpy.toString(), "--every-group", "--out",
+                            dir.resolve("b").toString());
+                } catch (IOException e) {
+                    return new Reply(-1, "", e.toString());
+                }
+            });
+            Reply declined = batch.get(20, TimeUnit.SECONDS);
+            assertEquals(DECLINED, declined.status(), declined.err());
+            assertTrue(declined.err().contains("a batch"), declined.err());
+            Reply help = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(socket, dir, "x.capture", "--every-group", "--out", "o", "--hepl");
+                } catch (IOException e) {
+                    return new Reply(-1, "", e.toString());
+                }
+            }).get(20, TimeUnit.SECONDS);
+            assertEquals(Replay.EXIT_ERROR, help.status());
+            assertTrue(help.err().contains("Unknown option: '--hepl'"), help.err());
             TimeUnit.SECONDS.sleep(1); // the spinning groups are well into their loops
             assertTrue(!next.isDone(), "the second run waits while the first holds the daemon");
             spinning.close(); // the client's Ctrl-C
@@ -234,7 +268,11 @@ class RunDaemonTest {
             assertEquals(0, r.status(), r.err());
             assertTrue(r.out().contains("result          equal (exit status 0)"), r.out());
             assertTrue(!Files.exists(dir.resolve("spin-out/report.json")), "the cancelled run wrote no report");
-            spinReply.get(30, TimeUnit.SECONDS); // its connection is closed: it ends
+            Reply gone = spinReply.get(30, TimeUnit.SECONDS); // its connection is closed: it ends
+            assertEquals(-1, gone.status(), "the hung-up client's read ends with its closed channel: " + gone);
+            } finally {
+                spinning.close(); // a failed check must not leave the runaway holding the daemon (close waits for it)
+            }
             d.stop();
             serving.get(30, TimeUnit.SECONDS);
         }
@@ -264,12 +302,12 @@ class RunDaemonTest {
         });
         awaitSocket(socket, serving);
         StringBuilder err = new StringBuilder();
-        // each wave loops until its budget (30 million instructions: a second or more on the host model) ends it
+        // each wave loops until its budget (150 million instructions: seconds on the host model) ends it
         CompletableFuture<Reply> run = CompletableFuture.supplyAsync(() -> {
             try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                 ch.connect(UnixDomainSocketAddress.of(socket));
                 return exchange(ch, new DaemonWire.Request(DaemonWire.Kind.RUN, dir.toString(), List.of(spin.toString(),
-                        "--every-group", "--no-metrics", "--budget", "30000000", "--evaluators", "1", "--out",
+                        "--every-group", "--no-metrics", "--budget", "150000000", "--evaluators", "1", "--out",
                         dir.resolve("spin-out").toString()), false, System.currentTimeMillis()), err);
             } catch (IOException e) {
                 return new Reply(-1, "", e.toString());
@@ -281,6 +319,13 @@ class RunDaemonTest {
         }
         assertTrue(contains(err, "evaluating 2 group(s)"), err.toString());
         d.stop();
+        assertTrue(!run.isDone(), "the run is under way when the daemon is told to stop");
+        // a daemon started for the same socket meanwhile (a client found none listening) finds the lock held and
+        // leaves, touching nothing of the stopping one's
+        try (RunDaemon late = new RunDaemon(socket, Duration.ofMinutes(5))) {
+            assertTrue(!late.serve(), "the lock is held by the daemon ending its run");
+        }
+        assertTrue(Files.isDirectory(dir.resolve("d.work")), "the stopping daemon's work folder is its own");
         Reply r = run.get(120, TimeUnit.SECONDS);
         assertEquals(Replay.EXIT_DIFFERENCES, r.status(), "the run ended as it would have (its groups faulted on the "
                 + "budget): " + r.err());
@@ -288,6 +333,7 @@ class RunDaemonTest {
         assertTrue(Files.isRegularFile(dir.resolve("spin-out/report.json")));
         serving.get(60, TimeUnit.SECONDS);
         assertTrue(!Files.exists(socket), "the daemon removed its socket");
+        assertTrue(!Files.exists(dir.resolve("d.work")), "and its work folder");
         assertTrue(Files.exists(dir.resolve("d.sock.lock")), "the lock file stays (removing it could let two daemons lock two files of one name)");
     }
 
@@ -311,6 +357,9 @@ class RunDaemonTest {
                     dir.resolve("a").toString());
             assertEquals(0, first.status(), first.out() + first.err());
             assertTrue(first.out().contains("result          equal (exit status 0)"), first.out());
+            // the JVM runs in a German locale: numbers in the files still have a decimal point
+            String junit = Files.readString(dir.resolve("a/junit.xml"));
+            assertTrue(junit.matches("(?s).*<testsuite [^>]*time=\"[0-9]+\\.[0-9]{3}\".*"), junit);
             Proc second = replay(tmp, "run", "--daemon", saxpy.toString(), "--group", "0,0", "--no-metrics", "--out",
                     dir.resolve("b").toString());
             assertEquals(0, second.status(), second.out() + second.err());
@@ -345,7 +394,8 @@ class RunDaemonTest {
     private Proc replay(Path tmp, String... args) throws Exception {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", classpath,
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp,
+                "-Duser.language=de", "-Duser.country=DE", "-cp", classpath,
                 "org.replayfarm.cli.Replay"));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
@@ -374,9 +424,11 @@ class RunDaemonTest {
         Path tooLong = Path.of("/" + "d".repeat(120) + ".sock");
         assertTrue(DaemonClient.refusal(tooLong).contains("longer than a Unix socket's 107 bytes"), DaemonClient.refusal(tooLong));
         Path cwd = Path.of("/home/u/work");
+        java.util.Map<Path, String> given = new java.util.HashMap<>();
         assertEquals(List.of("c", "--device=dir:/home/u/work/dev", "--device", "dir:/abs", "--out", "o"),
-                RunDaemon.absoluteDirDevice(List.of("c", "--device=dir:dev", "--device", "dir:/abs", "--out", "o"), cwd));
-        assertEquals(List.of("--device", "dir:/home/u/work/x"), RunDaemon.absoluteDirDevice(List.of("--device", "dir:x"), cwd));
+                RunDaemon.clientArgs(List.of("c", "--device=dir:dev", "--device", "dir:/abs", "--out", "o"), cwd, given::put));
+        assertEquals(List.of("--device", "dir:/home/u/work/x"), RunDaemon.clientArgs(List.of("--device", "dir:x"), cwd, given::put));
+        assertEquals("dev", given.get(Path.of("/home/u/work/dev")));
         assertTrue(DaemonClient.wanted(new String[] {"run", "--daemon", "c"}));
         Path mine = Path.of("/t/aaaa1111-bbbb2222-cccc3333.sock");
         assertTrue(DaemonWire.olderBuild(Path.of("/t/aaaa1111-00002222-cccc3333.sock"), mine), "another build");
@@ -384,5 +436,133 @@ class RunDaemonTest {
         assertTrue(!DaemonWire.olderBuild(Path.of("/t/ffff1111-00002222-cccc3333.sock"), mine), "another distribution");
         assertTrue(!DaemonWire.olderBuild(Path.of("/t/aaaa1111-00002222-cccc3333.sock.lock"), mine), "not a socket");
         assertTrue(!DaemonClient.wanted(new String[] {"run", "--no-daemon", "c"}));
+    }
+
+    @Test
+    void arguments_options_and_variables_are_the_clients_folder_s() throws IOException {
+        Path cwd = Files.createDirectories(dir.resolve("c"));
+        Files.writeString(cwd.resolve("opts"), "--every-group\n");
+        java.util.Map<Path, String> given = new java.util.HashMap<>();
+        assertEquals(List.of("x.capture", "@" + cwd.resolve("opts"), "@missing", "--", "@opts"),
+                RunDaemon.clientArgs(List.of("x.capture", "@opts", "@missing", "--", "@opts"), cwd, given::put),
+                "an @FILE that names a file in the client's folder is read there; one that names none stays as given");
+        RunDaemon.Session session = new RunDaemon.Session(null, false, System.err, 0, cwd);
+        Path out = session.path("out/");
+        assertEquals(cwd.resolve("out"), out);
+        assertEquals("out", session.shown(out));
+        session.path("in.capture");
+        assertEquals("no such file: in.capture; see out/host/guest-0.bin",
+                session.asGiven("no such file: " + cwd.resolve("in.capture") + "; see " + cwd.resolve("out/host/guest-0.bin")));
+
+        Path home = Path.of("/home/u/work");
+        assertEquals("-javaagent:/home/u/work/a.jar=opt=1", DaemonClient.absoluteOption("-javaagent:a.jar=opt=1", home));
+        assertEquals("-XX:SharedArchiveFile=/home/u/r.jsa", DaemonClient.absoluteOption("-XX:SharedArchiveFile=../r.jsa", home));
+        assertEquals("-XX:SharedArchiveFile=/abs/r.jsa", DaemonClient.absoluteOption("-XX:SharedArchiveFile=/abs/r.jsa", home));
+        assertEquals("-Djava.io.tmpdir=/home/u/work/t", DaemonClient.absoluteOption("-Djava.io.tmpdir=t", home));
+        assertEquals("-Xmx512m", DaemonClient.absoluteOption("-Xmx512m", home));
+        assertEquals("/home/u/work/bin:/usr/bin:/home/u/work", DaemonWire.resolved("PATH", "bin:/usr/bin:", home),
+                "an empty PATH entry is the folder a command runs in");
+        assertEquals("/home/u/work/cache", DaemonWire.resolved("REPLAY_CUDA_CACHE", "./cache", home));
+        assertEquals("on", DaemonWire.resolved("REPLAY_METRICS", "on", home));
+    }
+
+    @Test
+    void the_folder_is_refused_unless_it_is_the_users_alone() throws IOException {
+        String name = "replay-daemon-" + System.getProperty("user.name").replaceAll("[^A-Za-z0-9._-]", "_");
+        Path made = DaemonWire.folder(Files.createDirectories(dir.resolve("ok")));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
+        Path open = Files.createDirectories(dir.resolve("open").resolve(name));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        IOException e = assertThrows(IOException.class, () -> DaemonWire.folder(dir.resolve("open")));
+        assertTrue(e.getMessage().contains("rwxr-xr-x"), e.getMessage());
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        Files.setPosixFilePermissions(elsewhere, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.createSymbolicLink(Files.createDirectories(dir.resolve("link")).resolve(name), elsewhere);
+        e = assertThrows(IOException.class, () -> DaemonWire.folder(dir.resolve("link")));
+        assertTrue(e.getMessage().contains("is not a folder (a link"), e.getMessage());
+    }
+
+    /** What older builds left: a dead one's socket, lock, log and work folder go; a live one's lock keeps its own. */
+    @Test
+    void what_older_builds_left_is_removed_unless_their_daemon_lives() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("f"));
+        Path mine = folder.resolve("aaaa1111-bbbb2222-cccc3333.sock");
+        Path dead = folder.resolve("aaaa1111-00000000-cccc3333.sock");
+        Path live = folder.resolve("aaaa1111-11111111-cccc3333.sock");
+        Path otherSettings = folder.resolve("aaaa1111-bbbb2222-dddd3333.sock");
+        for (Path p : List.of(dead, live, otherSettings)) {
+            Files.writeString(p.resolveSibling(p.getFileName() + ".lock"), "");
+            Files.writeString(DaemonClient.log(p), "log");
+            Files.createDirectories(RunDaemon.workFolder(p).resolve("node-1"));
+        }
+        try (java.nio.channels.FileChannel held = java.nio.channels.FileChannel.open(
+                live.resolveSibling(live.getFileName() + ".lock"), java.nio.file.StandardOpenOption.WRITE)) {
+            held.lock();
+            DaemonClient.removeGone(mine);
+        }
+        assertTrue(!Files.exists(dead.resolveSibling(dead.getFileName() + ".lock")));
+        assertTrue(!Files.exists(DaemonClient.log(dead)));
+        assertTrue(!Files.exists(RunDaemon.workFolder(dead)));
+        assertTrue(Files.exists(DaemonClient.log(live)), "a daemon still ending its run keeps its files");
+        assertTrue(Files.exists(RunDaemon.workFolder(live)));
+        assertTrue(Files.exists(DaemonClient.log(otherSettings)), "other settings are not an older build");
+    }
+
+    /**
+     * The wire against clients that misbehave: one that sends nothing is let go after its time, a length past the
+     * limit and a request of another version are refused, and the daemon goes on; a STOP of another version stops it.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void a_silent_or_malformed_client_costs_the_daemon_nothing() throws Exception {
+        Path socket = dir.resolve("w.sock");
+        RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5), 300);
+        CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
+            try (d) {
+                d.serve();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        awaitSocket(socket, serving);
+        try (SocketChannel silent = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            silent.connect(UnixDomainSocketAddress.of(socket));
+            long t0 = System.nanoTime();
+            assertEquals(-1, silent.read(java.nio.ByteBuffer.allocate(1)), "the daemon closes a silent connection");
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30));
+        }
+        try (SocketChannel huge = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            huge.connect(UnixDomainSocketAddress.of(socket));
+            huge.write(java.nio.ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).flip());
+            assertEquals(-1, huge.read(java.nio.ByteBuffer.allocate(1)), "a length past the limit is refused");
+        }
+        try (SocketChannel later = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            later.connect(UnixDomainSocketAddress.of(socket));
+            DaemonWire.writeMessage(later, versioned(DaemonWire.VERSION + 1, "RUN"));
+            assertEquals(-1, later.read(java.nio.ByteBuffer.allocate(1)), "a run of another wire version is refused");
+        }
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(socket));
+            Reply status = exchange(ch, new DaemonWire.Request(DaemonWire.Kind.STATUS, "", List.of(), false, 0),
+                    new StringBuilder());
+            assertEquals(0, status.status());
+            assertTrue(status.out().contains("runs            0 (none running)"), status.out());
+        }
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(socket));
+            DaemonWire.writeMessage(ch, versioned(DaemonWire.VERSION + 1, "STOP"));
+            assertEquals(DaemonWire.OUT, DaemonWire.Frame.read(ch).type());
+        }
+        serving.get(30, TimeUnit.SECONDS);
+        assertTrue(!Files.exists(socket), "a later build's STOP stopped it");
+    }
+
+    private static byte[] versioned(int version, String kind) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        java.io.DataOutputStream d = new java.io.DataOutputStream(b);
+        d.writeInt(version);
+        d.writeUTF(kind);
+        d.flush();
+        return b.toByteArray();
     }
 }

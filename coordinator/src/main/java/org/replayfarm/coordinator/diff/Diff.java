@@ -184,7 +184,7 @@ public final class Diff {
             case NUM_FLOAT -> width == 32 ? Float.toString(Float.intBitsToFloat((int) raw))
                     : width == 16 ? Float.toString(Float.intBitsToFloat(org.replayfarm.model.fp.Half.toFloatBits((int) raw)))
                     : Float.toString(TexelCodec.fromSmallFloat((int) raw, width - 5));
-            case NUM_UNORM, NUM_SRGB -> String.format("%.6g", raw / (double) ((1L << width) - 1));
+            case NUM_UNORM, NUM_SRGB -> String.format(java.util.Locale.ROOT, "%.6g", raw / (double) ((1L << width) - 1));
             case NUM_SINT, NUM_SSCALED, NUM_SNORM -> Long.toString(raw << (64 - width) >> (64 - width));
             default -> Long.toString(raw);
         };

@@ -50,7 +50,7 @@ public final class JunitXml {
         long skipped = cases.stream().filter(c -> c.skipped() != null).count();
         String suite = "replay " + kernel.capture().getProgram().getKernelName();
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        x.append(String.format("<testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">%n",
+        x.append(String.format(java.util.Locale.ROOT, "<testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">%n",
                 escape(suite), cases.size(), failures, skipped, o.wallTime().toNanos() / 1e9));
         x.append("  <properties>\n");
         property(x, "capture_sha256", id.captureSha256());
