@@ -127,19 +127,8 @@ final class DaemonClient {
             }
         }, "replay-run-daemon-interrupted");
         Runtime.getRuntime().addShutdownHook(hook);
-        Thread timer = null;
-        if (request.kind() != DaemonWire.Kind.RUN) { // a status or stop is answered at once, or the daemon is stuck
-            timer = new Thread(() -> {
-                try {
-                    Thread.sleep(ASK_MILLIS);
-                    ch.close();
-                } catch (InterruptedException | IOException done) {
-                    // answered
-                }
-            }, "replay-daemon-deadline");
-            timer.setDaemon(true);
-            timer.start();
-        }
+        // a status or stop is answered at once, or the daemon is stuck
+        Thread timer = request.kind() != DaemonWire.Kind.RUN ? closeAfter(ch, ASK_MILLIS) : null;
         PrintStream out = System.out;
         PrintStream err = System.err;
         boolean heard = false;
@@ -196,8 +185,7 @@ final class DaemonClient {
 
     /** The daemon's log: beside its socket. */
     static Path log(Path socket) {
-        String name = socket.getFileName().toString();
-        return socket.resolveSibling(name.substring(0, name.length() - ".sock".length()) + ".log");
+        return DaemonWire.beside(socket, ".log");
     }
 
     /** This process's folder. */
@@ -234,7 +222,7 @@ final class DaemonClient {
                     rest = rest.substring(0, rest.indexOf('='));
                 }
                 String path = prefix.equals("-Xbootclasspath/a:") || prefix.equals("-Djava.library.path=")
-                        ? DaemonWire.resolved("PATH", rest, cwd) : cwd.resolve(rest).normalize().toString();
+                        ? DaemonWire.resolvedList(rest, cwd) : cwd.resolve(rest).normalize().toString();
                 return prefix + path + tail;
             }
         }
@@ -243,11 +231,7 @@ final class DaemonClient {
 
     /** This JVM's class path with each entry in full (the daemon runs in /). */
     static String classPath() {
-        List<String> out = new ArrayList<>();
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            out.add(cwd().resolve(e).normalize().toString());
-        }
-        return String.join(java.io.File.pathSeparator, out);
+        return DaemonWire.resolvedList(System.getProperty("java.class.path"), cwd());
     }
 
     /**
@@ -371,21 +355,27 @@ final class DaemonClient {
     }
 
     static void withDeadline(SocketChannel ch, long millis, ChannelAction action) throws IOException {
+        Thread timer = closeAfter(ch, millis);
+        try {
+            action.run();
+        } finally {
+            timer.interrupt();
+        }
+    }
+
+    /** A thread that closes {@code ch} after {@code millis} (a read under way then ends with an exception); interrupt it when answered. */
+    static Thread closeAfter(SocketChannel ch, long millis) {
         Thread timer = new Thread(() -> {
             try {
                 Thread.sleep(millis);
-                ch.close(); // the read under way ends with an exception
+                ch.close();
             } catch (InterruptedException | IOException done) {
                 // answered in time
             }
         }, "replay-daemon-deadline");
         timer.setDaemon(true);
         timer.start();
-        try {
-            action.run();
-        } finally {
-            timer.interrupt();
-        }
+        return timer;
     }
 
     /** Connected, or null when nothing listens there. */

@@ -295,14 +295,23 @@ final class DaemonWire {
         if (PATH_VARIABLES.contains(k)) {
             return v.isEmpty() ? v : cwd.resolve(v).normalize().toString();
         }
-        if (PATH_LISTS.contains(k)) {
-            List<String> entries = new ArrayList<>();
-            for (String e : v.split(":", -1)) {
-                entries.add(cwd.resolve(e).normalize().toString());
-            }
-            return String.join(":", entries);
+        return PATH_LISTS.contains(k) ? resolvedList(v, cwd) : v;
+    }
+
+    /** A list of paths ({@code :} between them: PATH, a class path) with each resolved against {@code cwd}. */
+    static String resolvedList(String v, Path cwd) {
+        List<String> entries = new ArrayList<>();
+        for (String e : v.split(java.io.File.pathSeparator, -1)) {
+            entries.add(cwd.resolve(e).normalize().toString()); // an empty entry is the folder itself
         }
-        return v;
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /** The file of the daemon of {@code socket} named like it with {@code suffix} for ".sock" (its log, its work folder). */
+    static Path beside(Path socket, String suffix) {
+        String name = socket.getFileName().toString();
+        return socket.resolveSibling((name.endsWith(".sock") ? name.substring(0, name.length() - ".sock".length()) : name)
+                + suffix);
     }
 
     /** This process's umask (the mode of the files a run writes), from /proc; empty where there is none. */

@@ -97,6 +97,11 @@ public final class Replay {
      * second of CPU); with every one otherwise ({@code --help}, {@code help}, a misspelt name and its suggestions).
      */
     static CommandLine commandLine(String first) {
+        return commandLine(first, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above, each error message passed through {@code shown} (the run daemon: paths as its client gave them). */
+    static CommandLine commandLine(String first, java.util.function.UnaryOperator<String> shown) {
         CommandLine cli = new CommandLine(new Replay());
         Class<?> named = null;
         for (Class<?> c : SUBCOMMANDS) {
@@ -109,12 +114,12 @@ public final class Replay {
         }
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             PrintWriter err = line.getErr();
-            err.println("replay: error: " + describe(e));
+            err.println("replay: error: " + shown.apply(describe(e)));
             return EXIT_ERROR;
         });
         cli.setParameterExceptionHandler((e, args) -> {
             CommandLine line = e.getCommandLine();
-            line.getErr().println("replay: " + e.getMessage());
+            line.getErr().println("replay: " + shown.apply(e.getMessage()));
             line.getErr().println("Try '" + line.getCommandSpec().qualifiedName() + " --help'.");
             return EXIT_ERROR;
         });

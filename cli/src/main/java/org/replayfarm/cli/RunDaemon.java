@@ -74,8 +74,7 @@ final class RunDaemon implements AutoCloseable {
      * removing it has it removed by the next daemon of the socket, or by the next start after a rebuild.
      */
     static Path workFolder(Path socket) {
-        String name = socket.getFileName().toString();
-        return socket.resolveSibling((name.endsWith(".sock") ? name.substring(0, name.length() - 5) : name) + ".work");
+        return DaemonWire.beside(socket, ".work");
     }
 
     /** How long a client has to send its request once connected (a request is a command line). */
@@ -255,17 +254,19 @@ final class RunDaemon implements AutoCloseable {
         args.addAll(session.clientArgs(req.args()));
         // what needs no node is answered at once, not after the run under way: help, a wrong option, a batch
         CommandLine probe = commandLine(session, out, err);
+        boolean answerNow;
         try {
             CommandLine.ParseResult parsed = probe.parseArgs(args.toArray(String[]::new));
             CommandLine.ParseResult sub = parsed.subcommand();
-            if (parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested()
-                    || (sub != null && (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()))) {
-                return session.ended(commandLine(session, out, err).execute(args.toArray(String[]::new)));
-            }
-            if (sub != null && probe.getSubcommands().get("run").<RunCommand>getCommand().batch()) {
+            answerNow = parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested()
+                    || (sub != null && (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()));
+            if (!answerNow && sub != null && runCommand(probe).batch()) {
                 return session.decline(RunCommand.BATCH_DECLINED);
             }
         } catch (CommandLine.ParameterException wrong) {
+            answerNow = true; // its one-line error, from the command line that prints it
+        }
+        if (answerNow) {
             return session.ended(commandLine(session, out, err).execute(args.toArray(String[]::new)));
         }
         try {
@@ -314,20 +315,10 @@ final class RunDaemon implements AutoCloseable {
      * output to the client, and errors that name paths as the client gave them.
      */
     private static CommandLine commandLine(Session session, PrintStream out, PrintStream err) {
-        CommandLine line = Replay.commandLine("run");
+        CommandLine line = Replay.commandLine("run", session::asGiven);
         line.registerConverter(Path.class, session::path);
         line.setOut(new PrintWriter(out, true));
         line.setErr(new PrintWriter(err, true));
-        line.setExecutionExceptionHandler((e, l, parsed) -> {
-            l.getErr().println("replay: error: " + session.asGiven(Replay.describe(e)));
-            return Replay.EXIT_ERROR;
-        });
-        line.setParameterExceptionHandler((e, given) -> {
-            CommandLine l = e.getCommandLine();
-            l.getErr().println("replay: " + session.asGiven(e.getMessage()));
-            l.getErr().println("Try '" + l.getCommandSpec().qualifiedName() + " --help'.");
-            return Replay.EXIT_ERROR;
-        });
         runCommand(line).session = session;
         return line;
     }

@@ -80,6 +80,17 @@ class RunDaemonTest {
         });
     }
 
+    /** As {@link #serving}, the daemon closed (its run ended, its node and socket gone) when it stops serving. */
+    private static CompletableFuture<Void> servingThenClosing(RunDaemon d) {
+        return CompletableFuture.runAsync(() -> {
+            try (d) {
+                d.serve();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     /** Waits (at most 60 s) for the daemon to bind {@code socket}; what its serving threw, if it failed. */
     private static void awaitSocket(Path socket, CompletableFuture<Void> serving) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -293,13 +304,7 @@ class RunDaemonTest {
         assertEquals(0, built.exitCode(), built.err());
         Path socket = dir.resolve("d.sock");
         RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5));
-        CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
-            try (d) {
-                d.serve();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> serving = servingThenClosing(d);
         awaitSocket(socket, serving);
         StringBuilder err = new StringBuilder();
         // each wave loops until its budget (150 million instructions: seconds on the host model) ends it
@@ -517,13 +522,7 @@ class RunDaemonTest {
     void a_silent_or_malformed_client_costs_the_daemon_nothing() throws Exception {
         Path socket = dir.resolve("w.sock");
         RunDaemon d = new RunDaemon(socket, Duration.ofMinutes(5), 300);
-        CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
-            try (d) {
-                d.serve();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> serving = servingThenClosing(d);
         awaitSocket(socket, serving);
         try (SocketChannel silent = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             silent.connect(UnixDomainSocketAddress.of(socket));
