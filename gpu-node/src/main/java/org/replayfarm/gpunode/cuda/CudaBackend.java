@@ -185,7 +185,10 @@ public final class CudaBackend implements DeviceBackend {
         CUmodule module = modules.get(built.hash());
         if (module == null) {
             module = new CUmodule();
-            check("cuModuleLoadFatBinary", JCudaDriver.cuModuleLoadFatBinary(module, built.fatbinBytes()));
+            // cuModuleLoadData takes a fatbin as well as a cubin or PTX; JCuda's cuModuleLoadFatBinary binding (12.6)
+            // never writes the loaded module back to its CUmodule, so the first GPU run (H200, driver 580) failed
+            // with cuModuleGetFunction: CUDA_ERROR_INVALID_HANDLE on the null handle
+            check("cuModuleLoadData(fatbin)", JCudaDriver.cuModuleLoadData(module, built.fatbinBytes()));
             modules.put(built.hash(), module);
         }
         CUfunction f = new CUfunction();
