@@ -83,7 +83,9 @@ if [ "$check_only" = yes ]; then
   exit 0
 fi
 echo "[gpu-check-prepare] building the distribution"
-mvn -o -q -B -Dmaven.test.skip=true package
+# -DskipTests, not -Dmaven.test.skip: the modules' test jars (model's, gpu-node's) are dependencies of the others,
+# and on a machine whose Maven repository has none installed they must be built here
+mvn -o -q -B -DskipTests package
 rm -rf "$out"
 mkdir -p "$out/captures" "$out/stage/lib"
 cp gpu-node/gpu-check.sh "$out/gpu-check.sh"

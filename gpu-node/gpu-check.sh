@@ -80,7 +80,13 @@ note "cuda runs: $(grep -c '^PASS' "$res/cuda-runs.txt") passed, $(grep -c '^FAI
 timeout "$(limit 150)" "$java" -cp "$cp_all" org.replayfarm.gpunode.sampling.SamplingBenchmark --shim "$shim" --launches 1000 \
     > "$res/sampling-benchmark.txt" 2>&1
 rc=$?
-if [ $rc -eq 0 ]; then note "PASS sampling benchmark: $(grep overhead "$res/sampling-benchmark.txt")"; else note "FAIL sampling benchmark: exit $rc: $(grep -m1 -iE 'error|cupti|needs' "$res/sampling-benchmark.txt" | cut -c1-200)"; fi
+# a benchmark whose Tier A sampled nothing measured no sampling: it fails (the first GPU run passed with bursts 0)
+if [ $rc -eq 0 ] && grep -qE 'tier A: .*bursts [0-9]+' "$res/sampling-benchmark.txt" \
+    && ! grep -qE 'tier A: .*bursts 0,|start failures [1-9]' "$res/sampling-benchmark.txt"; then
+  note "PASS sampling benchmark: $(grep overhead "$res/sampling-benchmark.txt")"
+elif [ $rc -eq 0 ]; then
+  note "FAIL sampling benchmark: Tier A did not sample: $(grep 'tier A' "$res/sampling-benchmark.txt" | cut -c1-200); $(grep -m1 -iE 'error' "$res/sampling-benchmark.txt" | cut -c1-200)"
+else note "FAIL sampling benchmark: exit $rc: $(grep -m1 -iE 'error|cupti|needs' "$res/sampling-benchmark.txt" | cut -c1-200)"; fi
 
 # 3. CUPTI on real launches and PC samples traced to guest instructions (shadow pass, Tier A)
 REPLAY_GPU_PC_SAMPLING=serialized timeout "$(limit 150)" bash -c 'replay run "$0" --every-group --device cuda --no-progress --no-metrics --out "$1"' \
