@@ -232,7 +232,17 @@ class WebUiBrowserTest {
 
     @Test
     void cancel_on_the_job_list_stops_a_running_job() throws Exception {
-        String job = startJob(SHADOW, "\"every\"", "none");
+        // a job that runs until it is cancelled, however fast the machine: each group loops under a budget of 1e12
+        // instructions per wave (the shadow pass finished at 1,131 groups/s on a quiet machine before the click)
+        Path dir = Files.createTempDirectory("webui-spin");
+        Path asm = Files.writeString(dir.resolve("spin.s"), "loop:\ns_branch loop\ns_endpgm\n");
+        Path spin = dir.resolve("spin.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", asm.toString(), "--groups", "4", "--group-size", "1",
+                "--arg", "zeros:64", "-o", spin.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        String sha = JSON.readTree(send("POST", "/captures", Files.readAllBytes(spin)).body()).get("sha256").asText();
+        String job = json("POST", "/jobs", "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"none\", "
+                + "\"budget\": 1000000000000, \"capture_name\": \"spin.capture\"}").get("job").asText();
         browser.navigate(url + "/#/");
         browser.waitFor("document.querySelector('" + row(job).replace("'", "\\'") + " button.cancel')", 60);
         browser.click(row(job) + " button.cancel");
