@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** How a batch decides a capture's status from its run, its re-run and the baseline. */
+@Tag("unit")
 class BatchClassifyTest {
     private static final BatchRun.Item ITEM = new BatchRun.Item(Path.of("k.capture"), "k");
     private static final String SHA = "ab".repeat(32);

@@ -10,6 +10,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -21,6 +22,7 @@ import org.replayfarm.model.testing.Toolchain;
  * difference no longer seen is a note; a truncated capture crashes without stopping the rest; a capture that
  * cannot finish in time times out. One junit.xml and one summary for all.
  */
+@Tag("cluster")
 class BatchRunTest {
     @TempDir
     Path dir;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.Toolchain;
 
@@ -11,6 +12,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code replay bench --capture}: a shared one-group warm-up on every tier before either tier's cold pass, the cold
  * order chosen by {@code --cold-first} and printed, and the figures kept by tier (reference, fast) whatever the order.
  */
+@Tag("corpus")
 class BenchCaptureTest {
     @Test
     void the_cold_order_is_chosen_and_printed_after_a_shared_warm_up() {

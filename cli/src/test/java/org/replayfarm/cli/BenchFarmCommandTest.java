@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * coordinator's memory rows) and print every figure. Its figures are not checked: they are the
  * benchmark's output, not a test's.
  */
+@Tag("cluster")
 class BenchFarmCommandTest {
     @Test
     void every_row_of_the_benchmark_runs_and_prints_its_figures() {

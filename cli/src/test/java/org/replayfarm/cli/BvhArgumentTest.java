@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.bvh.BvhBuilder;
@@ -15,6 +16,7 @@ import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.proto.Capture;
 
 /** {@code --arg bvh:PATH}: the nodes and the descriptor become ranges after the buffers, and a kernel tests the root through it. */
+@Tag("corpus")
 class BvhArgumentTest {
     @TempDir
     Path dir;

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -32,6 +33,7 @@ import org.replayfarm.model.testing.Toolchain;
  * reference tracer (double precision, no RDNA code) given the direction the instruction saw (rounded to half
  * for a16); rays it flags as grazing are skipped, counted and printed.
  */
+@Tag("corpus")
 class BvhTraceKernelTest {
     private static final int GROUPS = 6;
     private static final int RAYS = 64 * GROUPS;

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -23,6 +24,7 @@ import org.replayfarm.proto.Program;
 import org.replayfarm.proto.RecordedRun;
 
 /** replay capture add-run: ranges and images from a directory, sizes checked, the file rewritten deterministically. */
+@Tag("unit")
 class CaptureAddRunTest {
     @TempDir
     Path dir;

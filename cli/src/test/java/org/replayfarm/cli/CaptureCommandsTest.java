@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -14,6 +15,7 @@ import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.proto.Capture;
 import org.replayfarm.proto.SystemSgprKind;
 
+@Tag("unit")
 class CaptureCommandsTest {
     @TempDir
     Path dir;

@@ -190,7 +190,7 @@ final class Chromium implements AutoCloseable {
                 throw new AssertionError("the page did not reach: " + condition + " in " + seconds + " s; it shows: "
                         + eval("document.body ? document.body.innerText.slice(0, 2000) : ''"));
             }
-            TimeUnit.MILLISECONDS.sleep(100); // polling the page
+            TimeUnit.MILLISECONDS.sleep(100); // polling the page: its DOM has no event the test could take over DevTools
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,7 @@ import org.replayfarm.model.testing.Toolchain;
  * served in this process (akka-http on loopback, a {@link LocalJobService} behind it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("cluster")
 class ClientCommandsTest {
     static final ObjectMapper JSON = new ObjectMapper();
 

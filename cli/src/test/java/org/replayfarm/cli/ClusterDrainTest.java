@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -24,6 +25,7 @@ import org.replayfarm.evalnode.hostmodel.HostModel;
  * Its coordinated shutdown leaves the cluster gracefully and finishes the slices it holds, so the job
  * completes with replay eval's outputs, every group counted once.
  */
+@Tag("cluster")
 class ClusterDrainTest {
     @TempDir
     Path dir;

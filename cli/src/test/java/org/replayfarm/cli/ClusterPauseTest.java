@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -20,6 +21,7 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  * on the other evaluator with every group counted once and replay eval's outputs, and the thawed node, no
  * longer a member, exits with status 2 so that whatever runs it starts it again.
  */
+@Tag("cluster")
 class ClusterPauseTest {
     @TempDir
     Path dir;

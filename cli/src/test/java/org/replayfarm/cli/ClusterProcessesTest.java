@@ -10,18 +10,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Evaluators as separate JVMs ({@code replay node --role eval}) joined to a coordinator: a third joins
  * mid-job, then one is killed with SIGKILL mid-job; the job completes, every group counted once, with
  * replay eval's outputs, and the newcomer gets slices.
  */
+@Tag("cluster")
 class ClusterProcessesTest {
     static final String SPIN = """
             __kernel void spin(__global uint *out, uint iters) {
@@ -79,11 +82,8 @@ class ClusterProcessesTest {
             FarmNode coordinator = farm.coordinator();
             String first = farm.evaluators().get(0);
             String second = farm.evaluators().get(1);
-            long regions = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 2) {
-                assertTrue(System.nanoTime() < regions, "the sharding coordinator never knew both evaluators");
-                TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-            }
+            Await.until("the sharding coordinator knowing both evaluators",
+                    () -> coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) >= 2);
 
             String sha = coordinator.jobs().storeCapture(capture);
             CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "farm", sha, dir.resolve("out"));

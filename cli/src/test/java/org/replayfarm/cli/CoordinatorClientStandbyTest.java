@@ -8,12 +8,14 @@ import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A client given one coordinator that stands by (503 with X-Replay-Standby: its cluster has not yet made it the
  * active one, or a failover is under way) asks again after each Retry-After instead of failing at once.
  */
+@Tag("unit")
 class CoordinatorClientStandbyTest {
 
     @Test

@@ -17,11 +17,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.cluster.PostgresServer;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
+import org.replayfarm.coordinator.cluster.EvalGate;
 
 /**
  * Two coordinator-role nodes as real processes, one journal on a real PostgreSQL server and one storage
@@ -33,6 +36,7 @@ import org.replayfarm.model.testing.Toolchain;
  * watch reaches it and ends finished; the outputs equal replay eval's and an atomic counter shows nothing
  * was counted twice; {@code replay purge} then removes the ended job and its outputs.
  */
+@Tag("cluster")
 class CoordinatorFailoverTest {
     @TempDir
     Path dir;
@@ -68,18 +72,15 @@ class CoordinatorFailoverTest {
                 try (FarmNode eval = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval"))
                         .withSeeds(List.of("127.0.0.1:" + ports[0])).withEvalThreads(1)
                         .withConfig(ConfigFactory.parseFile(config.toFile()).withFallback(
-                                ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))))) {
+                                ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))
+                                .withFallback(EvalGate.config("coordinator-failover"))));
+                     EvalGate gate = EvalGate.named("coordinator-failover")) {
                     NodeProcesses.awaitUp(eval, 3);
                     assertEquals(200, get(urlA + "/jobs").statusCode(), "the older one is active");
                     // the younger stands by and says so (its own /status, replay status); the cluster told it where the
                     // active one's API is, and the shared PostgreSQL journal draws no warning
-                    long known = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                    CliRun status;
-                    while (!(status = CliRun.of("status", "--coordinator", urlB)).out().contains("active coordinator: " + urlA)) {
-                        assertTrue(System.nanoTime() < known, "the standby never learnt the active one's URL: " + status.out()
-                                + status.err());
-                        TimeUnit.MILLISECONDS.sleep(200); // polling a condition
-                    }
+                    CliRun status = Await.value("the standby learning the active one's URL",
+                            () -> CliRun.of("status", "--coordinator", urlB), r -> r.out().contains("active coordinator: " + urlA));
                     assertEquals(0, status.exitCode(), status.err());
                     assertTrue(status.out().contains(urlB + "  ") && status.out().contains("standby")
                             && status.out().contains("journal postgresql"), status.out());
@@ -90,22 +91,22 @@ class CoordinatorFailoverTest {
                     assertTrue(Files.isDirectory(dir.resolve("work-a").resolve("uploads")),
                             "replay node spools uploads in its work directory, not java.io.tmpdir");
 
-                    // a client given only the standby's address submits and watches through it
+                    // a client given only the standby's address submits and watches through it. The evaluator's groups
+                    // wait at its gate: at most 10 of the 30 go through before the kill, so it comes mid-job because the
+                    // test holds the job there
+                    gate.hold();
                     CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", urlB, "--every-group");
                     assertEquals(0, submit.exitCode(), submit.err());
                     String job = submit.out().trim();
                     CompletableFuture<CliRun> watch = CompletableFuture.supplyAsync(() ->
                             CliRun.of("watch", job, "--coordinator", urlB));
-                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                    long done;
-                    while ((done = groupsDone(urlA, job)) < 4) {
-                        assertTrue(System.nanoTime() < until, "the job never got going: " + done + " groups");
-                        TimeUnit.MILLISECONDS.sleep(50); // polling the job's progress
-                    }
+                    gate.releaseUntil(10, () -> groupsDone(urlA, job) >= 4);
+                    long done = Await.value("job " + job + " with 4 groups done", () -> groupsDone(urlA, job), d -> d >= 4);
                     a.destroyForcibly(); // SIGKILL the active coordinator
                     assertTrue(a.waitFor(30, TimeUnit.SECONDS));
                     assertEquals(137, a.exitValue(), "killed by SIGKILL");
                     assertTrue(done < groups, "the kill came mid-job");
+                    gate.open(); // the evaluator finishes what it holds while the standby takes over
 
                     CliRun watched = watch.get(300, TimeUnit.SECONDS);
                     assertEquals(0, watched.exitCode(), watched.out() + watched.err());

@@ -18,11 +18,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.model.testing.FreePorts;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
+import org.replayfarm.coordinator.cluster.EvalGate;
 
 /**
  * The coordinator as a real process, SIGKILLed mid-job (kill -9: no leaving, no last write) while {@code
@@ -31,6 +34,7 @@ import org.replayfarm.model.testing.Toolchain;
  * outputs equal replay eval's (an atomic counter shows nothing was counted twice), and a job accepted just
  * before the kill is still known.
  */
+@Tag("cluster")
 class CoordinatorKillTest {
     static final String SPIN_COUNT = """
             __kernel void spinc(__global uint *out, __global uint *count, uint iters) {
@@ -78,19 +82,20 @@ class CoordinatorKillTest {
             try (FarmNode eval = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval"))
                     .withAddress("127.0.0.1", evalPort).withSeeds(List.of("127.0.0.1:" + coordinatorPort))
                     .withEvalThreads(1).withConfig(ConfigFactory.parseFile(config.toFile()).withFallback(
-                            ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))))) {
+                            ConfigFactory.parseString("akka.coordinated-shutdown.exit-jvm = off"))
+                            .withFallback(EvalGate.config("coordinator-kill"))));
+                 EvalGate gate = EvalGate.named("coordinator-kill")) {
                 NodeProcesses.awaitUp(eval, 2);
+                // the evaluator's groups wait at its gate: at most 10 of the 30 go through before the kill, so the
+                // kill comes mid-job because the test holds the job there
+                gate.hold();
                 CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", url, "--every-group");
                 assertEquals(0, submit.exitCode(), submit.err());
                 String job = submit.out().trim();
                 CompletableFuture<CliRun> watch = CompletableFuture.supplyAsync(() ->
                         CliRun.of("watch", job, "--coordinator", url));
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                long done = 0;
-                while ((done = groupsDone(url, job)) < 4) {
-                    assertTrue(System.nanoTime() < until, "the job never got going: " + done + " groups");
-                    TimeUnit.MILLISECONDS.sleep(50); // polling the job's progress
-                }
+                gate.releaseUntil(10, () -> groupsDone(url, job) >= 4);
+                long done = Await.value("job " + job + " with 4 groups done", () -> groupsDone(url, job), d -> d >= 4);
                 // one more job, accepted (201) just before the kill: the journal has it
                 CliRun late = CliRun.of("submit", capture.toString(), "--coordinator", url, "--group", "0");
                 assertEquals(0, late.exitCode(), late.err());
@@ -99,6 +104,7 @@ class CoordinatorKillTest {
                 assertTrue(first.waitFor(30, TimeUnit.SECONDS));
                 assertEquals(137, first.exitValue(), "killed by SIGKILL");
                 assertTrue(done < groups, "the kill came mid-job");
+                gate.open(); // the evaluator finishes what it holds while no coordinator runs
 
                 coordinator(work, coordinatorPort, httpPort, config,
                         List.of("127.0.0.1:" + coordinatorPort, "127.0.0.1:" + evalPort), "second", started);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -31,6 +32,7 @@ import org.replayfarm.proto.Provenance;
  * cuda-cpu} records such a run, which then compares equal as a recorded run; {@code replay submit --device
  * cuda-cpu} (POST /jobs) to a loopback node does the same through the coordinator.
  */
+@Tag("cluster")
 class CudaCpuCommandsTest {
     static final ObjectMapper JSON = new ObjectMapper();
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.cuda.GpuProbe;
@@ -16,6 +17,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * and capture add-run --from-device exit 2 naming why; add-run --from-device cuda-cpu records a run labelled
  * with the device and the translation's hash, which replay run then compares equal.
  */
+@Tag("cluster")
 class CudaDeviceCommandsTest {
     private static final Path SAXPY = Path.of("..", "examples", "saxpy", "saxpy.capture");
 

@@ -8,12 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Kernels;
 import org.replayfarm.model.testing.Toolchain;
 
 /** {@code replay disasm} against llvm-objdump-19 on code objects, captures and raw code. */
+@Tag("unit")
 class DisasmCommandTest {
     @TempDir
     Path dir;

@@ -10,10 +10,12 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code replay eval}: a fault stops its group only; a runaway loop meets its budget; the output layout. */
+@Tag("cluster")
 class EvalCommandTest {
     @TempDir
     Path dir;

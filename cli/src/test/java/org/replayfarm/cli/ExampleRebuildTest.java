@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -18,6 +19,7 @@ import org.replayfarm.model.testing.Toolchain;
  * commands: generating inputs, capture build, the recorded run attached with native-run and add-run) and
  * must come out byte-identical to the committed code object and capture, recorded run included.
  */
+@Tag("unit")
 class ExampleRebuildTest {
     @TempDir
     Path dir;

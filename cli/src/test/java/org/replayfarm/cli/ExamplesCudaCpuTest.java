@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.model.testing.Toolchain;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Both examples' committed captures through {@code replay run --device cuda-cpu}: the translation, built
@@ -17,6 +18,7 @@ import org.replayfarm.model.testing.Toolchain;
  * the run must stop with exit 2 naming PC, mnemonic and unit of each (never a silent mistranslation); the
  * test prints them.
  */
+@Tag("cluster")
 class ExamplesCudaCpuTest {
     @TempDir
     Path dir;

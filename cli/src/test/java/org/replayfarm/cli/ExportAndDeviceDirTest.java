@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -19,6 +20,7 @@ import org.replayfarm.model.testing.Toolchain;
  * produced: a "translator" written here reads only the export (manifest, kernarg, ranges) and computes saxpy
  * itself; its folder compares equal, and a planted difference in it is caught at its element, the capture untouched.
  */
+@Tag("cluster")
 class ExportAndDeviceDirTest {
     @TempDir
     Path dir;

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -19,6 +20,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code replay submit}, {@code watch} and {@code results} against a real coordinator-and-evaluator node
  * give the files {@code replay eval} writes.
  */
+@Tag("cluster")
 class FarmApiTest {
     @TempDir
     Path dir;

@@ -7,12 +7,14 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.proto.Capture;
 
 /** replay capture build with image: and sampler: arguments, and replay eval's image-<k>.png and .raw. */
+@Tag("corpus")
 class ImageArgsCommandTest {
     @TempDir
     Path dir;

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -21,6 +22,7 @@ import org.replayfarm.model.testing.Toolchain;
  * a white picture): the float pictures are normalised and say how in their PNG text; three planted texels give
  * differing texel values traced to their image_store, and enlarged crops of their regions.
  */
+@Tag("cluster")
 class ImagePicturesTest {
     static final String SOURCE = """
             // Stores x * 1000 + y into a 16x8 32_FLOAT image (values far outside [0, 1]).

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.http.ApiRoutes;
@@ -24,6 +25,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code REPLAY_COORDINATOR} standing in for {@code --coordinator} in a real process whose environment
  * holds it (and the error naming both when neither is given).
  */
+@Tag("cluster")
 class JobsCancelCommandsTest {
     @TempDir
     Path dir;

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.model.testing.Toolchain;
@@ -46,6 +47,7 @@ import org.replayfarm.model.testing.Toolchain;
  * default (about a minute cold, seconds when its inputs are unchanged); the GPU image with
  * {@code -Dreplay.images.gpu=true} (its nvcc compiles a kernel inside the image; the GPU itself is not used).
  */
+@Tag("cluster")
 class K8sImagesTest {
     /** The farm's user in both images and in every pod's securityContext. */
     static final long UID = K8sImages.UID;

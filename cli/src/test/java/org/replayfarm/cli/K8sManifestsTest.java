@@ -50,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.Bootstrap;
@@ -65,6 +66,7 @@ import picocli.CommandLine;
  * node.conf; the ports, probe paths, discovery selector, drain, slots and metric names the manifests use
  * are those the node, so configured, uses and exports).
  */
+@Tag("cluster")
 class K8sManifestsTest {
     @TempDir
     static Path tmp;

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -47,6 +48,7 @@ import org.replayfarm.model.testing.Toolchain;
  * is installed) and make a certificate their CA verifies, in the files the Secret takes. A command of a
  * kind this test does not know fails it, so a new step cannot slip in unchecked.
  */
+@Tag("cluster")
 class K8sWalkthroughTest {
     static final Path README = Toolchain.root().resolve("deploy/README.md");
     static final Map<String, String> VARIABLES = Map.of("$job", "job-1", "$PWD", "/home/user/replay-farm");

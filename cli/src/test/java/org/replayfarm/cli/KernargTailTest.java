@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -19,6 +20,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code s_load_dwordx4} of bytes 8..24; the hardware reads the runtime's kernarg pool there, so the replay
  * must too. A load past the page still faults.
  */
+@Tag("corpus")
 class KernargTailTest {
     @TempDir
     Path dir;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -19,6 +20,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code replay eval}, gives the bytes {@code capture native-run} (the same source on x86-64) gives; bad
  * arguments end with status 2 and a message naming the argument.
  */
+@Tag("corpus")
 class KernelArgKindsTest {
     static final String KERNEL = """
             #pragma OPENCL EXTENSION cl_khr_fp16 : enable

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -33,6 +34,7 @@ import org.replayfarm.model.testing.Toolchain;
  * No expected output is written by hand. {@code -Dreplay.kernels=GLOB} (a file-name glob, e.g.
  * {@code 3*_*.cl}) runs only the matching kernels; by default every kernel runs.
  */
+@Tag("corpus")
 class KernelCorpusTest {
     @TempDir
     Path dir;

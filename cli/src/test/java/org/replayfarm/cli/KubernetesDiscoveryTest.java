@@ -36,10 +36,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.FreePorts;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Akka Management's kubernetes-api discovery meeting an API server: a stand-in on loopback that speaks the
@@ -53,6 +55,7 @@ import org.replayfarm.model.testing.Toolchain;
  * the image's read-only root as user 10001 (K8sImagesTest#inRootCommand), where namespaces allow it
  * ({@code -Dreplay.discovery.image=false}: all from the class path).
  */
+@Tag("cluster")
 class KubernetesDiscoveryTest {
     static final String NAMESPACE = "replay-farm";
     static final String TOKEN = "sa-token-" + Long.toHexString(System.nanoTime());
@@ -289,38 +292,31 @@ class KubernetesDiscoveryTest {
             }
             for (int i = 0; i < 3; i++) {
                 Path out = dir.resolve("node-" + i + ".out");
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                while (!Files.readString(out).startsWith("node akka://farm@")) {
-                    if (System.nanoTime() > until || !nodes.get(i).isAlive()) {
-                        fail("node " + i + " did not start:\n" + logs(i));
-                    }
-                    TimeUnit.MILLISECONDS.sleep(100); // polling a condition
+                Process node = nodes.get(i);
+                Await.until("node " + i + " printing its address (or ending)",
+                        () -> Files.readString(out).startsWith("node akka://farm@") || !node.isAlive());
+                if (!Files.readString(out).startsWith("node akka://farm@")) {
+                    fail("node " + i + " did not start:\n" + logs(i));
                 }
             }
 
             // the cluster forms through the pods the API listed: three members Up, each at its pod's management port
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-            JsonNode members = null;
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (System.nanoTime() < end) {
-                try {
-                    HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management[0]
-                            + "/cluster/members")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() == 200) {
-                        members = json.readTree(r.body());
-                        long up = 0;
-                        for (JsonNode m : members.path("members")) {
-                            up += m.path("status").asText().equals("Up") ? 1 : 0;
-                        }
-                        if (up == 3) {
-                            break;
-                        }
-                    }
-                } catch (java.io.IOException e) {
-                    // the management endpoint is not serving yet
+            // another process's management endpoint (it may not serve yet: a failed look counts as not yet)
+            JsonNode members = Await.value("three members Up at the management endpoint", () -> {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management[0]
+                        + "/cluster/members")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                return r.statusCode() == 200 ? json.readTree(r.body()) : null;
+            }, m -> {
+                if (m == null) {
+                    return false;
                 }
-                TimeUnit.MILLISECONDS.sleep(200); // polling a condition
-            }
+                long up = 0;
+                for (JsonNode n : m.path("members")) {
+                    up += n.path("status").asText().equals("Up") ? 1 : 0;
+                }
+                return up == 3;
+            });
             assertTrue(members != null && members.path("members").size() == 3, "three members: " + members + "\nAPI calls: " + calls
                     + "\n" + logs(0) + logs(1));
             Set<String> memberRoles = new TreeSet<>();

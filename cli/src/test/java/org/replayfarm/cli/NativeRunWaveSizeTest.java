@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -18,6 +19,7 @@ import org.replayfarm.model.testing.Toolchain;
  * equal with the host model through {@code replay run}; the same run made for waves of 32 is caught as
  * different at exactly the upper half of every group.
  */
+@Tag("corpus")
 class NativeRunWaveSizeTest {
     static final String KERNEL = """
             __kernel void first(__global uint *out) {

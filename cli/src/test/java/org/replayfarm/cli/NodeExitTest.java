@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -23,6 +24,7 @@ import org.replayfarm.coordinator.cluster.FarmNode;
  * A coordinator that loses its cluster (downed, as the split-brain resolver downs a node that stalled)
  * exits with status 2, so that whatever runs it starts it again; before, it shut down with status 0.
  */
+@Tag("cluster")
 class NodeExitTest {
     @TempDir
     Path dir;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * farm", sends readers there): REPLAY_JOB_RETENTION, REPLAY_MAX_FINISHED_JOBS and REPLAY_API_TOKEN_FILE worked but
  * were not listed.
  */
+@Tag("cluster")
 class NodeOptionsTest {
     private static final Pattern ENV = Pattern.compile("\\$\\{env:(REPLAY_[A-Z_]+)");
 

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code replay node} on an Artery port another socket holds stops with one line naming the address and
  * port, and exit status 2: no stack trace from the remoting layer first.
  */
+@Tag("cluster")
 class NodePortClashTest {
     @TempDir
     Path dir;

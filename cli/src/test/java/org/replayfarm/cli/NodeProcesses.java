@@ -21,6 +21,7 @@ import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Evaluator nodes as separate JVMs ({@code replay node --role eval}) for the multi-process tests: each
@@ -135,17 +136,11 @@ final class NodeProcesses implements AutoCloseable {
 
     /** Waits until {@code node} sees {@code members} members up and none unreachable. */
     static void awaitUp(FarmNode node, int members) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
+        Await.until("the cluster reaching " + members + " members up, none unreachable", () -> {
             var state = Cluster.get(node.system()).state();
-            long up = StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members && state.getUnreachable().isEmpty()) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster did not reach " + members + " members up");
+            return StreamSupport.stream(state.getMembers().spliterator(), false)
+                    .filter(m -> m.status() == MemberStatus.up()).count() == members && state.getUnreachable().isEmpty();
+        });
     }
 
     /**
@@ -154,18 +149,15 @@ final class NodeProcesses implements AutoCloseable {
      */
     void awaitCaptureFetched(int n, String sha) throws Exception {
         Path work = dir.resolve("eval-" + n);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            if (Files.isDirectory(work)) {
-                try (var files = Files.walk(work)) {
-                    if (files.anyMatch(f -> f.getFileName().toString().equals(sha + ".capture"))) {
-                        return;
-                    }
-                }
+        // another process's files: there is no event to subscribe to
+        Await.until("evaluator " + n + " receiving a slice (capture " + sha + " under " + work + ")", () -> {
+            if (!Files.isDirectory(work)) {
+                return false;
             }
-            TimeUnit.MILLISECONDS.sleep(10); // polling a condition
-        }
-        fail("evaluator " + n + " never received a slice (no capture " + sha + " under " + work + ")");
+            try (var files = Files.walk(work)) {
+                return files.anyMatch(f -> f.getFileName().toString().equals(sha + ".capture"));
+            }
+        });
     }
 
     /**
@@ -185,16 +177,9 @@ final class NodeProcesses implements AutoCloseable {
 
     /** Waits until {@code node} no longer lists the member at {@code address} (it was downed and removed). */
     static void awaitGone(FarmNode node, String address) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(node.system()).state();
-            if (StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .noneMatch(m -> m.address().toString().equals(address))) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster still lists " + address);
+        Await.until("the cluster no longer listing " + address, () -> StreamSupport.stream(
+                Cluster.get(node.system()).state().getMembers().spliterator(), false)
+                .noneMatch(m -> m.address().toString().equals(address)));
     }
 
     @Override

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -17,6 +18,7 @@ import org.replayfarm.model.testing.Toolchain;
  * same source by clang-19): no differences; and a deliberately corrupted copy of that run is caught at
  * exactly the corrupted places, traced to the groups that stored them.
  */
+@Tag("cluster")
 class RunAgainstDeviceTest {
     private static final String NATIVE = "native x86-64 (clang-19)";
 

@@ -19,14 +19,17 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
 
 /**
  * The run daemon ({@code replay run --daemon}): a real daemon on a real Unix socket, spoken to over its wire, its
  * runs compared with {@code replay run} in a process of its own.
  */
+@Tag("cluster")
 class RunDaemonTest {
     @TempDir
     Path dir;
@@ -93,14 +96,11 @@ class RunDaemonTest {
 
     /** Waits (at most 60 s) for the daemon to bind {@code socket}; what its serving threw, if it failed. */
     private static void awaitSocket(Path socket, CompletableFuture<Void> serving) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.exists(socket) && System.nanoTime() < until && !serving.isDone()) {
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the daemon binds
-        }
+        Await.until("the daemon binding " + socket, () -> Files.exists(socket) || serving.isDone());
         if (serving.isDone()) {
             serving.get(); // throws what failed
         }
-        assertTrue(Files.exists(socket), "the daemon did not bind " + socket + " within 60 s");
+        assertTrue(Files.exists(socket), "the daemon did not bind " + socket);
     }
 
     private static List<Path> files(Path root) throws IOException {
@@ -228,10 +228,7 @@ class RunDaemonTest {
                     return new Reply(-1, "", e.toString());
                 }
             });
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!contains(spinErr, "evaluating 2 group(s)") && System.nanoTime() < until) {
-                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: the job has started
-            }
+            Await.until("the spinning run's job started", () -> contains(spinErr, "evaluating 2 group(s)"));
             assertTrue(contains(spinErr, "evaluating 2 group(s)"), spinErr.toString());
             // a second client meanwhile waits its turn, and is told so
             StringBuilder nextErr = new StringBuilder();
@@ -245,10 +242,7 @@ class RunDaemonTest {
                     return new Reply(-1, "", e.toString());
                 }
             });
-            until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!contains(nextErr, "busy with another run") && System.nanoTime() < until) {
-                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: the second client is queued
-            }
+            Await.until("the second client told it is queued", () -> contains(nextErr, "busy with another run"));
             assertTrue(contains(nextErr, "busy with another run; waiting"), nextErr.toString());
             // what needs no node does not wait for the run under way: a batch is handed back, help answered
             CompletableFuture<Reply> batch = CompletableFuture.supplyAsync(() -> {
@@ -271,7 +265,7 @@ class RunDaemonTest {
             }).get(20, TimeUnit.SECONDS);
             assertEquals(Replay.EXIT_ERROR, help.status());
             assertTrue(help.err().contains("Unknown option: '--hepl'"), help.err());
-            TimeUnit.SECONDS.sleep(1); // the spinning groups are well into their loops
+            // the spinning run loops until it is cancelled: the second cannot have run, whatever the machine
             assertTrue(!next.isDone(), "the second run waits while the first holds the daemon");
             spinning.close(); // the client's Ctrl-C
             // the cancel reaches the slices at once: the waiting run then runs and ends as it would alone
@@ -318,10 +312,7 @@ class RunDaemonTest {
                 return new Reply(-1, "", e.toString());
             }
         });
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!contains(err, "evaluating 2 group(s)") && System.nanoTime() < until) {
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the job has started
-        }
+        Await.until("the run's job started", () -> contains(err, "evaluating 2 group(s)"));
         assertTrue(contains(err, "evaluating 2 group(s)"), err.toString());
         d.stop();
         assertTrue(!run.isDone(), "the run is under way when the daemon is told to stop");
@@ -376,10 +367,7 @@ class RunDaemonTest {
             Proc stop = replay(tmp, "daemon", "stop");
             assertTrue(stop.out().contains("stopping the run daemon"), stop.out());
             Path folder = tmp.resolve("replay-daemon-" + System.getProperty("user.name"));
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (hasSocket(folder) && System.nanoTime() < until) {
-                TimeUnit.MILLISECONDS.sleep(100); // polling a condition: the daemon exits
-            }
+            Await.until("the daemon (another process) exiting and removing its socket", () -> !hasSocket(folder));
             assertTrue(!hasSocket(folder), "the daemon removed its socket when stopped");
             assertTrue(replay(tmp, "daemon", "status").out().contains("no run daemon"));
         } finally {

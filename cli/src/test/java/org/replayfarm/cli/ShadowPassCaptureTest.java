@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.cli.example.ShadowPass;
@@ -29,6 +30,7 @@ import org.replayfarm.model.testing.Toolchain;
  * {@code replay run} against the reference attached as a recorded run (equal), and against a copy with
  * known texels flipped (caught at exactly those texels, in the regions and groups they lie in).
  */
+@Tag("cluster")
 class ShadowPassCaptureTest {
     private static final String REFERENCE = "independent Java ray tracer (reference)";
     private static final int W = 128;

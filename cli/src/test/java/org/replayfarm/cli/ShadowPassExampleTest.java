@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.bvh.BvhDescriptor;
@@ -27,6 +28,7 @@ import org.replayfarm.model.bvh.Ray;
  * needs more than the kernel's 64 entries. This is the host model's half of the example without the image
  * instructions.
  */
+@Tag("unit")
 class ShadowPassExampleTest {
     @TempDir
     Path dir;

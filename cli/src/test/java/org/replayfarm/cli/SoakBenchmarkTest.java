@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +41,7 @@ import org.replayfarm.model.testing.Toolchain;
  * <pre>mvn -o -q -B -pl cli -am test -Dtest=SoakBenchmarkTest -Dsurefire.failIfNoSpecifiedTests=false -Dreplay.soak=true</pre>
  */
 @EnabledIfSystemProperty(named = "replay.soak", matches = "true")
+@Tag("cluster")
 class SoakBenchmarkTest {
     @TempDir
     Path dir;
@@ -90,7 +92,7 @@ class SoakBenchmarkTest {
                     while (running.get()) {
                         // a kill every killEvery seconds from the start (at once after a restart that took longer)
                         while (running.get() && System.nanoTime() < next) {
-                            TimeUnit.MILLISECONDS.sleep(100); // waiting for the next kill
+                            TimeUnit.MILLISECONDS.sleep(100); // the soak benchmark (opt-in) kills on a wall-clock schedule by design
                         }
                         if (!running.get()) {
                             return;
@@ -131,7 +133,7 @@ class SoakBenchmarkTest {
                         String id = client.start(new JobRequest(sha, GroupSelection.everyGroup()));
                         JobProgress p;
                         do {
-                            TimeUnit.MILLISECONDS.sleep(100); // polling the job's state
+                            TimeUnit.MILLISECONDS.sleep(100); // polling the job's state: the benchmark measures its latency on the wall clock
                             p = client.progress(id);
                         } while (!p.ended() && System.nanoTime() - start < bound);
                         latencies.add(System.nanoTime() - t0);

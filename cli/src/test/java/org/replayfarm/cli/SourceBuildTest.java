@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -22,6 +23,7 @@ import org.replayfarm.model.testing.Toolchain;
  * flow (offload bundles, fat binaries) taken as they come; the errors that name what to do. The oracles: clang-19
  * (it builds the bundles and fat binaries), the native build of the same source, the source's own declarations.
  */
+@Tag("corpus")
 class SourceBuildTest {
     @TempDir
     Path dir;

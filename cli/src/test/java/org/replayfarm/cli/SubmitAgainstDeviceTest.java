@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -27,6 +28,7 @@ import org.replayfarm.model.testing.Toolchain;
  * and the job's metrics (scraped over HTTP) and its final progress carry report.json's comparison counts
  * (issue 8). Device spellings the coordinator cannot take are refused with a 400 naming them.
  */
+@Tag("cluster")
 class SubmitAgainstDeviceTest {
     static final ObjectMapper JSON = new ObjectMapper();
     final HttpClient http = HttpClient.newHttpClient();

@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -28,6 +29,7 @@ import org.replayfarm.model.testing.Toolchain;
  * and only where they are asked for; the stores responsible are named with the PC and instruction
  * llvm-objdump-19 lists there and the source line of the DWARF line table; the bin names every group.
  */
+@Tag("cluster")
 class TypedDiffTest {
     static final String SOURCE = """
             // C[i] = exp(A[i]) for a 16x32 grid, and a 4-bin histogram every group adds to atomically.

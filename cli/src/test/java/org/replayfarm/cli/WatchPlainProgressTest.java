@@ -8,10 +8,12 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.coordinator.jobs.JobProgress;
 
 /** replay watch into a pipe: plain lines at most once a second and per change; no ETA until a rate is measured. */
+@Tag("unit")
 class WatchPlainProgressTest {
     private static final long S = 1_000_000_000L;
 

@@ -13,15 +13,18 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.http.ApiRoutes;
+import org.replayfarm.model.testing.Await;
 
 /**
  * With an API token every HTTP route of the coordinator, capture downloads included, answers 401 without
  * {@code Authorization: Bearer TOKEN} or with a wrong one; with it a job runs, its evaluator fetching the
  * capture with the token.
  */
+@Tag("cluster")
 class ApiTokenTest {
     @TempDir
     Path dir;
@@ -68,12 +71,9 @@ class ApiTokenTest {
             HttpResponse<String> started = send(url, "POST", "/jobs", token, job);
             assertEquals(201, started.statusCode(), started.body());
             String id = new ObjectMapper().readTree(started.body()).get("job").asText();
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            JsonNode p;
-            do {
-                TimeUnit.MILLISECONDS.sleep(200); // polling a condition
-                p = new ObjectMapper().readTree(send(url, "GET", "/jobs/" + id, token, null).body());
-            } while (p.get("state").asText().equals("running") && System.nanoTime() < until);
+            JsonNode p = Await.value("job " + id + " to end",
+                    () -> new ObjectMapper().readTree(send(url, "GET", "/jobs/" + id, token, null).body()),
+                    j -> !j.get("state").asText().equals("running"));
             assertEquals("finished", p.get("state").asText(), "the evaluator fetched the capture with the token: " + p);
             assertEquals(200, send(url, "GET", "/captures/" + sha, token, null).statusCode());
         }

@@ -19,10 +19,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.testing.FreePorts;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Three nodes in this JVM, each on its own loopback address (127.0.0.2-4, as pods have their own IPs),
@@ -31,6 +33,7 @@ import org.replayfarm.model.testing.FreePorts;
  * "kubernetes-api". The cluster then runs a job whose outputs equal replay eval's, and the health checks
  * answer over real HTTP.
  */
+@Tag("cluster")
 class BootstrapClusterTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -86,10 +89,7 @@ class BootstrapClusterTest {
                 nodes.add(FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("e" + i))
                         .withAddress(hosts[i], 0).withEvalThreads(1).withSerializeMessages(true).withConfig(c)));
             }
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (nodes.stream().anyMatch(n -> up(n) < 3) && System.nanoTime() < end) {
-                TimeUnit.MILLISECONDS.sleep(50); // polling a condition
-            }
+            Await.until("every node seeing the three members Up", () -> nodes.stream().allMatch(n -> up(n) >= 3));
             for (FarmNode n : nodes) {
                 assertEquals(3, up(n), "every node sees the three members Up: " + n.address());
             }
@@ -100,9 +100,8 @@ class BootstrapClusterTest {
                 assertTrue(nodes.get(i).address().contains("@" + hosts[i] + ":"), nodes.get(i).address());
             }
 
-            while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 2 && System.nanoTime() < end) {
-                TimeUnit.MILLISECONDS.sleep(50); // polling a condition: both evaluators' shard regions known
-            }
+            Await.until("both evaluators' shard regions known",
+                    () -> coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) >= 2);
             String sha = coordinator.jobs().storeCapture(TestCaptures.spin(dir, 12, 20_000));
             var done = new java.util.concurrent.CompletableFuture<org.replayfarm.coordinator.jobs.JobProgress>();
             coordinator.jobs().start("boot", sha, GroupSelection.everyGroup(),

@@ -14,15 +14,18 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Artery over TLS with mutual authentication on loopback, with material keytool made as README.md says: a
  * coordinator and an evaluator with certificates the cluster's key signed run a job to replay eval's
  * outputs; a node with a self-signed certificate, and one without TLS, try to join meanwhile and never do.
  */
+@Tag("cluster")
 class ClusterTlsTest {
     @TempDir
     Path dir;
@@ -55,10 +58,8 @@ class ClusterTlsTest {
                          .withConfig(tls.settings(evaluatorKey).withFallback(BASE)))) {
                 java.util.Queue<String> strangerLog = logOf(stranger);
                 java.util.Queue<String> plainLog = logOf(plain);
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 1 && System.nanoTime() < until) {
-                    TimeUnit.MILLISECONDS.sleep(50); // polling a condition
-                }
+                Await.until("the evaluator's shard region known",
+                        () -> coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) >= 1);
                 GroupSelection every = GroupSelection.everyGroup();
                 Path out = dir.resolve("job");
                 String id = runJob(coordinator, capture, every, out);
@@ -69,10 +70,8 @@ class ClusterTlsTest {
                 // second seed-node-timeout of 5 s on), however fast the job above ran
                 java.util.function.Predicate<String> refusal = m -> m.toLowerCase(java.util.Locale.ROOT)
                         .matches("(?s).*(ssl|certificat|handshake|tls).*");
-                long knocked = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while ((strangerLog.stream().noneMatch(refusal) || plainLog.isEmpty()) && System.nanoTime() < knocked) {
-                    TimeUnit.MILLISECONDS.sleep(100); // polling a condition
-                }
+                Await.until("the stranger's refused handshake and the plain node's failed join in their logs",
+                        () -> strangerLog.stream().anyMatch(refusal) && !plainLog.isEmpty());
                 Set<String> members = members(coordinator);
                 assertEquals(Set.of(coordinator.address(), evaluator.address()), members,
                         "only the nodes with the cluster's certificates are members");

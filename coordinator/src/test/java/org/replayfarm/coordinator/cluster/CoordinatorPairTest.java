@@ -21,11 +21,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.coordinator.http.CoordinatorHttp;
 import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Two coordinator-role nodes on loopback, each with its own embedded H2 journal (the set-up issue 19 says
@@ -36,6 +38,7 @@ import org.replayfarm.coordinator.jobs.CaptureStore;
  * warns, naming both nodes, that their H2 journals would lose every job on a failover. A standby that knows
  * no active coordinator, or cannot reach it, or is handed a request another standby forwarded, answers 503.
  */
+@Tag("cluster")
 class CoordinatorPairTest {
     @TempDir
     Path dir;
@@ -56,13 +59,10 @@ class CoordinatorPairTest {
         Path capture = TestCaptures.spin(dir, 4, 10);
         try (FarmNode a = node(dir.resolve("a"), config, List.of());
              FarmNode b = node(dir.resolve("b"), config, List.of(a.seed()))) {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!(b.coordinators().activeUrl().equals(Optional.of(a.httpUrl())) && b.coordinators().warnings().size() == 1
-                    && a.coordinators().warnings().size() == 1)) {
-                assertTrue(System.nanoTime() < until, "b never heard of the active coordinator and its journal: "
-                        + b.coordinators().activeUrl() + " " + b.coordinators().warnings() + " " + a.coordinators().warnings());
-                TimeUnit.MILLISECONDS.sleep(50); // polling a condition
-            }
+            Await.value("b hearing of the active coordinator and its journal",
+                    () -> b.coordinators().activeUrl() + " " + b.coordinators().warnings() + " " + a.coordinators().warnings(),
+                    seen -> b.coordinators().activeUrl().equals(Optional.of(a.httpUrl())) && b.coordinators().warnings().size() == 1
+                            && a.coordinators().warnings().size() == 1);
             assertTrue(a.active() && !b.active(), "the older one is active");
             String urlB = b.httpUrl();
 

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.diff.CompareWith;
@@ -29,6 +30,7 @@ import org.replayfarm.proto.GuestHotspot;
  * coordinator's hot-guest series reaper (a thread waiting for the next series to expire) is gone once
  * {@link FarmNode#close()} returns, with the series it kept.
  */
+@Tag("cluster")
 class EmbeddedNodeTest {
     @TempDir
     Path dir;

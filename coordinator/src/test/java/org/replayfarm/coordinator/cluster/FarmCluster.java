@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.testing.Await;
 
 /** A coordinator and evaluator nodes, each its own ActorSystem, in this JVM on loopback (port 0). */
 final class FarmCluster implements AutoCloseable {
@@ -63,18 +64,14 @@ final class FarmCluster implements AutoCloseable {
     }
 
     void awaitUp(int members) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < end) {
+        Await.until("the cluster reaching " + members + " members up, its evaluators' regions known", () -> {
             var state = Cluster.get(coordinator.system()).state();
             long up = StreamSupport.stream(state.getMembers().spliterator(), false)
                     .filter(m -> m.status() == MemberStatus.up()).count();
-            if (up == members && state.getUnreachable().isEmpty()
-                    && (evaluators.isEmpty() || coordinator.evaluatorRegions(Duration.ofSeconds(1)) == evaluators.size())) {
-                return; // and a job would send slices to every evaluator at once
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition, not synchronising
-        }
-        fail("the cluster did not reach " + members + " members up");
+            // and a job would send slices to every evaluator at once
+            return up == members && state.getUnreachable().isEmpty()
+                    && (evaluators.isEmpty() || coordinator.evaluatorRegions(Duration.ofSeconds(1)) == evaluators.size());
+        });
     }
 
     /** Runs a job on the cluster and waits for it to finish; returns its id. */

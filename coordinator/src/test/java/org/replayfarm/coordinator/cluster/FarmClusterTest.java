@@ -9,17 +9,20 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.cluster.SliceCodec;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Three ActorSystems in one JVM on loopback (a coordinator and two evaluators), every message
  * serialized (akka.actor.serialize-messages = on): jobs give what replay eval gives.
  */
+@Tag("cluster")
 class FarmClusterTest {
     @TempDir
     Path dir;
@@ -57,21 +60,29 @@ class FarmClusterTest {
     void a_slice_whose_evaluator_stops_mid_slice_is_run_elsewhere() throws Exception {
         // the victim stops without leaving (no coordinated shutdown): its slice is lost with it
         Config abrupt = ConfigFactory.parseString("akka.coordinated-shutdown.run-by-actor-system-terminate = off");
-        Job.JobStats stats = stopOneMidSlice(abrupt);
+        Job.JobStats stats = stopOneMidSlice(abrupt, false);
         assertTrue(stats.resent() >= 1, "the stopped node's slice was sent again: " + stats);
     }
 
     @Test
     void an_evaluator_leaving_gracefully_finishes_its_slice_first() throws Exception {
-        Job.JobStats stats = stopOneMidSlice(ConfigFactory.empty());
+        Job.JobStats stats = stopOneMidSlice(ConfigFactory.empty(), true);
         assertEquals(0, stats.resent(), "the leaving node finished its slice, nothing was sent again: " + stats);
     }
 
-    /** Runs a job of long groups on two evaluators and stops the second mid-slice; returns the job's stats. */
-    private Job.JobStats stopOneMidSlice(Config victimConfig) throws Exception {
+    /**
+     * Runs a job of long groups on two evaluators and stops the second mid-slice; returns the job's stats. The
+     * second's groups wait at a gate, so it is mid-slice when it stops because the test holds it there (it
+     * once depended on its groups outlasting the test's look); {@code leaving}: the gate opens once the node has begun
+     * its coordinated shutdown, else never while it runs.
+     */
+    private Job.JobStats stopOneMidSlice(Config victimConfig, boolean leaving) throws Exception {
         Path spin = TestCaptures.spin(dir, 6, 300_000);
-        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 1, ConfigFactory.empty())) {
-            FarmNode victim = farm.addEvaluator(victimConfig);
+        String gateName = "victim-" + leaving;
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 1, ConfigFactory.empty());
+             EvalGate gate = EvalGate.named(gateName)) {
+            gate.hold();
+            FarmNode victim = farm.addEvaluator(victimConfig.withFallback(EvalGate.config(gateName)));
             ClusterJobService jobs = farm.coordinator.jobs();
             String sha = jobs.storeCapture(spin);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
@@ -81,13 +92,25 @@ class FarmClusterTest {
                     end.complete(p);
                 }
             });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (victim.evaluator().running() == 0 && System.nanoTime() < deadline) {
-                TimeUnit.MILLISECONDS.sleep(5); // polling a condition
+            // its first task is the capture's fetch: let it through, then a group of its slice waits at the gate
+            Await.until("the second evaluator's capture fetch at its gate", () -> gate.waiting() > 0);
+            gate.release(1);
+            gate.awaitFinished(1, Await.LIMIT);
+            Await.until("a group of the second evaluator's slice at its gate",
+                    () -> victim.evaluator().running() > 0 && gate.waiting() > 0);
+            if (leaving) {
+                CompletableFuture<Void> closed = CompletableFuture.runAsync(victim::close);
+                // its coordinated shutdown has begun (the drain, then sharding's hand-off, then the leave): the slice
+                // it holds is to be finished before the hand-off ends, so the gate opens now
+                Await.until("the second evaluator's coordinated shutdown begun",
+                        () -> akka.actor.CoordinatedShutdown.get(victim.system()).getShutdownReason().isPresent());
+                gate.open();
+                closed.get(120, TimeUnit.SECONDS);
+            } else {
+                victim.close();
+                gate.open(); // its held thread ends with nothing to answer
             }
-            assertTrue(victim.evaluator().running() > 0, "the second evaluator got a slice");
-            victim.close();
-            JobProgress p = end.get(60, TimeUnit.SECONDS);
+            JobProgress p = end.get(120, TimeUnit.SECONDS);
             assertEquals("finished", p.state(), p.error());
             TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     dir.resolve("out"));
@@ -119,13 +142,15 @@ class FarmClusterTest {
         // one group loops for ever: before, it was re-sent every deadline onto every healthy node
         Path spin = TestCaptures.spin(dir, 1, Integer.MAX_VALUE);
         try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 3, ConfigFactory.parseString(
-                "replay.coordinator.tick = 50ms"))) {
+                "replay.coordinator.tick = 50ms").withFallback(EvalGate.config("runaway")));
+             EvalGate gate = EvalGate.named("runaway")) {
+            // the group waits at the evaluators' gate until its deadline has passed and it was sent once more: the
+            // deadline passes before the budget ends it because the test makes it so, however fast the machine
+            gate.hold();
             ClusterJobService jobs = farm.coordinator.jobs();
             String sha = jobs.storeCapture(spin);
             CompletableFuture<JobProgress> end = new CompletableFuture<>();
-            // a budget of 30 million instructions a wave and a quarter of a second a slice, the job's own: the
-            // budget must outlast the deadline by far on a quiet machine too (the fast tier runs 3 million of this
-            // loop's instructions in about half a second, which raced a 0.5 s deadline)
+            // a budget of 30 million instructions a wave and a quarter of a second a slice, the job's own
             jobs.start("runaway", sha, GroupSelection.everyGroup(),
                     new org.replayfarm.coordinator.jobs.JobService.Limits(30_000_000, 250_000_000L), dir.resolve("out"),
                     org.replayfarm.coordinator.diff.CompareWith.auto(), "spin.capture", r -> { });
@@ -134,6 +159,9 @@ class FarmClusterTest {
                     end.complete(p);
                 }
             });
+            Await.until("the runaway group sent once more at its deadline",
+                    () -> jobs.progress("runaway").orElseThrow().figures().slicesResent() >= 1);
+            gate.open();
             JobProgress p = end.get(120, TimeUnit.SECONDS);
             assertEquals("finished", p.state(), p.error());
             assertEquals(1, p.faults(), "the budget stopped the group");

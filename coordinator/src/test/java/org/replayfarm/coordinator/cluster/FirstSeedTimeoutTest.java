@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * README says) is Akka's first seed: when no other seed answers within seed-node-timeout it forms a cluster of its
  * own and never sees the evaluators. Its timeout is raised from Akka's 5 s; other nodes keep Akka's.
  */
+@Tag("cluster")
 class FirstSeedTimeoutTest {
     @TempDir
     Path dir;

@@ -10,11 +10,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Jobs that survive their coordinator: a coordinator stopped abruptly mid-job (no leaving, no drain) and
@@ -22,6 +24,7 @@ import org.replayfarm.evalnode.hostmodel.HostModel;
  * finished are merged from the journal, not evaluated again, and the outputs equal replay eval's; a
  * finished job still answers after a further restart.
  */
+@Tag("cluster")
 class JobJournalTest {
     @TempDir
     Path dir;
@@ -43,10 +46,7 @@ class JobJournalTest {
     private FarmNode evaluator(FarmNode coordinator, Path work) throws Exception {
         FarmNode e = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), work).withSeeds(List.of(coordinator.seed()))
                 .withEvalThreads(1).withSerializeMessages(true).withConfig(ABRUPT));
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) < 1 && System.nanoTime() < until) {
-            TimeUnit.MILLISECONDS.sleep(50); // polling a condition
-        }
+        Await.until("the evaluator's shard region known", () -> coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) >= 1);
         return e;
     }
 

@@ -22,11 +22,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Ended jobs do not pile up (issue 19, finding 11): past {@code max-finished-jobs} the oldest ended job goes,
@@ -36,6 +38,7 @@ import org.replayfarm.evalnode.eval.GroupSelection;
  * no remaining job uses is deleted; a running job is never removed, also not by a restart past its age.
  * On the embedded H2 journal and on a real PostgreSQL server.
  */
+@Tag("cluster")
 class JobRetentionTest {
     @TempDir
     Path dir;
@@ -154,12 +157,10 @@ class JobRetentionTest {
                 .withFallback(config));
         try {
             ClusterJobService jobs = second.jobs();
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             Path capYFile = work.resolve("captures").resolve(shaY + ".capture");
-            while ((jobs.progress(d).isPresent() || Files.exists(work.resolve("jobs").resolve(d))
-                    || Files.exists(capYFile)) && System.nanoTime() < until) {
-                TimeUnit.MILLISECONDS.sleep(50); // the first sweep runs beside the API, just after the start
-            }
+            // the first sweep runs beside the API, just after the start
+            Await.until("the first sweep removing job " + d + ", its folder and capture Y", () -> jobs.progress(d).isEmpty()
+                    && !Files.exists(work.resolve("jobs").resolve(d)) && !Files.exists(capYFile));
             for (String gone : List.of(a, b, d)) {
                 assertTrue(jobs.progress(gone).isEmpty(), gone + " is not brought back by the journal");
                 assertEquals(404, send(second.httpUrl(), "GET", "/jobs/" + gone).statusCode());
@@ -168,7 +169,7 @@ class JobRetentionTest {
             assertFalse(jobs.hasCapture(shaY), "capture Y, used by no remaining job, is deleted");
             assertEquals("running", jobs.progress(r).orElseThrow().state(), "a running job never expires");
             assertTrue(jobs.hasCapture(shaZ), "the running job's capture stays");
-            TimeUnit.MILLISECONDS.sleep(5);
+            TimeUnit.MILLISECONDS.sleep(5); // time must pass here: the running job is then past the age of 1 ms
             assertEquals(List.of(), jobs.sweep(), "the running job is past the age and still kept");
         } finally {
             second.close();
@@ -190,7 +191,7 @@ class JobRetentionTest {
             }
         });
         assertEquals("finished", end.get(120, TimeUnit.SECONDS).state());
-        TimeUnit.MILLISECONDS.sleep(5); // each ends at its own millisecond: the order of ends is known
+        TimeUnit.MILLISECONDS.sleep(5); // time must pass here: each ends at its own millisecond, so the order of ends is known
         return id;
     }
 

@@ -3,6 +3,7 @@ package org.replayfarm.coordinator.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * time's worth whatever the window (so more nodes do not shrink it); a slice to send again counts once;
  * nothing is queued once every group was sent.
  */
+@Tag("unit")
 class JobStateQueueTest {
     // target 1 s a slice; first deadline 60 s; deadline 10 x expected, at least 1 s; 3 failures
     static final JobState.Settings SETTINGS = new JobState.Settings(1_000_000_000L, 60_000_000_000L, 10, 1_000_000_000L,

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * (a late answer of a superseded attempt), failed slices moving to another node and failing nodes leaving
  * the rotation, the one speculative re-send of a late slice, and a state rebuilt from its durable events.
  */
+@Tag("unit")
 class JobStateTest {
     static final JobState.Settings SETTINGS = new JobState.Settings(1_000_000_000L, 60_000_000_000L, 10, 1_000_000_000L,
             3, 3);

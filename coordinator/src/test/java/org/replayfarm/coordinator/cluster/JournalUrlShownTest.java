@@ -2,12 +2,14 @@ package org.replayfarm.coordinator.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A journal URL shown in {@code GET /status}, sent to the other coordinators and logged in the two-journals
  * warning carries no credentials: no options, no query, no user information.
  */
+@Tag("unit")
 class JournalUrlShownTest {
     @Test
     void credentials_and_options_are_left_out() {

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.jobs.JobProgress;
@@ -28,6 +29,7 @@ import org.replayfarm.model.testing.Toolchain;
  * (the target's {@code namespace} and {@code pod} added to each sample), beside the same series from a second
  * farm in another namespace: the query counts this farm's queue only.
  */
+@Tag("cluster")
 class QueueMetricsScrapeTest {
     static final Path SCALED_OBJECT = Toolchain.root().resolve("deploy/k8s/components/keda/scaledobject.yaml");
     static final Path BASE = Toolchain.root().resolve("deploy/k8s/base/kustomization.yaml");
@@ -67,7 +69,10 @@ class QueueMetricsScrapeTest {
         int groups = 32;
         Path spin = TestCaptures.spin(dir, groups, 10_000);
         MetricsScrapeTest scraper = new MetricsScrapeTest();
-        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 1, config)) {
+        // the groups wait at the evaluator's gate until a scrape has seen slices queued and in flight: the test
+        // holds the job there, however fast the machine
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 1, config.withFallback(EvalGate.config("queue")));
+             EvalGate gate = EvalGate.named("queue")) {
             String url = farm.coordinator.metricsUrl().orElseThrow();
             Map<String, String> coordinator = Map.of("role", "coordinator");
             // nothing runs: every total is there, at 0, so the query has a value (KEDA keeps the minimum)
@@ -80,8 +85,13 @@ class QueueMetricsScrapeTest {
             }
 
             ClusterJobService jobs = farm.coordinator.jobs();
+            gate.hold();
             String job = jobs.start(jobs.storeCapture(spin), GroupSelection.everyGroup());
             Map<String, String> ofJob = Map.of("job_id", job, "role", "coordinator");
+            scraper.scrapeUntil(url, s -> MetricsScrapeTest.sum(s, "replay_queue_slices_queued", coordinator) > 0
+                    && MetricsScrapeTest.sum(s, "replay_queue_slices_in_flight", coordinator) > 0
+                    && MetricsScrapeTest.sum(s, "replay_job_groups_remaining", ofJob) > 0);
+            boolean released = false;
             double most = 0;
             double remainingBefore = Double.MAX_VALUE;
             boolean sawQueue = false;
@@ -108,7 +118,11 @@ class QueueMetricsScrapeTest {
                     assertTrue(MetricsScrapeTest.sum(s, "replay_job_slices_queued", ofJob) > 0, "the job's own queue");
                     assertEquals(1.0, MetricsScrapeTest.sum(s, "replay_queue_jobs_running", coordinator));
                 }
-                TimeUnit.MILLISECONDS.sleep(30); // sampling while the job runs
+                if (!released) { // the first look saw the held job; from here it runs
+                    gate.open();
+                    released = true;
+                }
+                TimeUnit.MILLISECONDS.sleep(30); // sampling while the job runs: each look checks invariants, none a speed
             }
             JobProgress end = jobs.progress(job).orElseThrow();
             assertEquals("finished", end.state(), end.error());

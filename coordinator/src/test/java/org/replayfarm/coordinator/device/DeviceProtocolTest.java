@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.device.DeviceEvent;
 import org.replayfarm.gpunode.device.DeviceException;
@@ -44,6 +45,7 @@ import org.replayfarm.proto.GpuDeviceInfo;
  * a run's client sends the task, passes the runner's events on, ignores chunks of another attempt, joins
  * the outputs of its own, and fails naming the node when the runner's output carries an error.
  */
+@Tag("unit")
 class DeviceProtocolTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String NODE_A = "akka://farm@127.0.0.2:1";

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -32,6 +33,7 @@ import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.node.DeviceSetup;
 import org.replayfarm.proto.GpuDeviceInfo;
 import org.replayfarm.model.testing.FreePorts;
+import org.replayfarm.model.testing.Await;
 
 /**
  * The whole device path on a loopback cluster (separate ActorSystems, Artery TCP, protobuf on the wire):
@@ -39,6 +41,7 @@ import org.replayfarm.model.testing.FreePorts;
  * → launch records → outputs in chunks → diff → report; a GPU node leaving mid-run hands the run to
  * another GPU node, and with none left the job reports the device side failed, never "equal".
  */
+@Tag("cluster")
 class DeviceRunClusterTest {
     private static final Path SAXPY = Path.of("..", "examples", "saxpy", "saxpy.capture");
     private static final Config QUIET = ConfigFactory.parseString("""
@@ -97,16 +100,8 @@ class DeviceRunClusterTest {
     }
 
     private static List<GpuDeviceInfo> awaitGpuNodes(FarmNode coordinator, int n) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < end) {
-            List<GpuDeviceInfo> nodes = coordinator.gpuNodes().nodes();
-            if (nodes.size() == n) {
-                return nodes;
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling a condition, not synchronising
-        }
-        fail("the coordinator did not learn of " + n + " GPU node(s): " + coordinator.gpuNodes().nodes());
-        return List.of();
+        return Await.value("the coordinator to learn of " + n + " GPU node(s)", () -> coordinator.gpuNodes().nodes(),
+                nodes -> nodes.size() == n);
     }
 
     private record Ended(JobProgress progress, Comparison.Result result) {

@@ -13,11 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.metrics.FarmMetrics;
 import org.replayfarm.evalnode.metrics.MetricsEndpoint;
 import org.replayfarm.proto.GuestHotspot;
 import org.replayfarm.proto.GuestStall;
+import org.replayfarm.model.testing.Await;
 
 /**
  * A job's hottest guest instructions on {@code /metrics} (real HTTP, Kamon's Prometheus exporter): one series
@@ -25,21 +27,16 @@ import org.replayfarm.proto.GuestStall;
  * as the value; never more than {@link HotGuestMetrics#TOP} per job; a later run of the job replaces them; the
  * retention time after, they are gone.
  */
+@Tag("unit")
 class HotGuestMetricsTest {
     private static final String NAME = FarmMetrics.Metric.JOB_HOT_GUEST_SAMPLES.prometheusName();
     private final HttpClient client = HttpClient.newHttpClient();
 
+    /** Scrapes {@code url} until {@code until} holds (Kamon publishes a snapshot each tick: there is no event). */
     private String scrapeUntil(String url, Predicate<String> until) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        String last = "";
-        while (System.nanoTime() < end) {
-            last = client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
-            if (until.test(last)) {
-                return last;
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling a condition: Kamon's tick
-        }
-        throw new AssertionError("the scrape never showed what was expected:\n" + last);
+        return Await.value("a scrape of " + url + " showing what was expected",
+                () -> client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body(),
+                until);
     }
 
     /** The job's hot-guest series lines. */

@@ -6,6 +6,7 @@ import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.util.BitSet;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.DataFormat;
 import org.replayfarm.proto.Image;
@@ -13,6 +14,7 @@ import org.replayfarm.proto.ImageType;
 import org.replayfarm.proto.NumericFormat;
 
 /** The diff/ picture a person opens: what differs is red, what only the device wrote is yellow, the rest dimmed. */
+@Tag("unit")
 class DiffPictureTest {
     @Test
     void differing_texels_are_red_device_only_yellow_on_the_dimmed_host_image() throws Exception {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.diff.DiffResult.ByteRun;
@@ -31,6 +32,7 @@ import org.replayfarm.evalnode.hostmodel.TexelStore;
  * Synthetic device runs that differ from the host's merged outputs at known texels and bytes: every
  * count, region, traced group and verdict must name exactly those places.
  */
+@Tag("unit")
 class DiffTest {
     @TempDir
     Path dir;

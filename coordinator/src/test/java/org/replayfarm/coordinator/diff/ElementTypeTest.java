@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Element types from OpenCL C type names and --view spellings; ulp distances against Math.nextUp/nextDown. */
+@Tag("unit")
 class ElementTypeTest {
     @Test
     void pointer_type_names_and_view_spellings() {

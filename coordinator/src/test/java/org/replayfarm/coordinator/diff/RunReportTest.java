@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.imageio.ImageIO;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.Evaluation;
@@ -29,6 +30,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /** The files a compared run leaves in DIR: what a person opens and what a machine parses. */
+@Tag("unit")
 class RunReportTest {
     @TempDir
     Path dir;

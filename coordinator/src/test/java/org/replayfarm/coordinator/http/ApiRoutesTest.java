@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,7 @@ import org.replayfarm.model.testing.Toolchain;
 
 /** The job API over real loopback HTTP, on a {@link LocalJobService}. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("cluster")
 class ApiRoutesTest {
     static final int THREADS = 2;
     static final ObjectMapper JSON = new ObjectMapper();

@@ -15,11 +15,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.model.testing.Toolchain;
 
+@Tag("cluster")
 class CoordinatorHttpTest {
     @TempDir
     Path dir;

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.jobs.CaptureStore;
@@ -25,6 +26,7 @@ import org.replayfarm.coordinator.jobs.LocalJobService;
  * (401), any other client the API's JSON 401; {@code POST /login} with the right token sets an HttpOnly,
  * SameSite=Strict cookie the page, its scripts and the API then accept; a wrong token sets nothing.
  */
+@Tag("cluster")
 class WebUiTest {
     @TempDir
     Path dir;

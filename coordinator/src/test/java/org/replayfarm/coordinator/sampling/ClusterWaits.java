@@ -9,39 +9,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.StreamSupport;
 import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.model.testing.Await;
 
-/** Polls the sampling tests' loopback cluster until it reaches a state, failing after 30 s. */
+/** Waits for the sampling tests' loopback cluster to reach a state (see {@link Await}). */
 final class ClusterWaits {
     private ClusterWaits() {
     }
 
     /** Waits until {@code coordinator} sees {@code members} members up. */
     static void awaitUp(FarmNode coordinator, int members) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < end) {
-            var state = Cluster.get(coordinator.system()).state();
-            if (StreamSupport.stream(state.getMembers().spliterator(), false)
-                    .filter(m -> m.status() == MemberStatus.up()).count() == members) {
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the cluster did not reach " + members + " members up");
+        Await.until("the cluster reaching " + members + " members up", () -> StreamSupport.stream(
+                Cluster.get(coordinator.system()).state().getMembers().spliterator(), false)
+                .filter(m -> m.status() == MemberStatus.up()).count() == members);
     }
 
     /** Asks the coordinator's sampling store for snapshots until one satisfies {@code until}. */
     static SamplingSnapshot awaitSnapshot(FarmNode coordinator, Predicate<SamplingSnapshot> until) throws Exception {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        SamplingSnapshot s = null;
-        while (System.nanoTime() < end) {
-            s = SamplingStore.snapshot(coordinator.system(), coordinator.samplingStore(), Duration.ofSeconds(5))
-                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
-            if (until.test(s)) {
-                return s;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        fail("the store never reached the expected state: " + s);
-        return s;
+        return Await.value("the sampling store reaching the expected state",
+                () -> SamplingStore.snapshot(coordinator.system(), coordinator.samplingStore(), Duration.ofSeconds(5))
+                        .toCompletableFuture().get(10, TimeUnit.SECONDS), until);
     }
 }

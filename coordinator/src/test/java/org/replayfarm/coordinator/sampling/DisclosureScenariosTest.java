@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.sampling.ManualClock;
 import org.replayfarm.gpunode.sampling.SamplingMode;
@@ -24,6 +25,7 @@ import org.replayfarm.proto.GpuSamplingWindowV1;
  * device's own record of which launches ran serialized is the oracle. Every scenario ends in
  * {@link SamplingConformance#assertInvariants}.
  */
+@Tag("unit")
 class DisclosureScenariosTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 

@@ -3,11 +3,13 @@ package org.replayfarm.coordinator.sampling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.GpuExecution;
 import org.replayfarm.proto.SamplingMode;
 
 /** The disclosure rules on hand-made histories, where the right answer is read off the timeline. */
+@Tag("unit")
 class DisclosureTest {
     private static final SamplingMode A = SamplingMode.SAMPLING_MODE_KERNEL_SERIALIZED;
 

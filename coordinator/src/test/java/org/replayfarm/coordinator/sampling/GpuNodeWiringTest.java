@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -29,6 +30,7 @@ import org.replayfarm.gpunode.sampling.ManualClock;
 import org.replayfarm.gpunode.sampling.SamplingMode;
 import org.replayfarm.gpunode.sampling.SimulatedDevice;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Issue 9's wiring on a loopback cluster: a node started with role {@code gpu} and
@@ -38,6 +40,7 @@ import org.replayfarm.model.testing.Toolchain;
  * job's progress (what replay watch shows) and the GPU metrics on {@code /metrics} (scraped over HTTP).
  * The shared invariant check runs on what the store holds.
  */
+@Tag("cluster")
 class GpuNodeWiringTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Config QUIET = ConfigFactory.parseString("""
@@ -65,10 +68,7 @@ class GpuNodeWiringTest {
             ClusterWaits.awaitUp(coordinator, 2);
             GpuNode gpu = gpuNode.gpu();
             assertEquals(SamplingMode.SERIALIZED, gpu.settings().mode(), "the mode comes from the node's configuration");
-            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (gpu.storesKnown() == 0 && System.nanoTime() < end) {
-                TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the receptionist's listing
-            }
+            Await.until("the GPU node finding the coordinator's store (the receptionist's listing)", () -> gpu.storesKnown() > 0);
             assertEquals(1, gpu.storesKnown(), "the GPU node found the coordinator's store");
 
             // this test thread is the GPU node's launching thread; the last burst is closed before reporting
@@ -129,18 +129,11 @@ class GpuNodeWiringTest {
         }
     }
 
+    /** Scrapes {@code url} until {@code until} holds (Kamon publishes a snapshot each tick: there is no event). */
     private String scrapeUntil(String url, Predicate<String> until) throws Exception {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        String last = "";
-        while (System.nanoTime() < end) {
-            last = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
-            if (until.test(last)) {
-                return last;
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling a condition: Kamon's tick
-        }
-        fail("the scrape never showed what was expected:\n" + last);
-        return last;
+        return Await.value("a scrape of " + url + " showing what was expected",
+                () -> http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body(),
+                until);
     }
 
     /** The sum of the samples of {@code name} whose labels contain every one of {@code labels}; -1 when none. */
@@ -165,15 +158,7 @@ class GpuNodeWiringTest {
     }
 
     private static JobProgress awaitEnd(FarmNode coordinator, String job) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < end) {
-            JobProgress p = coordinator.jobs().progress(job).orElseThrow();
-            if (p.ended()) {
-                return p;
-            }
-            TimeUnit.MILLISECONDS.sleep(20); // polling a condition
-        }
-        throw new AssertionError("job " + job + " did not end");
+        return Await.value("job " + job + " to end", () -> coordinator.jobs().progress(job).orElseThrow(), JobProgress::ended);
     }
 
 }

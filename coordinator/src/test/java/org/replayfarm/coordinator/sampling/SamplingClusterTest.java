@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
@@ -22,6 +23,7 @@ import org.replayfarm.gpunode.sampling.ManualClock;
 import org.replayfarm.gpunode.sampling.SamplingMode;
 import org.replayfarm.gpunode.sampling.SamplingSession;
 import org.replayfarm.gpunode.sampling.SimulatedDevice;
+import org.replayfarm.model.testing.Await;
 
 /**
  * The whole path on a real cluster in this JVM on loopback, every message serialized: two GPU nodes
@@ -29,6 +31,7 @@ import org.replayfarm.gpunode.sampling.SimulatedDevice;
  * clocks, their records over Artery as protobuf to the coordinator's store, execution views and the
  * report section; then the Tier A node is killed in the middle of a burst.
  */
+@Tag("cluster")
 class SamplingClusterTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Config QUIET = ConfigFactory.parseString("""
@@ -77,10 +80,8 @@ class SamplingClusterTest {
                 GpuNode g1 = GpuNode.start(tierA.system(), dev1, 1);
                 assertEquals(SamplingMode.OFF, g0.settings().mode());
                 assertEquals(SamplingMode.SERIALIZED, g1.settings().mode());
-                long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while ((g0.storesKnown() == 0 || g1.storesKnown() == 0) && System.nanoTime() < end) {
-                    TimeUnit.MILLISECONDS.sleep(20); // polling a condition: the receptionist's listing
-                }
+                Await.until("both GPU nodes finding the coordinator's store (the receptionist's listing)",
+                        () -> g0.storesKnown() > 0 && g1.storesKnown() > 0);
                 assertTrue(g0.storesKnown() == 1 && g1.storesKnown() == 1, "both GPU nodes found the coordinator's store");
 
                 // this test thread is both nodes' launching thread

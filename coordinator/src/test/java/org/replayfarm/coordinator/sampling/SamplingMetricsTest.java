@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.metrics.FarmMetrics;
 import org.replayfarm.evalnode.metrics.MetricsEndpoint;
@@ -19,6 +20,7 @@ import org.replayfarm.gpunode.sampling.SamplingSession;
 import org.replayfarm.gpunode.sampling.SamplingSettings;
 import org.replayfarm.gpunode.sampling.SimulatedDevice;
 import org.replayfarm.proto.GpuSamplingWindowV1;
+import org.replayfarm.model.testing.Await;
 
 /**
  * The GPU figures on {@code /metrics} (real HTTP, Kamon's exporter) when a decision arrives late: a burst's
@@ -26,23 +28,18 @@ import org.replayfarm.proto.GpuSamplingWindowV1;
  * executions are decided. The counter keeps what it first counted, the {@code _now} gauge follows the
  * decision, and both add up to the executions.
  */
+@Tag("unit")
 class SamplingMetricsTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final String NODE = "127.0.0.1:2552";
 
     private final HttpClient client = HttpClient.newHttpClient();
 
+    /** Scrapes {@code url} until {@code until} holds (Kamon publishes a snapshot each tick: there is no event). */
     private String scrapeUntil(String url, Predicate<String> until) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        String last = "";
-        while (System.nanoTime() < end) {
-            last = client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
-            if (until.test(last)) {
-                return last;
-            }
-            TimeUnit.MILLISECONDS.sleep(50); // polling a condition: Kamon's tick
-        }
-        throw new AssertionError("the scrape never showed what was expected:\n" + last);
+        return Await.value("a scrape of " + url + " showing what was expected",
+                () -> client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body(),
+                until);
     }
 
     /** The value of {@code name}'s series of the GPU node with {@code serialized="value"}; -1 when absent. */

@@ -12,6 +12,7 @@ import com.google.protobuf.Message;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.node.SamplingLink;
 import org.replayfarm.proto.GpuExecution;
@@ -27,6 +28,7 @@ import org.replayfarm.proto.SamplingMode;
  * its time; records that arrive twice are counted as duplicates, not kept twice; a record of a kind the
  * store does not know is dropped and the store keeps answering.
  */
+@Tag("unit")
 class SamplingStoreProtocolTest {
     private static final ActorTestKit KIT = ActorTestKit.create();
     private static final Duration WAIT = Duration.ofSeconds(20);

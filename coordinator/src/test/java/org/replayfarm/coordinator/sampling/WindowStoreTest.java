@@ -3,11 +3,13 @@ package org.replayfarm.coordinator.sampling;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.GpuSamplingWindowV1;
 import org.replayfarm.proto.SamplingMode;
 
 /** The window store supersedes one way: closed over open, never open over closed. */
+@Tag("unit")
 class WindowStoreTest {
     private static GpuSamplingWindowV1 w(long seq, long start, long end) {
         return GpuSamplingWindowV1.newBuilder().setNode("n").setIncarnation(1).setSequence(seq).setStartNs(start)

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -20,6 +21,7 @@ import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.testing.Toolchain;
 
 /** A node fetches a capture once over real HTTP, checks its SHA-256 and refuses a mismatch. */
+@Tag("unit")
 class CaptureCacheTest {
     @TempDir
     Path dir;

@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -33,6 +34,7 @@ import org.replayfarm.proto.SliceTask;
  * answered once; a hand-off while evaluating waits for the result, an idle one stops at once; a slice
  * whose capture cannot be had is answered with an error naming it.
  */
+@Tag("unit")
 class EvaluatorProtocolTest {
     private static final ActorTestKit KIT = ActorTestKit.create();
     private static final Duration WAIT = Duration.ofSeconds(60);

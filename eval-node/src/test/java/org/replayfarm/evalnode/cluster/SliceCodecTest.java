@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
@@ -22,6 +23,7 @@ import org.replayfarm.proto.TexelStoreMessage;
  * the middle, a texel stored twice (the later store wins in the merge, so the order must survive), texels far
  * apart. Outcomes in the older form (one message per texel, as a journal written before may hold) still decode.
  */
+@Tag("unit")
 class SliceCodecTest {
     private static GroupResult group(List<TexelStore> texels) {
         return new GroupResult(3, 1, 0, List.of(), texels, List.of(), List.of(), Optional.empty(), 5, 160, 5, 0, 0);

@@ -11,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -23,6 +24,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * lanes atomically combine a value into texel (1, 2) of a 4x4 32_UINT image, the groups run on several
  * threads and the merge combines their contributions. The expected texel is computed here, in plain Java.
  */
+@Tag("unit")
 class ImageAtomicMergeTest {
     private static final int GROUPS = 12;
     private static final int LANES = 32;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.cluster.SliceCodec;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
@@ -17,6 +18,7 @@ import org.replayfarm.proto.Dispatch;
 import org.replayfarm.proto.Image;
 import org.replayfarm.proto.ImageType;
 
+@Tag("unit")
 class ImageMergeTest {
     private static GroupResult group(int x, TexelStore... texels) {
         return new GroupResult(x, 0, 0, List.of(), List.of(texels), List.of(), Optional.empty(), 0, 0, 0, 0, 0);

@@ -7,12 +7,14 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.hostmodel.AtomicContribution;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
 
+@Tag("unit")
 class MemoryMergeTest {
     private static InitialMemory memory(int bytes) {
         ByteBuffer initial = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);

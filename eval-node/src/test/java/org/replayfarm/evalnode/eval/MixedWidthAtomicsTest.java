@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.HostModel;
@@ -16,6 +17,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * location at two widths were replayed at the first one's width. Through the host model (llvm-mc-19
  * assembles the program) and the merge; the expected bytes are worked out by hand below.
  */
+@Tag("unit")
 class MixedWidthAtomicsTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
@@ -17,6 +18,7 @@ import org.replayfarm.proto.Dispatch;
  * A group that stores and applies atomics to the same bytes: the merge must end with what the group saw
  * (the merge applies atomics after all stores, so the memory records them as stores where they meet).
  */
+@Tag("unit")
 class StoreAtomicMixTest {
     private static final long BASE = 0x1_0000_0000L;
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * mnemonic). The memory and image units must have none; the few left elsewhere are listed with their reason,
  * so a new one fails the test.
  */
+@Tag("unit")
 class HandlersReadTypedFactsTest {
     /**
      * Files allowed dispatch uses (how many): none decides by name any more (the fast tier and the VOPC unit

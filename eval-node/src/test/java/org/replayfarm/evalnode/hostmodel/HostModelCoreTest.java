@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** The parts of the host model every unit relies on: wave start state, program end, faults. */
+@Tag("unit")
 class HostModelCoreTest {
     @TempDir
     Path dir;

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.capture.CaptureFile;
 
 /** Store tracing sees each store of a group with its wave, lane and PC, and changes nothing the group does. */
+@Tag("unit")
 class StoreTracerTest {
     @Test
     void a_traced_group_reports_every_store_and_gives_the_same_result() throws Exception {

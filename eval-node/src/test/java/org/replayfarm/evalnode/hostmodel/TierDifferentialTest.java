@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.GroupSelection;
@@ -35,6 +36,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * through both tiers too (a sample of the shadow pass's groups; {@code -Dtier.diff.full=true} runs every
  * group and {@code -Dtier.diff.programs=N} more programs per wave size).
  */
+@Tag("corpus")
 class TierDifferentialTest {
     private static final int PROGRAMS = Integer.getInteger("tier.diff.programs", 6);
     private static final int BODY = Integer.getInteger("tier.diff.body", 120);

@@ -15,10 +15,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.Toolchain;
 
 /** deploy/grafana/replay-farm.json is a Grafana dashboard over a Prometheus variable that queries only metrics FarmMetrics exports. */
+@Tag("unit")
 class DashboardTest {
     static final Path DASHBOARD = Toolchain.root().resolve("deploy/grafana/replay-farm.json");
     /** A PromQL identifier of ours; label matchers and strings are cut out first. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.CpuBuild;
@@ -28,6 +29,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * {@link CubinLines} must decode exactly the rows llvm-dwarfdump-19 decodes, and a hand-written kernel
  * whose {@code #line}s we chose must map its PCs back to those lines.
  */
+@Tag("corpus")
 class CubinLinesTest {
     @TempDir
     static Path cache;

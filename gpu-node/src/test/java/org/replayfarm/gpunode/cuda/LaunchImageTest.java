@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.CpuBuild;
@@ -22,6 +23,7 @@ import org.replayfarm.proto.MemoryRange;
  * The GPU path's kernel parameter: every rt_launch_t offset against what g++ says (offsetof, sizeof) over
  * the runtime header itself, and the bundle read back against the capture it was written from.
  */
+@Tag("unit")
 class LaunchImageTest {
     @Test
     void rtLaunchTLayoutIsTheCompilersLayout(@TempDir Path dir) throws Exception {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.device.DeviceChoice;
 import org.replayfarm.model.capture.CaptureFile;
@@ -17,6 +18,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * while {@code auto} falls back to the recorded run. (On a GPU machine these are skipped; gpu-check.sh
  * covers that side.)
  */
+@Tag("unit")
 class NoGpuTest {
     private static final Path SAXPY = Path.of("..", "examples", "saxpy", "saxpy.capture");
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import jcuda.driver.CUresult;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.sampling.CuptiShim;
 import org.replayfarm.gpunode.sampling.SamplingMode;
@@ -23,6 +24,7 @@ import org.replayfarm.proto.GpuSamplingWindowV1;
  * by recorders; the reset path ({@link PrimaryContext#reset}, as {@code CudaBackend} calls it between a
  * failed launch and the hooks' exit), the shim's hand-over and the sampling session driving it are the real ones.
  */
+@Tag("unit")
 class PrimaryContextTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private final List<String> calls = new ArrayList<>();

@@ -6,6 +6,7 @@ import com.google.protobuf.Message;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.sampling.PcSampler;
 import org.replayfarm.gpunode.sampling.SamplingMode;
@@ -18,6 +19,7 @@ import org.replayfarm.proto.PcSample;
  * A PC record's cubinCrc reaches the wire: the session keeps samples of two modules apart even at the same
  * function and offset, and a record without a CRC goes out with 0 (the mapping then places it by name).
  */
+@Tag("unit")
 class SampleCrcTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 

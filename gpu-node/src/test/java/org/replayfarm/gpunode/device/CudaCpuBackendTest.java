@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.CpuBuild;
@@ -23,6 +24,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * when the runner crashes or runs past its timeout, with what it printed; a refused translation named
  * instruction by instruction; the build cached by program hash (a second run compiles nothing).
  */
+@Tag("corpus")
 class CudaCpuBackendTest {
     @TempDir
     Path dir;

@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.capture.CaptureFile;
 
 /** --device choices on the example capture, and the recorded backend's outputs (the capture's own blobs). */
+@Tag("unit")
 class DeviceChoiceTest {
     private static final Path SAXPY = Path.of("..", "examples", "saxpy", "saxpy.capture");
 

@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
 
 /** --device dir:PATH reads a folder of guest-<n>.bin / image-<k>.raw beside the capture, which it leaves alone. */
+@Tag("unit")
 class DirectoryBackendTest {
     private static final Path SAXPY = Path.of("..", "examples", "saxpy", "saxpy.capture");
 

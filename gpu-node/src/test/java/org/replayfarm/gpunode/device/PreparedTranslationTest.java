@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.Differential;
@@ -21,6 +22,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * instruction and never reaches the compiler, a failing compiler is named with the backend, and a translation
  * that passes is built once and handed back with the capture's images section.
  */
+@Tag("unit")
 class PreparedTranslationTest {
     @TempDir
     Path dir;

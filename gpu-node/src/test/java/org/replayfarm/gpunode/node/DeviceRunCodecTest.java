@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
@@ -22,6 +23,7 @@ import org.replayfarm.proto.GuestStall;
  * Artery carries them), joined in another order and read back. Everything the run held comes back, the PC
  * sample counts (attributed, unattributed) included.
  */
+@Tag("unit")
 class DeviceRunCodecTest {
     private static DeviceRun sampledRun(int rangeBytes) {
         TreeMap<Integer, ByteBuffer> ranges = new TreeMap<>();

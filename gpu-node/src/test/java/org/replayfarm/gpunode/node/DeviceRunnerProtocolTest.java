@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.proto.DeviceQuery;
@@ -33,6 +34,7 @@ import org.replayfarm.proto.GpuDeviceInfo;
  * usable device is answered, in order, with outputs whose error names the node and why; a message it does
  * not take is refused and the runner keeps answering. (Real runs over a cluster: DeviceRunClusterTest.)
  */
+@Tag("unit")
 class DeviceRunnerProtocolTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static ActorTestKit kit;

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.GpuPcSampleBatch;
 
@@ -22,6 +23,7 @@ import org.replayfarm.proto.GpuPcSampleBatch;
  * known, every record reaches it unchanged and in order; with two stores each gets every record; when a
  * store stops, the link forgets it and counts again.
  */
+@Tag("unit")
 class SamplingLinkProtocolTest {
     private static final ActorTestKit KIT = ActorTestKit.create();
     private static final Duration WAIT = Duration.ofSeconds(20);

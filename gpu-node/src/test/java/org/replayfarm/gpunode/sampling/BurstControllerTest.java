@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The duty-cycle loop on a fake clock: it converges, never passes the duty ceiling, and zero does not collapse the gap. */
+@Tag("unit")
 class BurstControllerTest {
     private static final BurstConfig C = BurstConfig.DEFAULT;
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);

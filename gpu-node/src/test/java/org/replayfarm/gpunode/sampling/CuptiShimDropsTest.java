@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
  * Kernel activity records the native shim had no room for are counted there ({@code nativeKernelsDropped});
  * each drain that finds the count grown says so once, with how many were lost since the drain before.
  */
+@Tag("unit")
 class CuptiShimDropsTest {
     /** Natives that accept every call and report a settable number of dropped kernel records. */
     private static final class Natives implements CuptiShim.Natives {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * CUPTI version the headers declare (cuptiGetVersion runs without a GPU), and fail cleanly, naming the
  * call, where no GPU context exists. Sampling itself runs only on a GPU.
  */
+@Tag("unit")
 class CuptiShimTest {
     private static final Path CUDA = Path.of(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"));
     private static final Path BUILT = Path.of("target", "native", CuptiShim.LIBRARY);

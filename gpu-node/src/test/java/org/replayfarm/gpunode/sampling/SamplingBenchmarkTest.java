@@ -12,10 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The benchmark's kernel is valid PTX (ptxas says so), and without a GPU it prints no figures. */
+@Tag("unit")
 class SamplingBenchmarkTest {
     private static final Path PTXAS = Path.of(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas");
 

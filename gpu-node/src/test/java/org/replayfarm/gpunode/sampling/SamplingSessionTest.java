@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.GpuExecutionReport;
 import org.replayfarm.proto.GpuPcSampleBatch;
@@ -20,6 +21,7 @@ import org.replayfarm.proto.GpuSamplingWindowV1;
 import org.replayfarm.proto.PcSample;
 
 /** A GPU node's sampling session driven by the simulated device on a fake clock. */
+@Tag("unit")
 class SamplingSessionTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 

@@ -9,10 +9,12 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.typesafe.config.ConfigFactory;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** replay.gpu.sampling.mode: off by default, one tier or refused loudly. */
+@Tag("unit")
 class SamplingSettingsTest {
     private static SamplingSettings with(String mode) {
         return SamplingSettings.from(ConfigFactory.parseString("replay.gpu.sampling.mode = \"" + mode + "\"")

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -17,6 +18,7 @@ import org.replayfarm.model.isa.Instruction;
  * plus a register) makes the analysis fall back to every instruction; a jump the analysis could not see coming
  * (a code address changed in a VGPR) faults on the device naming its target.
  */
+@Tag("corpus")
 class ControlFlowTest {
     @TempDir
     Path dir;

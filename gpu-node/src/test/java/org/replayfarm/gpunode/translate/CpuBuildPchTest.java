@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -21,6 +22,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * itself says so: {@code -H} marks a precompiled header it loaded with "!"), the cached build holding only its
  * sources and runner; a g++ that cannot make one still builds every program, from the header's text.
  */
+@Tag("corpus")
 class CpuBuildPchTest {
     @TempDir
     Path dir;

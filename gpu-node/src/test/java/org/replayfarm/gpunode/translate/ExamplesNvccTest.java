@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -16,6 +17,7 @@ import org.replayfarm.model.testing.Toolchain;
  * is compiled by ShadowPassDeviceTest with the other image programs it runs through cuda-cpu (ImageRig.nvccCheck).
  * Each must translate without a refusal; their results through cuda-cpu are ExamplesCudaCpuTest's (cli).
  */
+@Tag("unit")
 class ExamplesNvccTest {
     @TempDir
     Path dir;

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.testing.Toolchain;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Golden sources: three small programs (assembled by llvm-mc-19) translate to exactly the kernel.cu kept in
@@ -18,6 +19,7 @@ import org.replayfarm.model.testing.Toolchain;
  * files. The translation is also deterministic: translating twice gives the same bytes. After an intended
  * change, regenerate with {@code -Dreplay.golden.update=true} and review the diff.
  */
+@Tag("corpus")
 class GoldenSourceTest {
     private static final Path GOLDEN = Toolchain.root().resolve(
             "gpu-node/src/test/resources/org/replayfarm/gpunode/translate/golden");

@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.build.Llvm;
 import org.replayfarm.model.isa.Decoder;
@@ -26,6 +27,7 @@ import org.replayfarm.model.isa.Instruction;
  * the project's decoder and emitted by ImageEmitter: the C compiles with g++ (wave32 and wave64) and with
  * nvcc for sm_90; instructions the host model does not execute are refused naming PC, mnemonic and reason.
  */
+@Tag("corpus")
 class ImageEmitterFormsTest {
     private static final Pattern ENC = Pattern.compile("^\\s*(\\S.*?)\\s*; encoding: \\[(.*)]$");
 

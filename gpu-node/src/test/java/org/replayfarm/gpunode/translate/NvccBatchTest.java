@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -20,6 +21,7 @@ import org.replayfarm.model.testing.Toolchain;
  * its own namespace with its own headers and macros, compile as one unit with nvcc (PTX for compute_90, then ptxas to
  * sm_90), every translation's entry present; a translation that does not compile fails the batch.
  */
+@Tag("corpus")
 class NvccBatchTest {
     private static final Path GOLDEN = Toolchain.root().resolve(
             "gpu-node/src/test/resources/org/replayfarm/gpunode/translate/golden");

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -22,6 +23,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * through s_getpc/s_setpc/s_swappc, an unknown branch target and a runaway loop. Every SGPR, SCC and
  * MODE of every wave is compared (Differential).
  */
+@Tag("unit")
 class ScalarDifferentialTest {
     @TempDir
     Path dir;

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.replayfarm.model.capture.CaptureFile;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Shared bodies that leave early (Shapes): a carry-out instruction (its RT_CHECK inside the body, before the mask
@@ -22,6 +23,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * runs and the nvcc corpus check compiles) and every instruction inline ({@code -DRT_INLINE_SHAPES}: the GPU build's
  * code).
  */
+@Tag("corpus")
 class ShapesDifferentialTest {
     @TempDir
     Path dir;

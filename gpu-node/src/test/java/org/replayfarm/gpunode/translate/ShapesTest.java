@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * type, which bodies stay inline, and that a body used once is not shared. The shared code's results are checked
  * end to end by the differential tests and the kernel corpus (every translation they build uses shapes).
  */
+@Tag("unit")
 class ShapesTest {
     @Test
     void literals_become_parameters_of_their_own_c_type() {

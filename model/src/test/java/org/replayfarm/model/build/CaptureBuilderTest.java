@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -34,6 +35,7 @@ import org.replayfarm.proto.WorkItemDimension;
  * its instructions read (llvm-objdump-19), the argument offsets its metadata lists (llvm-readelf-19),
  * and the entry point ld.lld-19 computes.
  */
+@Tag("unit")
 class CaptureBuilderTest {
     @TempDir
     Path dir;

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.capture.CaptureFile;
@@ -26,6 +27,7 @@ import org.replayfarm.proto.Provenance;
  * sizes, pointee alignments and static LDS size clang-19's metadata gives (read with llvm-readelf-19,
  * independently of the project's MessagePack reader).
  */
+@Tag("unit")
 class KernargLayoutTest {
     @TempDir
     Path dir;

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * test). A ray within 1e-6 (barycentric) of an edge of a triangle it may hit is a graze where float32 and
  * double may disagree; those are skipped and counted.
  */
+@Tag("unit")
 class BvhBuilderTest {
     private static final long BASE = 0x2_0000_0000L;
 

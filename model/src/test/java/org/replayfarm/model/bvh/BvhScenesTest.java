@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Scenes the builder and the node test have not met elsewhere — random soups, slivers and degenerate
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Also checked per scene: every input triangle sits in exactly one triangle node slot reachable from the
  * root, and every box16 node's bounds (decoded here from the half bits) contain the triangles below it.
  */
+@Tag("unit")
 class BvhScenesTest {
     private static final long BASE = 0x3_0000_0000L;
     private static final double ULP = 0x1p-24;

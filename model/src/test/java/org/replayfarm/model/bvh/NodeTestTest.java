@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The node test on hand-built nodes, against results derived by hand in the comments. */
+@Tag("unit")
 class NodeTestTest {
     private static final int MISS = 0xFFFFFFFF;
     private static final long BASE = 0x1_0000_0000L;

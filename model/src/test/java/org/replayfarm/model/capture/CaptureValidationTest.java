@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.proto.Capture;
@@ -17,6 +18,7 @@ import org.replayfarm.proto.ImageType;
  * Each bad metadata field is refused by the writer and, written into an otherwise good file, by the
  * reader, with an error that names the field.
  */
+@Tag("unit")
 class CaptureValidationTest {
     @TempDir
     Path dir;

@@ -3,11 +3,13 @@ package org.replayfarm.model.capture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.DataFormat;
 import org.replayfarm.proto.Image;
 import org.replayfarm.proto.ImageType;
 
+@Tag("unit")
 class TexelLayoutTest {
     private static Image image(ImageType type, int w, int h, int d, int layers, int mips) {
         return Image.newBuilder().setType(type).setDataFormat(DataFormat.FMT_8_8_8_8).setWidth(w).setHeight(h)

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Kernels;
@@ -22,6 +23,7 @@ import org.replayfarm.model.testing.Toolchain;
  * loaded with its sections at the addresses lld gave them, and compared with lld's shared object loaded
  * at the same base.
  */
+@Tag("unit")
 class CodeObjectLoaderTest {
     @TempDir
     Path dir;

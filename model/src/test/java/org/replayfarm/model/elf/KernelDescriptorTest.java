@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Kernels;
 import org.replayfarm.model.testing.Toolchain;
 
 /** llvm-mc-19 encodes a descriptor from .amdhsa_* directives; the decoder must read back each value. */
+@Tag("unit")
 class KernelDescriptorTest {
     @TempDir
     Path dir;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -15,6 +16,7 @@ import org.replayfarm.model.testing.Toolchain;
  * Clang offload bundles as clang-19 writes them for HIP: the gfx1030 entry comes out byte for byte as
  * clang-offload-bundler-19 --unbundle gives it (the oracle); a damaged bundle is an error, never a crash.
  */
+@Tag("unit")
 class OffloadBundleTest {
     @TempDir
     Path dir;

@@ -2,6 +2,7 @@ package org.replayfarm.model.fp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * x86 NaN (sign bit set) instead of the default NaN, and -0 + -0 (also a negative denormal flushed to -0)
  * gave +0 in the directed round modes, where IEEE 754 (6.3) keeps -0 in every mode.
  */
+@Tag("unit")
 class FloatOpsF64SumTest {
     private static final long NEG_ZERO = 0x8000000000000000L;
     private static final long POS_INF = 0x7ff0000000000000L;

@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * f32/f64 add, multiply and fma, f16 add and multiply, f64-to-f32, f32-to-f16 and i32-to-f32 conversion.
  * A NaN result is compared as NaN-ness only (x86's NaN payloads are not the GPU's).
  */
+@Tag("unit")
 class FloatOpsOracleTest {
     @Test
     void every_oracle_case_matches_in_every_round_mode() throws Exception {

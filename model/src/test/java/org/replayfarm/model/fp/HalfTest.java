@@ -2,6 +2,7 @@ package org.replayfarm.model.fp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * against the value by definition: (-1)^s * 2^(e-15) * 1.m, or 2^-14 * 0.m for denormals, computed with
  * {@link Math#scalb}; NaNs keep sign and payload in the float form.
  */
+@Tag("unit")
 class HalfTest {
     @Test
     void every_half_widens_to_its_exact_value() {

@@ -3,6 +3,7 @@ package org.replayfarm.model.fp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * and near-ties at normal and denormal quanta, the overflow threshold, the smallest denormal, zeros, and
  * random doubles of every exponent.
  */
+@Tag("unit")
 class RoundingTest {
     @Test
     void f32_nearest_even_shortcut_equals_the_stepwise_rounding() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.ChannelSelect;
 import org.replayfarm.proto.DataFormat;
@@ -15,6 +16,7 @@ import org.replayfarm.proto.ImageType;
 import org.replayfarm.proto.NumericFormat;
 
 /** T# and S# words to fields and back; a captured image's T#; resolution of a T# to a captured image. */
+@Tag("unit")
 class DescriptorRoundTripTest {
     @Test
     void random_t_sharp_words_survive_decode_and_encode() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.awt.image.BufferedImage;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.DataFormat;
 import org.replayfarm.proto.Image;
@@ -15,6 +16,7 @@ import org.replayfarm.proto.NumericFormat;
  * {@link TexelCodec#unpack} reads from its bytes (what the per-texel path copies), in every band, for one, two
  * and four channels and a 2D array (slices stacked).
  */
+@Tag("unit")
 class ImagePngTest {
     @Test
     void eight_bit_pictures_hold_the_texels_channels() {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
@@ -20,6 +21,7 @@ import org.replayfarm.proto.NumericFormat;
  * float, the UNORM/SNORM/sRGB rules written from the Vulkan spec's formulas in C), and format numbers
  * as llvm-mc-19 encodes them in MTBUF's FORMAT field.
  */
+@Tag("unit")
 class TexelConversionOracleTest {
     @TempDir
     Path dir;

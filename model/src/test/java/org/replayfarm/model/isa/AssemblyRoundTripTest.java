@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.CorpusCheck;
@@ -25,6 +26,7 @@ import org.replayfarm.model.testing.CorpusCheck;
  * assembles the lines it accepts, and the bytes it encodes must decode and print, with ours, exactly as
  * llvm-mc-19 prints them back.
  */
+@Tag("corpus")
 class AssemblyRoundTripTest {
     private static final int INSTRUCTIONS = 60_000;
     private static final Pattern ERROR_LINE = Pattern.compile("^[^:]+\\.s:(\\d+):\\d+: error:", Pattern.MULTILINE);

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.elf.ElfFile;
@@ -20,6 +21,7 @@ import org.replayfarm.model.testing.Toolchain;
  * Programs clang-19 compiles list line for line as llvm-objdump-19 lists them: labels, text, addresses,
  * bytes and branch targets.
  */
+@Tag("unit")
 class CompiledProgramsTest {
     @TempDir
     Path dir;

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A fault at a PC with no bytes behind it names the PC and the problem, without an empty "(bytes )". */
+@Tag("unit")
 class DecodedProgramMessageTest {
     private static final long BASE = 0x1000;
 

@@ -10,12 +10,14 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Random bytes only ever decode or give a clear error: over a million instructions' worth, seeded and
  * repeatable, both uniform words and words steered into each encoding's prefix.
  */
+@Tag("unit")
 class DecoderFuzzTest {
     private static final int WORDS = 2_000_000;
 

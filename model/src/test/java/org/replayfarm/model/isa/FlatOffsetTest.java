@@ -2,8 +2,10 @@ package org.replayfarm.model.isa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class FlatOffsetTest {
     @Test
     void a_global_or_scratch_offset_is_signed_twelve_bits() {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.CorpusCheck;
 
@@ -20,6 +21,7 @@ import org.replayfarm.model.testing.CorpusCheck;
  * mask, modifier and NSA length, registers at both ends of their ranges and seeded random fields; every
  * candidate llvm decodes must decode and print identically here.
  */
+@Tag("corpus")
 class ImageCorpusTest {
     private static final OpcodeTable TABLE = OpcodeTable.gfx1030();
 

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * instruction with one register more in the data must be refused. So the dword counts the handlers use
  * (access width, D16 packing, cmpswap's data pair, read2/write2 pairs, _rtn results) are LLVM's.
  */
+@Tag("unit")
 class MemoryAccessOracleTest {
     private static final Set<Encoding> CHECKED = Set.of(Encoding.DS, Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH,
             Encoding.MUBUF, Encoding.MTBUF, Encoding.SMEM);

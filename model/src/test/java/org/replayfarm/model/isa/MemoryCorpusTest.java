@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.CorpusCheck;
 
@@ -20,6 +21,7 @@ import org.replayfarm.model.testing.CorpusCheck;
  * of their ranges, every modifier bit, every SOFFSET/SADDR code, literals, formats, swizzle patterns and
  * seeded random fields, in wave32 and wave64 syntax.
  */
+@Tag("corpus")
 class MemoryCorpusTest {
     private static final OpcodeTable TABLE = OpcodeTable.gfx1030();
     /** Literal values around the edges of llvm's spellings: small integers, inline float patterns, others. */

@@ -12,8 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class OpcodeTableTest {
     @Test
     void the_tables_load_with_over_a_thousand_rows_and_look_up_by_number_and_name() {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.LlvmOracle;
 
@@ -26,6 +27,7 @@ import org.replayfarm.model.testing.LlvmOracle;
  * {@link #out_of_range_registers_and_bad_fields_are_refused}
  * covers them. Where llvm prints an operand with an "Invalid register" comment, we must refuse it.
  */
+@Tag("corpus")
 class ScalarCorpusTest {
     private static final OpcodeTable TABLE = OpcodeTable.gfx1030();
     private static final int[] LITERALS = {0, 1, 16, 64, 65, -1, -16, -17, 0x80000000, 0x7fffffff, 0x3f000000,

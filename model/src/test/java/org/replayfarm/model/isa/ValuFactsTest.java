@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.isa.ValuFacts.CompareType;
 import org.replayfarm.model.isa.ValuFacts.Condition;
@@ -19,6 +20,7 @@ import org.replayfarm.model.isa.ValuFacts.Condition;
  * took from llvm-objdump-19; the ubyte index and the 64-bit shifts; the scalar destination of the VOP3b rows;
  * and a row whose name claims what its operands do not fit is refused.
  */
+@Tag("unit")
 class ValuFactsTest {
     private final OpcodeTable t = OpcodeTable.gfx1030();
 

@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.CorpusCheck;
 import org.replayfarm.model.testing.LlvmOracle;
@@ -29,6 +30,7 @@ import org.replayfarm.model.testing.Toolchain;
  * random fields. llvm-objdump-19 crashes on an SDWA select of 7, so candidates never carry one (the printer
  * refuses it).
  */
+@Tag("corpus")
 class ValuShortCorpusTest {
     private static final OpcodeTable TABLE = OpcodeTable.gfx1030();
     private static final Encoding[] ENCODINGS = {Encoding.VOP1, Encoding.VOP2, Encoding.VOPC};

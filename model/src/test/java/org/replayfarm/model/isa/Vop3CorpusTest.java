@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.testing.CorpusCheck;
 import org.replayfarm.model.testing.LlvmOracle;
@@ -21,6 +22,7 @@ import org.replayfarm.model.testing.LlvmOracle;
  * modifier bit, in wave32 and wave64 spelling, plus seeded random fields. Where llvm prints an operand as
  * invalid ({@code /*Invalid ...*\/}), our printer must refuse the instruction instead.
  */
+@Tag("corpus")
 class Vop3CorpusTest {
     private static final OpcodeTable TABLE = OpcodeTable.gfx1030();
     private static final int[] SOURCE_CODES = {0, 1, 2, 101, 104, 105, 106, 107, 108, 109, 122, 123, 124, 125, 126, 127,

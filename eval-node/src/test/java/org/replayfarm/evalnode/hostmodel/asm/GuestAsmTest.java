@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** The harness itself: it runs through the real model (barriers, budget, fidelity) and its checks can fail. */
+@Tag("unit")
 class GuestAsmTest {
     @TempDir
     Path dir;

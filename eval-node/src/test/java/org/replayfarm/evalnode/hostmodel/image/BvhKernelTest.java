@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 import org.replayfarm.evalnode.hostmodel.memory.GroupMemory;
@@ -27,6 +28,7 @@ import org.replayfarm.model.bvh.Ray;
  * see the test), including the group's own stores and a block that
  * leaves its range (no read, no fault: the caller then reads as the reference does).
  */
+@Tag("unit")
 class BvhKernelTest {
     private static final float[] ODD = {0f, -0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 1e-40f,
             -1e-40f, Float.MIN_VALUE, 1f, -1f, 0.5f, 3.4e38f};

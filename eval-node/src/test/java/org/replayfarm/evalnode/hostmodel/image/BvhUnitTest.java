@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import org.replayfarm.model.bvh.BvhDescriptor;
  * equal entries, a barycentric at an edge) is ambiguous between float32 and double and is skipped, and
  * counted so that the check cannot pass vacuously.
  */
+@Tag("unit")
 class BvhUnitTest {
     @TempDir
     Path dir;

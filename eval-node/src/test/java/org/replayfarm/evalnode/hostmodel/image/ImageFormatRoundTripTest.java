@@ -15,6 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.replayfarm.evalnode.hostmodel.TexelStore;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Every format issue 5 lists, through the image unit: image_load of known texels (DMASK 0xf, and 0xa: y and w
@@ -25,6 +26,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * divisions; the sRGB curve; halves and the unsigned 11/10-bit floats decoded from their fields; stores
  * clamping, scaling and rounding to nearest even — not from the model's texel codec.
  */
+@Tag("unit")
 class ImageFormatRoundTripTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 
 /** image_sample_lz on a 3D image against {@link ReferenceFilter#sample3d}, point and bilinear, in several address modes. */
+@Tag("unit")
 class ImageSample3dTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * [0, 1) on both sides; unnormalised coordinates (the S#'s FORCE_UNNORMALIZED and the instruction's UNORM bit);
  * the a16 and d16 forms; DMASK with a gap and TFE. Expected values from {@link ReferenceFilter}.
  */
+@Tag("unit")
 class ImageSampleEdgesTest {
     @TempDir
     Path dir;

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /** image_sample_lz and image_sample_l against {@link ReferenceFilter}, in every address mode, point and bilinear. */
+@Tag("unit")
 class ImageSampleTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.TexelAtomic;
@@ -22,6 +23,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * values are derived by hand from the format rules (u / 255, round to nearest even on stores) or by the
  * plain reference filter in {@link ReferenceFilter}, written apart from the unit.
  */
+@Tag("unit")
 class ImageUnitTest {
     @TempDir
     Path dir;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
@@ -22,6 +23,7 @@ import org.replayfarm.proto.ImageType;
  * s its layer BASE_ARRAY + s; what lies outside the view is out of range (loads 0), what lies inside it but
  * outside the capture is a fault naming it. Expected texels are written down from how the images are filled.
  */
+@Tag("unit")
 class ImageViewTest {
     @TempDir
     Path dir;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,6 +15,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.GuestLayout;
 
 /** MUBUF and MTBUF through V#s: raw and structured addressing, range checks, swizzled scratch, formats, atomics. */
+@Tag("unit")
 class BufferMemoryTest {
     @TempDir
     Path dir;

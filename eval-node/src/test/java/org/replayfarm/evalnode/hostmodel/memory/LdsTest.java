@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** DS instructions: LDS reads/writes of every width, read2/write2, atomics, swizzle, permutes, append. */
+@Tag("unit")
 class LdsTest {
     @TempDir
     Path dir;

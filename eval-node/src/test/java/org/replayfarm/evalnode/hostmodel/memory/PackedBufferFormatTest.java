@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -17,6 +18,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * (names list fields from the most significant bits down: 2_10_10_10 is R10G10B10A2 with x in [9:0],
  * 10_11_11 is R11G11B10 float with x in [10:0]), not by the model's texel codec.
  */
+@Tag("unit")
 class PackedBufferFormatTest {
     @TempDir
     Path dir;

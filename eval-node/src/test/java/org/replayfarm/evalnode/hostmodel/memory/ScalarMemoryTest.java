@@ -6,6 +6,7 @@ import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,6 +15,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** SMEM: s_load and s_buffer_load of every width, offsets, alignment, range checks, no-op controls. */
+@Tag("unit")
 class ScalarMemoryTest {
     @TempDir
     Path dir;

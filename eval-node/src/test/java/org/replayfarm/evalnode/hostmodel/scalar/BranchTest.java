@@ -6,6 +6,7 @@ import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
 import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr64;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,6 +18,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * Branches and PC moves: relative targets are PC + 4 + SIMM16 * 4 (signed), s_getpc and return
  * addresses are the next instruction's address. Offsets in comments are byte offsets from the entry.
  */
+@Tag("unit")
 class BranchTest {
     @TempDir
     Path dir;

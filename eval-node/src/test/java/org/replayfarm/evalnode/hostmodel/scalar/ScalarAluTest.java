@@ -8,6 +8,7 @@ import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.scc;
 
 import java.math.BigInteger;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * SOP2, SOPC and SOPK: results and SCC as the RDNA 2 ISA guide defines them. Expected values are
  * worked out by hand from the instruction descriptions (or with BigInteger where noted).
  */
+@Tag("unit")
 class ScalarAluTest {
     @TempDir
     Path dir;

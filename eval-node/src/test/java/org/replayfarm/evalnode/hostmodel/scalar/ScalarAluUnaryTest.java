@@ -8,6 +8,7 @@ import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr64;
 import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.scc;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +17,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 
 /** SOP1: results and SCC as the RDNA 2 ISA guide defines them; expected values worked out by hand. */
+@Tag("unit")
 class ScalarAluUnaryTest {
     @TempDir
     Path dir;

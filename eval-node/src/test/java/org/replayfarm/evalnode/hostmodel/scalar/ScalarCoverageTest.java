@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.evalnode.hostmodel.semantics.Fidelity;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
@@ -13,6 +14,7 @@ import org.replayfarm.model.isa.Opcode;
 import org.replayfarm.model.isa.OpcodeTable;
 
 /** Every scalar instruction of the tables has a handler, except the few left unsupported on purpose. */
+@Tag("unit")
 class ScalarCoverageTest {
     /** Trap-handler, debugger, halting, pixel-shader and subvector-loop instructions. */
     private static final Set<String> UNSUPPORTED = Set.of("s_rfe_b64", "s_setkill", "s_sethalt", "s_sendmsghalt",

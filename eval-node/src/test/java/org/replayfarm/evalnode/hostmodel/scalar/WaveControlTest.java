@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.replayfarm.evalnode.hostmodel.asm.GuestAsm.assertSgpr;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -13,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.build.GuestLayout;
 
 /** SOPP/SOPK wave control: barrier, no-op waits and hints, messages, traps, MODE and hardware registers. */
+@Tag("unit")
 class WaveControlTest {
     @TempDir
     Path dir;

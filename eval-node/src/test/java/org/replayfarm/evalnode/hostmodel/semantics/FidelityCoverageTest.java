@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Opcode;
@@ -16,6 +17,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * exactly the ones listed here with a reason. MIMG (images and BVH, the next issue), EXP and VINTRP
  * (pixel-shader exports and interpolation) are outside this count.
  */
+@Tag("unit")
 class FidelityCoverageTest {
     /** Unsupported on purpose: halts, trap returns, GDS, and instructions whose semantics are not documented. */
     private static final Set<String> UNSUPPORTED = Set.of(

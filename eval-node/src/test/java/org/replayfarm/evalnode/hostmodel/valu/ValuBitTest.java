@@ -12,12 +12,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Bitwise, shift, bit-field, bit-count, permute and align instructions (RDNA 2 ISA, VOP1/VOP2/VOP3).
  * Expected values are computed bit by bit in the test (loops over bit positions, BigInteger shifts),
  * not with the model's formulas.
  */
+@Tag("unit")
 class ValuBitTest {
     @TempDir
     Path dir;

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * VOPC compares (RDNA 2 ISA, "VOPC Instructions"): every integer and float condition of every type,
@@ -22,6 +23,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * forms writing SDST. Expected relations come from BigDecimal / BigInteger comparisons of the operand
  * values decoded in the test.
  */
+@Tag("unit")
 class ValuCompareTest {
     @TempDir
     Path dir;

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * DPP16 (every gfx10 row control, ROW_MASK / BANK_MASK, BOUND_CTRL, FI), DPP8 and SDWA (source selects
@@ -15,6 +16,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * exercised with v_mov_b32 and v_add_nc_u32. RDNA 2 ISA, "Data Parallel Processing" and "SDWA". The
  * lane each DPP control reads is worked out here from the ISA's description of the control.
  */
+@Tag("unit")
 class ValuDppSdwaTest {
     @TempDir
     Path dir;

@@ -3,6 +3,7 @@ package org.replayfarm.evalnode.hostmodel.valu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -14,6 +15,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * wave32/wave64 lanes. Expected values are the documented behaviour, hand-derived values, Java's
  * Math.fma, or results of the C library under fesetround (gcc, x86-64) where the comment says so.
  */
+@Tag("unit")
 class ValuFloatArithTest {
     @TempDir
     Path dir;

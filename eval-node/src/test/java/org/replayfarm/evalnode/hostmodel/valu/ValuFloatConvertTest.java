@@ -3,6 +3,7 @@ package org.replayfarm.evalnode.hostmodel.valu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -13,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * gives 0 (ISA guide); float-to-float and integer-to-float round per the destination's round mode
  * (expected values from the C library under fesetround where noted).
  */
+@Tag("unit")
 class ValuFloatConvertTest {
     @TempDir
     Path dir;

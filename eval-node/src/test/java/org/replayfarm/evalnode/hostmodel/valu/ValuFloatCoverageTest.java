@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -18,6 +19,7 @@ import org.replayfarm.model.isa.Opcode;
 import org.replayfarm.model.isa.OpcodeTable;
 
 /** Every float instruction of the VALU tables has a handler, except those listed as left out; cube ops. */
+@Tag("unit")
 class ValuFloatCoverageTest {
     @TempDir
     Path dir;

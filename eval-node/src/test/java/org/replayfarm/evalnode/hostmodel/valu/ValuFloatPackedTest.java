@@ -3,6 +3,7 @@ package org.replayfarm.evalnode.hostmodel.valu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -12,6 +13,7 @@ import org.replayfarm.evalnode.hostmodel.wave.Wave;
  * Packed f16 math (OP_SEL, OP_SEL_HI, NEG_LO, NEG_HI, clamp, inline constants in both halves), the
  * mixed-precision fma, dot2, and the packing conversions.
  */
+@Tag("unit")
 class ValuFloatPackedTest {
     @TempDir
     Path dir;

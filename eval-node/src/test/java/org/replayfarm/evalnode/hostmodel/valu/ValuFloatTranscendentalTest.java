@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
@@ -19,6 +20,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * division helpers (a whole division sequence as LLVM emits it gives the correctly rounded quotient,
  * including denormal and near-overflow quotients), and v_trig_preop_f64 against published bits of 2/pi.
  */
+@Tag("unit")
 class ValuFloatTranscendentalTest {
     @TempDir
     Path dir;

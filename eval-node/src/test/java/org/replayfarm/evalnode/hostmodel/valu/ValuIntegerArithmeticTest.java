@@ -12,12 +12,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Integer adds, subtracts and multiplies (RDNA 2 ISA, VOP2/VOP3): wrapping results, CLAMP saturation,
  * carries and borrows through VCC and SGPR lane masks, 24-bit and 64-bit multiplies. Expected values
  * come from BigInteger or long arithmetic on the lanes' corner operands.
  */
+@Tag("unit")
 class ValuIntegerArithmeticTest {
     @TempDir
     Path dir;

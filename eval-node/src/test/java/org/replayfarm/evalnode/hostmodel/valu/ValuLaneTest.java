@@ -8,11 +8,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Cross-lane and move instructions (RDNA 2 ISA, VOP1/VOP2/VOP3): readlane / writelane / readfirstlane,
  * mbcnt, the M0-relative moves, swaps, permlane16 / permlanex16 and cndmask.
  */
+@Tag("unit")
 class ValuLaneTest {
     @TempDir
     Path dir;

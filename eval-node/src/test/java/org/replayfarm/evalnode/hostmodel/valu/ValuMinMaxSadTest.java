@@ -13,11 +13,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Integer min / max / median, sums of absolute differences (plain, masked, quad), lerp and the
  * saturating packs (RDNA 2 ISA, VOP2/VOP3/VOP1). Expected values sort, or loop over bytes, in the test.
  */
+@Tag("unit")
 class ValuMinMaxSadTest {
     @TempDir
     Path dir;

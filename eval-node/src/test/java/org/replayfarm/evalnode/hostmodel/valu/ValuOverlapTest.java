@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Every cross-lane form whose destination is also a source: DPP16 (row shifts, quad_perm, mirror, share,
@@ -20,6 +21,7 @@ import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
  * old value), not a running sum. The expected lanes are worked out here from the ISA's description of
  * each control, from the values the program wrote before the instruction.
  */
+@Tag("unit")
 class ValuOverlapTest {
     @TempDir
     Path dir;

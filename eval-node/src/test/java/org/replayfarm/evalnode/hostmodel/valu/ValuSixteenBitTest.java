@@ -11,12 +11,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.replayfarm.evalnode.hostmodel.asm.GuestAsm;
+import org.junit.jupiter.api.Tag;
 
 /**
  * 16-bit integer VOP3 instructions with OPSEL, packed VOP3P integer instructions with OP_SEL / OP_SEL_HI
  * and CLAMP, and the integer dot products (RDNA 2 ISA, VOP3 and VOP3P). Halves are taken apart with
  * shifts in the test and the arithmetic is done on Java ints.
  */
+@Tag("unit")
 class ValuSixteenBitTest {
     @TempDir
     Path dir;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.build.CaptureBuilder;
@@ -26,6 +27,7 @@ import org.replayfarm.proto.Provenance;
  * form and image_bvh64_intersect_ray in NSA form) on a random soup, through the translation and the CPU runner:
  * every t and every lane's node-test count equal to the host model's.
  */
+@Tag("corpus")
 class BvhTraceDeviceTest {
     @TempDir
     Path dir;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.image.ImageFormat;
@@ -20,6 +21,7 @@ import org.replayfarm.model.image.ImageFormat;
  * use, a MIN_LOD clamp, a partial store of a packed element), each through the translation and the CPU runner
  * against the host model: ranges, VGPRs and the fault records (group, wave, lane, PC) equal.
  */
+@Tag("corpus")
 class FormattedBufferAndFaultTest {
     @TempDir
     Path dir;

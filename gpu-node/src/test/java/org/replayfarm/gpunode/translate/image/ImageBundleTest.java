@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.proto.DataFormat;
 import org.replayfarm.proto.Image;
@@ -15,6 +16,7 @@ import org.replayfarm.proto.ImageType;
 import org.replayfarm.proto.NumericFormat;
 
 /** The image section's layout as rt_image.h reads it, written down here field by field, and its errors. */
+@Tag("unit")
 class ImageBundleTest {
     private static Image image(int index, ImageType type, DataFormat f, int w, int h, int d, int layers, int mips) {
         return Image.newBuilder().setIndex(index).setGuestAddress(0x1000L * (index + 1)).setType(type).setDataFormat(f)

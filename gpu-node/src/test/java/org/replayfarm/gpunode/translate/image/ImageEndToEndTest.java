@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.bvh.BvhBuilder;
@@ -25,6 +26,7 @@ import org.replayfarm.proto.ImageType;
  * the exact instructions, and within the host model's stated bound for sampling and the node tests
  * (approximate; the values that were not bit-equal are counted and printed).
  */
+@Tag("corpus")
 class ImageEndToEndTest {
     @TempDir
     Path dir;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.model.bvh.BvhBuilder;
 import org.replayfarm.model.bvh.BvhDescriptor;
@@ -27,6 +28,7 @@ import org.replayfarm.model.image.TexelCodec;
  * knows, the model's BVH node test (NodeTest) for box32, box16 and triangle nodes in both return modes,
  * Java's own arithmetic for the image atomics and half conversions; and the header compiled by nvcc for sm_90.
  */
+@Tag("corpus")
 class RtImageHeaderTest {
     private static Path driver;
 

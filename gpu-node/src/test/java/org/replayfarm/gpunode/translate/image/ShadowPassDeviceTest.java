@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.Translation;
@@ -17,6 +18,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * translation and the CPU runner: every group of the committed 480x270 capture, the final mask image and every
  * range equal to the host model's byte for byte, no group faulting on either side.
  */
+@Tag("corpus")
 class ShadowPassDeviceTest {
     @TempDir
     Path dir;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.Differential;
@@ -17,6 +18,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * VGPRs, LDS and private memory into range 2), every register of the final wave state and the fault must
  * agree. Prints how many programs and instructions ran.
  */
+@Tag("unit")
 class MemoryDifferentialTest {
     /** Seeds per wave size; each program runs PROGRAM_LENGTH random memory instructions. */
     static final int PROGRAMS = Integer.getInteger("replay.memdiff.programs", 2);

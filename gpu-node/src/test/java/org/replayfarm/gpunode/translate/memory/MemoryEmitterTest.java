@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.translate.ProgramInfo;
 import org.replayfarm.gpunode.translate.Translation;
@@ -31,6 +32,7 @@ import org.replayfarm.model.isa.OpcodeTable;
  * unit without a refusal, for wave32 and wave64; the kernel compiles with g++ (the CPU runner's flags) and
  * with nvcc for sm_90.
  */
+@Tag("corpus")
 class MemoryEmitterTest {
     private static final int ENDPGM = 0xBF810000;
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * (hsa-abi.md's private interleave, the V# layout): seeded random vectors, every answer compared line by
  * line; and the header compiled by nvcc for sm_90 (no GPU needed).
  */
+@Tag("corpus")
 class RtMemTest {
     private static Path driver;
 

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * are fixed, so a failure names a program that can be rebuilt; programs that once disagreed are kept under
  * src/test/resources/.../vector/regressions and run first.
  */
+@Tag("unit")
 class AluDifferentialTest {
     static final int PROGRAMS_PER_WAVE = Integer.getInteger("alu.diff.programs", 8);
     static final int BODY = Integer.getInteger("alu.diff.body", 60);

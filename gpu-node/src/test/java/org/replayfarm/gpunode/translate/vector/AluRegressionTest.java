@@ -7,12 +7,14 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The disagreements the ALU differential test found, reduced to the instruction that showed them and kept
  * as programs run on both sides (host model and translation) with every register compared; plus a smoke
  * program over the common forms. Each names the side that was wrong and why (RDNA 2 ISA guide, LLVM).
  */
+@Tag("unit")
 class AluRegressionTest {
     @TempDir
     Path dir;

@@ -8,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The instructions issue 13 left refused, each run on the host model and through the translation over
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * v_trig_preop_f64 over every segment and large exponents, the SADs, the packing conversions, v_fma_mix*,
  * the accumulating dots and v_swaprel. One build per wave size.
  */
+@Tag("unit")
 class DivisionAndMediaOpsTest {
     @TempDir
     Path dir;

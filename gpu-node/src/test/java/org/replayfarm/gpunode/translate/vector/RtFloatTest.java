@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.gpunode.translate.Translator;
@@ -26,6 +27,7 @@ import org.replayfarm.model.fp.FpMode;
  * The C side is built with g++ -O2 and the project's CPU flags; 20,000 vectors with special values
  * (signed zeros, infinities, NaNs with payloads, denormals, values next to overflow).
  */
+@Tag("unit")
 class RtFloatTest {
     @TempDir
     Path dir;

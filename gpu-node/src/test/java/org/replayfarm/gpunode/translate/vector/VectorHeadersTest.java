@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * compiles with nvcc for sm_90 (with PTX, --fmad=false, the project's GPU flags) and with g++ -O2 with the
  * CPU flags; and the same program runs equal to the host model.
  */
+@Tag("corpus")
 class VectorHeadersTest {
     static final Path NVCC = Path.of(System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc");
 
