@@ -58,7 +58,7 @@ grep -q "not found" <(ldd "$shim" 2>&1) && note "WARN the CUPTI shim has unresol
 
 # 0. PC sampling's facts first: the machine's profiling permission and MIG mode, then pcdiag, one case per
 #    process under its own time limit (the reference order, the variants that decide the open questions,
-#    the shim's own steps); at most 8 x 30 s, its output in results/pcdiag.txt and one line per case here
+#    the shim's own steps); at most 8 x 20 s, its output in results/pcdiag.txt and one line per case here
 { echo "RmProfilingAdminOnly: $(grep RmProfilingAdminOnly /proc/driver/nvidia/params 2>/dev/null || echo '(not readable)')";
   echo "MIG: $(nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader 2>/dev/null | head -1)";
   nvidia-smi -q 2>/dev/null | grep -iE 'MIG Mode|Product Name' -A1 | head -8; } > "$res/permissions.txt" 2>&1
@@ -67,7 +67,7 @@ pcdiag="$prep/pcdiag"
 ptx="$root/gpu-node/src/main/resources/org/replayfarm/gpunode/sampling/spin.ptx"
 if [ -x "$pcdiag" ]; then
   for c in support ref armed modfirst samebuf zerocount actafter shim; do
-    { echo "=== pcdiag $c"; timeout -k 2 "$(limit 30)" "$pcdiag" "$c" "$ptx"; echo "=== exit $?"; } >> "$res/pcdiag.txt" 2>&1
+    { echo "=== pcdiag $c"; timeout -k 2 "$(limit 20)" "$pcdiag" "$c" "$ptx"; echo "=== exit $?"; } >> "$res/pcdiag.txt" 2>&1
     line=$(sed -n "/^=== pcdiag $c\$/,/^=== exit/p" "$res/pcdiag.txt" | grep -m1 -E '^PCDIAG|timeout' | cut -c1-300)
     note "pcdiag $c: ${line:-no summary line (results/pcdiag.txt)}"
   done

@@ -316,7 +316,7 @@ public final class CuptiShim implements PcSampler {
         boolean withPcs = enabled && !running; // PC data only after a stop
         int r = natives.drain(configuredHandle, withPcs, new Sink(), message);
         if (r == Natives.BUFFER_FULL && withPcs) {
-            // the context's sampling is wedged until Disable, Enable and a new configuration (parcagpu d5551e4)
+            // the context's sampling is wedged until Disable, Enable and a new configuration
             LOG.warn("PC sampling: the hardware buffer was full ({}); sampling is disabled, enabled and configured again",
                     message[0]);
             disableQuietly();
