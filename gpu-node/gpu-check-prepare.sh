@@ -7,6 +7,7 @@
 #                    reached as services (jdeps cannot see those), and the runtime is checked to hold them
 #   modules.txt      the modules jdeps named and the ones jlink put in the runtime
 #   libreplaycupti.so the CUPTI shim built here against CUDA 13's CUPTI
+#   pcdiag           the PC-sampling diagnostic gpu-check.sh runs first (built with the shim)
 #   captures/        both examples and (with --corpus) every corpus kernel at -O2, wave32 and wave64, each
 #                    with the host model's outputs (host/guest-<n>.bin) from replay eval here
 #   gpu-check.sh     the check itself
@@ -93,6 +94,11 @@ if [ -f gpu-node/target/native/libreplaycupti.so ]; then
   cp gpu-node/target/native/libreplaycupti.so "$out/"
 else
   echo "[gpu-check-prepare] WARNING: no CUPTI shim (gpu-node/target/native/libreplaycupti.so); the sampling steps will say so"
+fi
+if [ -f gpu-node/target/native/pcdiag ]; then
+  cp gpu-node/target/native/pcdiag "$out/"
+else
+  echo "[gpu-check-prepare] WARNING: no pcdiag (gpu-node/target/native/pcdiag); the check's step 0 will say so"
 fi
 echo "[gpu-check-prepare] jars (stored, compressed whole below)"
 python3 - "$root/cli/target" "$out/stage/lib" <<'PY'

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# gpu-check.sh: everything in issue 14 that needs a GPU, in one run (under 8 minutes on an H200), on a
-# machine with nvcc 13 and driver 580 but no Java, no Maven and no network. gpu-check-prepare.sh builds
-# what it needs into gpu-node/target/gpu-check (the device call carries that folder); results go to $OUT.
+# gpu-check.sh: everything that needs a GPU, in one run (under 8 minutes on an H200), on a machine with
+# nvcc 13 and driver 580 but no Java, no Maven and no network. gpu-check-prepare.sh builds what it needs
+# into gpu-node/target/gpu-check (the device call carries that folder); results go to $OUT.
+#   0. profiling permission (RmProfilingAdminOnly) and MIG mode, then pcdiag (src/main/native/pcdiag.c):
+#      each case in its own process under a 30 s limit, one summary line per case
 #   1. every prepared capture (both examples; the corpus at -O2, wave32 and wave64, when prepared) through
 #      replay run --device cuda against the host model (exit 0 = equal), and the device's ranges against the
 #      host outputs prepared on the build machine (cmp)
@@ -53,6 +55,25 @@ export java jar shim res LD_LIBRARY_PATH
     > "$OUT/machine.txt" 2>&1
 note "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 grep -q "not found" <(ldd "$shim" 2>&1) && note "WARN the CUPTI shim has unresolved libraries (machine.txt)"
+
+# 0. PC sampling's facts first: the machine's profiling permission and MIG mode, then pcdiag, one case per
+#    process under its own time limit (the reference order, the variants that decide the open questions,
+#    the shim's own steps); at most 8 x 20 s, its output in results/pcdiag.txt and one line per case here
+{ echo "RmProfilingAdminOnly: $(grep RmProfilingAdminOnly /proc/driver/nvidia/params 2>/dev/null || echo '(not readable)')";
+  echo "MIG: $(nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader 2>/dev/null | head -1)";
+  nvidia-smi -q 2>/dev/null | grep -iE 'MIG Mode|Product Name' -A1 | head -8; } > "$res/permissions.txt" 2>&1
+note "profiling: $(head -1 "$res/permissions.txt" | cut -c1-120); $(sed -n 2p "$res/permissions.txt" | cut -c1-80)"
+pcdiag="$prep/pcdiag"
+ptx="$root/gpu-node/src/main/resources/org/replayfarm/gpunode/sampling/spin.ptx"
+if [ -x "$pcdiag" ]; then
+  for c in support ref armed modfirst samebuf zerocount actafter shim; do
+    { echo "=== pcdiag $c"; timeout -k 2 "$(limit 20)" "$pcdiag" "$c" "$ptx"; echo "=== exit $?"; } >> "$res/pcdiag.txt" 2>&1
+    line=$(sed -n "/^=== pcdiag $c\$/,/^=== exit/p" "$res/pcdiag.txt" | grep -m1 -E '^PCDIAG|timeout' | cut -c1-300)
+    note "pcdiag $c: ${line:-no summary line (results/pcdiag.txt)}"
+  done
+else
+  note "FAIL pcdiag: $pcdiag is missing (gpu-check-prepare.sh copies it from the gpu-node build)"
+fi
 
 # 1. every capture through --device cuda, six at a time
 mkdir -p "$res/runs"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the CUPTI shim (libreplaycupti.so) with gcc against the CUDA toolkit's CUPTI headers, when they
-# are present; otherwise says so and succeeds, so machines without the CUDA toolkit still build.
+# Builds the CUPTI shim (libreplaycupti.so: replaycupti.c + pcsession.c) and the PC-sampling diagnostic
+# (pcdiag: pcdiag.c + pcsession.c, run first by gpu-check.sh) with gcc against the CUDA toolkit's CUPTI
+# headers, when they are present; otherwise says so and succeeds, so machines without the CUDA toolkit still
+# build. A compile error in either fails the build.
 # Usage: build.sh OUT_DIR JAVA_HOME      (the gpu-node build runs it in the compile phase)
 set -euo pipefail
 out="$1"
@@ -27,6 +29,11 @@ fi
 mkdir -p "$out"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC \
   -I"$cuda/include" -I"$java_home/include" -I"$java_home/include/linux" \
-  -o "$out/libreplaycupti.so" "$here/replaycupti.c" \
-  -L"$lib" -lcupti -lpthread -Wl,-rpath,"$lib"
+  -o "$out/libreplaycupti.so" "$here/replaycupti.c" "$here/pcsession.c" \
+  -L"$lib" -lcupti -ldl -lpthread -Wl,-rpath,"$lib"
 echo "[cupti-shim] built $out/libreplaycupti.so against $cuda (libcupti from $lib)"
+# libcuda is opened at run time (dlopen), so pcdiag links where no driver is installed
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$cuda/include" \
+  -o "$out/pcdiag" "$here/pcdiag.c" "$here/pcsession.c" \
+  -L"$lib" -lcupti -ldl -lpthread -Wl,-rpath,"$lib"
+echo "[cupti-shim] built $out/pcdiag (PC-sampling diagnostic; run by gpu-check.sh)"

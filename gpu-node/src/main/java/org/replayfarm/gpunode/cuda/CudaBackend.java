@@ -182,6 +182,7 @@ public final class CudaBackend implements DeviceBackend {
     private DeviceRun launch(Translation t, FatbinBuild.Built built, LaunchImage image, int waveSize, DeviceEvents events)
             throws CudaCallException, IOException {
         ensureContext();
+        hooks.contextReady(); // before any module is loaded: CUPTI's Enable must precede the module loads
         CUmodule module = modules.get(built.hash());
         if (module == null) {
             module = new CUmodule();

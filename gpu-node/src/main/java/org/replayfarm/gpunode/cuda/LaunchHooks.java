@@ -9,6 +9,10 @@ import org.replayfarm.gpunode.device.ExecutionRecord;
  * on, decided by the coordinator's window store).
  */
 public interface LaunchHooks {
+    /** The context is current on the launching thread and no module is loaded yet (sampling configures here). */
+    default void contextReady() {
+    }
+
     void enter();
 
     void exit();

@@ -38,6 +38,7 @@ public final class PrimaryContext implements CuptiShim.Context {
     }
 
     private final Driver driver;
+    private final java.util.List<Runnable> beforeDestroy = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean retained;
     private long handle;
     private long generation;
@@ -79,6 +80,11 @@ public final class PrimaryContext implements CuptiShim.Context {
         }
     }
 
+    @Override
+    public void beforeDestroy(Runnable action) {
+        beforeDestroy.add(action);
+    }
+
     /** How many times the context was reset (0 for the first one). */
     @Override
     public synchronized long generation() {
@@ -91,6 +97,13 @@ public final class PrimaryContext implements CuptiShim.Context {
      * {@link #ensure} tries once more).
      */
     synchronized boolean reset(int stickyCode) {
+        for (Runnable r : beforeDestroy) {
+            try {
+                r.run(); // the PC sampler stops, drains and disables while the old context still exists
+            } catch (RuntimeException e) {
+                LOG.warn("cuda: before the context reset: {}", e.toString());
+            }
+        }
         generation++;
         handle = 0;
         retained = false;

@@ -77,6 +77,11 @@ public final class GpuNode {
     public org.replayfarm.gpunode.cuda.LaunchHooks launchHooks() {
         return new org.replayfarm.gpunode.cuda.LaunchHooks() {
             @Override
+            public void contextReady() {
+                session.onContextReady();
+            }
+
+            @Override
             public void enter() {
                 session.onLaunchEnter(false);
             }

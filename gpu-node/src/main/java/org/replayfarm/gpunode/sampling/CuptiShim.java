@@ -30,6 +30,13 @@ public final class CuptiShim implements PcSampler {
         /** Changes each time the context is destroyed and made again. */
         long generation();
 
+        /**
+         * {@code action} runs before the context is destroyed (a reset after a sticky error), while its handle
+         * is still valid: the shim stops, drains and disables sampling there.
+         */
+        default void beforeDestroy(Runnable action) {
+        }
+
         /** A context that never changes (tests, a handle from elsewhere). */
         static Context fixed(long handle) {
             return new Context() {
@@ -46,15 +53,30 @@ public final class CuptiShim implements PcSampler {
         }
     }
 
-    /** The shim's native calls (the JNI library; a recording stand-in in the tests of the context hand-over). */
+    /**
+     * The shim's native calls (the JNI library; recording stand-ins in the tests). The order they are called in
+     * is CUPTI's (shared/reference/cupti-pc-sampling.md §1): initActivity once, before any configure;
+     * configure (Enable, stall reasons, one configuration) right after the context exists, before any module
+     * is loaded; synchronize before each start; drain with {@code pcs} only after a stop; stop (if started),
+     * drain and disable before the context is destroyed and at exit; disable after every failure.
+     */
     public interface Natives {
+        /** The hardware buffer was full ({@code CUPTI_ERROR_OUT_OF_MEMORY}): disable, enable and configure again. */
+        int BUFFER_FULL = 8;
+
+        int initActivity(String[] messageOut);
+
         int configure(long context, int collectionMode, Object[] namesOut, String[] messageOut);
+
+        int synchronize(long context, String[] messageOut);
 
         int start(long context, String[] messageOut);
 
         int stop(long context, String[] messageOut);
 
-        int drain(long context, Object sink, String[] messageOut);
+        int drain(long context, boolean pcs, Object sink, String[] messageOut);
+
+        int disable(long context, String[] messageOut);
 
         long timestamp();
 
@@ -63,8 +85,18 @@ public final class CuptiShim implements PcSampler {
 
     private static final Natives JNI = new Natives() {
         @Override
+        public int initActivity(String[] messageOut) {
+            return nativeInitActivity(messageOut);
+        }
+
+        @Override
         public int configure(long context, int collectionMode, Object[] namesOut, String[] messageOut) {
             return nativeConfigure(context, collectionMode, namesOut, messageOut);
+        }
+
+        @Override
+        public int synchronize(long context, String[] messageOut) {
+            return nativeSynchronize(context, messageOut);
         }
 
         @Override
@@ -78,8 +110,13 @@ public final class CuptiShim implements PcSampler {
         }
 
         @Override
-        public int drain(long context, Object sink, String[] messageOut) {
-            return nativeDrain(context, sink, messageOut);
+        public int drain(long context, boolean pcs, Object sink, String[] messageOut) {
+            return nativeDrain(context, pcs, sink, messageOut);
+        }
+
+        @Override
+        public int disable(long context, String[] messageOut) {
+            return nativeDisable(context, messageOut);
         }
 
         @Override
@@ -103,11 +140,15 @@ public final class CuptiShim implements PcSampler {
     private long configuredHandle;
     private long reconfigurations;
     private boolean running;
+    private boolean enabled;
+    private boolean activityReady;
+    private boolean closed;
     private long droppedReported;
 
     CuptiShim(Context context, Natives natives) {
         this.context = context;
         this.natives = natives;
+        context.beforeDestroy(this::retire);
     }
 
     /** A shim over other natives than the JNI library's (tests of what the shim hands CUPTI, without a GPU). */
@@ -131,7 +172,9 @@ public final class CuptiShim implements PcSampler {
     /** Loads the shim for the context {@code context} names now and after every reset. */
     public static CuptiShim load(Path library, Context context) throws SamplingException {
         loadLibrary(library);
-        return new CuptiShim(context, JNI);
+        CuptiShim shim = new CuptiShim(context, JNI);
+        Runtime.getRuntime().addShutdownHook(new Thread(shim::close, "cupti-shim-exit"));
+        return shim;
     }
 
     /** The CUPTI API version of the loaded library ({@code cuptiGetVersion}; runs without a GPU). */
@@ -164,11 +207,15 @@ public final class CuptiShim implements PcSampler {
     }
 
     @Override
-    public void configure(SamplingMode mode) throws SamplingException {
-        if (mode == SamplingMode.OFF) {
+    public synchronized void configure(SamplingMode m) throws SamplingException {
+        if (m == SamplingMode.OFF) {
             throw new SamplingException("configure(OFF): sampling that is off never configures CUPTI");
         }
-        configureOn(context.handle(), context.generation(), mode);
+        open();
+        if (enabled && m == mode && context.generation() == configuredGeneration) {
+            return; // one configuration lives for the session
+        }
+        configureOn(context.handle(), context.generation(), m);
     }
 
     private void configureOn(long handle, long generation, SamplingMode m) throws SamplingException {
@@ -177,26 +224,33 @@ public final class CuptiShim implements PcSampler {
             case SERIALIZED -> 2;   // CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED
             case OFF -> throw new SamplingException("configure(OFF): sampling that is off never configures CUPTI");
         };
-        Object[] names = new Object[1];
         String[] message = new String[1];
-        check(natives.configure(handle, collection, names, message), message);
-        stallReasons = Arrays.asList((String[]) names[0]);
+        if (!activityReady) {
+            // once per process and before any Enable: after it CUPTI refuses the activity kind (NOT_COMPATIBLE)
+            check(natives.initActivity(message), message);
+            activityReady = true;
+        }
+        Object[] names = new Object[1];
         mode = m;
         configuredHandle = handle;
         configuredGeneration = generation;
+        running = false;
+        check(natives.configure(handle, collection, names, message), message); // the shim disables on failure
+        enabled = true;
+        stallReasons = Arrays.asList((String[]) names[0]);
     }
 
     /**
-     * The context was reset since sampling was configured: the configuration died with the old context, so
-     * the new one is configured as the old one was before anything else goes to CUPTI.
+     * The context was reset since sampling was configured: the old configuration was stopped, drained and
+     * disabled before the reset ({@link #retire}); the new context is configured as the old one was before
+     * anything else goes to CUPTI.
      */
     private void follow() throws SamplingException {
         long g = context.generation();
         if (mode != null && g != configuredGeneration) {
             long old = configuredHandle;
-            configureOn(context.handle(), g, mode);
-            running = false; // a burst of the old context ended with it
             reconfigurations++;
+            configureOn(context.handle(), g, mode);
             LOG.warn("the CUDA context was reset (0x{} -> 0x{}): PC sampling now runs on the new context",
                     Long.toHexString(old), Long.toHexString(configuredHandle));
         }
@@ -207,16 +261,42 @@ public final class CuptiShim implements PcSampler {
         return mode != null && context.generation() != configuredGeneration;
     }
 
+    private void open() throws SamplingException {
+        if (closed) {
+            throw new SamplingException("the CUPTI shim was closed (sampling disabled at exit)");
+        }
+    }
+
+    /** The context exists and no module is loaded yet: sampling is (re)configured on it now, if it is on. */
     @Override
-    public void start() throws SamplingException {
+    public synchronized void contextReady() throws SamplingException {
+        if (mode == null || closed) {
+            return;
+        }
         follow();
+        if (!enabled) {
+            configureOn(context.handle(), context.generation(), mode);
+        }
+    }
+
+    @Override
+    public synchronized void start() throws SamplingException {
+        open();
+        follow();
+        if (!enabled) {
+            if (mode == null) {
+                throw new SamplingException("cuptiPCSamplingStart before the shim was configured");
+            }
+            configureOn(configuredHandle, configuredGeneration, mode);
+        }
         String[] message = new String[1];
-        check(natives.start(configuredHandle, message), message);
+        failing(natives.synchronize(configuredHandle, message), message); // CUPTI wants the GPU idle at a start
+        failing(natives.start(configuredHandle, message), message);
         running = true;
     }
 
     @Override
-    public void stop() throws SamplingException {
+    public synchronized void stop() throws SamplingException {
         if (stale() || !running) {
             // the burst ended with its context (a sticky error reset it): nothing is left to stop there, and
             // CUPTI must not be handed the destroyed context; its samples are lost with it
@@ -225,14 +305,25 @@ public final class CuptiShim implements PcSampler {
         }
         running = false;
         String[] message = new String[1];
-        check(natives.stop(configuredHandle, message), message);
+        failing(natives.stop(configuredHandle, message), message);
     }
 
     @Override
-    public Drained drain() throws SamplingException {
+    public synchronized Drained drain() throws SamplingException {
+        open();
         follow();
         String[] message = new String[1];
-        check(natives.drain(configuredHandle, new Sink(), message), message);
+        boolean withPcs = enabled && !running; // PC data only after a stop
+        int r = natives.drain(configuredHandle, withPcs, new Sink(), message);
+        if (r == Natives.BUFFER_FULL && withPcs) {
+            // the context's sampling is wedged until Disable, Enable and a new configuration
+            LOG.warn("PC sampling: the hardware buffer was full ({}); sampling is disabled, enabled and configured again",
+                    message[0]);
+            disableQuietly();
+            configureOn(configuredHandle, configuredGeneration, mode);
+        } else {
+            failing(r, message);
+        }
         long dropped = natives.kernelsDropped();
         if (dropped > droppedReported) {
             LOG.warn("{} kernel activity record(s) lost since the last drain (the CUPTI shim's kernel queue was full): "
@@ -240,6 +331,57 @@ public final class CuptiShim implements PcSampler {
             droppedReported = dropped;
         }
         return Drained.takeFrom(pcs, kernels);
+    }
+
+    /**
+     * Before the context is destroyed (a reset) or at exit: stop an open burst, drain and disable, on the
+     * context sampling was configured on while it still exists. The samples of a burst cut off this way are
+     * dropped (its window stays open); kernel records are kept for the next drain.
+     */
+    synchronized void retire() {
+        if (!enabled) {
+            return;
+        }
+        String[] message = new String[1];
+        if (running) {
+            running = false;
+            if (natives.stop(configuredHandle, message) != 0) {
+                LOG.warn("PC sampling: stop before the context goes: {}", message[0]);
+            }
+        }
+        int before = pcs.size();
+        if (natives.drain(configuredHandle, true, new Sink(), message) != 0) {
+            LOG.warn("PC sampling: drain before the context goes: {}", message[0]);
+        }
+        pcs.subList(Math.min(before, pcs.size()), pcs.size()).clear();
+        disableQuietly();
+    }
+
+    /** At exit: stop, drain and disable; the shim takes no more calls. */
+    @Override
+    public synchronized void close() {
+        retire();
+        closed = true;
+    }
+
+    private void disableQuietly() {
+        if (!enabled) {
+            return;
+        }
+        enabled = false;
+        running = false;
+        String[] message = new String[1];
+        if (natives.disable(configuredHandle, message) != 0) {
+            LOG.warn("PC sampling: disable failed: {}", message[0]);
+        }
+    }
+
+    /** A failed call disables sampling (it is configured again before the next start). */
+    private void failing(int result, String[] message) throws SamplingException {
+        if (result != 0) {
+            disableQuietly();
+            check(result, message);
+        }
     }
 
     @Override
@@ -303,11 +445,17 @@ public final class CuptiShim implements PcSampler {
 
     private static native int nativeConfigure(long context, int collectionMode, Object[] namesOut, String[] messageOut);
 
+    private static native int nativeInitActivity(String[] messageOut);
+
+    private static native int nativeSynchronize(long context, String[] messageOut);
+
+    private static native int nativeDisable(long context, String[] messageOut);
+
     private static native int nativeStart(long context, String[] messageOut);
 
     private static native int nativeStop(long context, String[] messageOut);
 
-    private static native int nativeDrain(long context, Object sink, String[] messageOut);
+    private static native int nativeDrain(long context, boolean pcs, Object sink, String[] messageOut);
 
     private static native long nativeKernelsDropped();
 

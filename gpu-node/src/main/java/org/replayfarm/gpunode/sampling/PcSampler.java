@@ -11,12 +11,23 @@ public interface PcSampler {
     /** Enables collection in {@code mode} with start/stop control (off until {@link #start}); reads the stall reasons. */
     void configure(SamplingMode mode) throws SamplingException;
 
+    /**
+     * The context exists and no module is loaded on it yet (at every launch, before the module lookup): a
+     * configured sampler whose context was made again configures it now, before its modules are loaded.
+     */
+    default void contextReady() throws SamplingException {
+    }
+
     void start() throws SamplingException;
 
     void stop() throws SamplingException;
 
     /** PC records collected since the last drain and kernel activity records completed since then. */
     Drained drain() throws SamplingException;
+
+    /** At exit: stop, drain and disable. */
+    default void close() {
+    }
 
     /** Stall-reason names by the index PC records carry; read at run time (indices differ per device and driver). */
     List<String> stallReasons();

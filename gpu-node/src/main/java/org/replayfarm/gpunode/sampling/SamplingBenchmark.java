@@ -65,6 +65,19 @@ public final class SamplingBenchmark {
             JCudaDriver.cuDeviceGet(device, 0);
             ctx = new CUcontext();
             JCudaDriver.cuCtxCreate(ctx, 0, device);
+        } catch (Throwable t) { // UnsatisfiedLinkError where libcuda.so.1 is missing: an Error, not an Exception
+            return noFigures(out, "no usable CUDA driver or device (" + t + ")");
+        }
+        // sampling is enabled and configured right after the context exists, before the module is loaded:
+        // CUPTI gives PC records only for modules loaded after its Enable
+        CuptiShim shim;
+        try {
+            shim = CuptiShim.load(shimPath, pointerOf(ctx));
+            shim.configure(SamplingMode.SERIALIZED);
+        } catch (PcSampler.SamplingException | ReflectiveOperationException e) {
+            return noFigures(out, "the CUPTI shim is not usable: " + e.getMessage());
+        }
+        try {
             CUmodule module = new CUmodule();
             JCudaDriver.cuModuleLoadData(module, spinPtx());
             kernel = new CUfunction();
@@ -74,12 +87,6 @@ public final class SamplingBenchmark {
         } catch (Throwable t) { // UnsatisfiedLinkError where libcuda.so.1 is missing: an Error, not an Exception
             return noFigures(out, "no usable CUDA driver or device (" + t + ")");
         }
-        CuptiShim shim;
-        try {
-            shim = CuptiShim.load(shimPath, pointerOf(ctx));
-        } catch (PcSampler.SamplingException | ReflectiveOperationException e) {
-            return noFigures(out, "the CUPTI shim is not usable: " + e.getMessage());
-        }
         Pointer params = Pointer.to(Pointer.to(buffer), Pointer.to(new int[] {iters}));
         Runnable launch = () -> {
             JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, threads, 1, 1, 0, null, params, null);
@@ -87,7 +94,7 @@ public final class SamplingBenchmark {
         };
         AtomicLong records = new AtomicLong();
         SamplingSink sink = (Message m) -> records.incrementAndGet();
-        // off first: once Tier A configured CUPTI on the context it stays configured
+        // off: sampling is enabled and configured on the context but never started
         SamplingSession off = new SamplingSession(SamplingSettings.off(), shim, sink, "benchmark", 1);
         timed(off, launch, 50);
         long offNs = timed(off, launch, launches);
@@ -95,6 +102,7 @@ public final class SamplingBenchmark {
         long tierANs = timed(tierA, launch, launches);
         tierA.report();
         SamplingSession.Stats st = tierA.stats();
+        tierA.close(); // stop, drain and disable before the context goes
         out.printf("sampling benchmark: %d launches of spin (%d blocks x %d threads, %d FMAs each)%n", launches, blocks,
                 threads, iters);
         out.printf("  off:    %.3f s (%.1f us per launch)%n", offNs / 1e9, offNs / 1e3 / launches);

@@ -93,7 +93,34 @@ public final class SamplingSession {
         }
     }
 
-    /** After a launch returned. In a Tier A burst the PC data is drained after every kernel (CUPTI requires it). */
+    /**
+     * The launching thread's context exists and no module is loaded on it yet: sampling is configured now
+     * (CUPTI gives PC records only for modules loaded after its Enable), and again after a context reset.
+     */
+    public void onContextReady() {
+        onLaunchingThread();
+        if (settings.mode() == SamplingMode.OFF || broken) {
+            return;
+        }
+        if (!configured) {
+            configure();
+            return;
+        }
+        try {
+            sampler.contextReady();
+        } catch (PcSampler.SamplingException e) {
+            broken = true;
+            startFailures++;
+            LOG.error("PC sampling ({}) could not be configured on the new context, this node samples nothing more: {}",
+                    settings.mode().configName(), e.getMessage());
+        }
+    }
+
+    /**
+     * After a launch returned. In a Tier A burst the kernel activity is drained after every kernel (a graph
+     * launch shows there); the sampler hands PC data over only after the stop (CUPTI's flush with start/stop
+     * control is after every range end; each record's correlationId names its kernel).
+     */
     public void onLaunchExit() {
         onLaunchingThread();
         if (settings.mode() != SamplingMode.SERIALIZED || broken || !scheduler.open()) {
@@ -129,6 +156,14 @@ public final class SamplingSession {
         GpuExecutionReport report = r.build();
         sink.send(report);
         return report;
+    }
+
+    /** At exit: an open burst is stopped and drained, then the sampler stops, drains and disables. */
+    public void close() {
+        if (settings.mode() == SamplingMode.SERIALIZED && !broken && scheduler.open()) {
+            stopBurst(sampler.timestampNs());
+        }
+        sampler.close();
     }
 
     /** The device side this session drives (its module CRCs key the PC samples to modules). */

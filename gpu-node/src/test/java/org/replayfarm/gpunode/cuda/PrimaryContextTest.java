@@ -12,6 +12,7 @@ import jcuda.driver.CUresult;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.replayfarm.gpunode.sampling.CuptiShim;
+import org.replayfarm.gpunode.sampling.RecordingNatives;
 import org.replayfarm.gpunode.sampling.SamplingMode;
 import org.replayfarm.gpunode.sampling.SamplingSession;
 import org.replayfarm.gpunode.sampling.SamplingSettings;
@@ -58,80 +59,47 @@ class PrimaryContextTest {
         }
     }
 
-    /** CUPTI through the shim: records which context each call was given. */
-    private final class Cupti implements CuptiShim.Natives {
-        @Override
-        public int configure(long context, int collectionMode, Object[] namesOut, String[] messageOut) {
-            calls.add("configure 0x" + Long.toHexString(context));
-            namesOut[0] = new String[] {"smsp__pcsamp_warps_issue_stalled_wait"};
-            return 0;
-        }
-
-        @Override
-        public int start(long context, String[] messageOut) {
-            calls.add("start 0x" + Long.toHexString(context));
-            return 0;
-        }
-
-        @Override
-        public int stop(long context, String[] messageOut) {
-            calls.add("stop 0x" + Long.toHexString(context));
-            return 0;
-        }
-
-        @Override
-        public int drain(long context, Object sink, String[] messageOut) {
-            calls.add("drain 0x" + Long.toHexString(context));
-            return 0;
-        }
-
-        @Override
-        public long timestamp() {
-            return now;
-        }
-
-        @Override
-        public long kernelsDropped() {
-            return 0;
-        }
-    }
-
     @Test
-    void after_a_reset_the_sampler_configures_and_samples_the_new_context_and_never_the_destroyed_one() {
+    void after_a_reset_the_sampler_configures_and_samples_the_new_context_and_never_the_destroyed_one() throws Exception {
         PrimaryContext primary = new PrimaryContext(new Driver());
-        CuptiShim shim = CuptiShim.over(primary, new Cupti());
+        RecordingNatives cupti = new RecordingNatives(calls).clock(() -> now);
+        CuptiShim shim = CuptiShim.over(primary, cupti);
         List<Message> sent = new ArrayList<>();
         SamplingSession session = new SamplingSession(SamplingSettings.of(SamplingMode.SERIALIZED), shim, sent::add,
                 "akka://farm@gpu:1", 1);
 
-        // a launch in a burst on the first context
+        // a launch in a burst on the first context (the backend: context current, hooks' contextReady, module, enter)
+        primary.ensure();
+        session.onContextReady();
         session.onLaunchEnter(false);
         now += 60 * MS;
         session.onLaunchExit();
-        assertEquals(List.of("retain 0xa000", "configure 0xa000", "start 0xa000", "drain 0xa000", "stop 0xa000",
-                "drain 0xa000"), calls);
+        assertEquals(List.of("retain 0xa000", "initActivity", "configure 0xa000", "synchronize 0xa000", "start 0xa000",
+                "drain-activity 0xa000", "stop 0xa000", "drain 0xa000"), calls);
         assertEquals(0xa000, shim.configuredContext());
 
         // the next burst's launch fails with a sticky error: the backend resets the context before the exit hook
         calls.clear();
         now += 2_000 * MS;
+        session.onContextReady();
         session.onLaunchEnter(false);
         assertTrue(primary.reset(CUresult.CUDA_ERROR_ILLEGAL_ADDRESS));
         assertEquals(1, primary.generation());
         now += 60 * MS;
         session.onLaunchExit();
-        assertEquals(List.of("start 0xa000", "reset 0xa000", "retain 0xb000", "configure 0xb000", "drain 0xb000",
-                        "drain 0xb000"), calls,
-                "after the reset: the new context is configured, and no stop goes to the destroyed one");
-        assertFalse(calls.contains("stop 0xa000"));
+        assertEquals(List.of("synchronize 0xa000", "start 0xa000", "stop 0xa000", "drain 0xa000", "disable 0xa000",
+                        "reset 0xa000", "retain 0xb000", "configure 0xb000", "drain 0xb000", "drain 0xb000"), calls,
+                "before the reset: stop, drain, disable on the old context; after it the new context is configured, "
+                        + "and nothing goes to the destroyed one");
 
         // sampling goes on, on the new context
         calls.clear();
         now += 2_000 * MS;
+        session.onContextReady();
         session.onLaunchEnter(false);
         now += 60 * MS;
         session.onLaunchExit();
-        assertEquals(List.of("start 0xb000", "drain 0xb000", "stop 0xb000", "drain 0xb000"), calls);
+        assertEquals(List.of("synchronize 0xb000", "start 0xb000", "drain-activity 0xb000", "stop 0xb000", "drain 0xb000"), calls);
         assertEquals(0xb000, shim.configuredContext());
         assertEquals(1, shim.reconfigurations());
         assertFalse(session.stats().broken(), "a context reset does not end sampling on the node");

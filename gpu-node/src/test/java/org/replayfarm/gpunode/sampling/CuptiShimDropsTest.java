@@ -18,45 +18,9 @@ import org.slf4j.LoggerFactory;
  */
 @Tag("unit")
 class CuptiShimDropsTest {
-    /** Natives that accept every call and report a settable number of dropped kernel records. */
-    private static final class Natives implements CuptiShim.Natives {
-        long dropped;
-
-        @Override
-        public int configure(long context, int collectionMode, Object[] namesOut, String[] messageOut) {
-            namesOut[0] = new String[] {"smsp__pcsamp_warps_issue_stalled_wait"};
-            return 0;
-        }
-
-        @Override
-        public int start(long context, String[] messageOut) {
-            return 0;
-        }
-
-        @Override
-        public int stop(long context, String[] messageOut) {
-            return 0;
-        }
-
-        @Override
-        public int drain(long context, Object sink, String[] messageOut) {
-            return 0;
-        }
-
-        @Override
-        public long timestamp() {
-            return 0;
-        }
-
-        @Override
-        public long kernelsDropped() {
-            return dropped;
-        }
-    }
-
     @Test
     void a_drain_that_finds_kernel_records_dropped_warns_once_with_how_many() throws Exception {
-        Natives natives = new Natives();
+        RecordingNatives natives = new RecordingNatives();
         CuptiShim shim = CuptiShim.over(CuptiShim.Context.fixed(0x10), natives);
         Logger logger = (Logger) LoggerFactory.getLogger(CuptiShim.class);
         ListAppender<ILoggingEvent> log = new ListAppender<>();
@@ -76,6 +40,7 @@ class CuptiShimDropsTest {
             assertTrue(warnings.get(0).startsWith("3 kernel activity record(s) lost"), warnings.get(0));
             assertTrue(warnings.get(1).startsWith("2 kernel activity record(s) lost"), warnings.get(1));
             assertEquals(5, shim.kernelsDropped());
+            assertEquals(List.of(), natives.violations);
         } finally {
             logger.detachAppender(log);
         }
