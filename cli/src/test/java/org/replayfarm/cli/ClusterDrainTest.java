@@ -19,6 +19,7 @@ import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.coordinator.cluster.EvalGate;
 
 /**
  * Scale-in as Kubernetes does it: an evaluator JVM ({@code replay node --role eval}) gets SIGTERM mid-job.
@@ -48,7 +49,8 @@ class ClusterDrainTest {
     /** The nodes' configuration file: a quick split-brain resolver and {@code line}. */
     private Path config(String line) throws Exception {
         Path config = dir.resolve("node.conf");
-        Files.writeString(config, "akka.cluster.split-brain-resolver.stable-after = 2s\n" + line + "\n");
+        Files.writeString(config, "akka.cluster.split-brain-resolver.stable-after = 2s\n" + line + "\n"
+                + EvalGate.processConfig(dir.resolve("gate")));
         return config;
     }
 
@@ -64,6 +66,10 @@ class ClusterDrainTest {
 
             String sha = coordinator.jobs().storeCapture(capture);
             long started = System.nanoTime();
+            // the first evaluator's groups wait at its gate until the SIGTERM is sent: it comes mid-job because the
+            // test holds the job there
+            long staysPid = nodes.process(0).pid();
+            EvalGate.holdProcess(dir.resolve("gate"), staysPid);
             CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "drain", sha, dir.resolve("out"));
             // an evaluator fetches the capture when its first slice arrives, then evaluates that slice
             nodes.awaitCaptureFetched(2, sha);
@@ -71,6 +77,7 @@ class ClusterDrainTest {
             long doneBefore = coordinator.jobs().progress("drain").orElseThrow().groupsDone();
             Process p = nodes.process(1);
             p.destroy(); // SIGTERM, as the kubelet sends on scale-in
+            EvalGate.releaseProcess(dir.resolve("gate"), staysPid);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
             assertEquals(0, p.exitValue(), "a completed drain after SIGTERM is a clean exit (not the signal's 143)");
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.cluster.EvalGate;
 
 /**
  * An evaluator JVM frozen mid-job (SIGSTOP, as a long GC pause or a suspended VM freezes one) and thawed
@@ -35,13 +36,17 @@ class ClusterPauseTest {
                 akka.cluster.split-brain-resolver.stable-after = 2s
                 akka.cluster.failure-detector.acceptable-heartbeat-pause = 2s
                 replay.coordinator.slice-target = 500ms
-                """);
+                """ + EvalGate.processConfig(dir.resolve("gate")));
         try (NodeProcesses nodes = new NodeProcesses(dir);
              NodeProcesses.Farm farm = nodes.farm(config, 2, Map.of(), "--metrics-port", "0")) {
             FarmNode coordinator = farm.coordinator();
             String stays = farm.evaluators().get(0);
             String frozen = farm.evaluators().get(1);
             String sha = coordinator.jobs().storeCapture(capture);
+            // the first evaluator's groups wait at its gate until the second is gone: the job still runs then because
+            // the test holds it, however fast the machine
+            long staysPid = nodes.process(0).pid();
+            EvalGate.holdProcess(dir.resolve("gate"), staysPid);
             CompletableFuture<JobProgress> end = NodeProcesses.startJob(coordinator, "pause", sha, dir.resolve("out"));
             // the second holds a slice when it freezes (it fetches the capture when its first one arrives)
             nodes.awaitCaptureFetched(2, sha);
@@ -52,6 +57,7 @@ class ClusterPauseTest {
             NodeProcesses.awaitGone(coordinator, frozen);
             assertTrue(!coordinator.jobs().progress("pause").orElseThrow().ended(),
                     "the job still ran when the node was gone");
+            EvalGate.releaseProcess(dir.resolve("gate"), staysPid);
             signal("CONT", victim.pid());
             // thawed, it finds it is no member any more: it must not stay up as a node of no cluster
             assertTrue(victim.waitFor(60, TimeUnit.SECONDS), "the thawed node still runs:\n" + err(2));

@@ -199,6 +199,60 @@ public final class EvalGate implements AutoCloseable {
         GATES.remove(name, this);
     }
 
+    /**
+     * Config lines (HOCON, for a node's config file) that gate an evaluator node in another process: its tasks wait
+     * while the file {@code hold-<its pid>} exists in {@code dir} ({@link #holdProcess}, {@link #releaseProcess}).
+     */
+    public static String processConfig(java.nio.file.Path dir) {
+        return "replay.eval.dispatcher { executor = \"" + ProcessConfigurator.class.getName() + "\"\ngate-dir = \""
+                + dir.toAbsolutePath().toString().replace("\\", "\\\\") + "\" }\n";
+    }
+
+    /** Holds the evaluator process {@code pid} gated by {@link #processConfig(java.nio.file.Path) processConfig(dir)}. */
+    public static void holdProcess(java.nio.file.Path dir, long pid) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(dir.resolve("hold-" + pid), "held by the test\n");
+    }
+
+    /** Lets the evaluator process {@code pid}'s tasks through again. */
+    public static void releaseProcess(java.nio.file.Path dir, long pid) throws java.io.IOException {
+        java.nio.file.Files.deleteIfExists(dir.resolve("hold-" + pid));
+    }
+
+    /** The configurator of {@link #processConfig}: each task waits while this process's hold file exists. */
+    public static final class ProcessConfigurator extends ExecutorServiceConfigurator {
+        private final java.nio.file.Path hold;
+        private final int threads;
+
+        public ProcessConfigurator(Config config, DispatcherPrerequisites prerequisites) {
+            super(config, prerequisites);
+            this.hold = java.nio.file.Path.of(config.getString("gate-dir")).resolve("hold-" + ProcessHandle.current().pid());
+            this.threads = config.getInt("thread-pool-executor.fixed-pool-size");
+        }
+
+        @Override
+        public ExecutorServiceFactory createExecutorServiceFactory(String id, ThreadFactory threadFactory) {
+            return () -> new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                    threadFactory) {
+                @Override
+                public void execute(Runnable task) {
+                    super.execute(() -> {
+                        // the test is another process: its file is the one channel, looked at until it is gone
+                        while (java.nio.file.Files.exists(hold)) {
+                            try {
+                                Thread.sleep(10);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                break;
+                            }
+                        }
+                        task.run();
+                    });
+                }
+            };
+        }
+    }
+
     /** Akka's executor configurator for a gated dispatcher: a fixed pool whose tasks pass the gate first. */
     public static final class Configurator extends ExecutorServiceConfigurator {
         private final EvalGate gate;
