@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.replayfarm.model.testing.Await;
 
 /**
  * A real headless Chromium (Debian's {@code chromium}) driven over the Chrome DevTools protocol, on a
@@ -173,9 +174,12 @@ final class Chromium implements AutoCloseable {
         waitFor("document.readyState === 'complete' && location.href === " + JSON.writeValueAsString(url), 30);
     }
 
-    /** Waits until {@code condition} (JavaScript) is truthy, polling; fails naming it after {@code seconds}. */
+    /**
+     * Waits until {@code condition} (JavaScript) is truthy, polling; fails naming it and what the page shows after
+     * {@code seconds}, or {@link Await#LIMIT} if that is longer: a bound for a hang, never a speed the page must keep.
+     */
     void waitFor(String condition, int seconds) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(seconds, Await.LIMIT.toSeconds()));
         while (true) {
             JsonNode v;
             try {
@@ -187,7 +191,7 @@ final class Chromium implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() > until) {
-                throw new AssertionError("the page did not reach: " + condition + " in " + seconds + " s; it shows: "
+                throw new AssertionError("the page did not reach: " + condition + "; it shows: "
                         + eval("document.body ? document.body.innerText.slice(0, 2000) : ''"));
             }
             TimeUnit.MILLISECONDS.sleep(100); // polling the page: its DOM has no event the test could take over DevTools

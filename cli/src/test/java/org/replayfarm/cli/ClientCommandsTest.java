@@ -208,12 +208,17 @@ class ClientCommandsTest {
 
     @Test
     void results_of_a_running_job_are_refused_until_it_finishes() throws Exception {
-        // One wave looping until the default instruction budget (200 M) stops it: about a second or more.
+        // One wave looping until the default instruction budget (200 M) stops it; the job waits before it
+        // evaluates until the test lets it go, so it is running when its results are asked for
         Path capture = capture("runaway", "loop:\ns_branch loop\ns_endpgm\n", "2");
-        String job = submit(capture.toString(), "--group", "1");
-        CliRun early = CliRun.of("results", job, "--coordinator", url, "--out", dir.resolve("runaway").toString());
-        assertEquals(2, early.exitCode(), early.out() + early.err());
-        assertTrue(early.err().contains("answered 404") && early.err().contains("has no results: it is running"), early.err());
+        String job;
+        try (AutoCloseable held = jobs.hold()) {
+            job = submit(capture.toString(), "--group", "1");
+            CliRun early = CliRun.of("results", job, "--coordinator", url, "--out", dir.resolve("runaway").toString());
+            assertEquals(2, early.exitCode(), early.out() + early.err());
+            assertTrue(early.err().contains("answered 404") && early.err().contains("has no results: it is running"),
+                    early.err());
+        }
         CliRun watch = CliRun.of("watch", job, "--coordinator", url);
         assertEquals(1, watch.exitCode(), watch.out() + watch.err());
         assertTrue(watch.out().contains("finished: 1 group, 1 fault, "), watch.out());

@@ -20,6 +20,7 @@ import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.model.testing.Await;
 
 /**
  * Scale-in as Kubernetes does it: an evaluator JVM ({@code replay node --role eval}) gets SIGTERM mid-job.
@@ -81,7 +82,7 @@ class ClusterDrainTest {
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
             assertEquals(0, p.exitValue(), "a completed drain after SIGTERM is a clean exit (not the signal's 143)");
 
-            JobProgress done = end.get(60, TimeUnit.SECONDS);
+            JobProgress done = end.get(Await.LIMIT.toSeconds(), TimeUnit.SECONDS);
             assertEquals("finished", done.state(), done.error());
             assertTrue(doneBefore < groups, "the SIGTERM came mid-job: " + doneBefore);
             assertEquals(groups, done.groupsDone());
@@ -117,6 +118,9 @@ class ClusterDrainTest {
             coordinator.jobs().start("cut", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
             nodes.awaitCaptureFetched(1, sha);
             Process p = nodes.process(0);
+            // its second group waits at the gate behind the first (one thread): the slice it holds cannot end
+            // within the drain, whatever the machine
+            EvalGate.holdProcess(dir.resolve("gate"), p.pid());
             p.destroy(); // SIGTERM while the node evaluates a slice that lasts far longer than the drain may
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the evaluator stopped by itself after SIGTERM");
             String err = Files.readString(dir.resolve("eval-1.err"));

@@ -18,6 +18,7 @@ import org.replayfarm.coordinator.cluster.Job;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.model.testing.Await;
+import org.replayfarm.coordinator.cluster.EvalGate;
 
 /**
  * Evaluators as separate JVMs ({@code replay node --role eval}) joined to a coordinator: a third joins
@@ -76,7 +77,7 @@ class ClusterProcessesTest {
                 akka.remote.artery.advanced.aeron.give-up-message-after = 5s
                 akka.cluster.failure-detector.acceptable-heartbeat-pause = 2s
                 replay.coordinator.slice-target = 500ms
-                """);
+                """ + EvalGate.processConfig(dir.resolve("gate")));
         // the two evaluator JVMs start side by side
         try (NodeProcesses.Farm farm = nodes.farm(config, 2, Map.of(), "--metrics-port", "0")) {
             FarmNode coordinator = farm.coordinator();
@@ -93,7 +94,12 @@ class ClusterProcessesTest {
                     started.complete(p);
                 }
             });
-            started.get(60, TimeUnit.SECONDS);
+            started.get(120, TimeUnit.SECONDS);
+            // from here the first two evaluators' groups wait at their gates: the job is held part done, so the third
+            // gets slices and the second holds some when it is killed, because the test holds the job there
+            long firstPid = nodes.process(0).pid();
+            EvalGate.holdProcess(dir.resolve("gate"), firstPid);
+            EvalGate.holdProcess(dir.resolve("gate"), nodes.process(1).pid());
             long t0 = System.nanoTime();
             // a third node joins mid-job, while both others work: it joins before the kill, since a member
             // joining while another is unreachable is not made Up until that one is downed and removed, which
@@ -109,7 +115,8 @@ class ClusterProcessesTest {
             nodes.process(1).destroyForcibly(); // SIGKILL the second evaluator: no leaving, no goodbye
             // the job goes on with the first and the third while the split-brain resolver downs the second
             NodeProcesses.awaitGone(coordinator, second);
-            JobProgress done = end.get(120, TimeUnit.SECONDS);
+            EvalGate.releaseProcess(dir.resolve("gate"), firstPid);
+            JobProgress done = end.get(Await.LIMIT.toSeconds(), TimeUnit.SECONDS);
             assertEquals("finished", done.state(), done.error());
             assertEquals(groups, done.groupsDone());
             Job.JobStats stats = coordinator.jobs().stats("farm").orElseThrow();

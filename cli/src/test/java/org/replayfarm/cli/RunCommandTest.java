@@ -172,19 +172,21 @@ class RunCommandTest {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path err = dir.resolve("run.err");
-        // each group loops for the whole default budget (about a minute on the host model)
+        // each group loops under a budget of 1e12 instructions: the run cannot end before the SIGTERM on any machine
         Process p = new ProcessBuilder(javaBin, "-Xmx512m", "-Djava.io.tmpdir=" + tmp, "-cp", classpath,
-                "org.replayfarm.cli.Replay", "run", capture.toString(), "--every-group", "--evaluators", "1",
+                "org.replayfarm.cli.Replay", "run", capture.toString(), "--every-group", "--evaluators", "1", "--budget", "1000000000000",
                 "--metrics-port", "0", "--out", dir.resolve("out").toString())
                 .redirectError(err.toFile()).redirectOutput(dir.resolve("run.out").toFile()).start();
         try {
-            // the child's stderr is the only thing it says; its groups loop for a minute, so the SIGTERM comes while
+            // the child's stderr is the only thing it says; its groups loop until stopped, so the SIGTERM comes while
             // they run whatever the machine (and the checks below hold even before the first slice)
             Await.until("replay run saying it evaluates (or ending)",
                     () -> Files.readString(err).contains("replay run: evaluating 2 group(s)") || !p.isAlive());
             assertTrue(Files.readString(err).contains("replay run: evaluating 2 group(s)"), Files.readString(err));
             p.destroy(); // SIGTERM
-            assertTrue(p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS), "replay run still runs 15 s after SIGTERM");
+            // without the SIGTERM its groups would run for hours: ending at all is the observable, the limit only a bound
+            assertTrue(p.waitFor(Await.LIMIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+                    "replay run still runs " + Await.LIMIT.toSeconds() + " s after SIGTERM");
             assertEquals(143, p.exitValue(), "killed by SIGTERM");
             assertTrue(Files.readString(err).contains("replay run: interrupted"), Files.readString(err));
             assertTrue(!Files.exists(dir.resolve("out/report.json")));

@@ -120,16 +120,39 @@ class FarmClusterTest {
 
     @Test
     void a_slice_evaluated_twice_is_counted_once_and_its_hashes_agree() throws Exception {
-        // every slice passes its deadline at once: each is sent again, and both results come back
+        // every slice passes its deadline at once (1 ms): a slice sent again comes back twice, and both are compared
         var config = ConfigFactory.parseString("""
                 replay.coordinator.slice-timeout = 1ms
                 replay.coordinator.slice-timeout-min = 1ms
                 replay.coordinator.tick = 20ms
                 """);
         Path spin = TestCaptures.spin(dir, 8, 20_000);
-        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 2, config)) {
-            String id = farm.run(spin, GroupSelection.everyGroup(), dir.resolve("out"));
-            Job.JobStats stats = farm.stats(id);
+        try (FarmCluster farm = new FarmCluster(dir.resolve("farm"), 0, config);
+             EvalGate gate = EvalGate.named("twice")) {
+            // one evaluator (two slots, one thread: its tasks run in the order they came) behind a gate the test holds
+            gate.hold();
+            farm.addEvaluator(EvalGate.config("twice"));
+            ClusterJobService jobs = farm.coordinator.jobs();
+            String sha = jobs.storeCapture(spin);
+            CompletableFuture<JobProgress> end = new CompletableFuture<>();
+            jobs.start("twice", sha, GroupSelection.everyGroup(), HostModel.DEFAULT_BUDGET, dir.resolve("out"));
+            jobs.subscribe("twice", p -> {
+                if (p.ended()) {
+                    end.complete(p);
+                }
+            });
+            // the capture's fetch goes first; then both first slices (X, Y) pass their deadlines while held, and their
+            // second attempts wait for a slot: 2 queued again and 6 groups unsent. Opened, X ends and frees a slot,
+            // Y's second attempt goes behind Y's first, and Y comes back twice while the job's later slices wait
+            Await.until("the capture's fetch at the gate", () -> gate.waiting() > 0);
+            gate.release(1);
+            gate.awaitFinished(1, Await.LIMIT);
+            Await.until("both first slices past their deadlines, queued to be sent again",
+                    () -> jobs.progress("twice").orElseThrow().figures().slicesQueued() >= 8);
+            gate.open();
+            JobProgress p = end.get(120, TimeUnit.SECONDS);
+            assertEquals("finished", p.state(), p.error());
+            Job.JobStats stats = farm.stats("twice");
             assertTrue(stats.duplicates() >= 1, "some slice came back twice: " + stats);
             assertEquals(0, stats.nondeterministic(), stats.toString());
             TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),

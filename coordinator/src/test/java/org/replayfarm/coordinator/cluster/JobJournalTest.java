@@ -44,8 +44,12 @@ class JobJournalTest {
     }
 
     private FarmNode evaluator(FarmNode coordinator, Path work) throws Exception {
+        return evaluator(coordinator, work, ConfigFactory.empty());
+    }
+
+    private FarmNode evaluator(FarmNode coordinator, Path work, Config extra) throws Exception {
         FarmNode e = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), work).withSeeds(List.of(coordinator.seed()))
-                .withEvalThreads(1).withSerializeMessages(true).withConfig(ABRUPT));
+                .withEvalThreads(1).withSerializeMessages(true).withConfig(extra.withFallback(ABRUPT)));
         Await.until("the evaluator's shard region known", () -> coordinator.evaluatorRegions(java.time.Duration.ofSeconds(1)) >= 1);
         return e;
     }
@@ -71,7 +75,11 @@ class JobJournalTest {
         Path out = dir.resolve("out");
         String sha;
         FarmNode first = coordinator(work);
-        FarmNode eval = evaluator(first, dir.resolve("eval-1"));
+        // the first evaluator's groups wait at a gate: at most killAfter + 2 tasks (the capture's fetch, then groups)
+        // go through, so the coordinator dies with the job part done because the test holds it there
+        EvalGate gate = EvalGate.named("journal-" + groups);
+        gate.hold();
+        FarmNode eval = evaluator(first, dir.resolve("eval-1"), EvalGate.config("journal-" + groups));
         try {
             assertEquals(List.of(), first.startupWarnings(), "a coordinator with an empty journal has nothing to say");
             ClusterJobService jobs = first.jobs();
@@ -83,11 +91,14 @@ class JobJournalTest {
                     partWay.complete(p);
                 }
             });
+            gate.releaseUntil(killAfter + 2, () -> partWay.isDone());
             JobProgress p = partWay.get(120, TimeUnit.SECONDS);
             assertEquals("running", p.state(), "stopped part way: " + p);
+            assertTrue(p.groupsDone() < groups, "stopped part way: " + p);
         } finally {
             eval.close();
             first.close(); // abrupt: no coordinated shutdown, the job actor simply dies with the system
+            gate.close(); // its held thread ends with nothing to answer
         }
 
         FarmNode second = coordinator(work);

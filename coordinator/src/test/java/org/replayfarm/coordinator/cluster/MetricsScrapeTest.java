@@ -112,7 +112,7 @@ class MetricsScrapeTest {
     @Test
     void metrics_scraped_during_a_job_move_and_end_at_its_report_totals_as_its_event_stream_does() throws Exception {
         var config = ConfigFactory.parseString("""
-                replay.metrics { host = 127.0.0.1, tick = 100ms, job-retention = 1s }
+                replay.metrics { host = 127.0.0.1, tick = 100ms, job-retention = 5s }
                 replay.coordinator.tick = 100ms
                 """);
         int groups = 24;

@@ -57,7 +57,9 @@ class HotGuestMetricsTest {
         var settings = MetricsEndpoint.Settings.from(ConfigFactory.parseString(
                 "replay.metrics { port = 0, host = 127.0.0.1, tick = 100ms }").withFallback(ConfigFactory.load()));
         try (MetricsEndpoint endpoint = MetricsEndpoint.start(settings, "127.0.0.1");
-             HotGuestMetrics metrics = new HotGuestMetrics(FarmMetrics.forNode("127.0.0.1:7", true), Duration.ofSeconds(3))) {
+             // a retention far above what a look at the scrape takes on a loaded machine: the series must be seen before
+             // they go, and the test then waits (Await) for them to go
+             HotGuestMetrics metrics = new HotGuestMetrics(FarmMetrics.forNode("127.0.0.1:7", true), Duration.ofSeconds(10))) {
             List<GuestHotspot> many = new ArrayList<>();
             for (int i = 0; i < 25; i++) {
                 many.add(hot(0x100 + 4L * i, "v_fma_f32 v" + i + ", v1, v2, v3", 1000 - i, "smsp__pcsamp_warps_issue_stalled_wait"));

@@ -35,6 +35,22 @@ public final class LocalJobService implements JobService {
         return t;
     });
     private final ProgressBoard board = new ProgressBoard();
+    /** While set, jobs started wait on it before they evaluate ({@link #hold}). */
+    private final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> gate =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /**
+     * Jobs started from now on wait before they evaluate until the returned handle is closed: a job that is still
+     * running because the test holds it there, however fast the machine.
+     */
+    public AutoCloseable hold() {
+        java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
+        gate.set(latch);
+        return () -> {
+            gate.compareAndSet(latch, null);
+            latch.countDown();
+        };
+    }
 
     public LocalJobService(Path workDir, int threads) throws IOException {
         this.captures = new CaptureStore(workDir.resolve("captures"));
@@ -73,8 +89,15 @@ public final class LocalJobService implements JobService {
         board.register(new JobInfo(id, sha, captureName, JobInfo.selection(selection), compare.device().spelling(),
                 System.currentTimeMillis()));
         update(new JobProgress(id, sha, "running", groups.size(), 0, 0, -1, 0, 0, ""));
+        java.util.concurrent.CountDownLatch held = gate.get();
         runner.submit(() -> {
             try {
+                if (held != null) {
+                    held.await();
+                }
+                if (board.get(id).map(JobProgress::ended).orElse(false)) {
+                    return; // cancelled while held
+                }
                 Evaluation.Outcome o = Evaluation.run(kernel, groups, threads, limits.budget(), done -> {
                     double seconds = (System.nanoTime() - start) / 1e9;
                     double rate = done / Math.max(seconds, 1e-9);
