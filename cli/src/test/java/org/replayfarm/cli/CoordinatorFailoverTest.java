@@ -92,7 +92,7 @@ class CoordinatorFailoverTest {
                             "replay node spools uploads in its work directory, not java.io.tmpdir");
 
                     // a client given only the standby's address submits and watches through it. The evaluator's groups
-                    // wait at its gate: at most 10 of the 30 go through before the kill, so it comes mid-job because the
+                    // wait at its gate: never all 30 go through before the kill, so it comes mid-job because the
                     // test holds the job there
                     gate.hold();
                     CliRun submit = CliRun.of("submit", capture.toString(), "--coordinator", urlB, "--every-group");
@@ -100,7 +100,7 @@ class CoordinatorFailoverTest {
                     String job = submit.out().trim();
                     CompletableFuture<CliRun> watch = CompletableFuture.supplyAsync(() ->
                             CliRun.of("watch", job, "--coordinator", urlB));
-                    gate.releaseUntil(10, () -> groupsDone(urlA, job) >= 4);
+                    gate.releaseUntil(groups, () -> groupsDone(urlA, job) >= 4); // the fetch and at most 29 groups
                     long done = Await.value("job " + job + " with 4 groups done", () -> groupsDone(urlA, job), d -> d >= 4);
                     a.destroyForcibly(); // SIGKILL the active coordinator
                     assertTrue(a.waitFor(30, TimeUnit.SECONDS));

@@ -75,8 +75,10 @@ class JobJournalTest {
         Path out = dir.resolve("out");
         String sha;
         FarmNode first = coordinator(work);
-        // the first evaluator's groups wait at a gate: at most killAfter + 2 tasks (the capture's fetch, then groups)
-        // go through, so the coordinator dies with the job part done because the test holds it there
+        // the first evaluator's groups wait at a gate: the test lets tasks through (the capture's fetch, then groups)
+        // until killAfter groups are done, and never all of them, so the coordinator dies with the job part done
+        // because the test holds it there (a slice counts once all its groups are done: slices grow once a rate is
+        // known, so how many tasks that takes is the machine's)
         EvalGate gate = EvalGate.named("journal-" + groups);
         gate.hold();
         FarmNode eval = evaluator(first, dir.resolve("eval-1"), EvalGate.config("journal-" + groups));
@@ -91,7 +93,7 @@ class JobJournalTest {
                     partWay.complete(p);
                 }
             });
-            gate.releaseUntil(killAfter + 2, () -> partWay.isDone());
+            gate.releaseUntil(groups, () -> partWay.isDone()); // the fetch and at most groups - 1 groups
             JobProgress p = partWay.get(120, TimeUnit.SECONDS);
             assertEquals("running", p.state(), "stopped part way: " + p);
             assertTrue(p.groupsDone() < groups, "stopped part way: " + p);
