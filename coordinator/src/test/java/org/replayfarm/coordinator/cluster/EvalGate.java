@@ -232,24 +232,18 @@ public final class EvalGate implements AutoCloseable {
 
         @Override
         public ExecutorServiceFactory createExecutorServiceFactory(String id, ThreadFactory threadFactory) {
-            return () -> new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                    threadFactory) {
-                @Override
-                public void execute(Runnable task) {
-                    super.execute(() -> {
-                        // the test is another process: its file is the one channel, looked at until it is gone
-                        while (java.nio.file.Files.exists(hold)) {
-                            try {
-                                Thread.sleep(10);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                                break;
-                            }
-                        }
-                        task.run();
-                    });
+            return () -> pool(threads, threadFactory, task -> () -> {
+                // the test is another process: its file is the one channel, looked at until it is gone
+                while (java.nio.file.Files.exists(hold)) {
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 }
-            };
+                task.run();
+            });
         }
     }
 
@@ -266,20 +260,25 @@ public final class EvalGate implements AutoCloseable {
 
         @Override
         public ExecutorServiceFactory createExecutorServiceFactory(String id, ThreadFactory threadFactory) {
-            return () -> new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                    threadFactory) {
-                @Override
-                public void execute(Runnable task) {
-                    super.execute(() -> {
-                        gate.enter();
-                        try {
-                            task.run();
-                        } finally {
-                            gate.leave();
-                        }
-                    });
+            return () -> pool(threads, threadFactory, task -> () -> {
+                gate.enter();
+                try {
+                    task.run();
+                } finally {
+                    gate.leave();
                 }
-            };
+            });
         }
+    }
+
+    /** The fixed pool both configurators make: each task runs as {@code gated} wraps it (waiting first). */
+    private static java.util.concurrent.ExecutorService pool(int threads, ThreadFactory threadFactory,
+                                                             java.util.function.UnaryOperator<Runnable> gated) {
+        return new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threadFactory) {
+            @Override
+            public void execute(Runnable task) {
+                super.execute(gated.apply(task));
+            }
+        };
     }
 }
