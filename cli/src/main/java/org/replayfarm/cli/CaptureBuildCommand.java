@@ -43,9 +43,14 @@ final class CaptureBuildCommand implements Callable<Integer> {
         Path elf;
         @Option(names = "--asm", paramLabel = "FILE.s", description = "gfx1030 assembly, assembled with llvm-mc-19.")
         Path asm;
-        @Option(names = "--source", paramLabel = "FILE.cl|FILE.hip", description = {"A kernel source, compiled with the "
-                + "project's flow: clang-19 for gfx1030 with -ffp-contract=off, ROCm's device libraries (the OpenCL C "
-                + "built-ins, ocml math) and, for HIP, the replay-hip.h prelude; the flags go into the provenance."})
+        @Option(names = "--source", paramLabel = "FILE", description = {"A kernel source, compiled with the "
+                + "project's flow: FILE.cl or FILE.hip with clang-19 for gfx1030 with -ffp-contract=off, ROCm's device "
+                + "libraries (the OpenCL C built-ins, ocml math) and, for HIP, the replay-hip.h prelude; the flags go into "
+                + "the provenance.",
+                "Or a Vulkan compute shader: FILE.comp|.glsl|.hlsl (glslang), FILE.spvasm (spirv-as) or FILE.spv, compiled "
+                        + "by RADV's null navi21 device (Mesa's ACO, or LLVM with --compiler llvm) and launched as RADV "
+                        + "lays it out: descriptor sets from --binding, push constants from --push; lavapipe's run of the "
+                        + "same SPIR-V is recorded as the reference."})
         Path source;
     }
 
@@ -66,6 +71,31 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Option(names = "--wave64", description = "--source and --asm: compile or assemble for wave64 (an --elf object's descriptor says its own).")
     boolean wave64;
+
+    @Option(names = "--wave32", description = "Vulkan shaders: compile for wave32 (RADV's default for compute is wave64).")
+    boolean wave32;
+
+    @Option(names = "--compiler", paramLabel = "aco|llvm", defaultValue = "aco",
+            description = "Vulkan shaders: RADV's compiler, ACO (default) or LLVM (RADV_DEBUG=llvm).")
+    String compiler;
+
+    @Option(names = "--entry", paramLabel = "NAME", description = "Vulkan shaders: the compute entry point (default: the only one).")
+    String entry;
+
+    @Option(names = "--binding", paramLabel = "SET.BINDING=KIND:VALUE",
+            description = {"Vulkan shaders: the resource of a descriptor binding (repeatable): buffer:PATH, zeros:BYTES, "
+                    + "uniform:PATH (a uniform buffer), dynamic-buffer:PATH[,offset=N], dynamic-uniform:PATH[,offset=N], "
+                    + "texel-buffer:PATH,format=FMT, image:... and sampler:... as --arg takes them; a combined "
+                    + "image-sampler is given twice, once image:..., once sampler:...."})
+    List<String> bindings = new java.util.ArrayList<>();
+
+    @Option(names = "--push", paramLabel = "KIND:VALUE",
+            description = "Vulkan shaders: push constants in order, each at its std430 alignment (the --arg value kinds: "
+                    + "u32:, i32:, f32:, u64:, f16:, f64:, KINDxN:..., bytes:HEX).")
+    List<String> push = new java.util.ArrayList<>();
+
+    @Option(names = "--no-reference", description = "Vulkan shaders: do not run the shader on lavapipe for the reference run.")
+    boolean noReference;
 
     @Option(names = "--user-sgpr", paramLabel = "N=VALUE",
             description = "Assembly without a kernel descriptor: the value sN starts with (repeatable).")
@@ -100,6 +130,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
             if (sizes[i] < 0) {
                 throw new ParameterException(spec.commandLine(), names[i] + " " + sizes[i] + ": must not be negative");
             }
+        }
+        if (input.source != null && org.replayfarm.model.vulkan.ShaderSource.isShader(input.source)) {
+            return VulkanShaders.build(spec, this);
         }
         DispatchOptions.Parsed parsed = dispatch.parse(spec);
         DispatchShape shape = parsed.shape();

@@ -13,7 +13,8 @@ final class DispatchOptions {
     @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
     String groups;
 
-    @Option(names = "--group-size", required = true, paramLabel = "BX[,BY[,BZ]]", description = "Work-items per group.")
+    @Option(names = "--group-size", paramLabel = "BX[,BY[,BZ]]",
+            description = "Work-items per group (required, except for Vulkan shaders: their local_size gives it).")
     String groupSize;
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
@@ -34,6 +35,9 @@ final class DispatchOptions {
 
     /** Parses them; a bad value is a usage error naming it. */
     Parsed parse(CommandSpec spec) {
+        if (groupSize == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--group-size=BX[,BY[,BZ]]'");
+        }
         try {
             List<KernelArg> kernelArgs = new ArrayList<>();
             for (String a : args) {
