@@ -3,7 +3,7 @@ package org.replayfarm.cli;
 import picocli.CommandLine.Command;
 
 @Command(name = "capture", description = "Build and modify capture files.",
-        mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class, CaptureAddRunCommand.class, CaptureNativeRunCommand.class,
+        mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class, CaptureAddRunCommand.class, CaptureNativeRunCommand.class, CaptureLavapipeRunCommand.class,
                 CaptureExportCommand.class})
 final class CaptureCommand {
 }

@@ -183,8 +183,12 @@ public final class VulkanBuild {
         }
     }
 
-    /** Runs the spec on lavapipe alone: the outputs of every buffer and image binding, by "SET.BINDING". */
-    public static Map<String, byte[]> lavapipeOutputs(byte[] spirv, Options o) throws VulkanException, IOException {
+    /** Lavapipe's outputs: bytes by "SET.BINDING", and the capture's range or image index of each binding. */
+    public record Outputs(String label, Map<String, byte[]> bytes, Map<String, Integer> ranges, Map<String, Integer> images) {
+    }
+
+    /** Runs the shader on lavapipe alone, numbering outputs as a capture of it would number its ranges and images. */
+    public static Outputs lavapipeOutputs(byte[] spirv, Options o) throws VulkanException, IOException {
         VulkanBuild b = new VulkanBuild();
         SpirvModule module = SpirvModule.parse(spirv);
         SpirvModule.EntryPoint entry = module.computeEntry(o.entry());
@@ -196,27 +200,31 @@ public final class VulkanBuild {
             Files.write(spv, spirv);
             Path specFile = work.resolve("spec");
             Files.write(specFile, b.spec(module, resources, spv, entry.name(), o, push, work));
-            return runLavapipe(specFile, work, resources);
+            Path outDir = Files.createDirectories(work.resolve("lavapipe"));
+            VkTool.Output out = VkTool.run(VkTool.Driver.LAVAPIPE, Map.of(),
+                    List.of("run", specFile.toString(), outDir.toString()));
+            if (out.exit() != 0) {
+                throw new VulkanException("lavapipe could not run the pipeline: " + out.stderr().strip());
+            }
+            Map<String, byte[]> bytes = new LinkedHashMap<>();
+            Map<String, Integer> ranges = new LinkedHashMap<>();
+            Map<String, Integer> images = new LinkedHashMap<>();
+            for (Map.Entry<String, Res> e : resources.entrySet()) {
+                Res r = e.getValue();
+                if (r instanceof BufferRes || r instanceof TexelRes) {
+                    ranges.put(e.getKey(), ranges.size());
+                } else if (r instanceof ImageRes || r instanceof CombinedRes) {
+                    images.put(e.getKey(), images.size());
+                } else {
+                    continue;
+                }
+                bytes.put(e.getKey(), Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin")));
+            }
+            String info = out.stdout().lines().filter(l -> l.startsWith("@@driver-info ")).findFirst().orElse("");
+            return new Outputs(lavapipeLabel(info), bytes, ranges, images);
         } finally {
             deleteTree(work);
         }
-    }
-
-    private static Map<String, byte[]> runLavapipe(Path specFile, Path work, Map<String, Res> resources)
-            throws VulkanException, IOException {
-        Path outDir = Files.createDirectories(work.resolve("lavapipe"));
-        VkTool.Output out = VkTool.run(VkTool.Driver.LAVAPIPE, Map.of(), List.of("run", specFile.toString(), outDir.toString()));
-        if (out.exit() != 0) {
-            throw new VulkanException("lavapipe could not run the pipeline: " + out.stderr().strip());
-        }
-        Map<String, byte[]> result = new LinkedHashMap<>();
-        for (String key : resources.keySet()) {
-            Path f = outDir.resolve("out-" + key.replace('.', '-') + ".bin");
-            if (Files.exists(f)) {
-                result.put(key, Files.readAllBytes(f));
-            }
-        }
-        return result;
     }
 
     /** The label of lavapipe's recorded run. */
