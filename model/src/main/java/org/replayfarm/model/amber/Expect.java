@@ -271,7 +271,7 @@ public sealed interface Expect extends Command
             StringBuilder a = new StringBuilder();
             for (int c = 0; c < count; c++) {
                 String sep = c == 0 ? "" : ", ";
-                e.append(sep).append(normalized ? expected.get(c) : expected.get(c) / 255.0);
+                e.append(sep).append(normalized ? String.valueOf(expected.get(c)) : String.valueOf(expected.get(c) / 255.0));
                 a.append(sep).append(Double.isNaN(actual[c]) ? "-" : Numbers.show(actual[c] * scale, 32));
             }
             return "probe failed at " + px + ", " + py + ": expected " + (rgba ? "RGBA " : "RGB ") + e + ", actual "
