@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         description = "Replay RDNA 2 dispatch captures on a host model and compare them with the device.")
 public final class Replay {
     /** Every subcommand, in the order {@code replay --help} lists them. */
-    static final java.util.List<Class<?>> SUBCOMMANDS = java.util.List.of(CaptureCommand.class, ExampleCommand.class,
+    static final java.util.List<Class<?>> SUBCOMMANDS = java.util.List.of(CaptureCommand.class, AmberCommand.class, ExampleCommand.class,
             InspectCommand.class, DisasmCommand.class, TranslateCommand.class, EvalCommand.class, RunCommand.class,
             NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, SubmitCommand.class,
             WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class,

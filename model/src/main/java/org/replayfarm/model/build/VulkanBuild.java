@@ -93,7 +93,8 @@ public final class VulkanBuild {
     }
 
     /** The capture, the RADV executable it came from, and a note per binding for the user. */
-    public record Result(CaptureBuilder.Built built, RadvBinary radv, SpirvModule module, List<String> notes) {
+    public record Result(CaptureBuilder.Built built, RadvBinary radv, SpirvModule module, List<String> notes,
+                         Map<String, Integer> rangeOfBinding, Map<String, Integer> imageOfBinding) {
     }
 
     /** A resource bound to one binding. */
@@ -177,7 +178,8 @@ public final class VulkanBuild {
             }
             Capture built = capture.build();
             org.replayfarm.model.capture.CaptureValidator.validate(built, writer);
-            return new Result(new CaptureBuilder.Built(built, writer), radv, module, notes);
+            return new Result(new CaptureBuilder.Built(built, writer), radv, module, notes, Map.copyOf(rangeOfBinding),
+                    Map.copyOf(imageOfBinding));
         } finally {
             deleteTree(work);
         }
