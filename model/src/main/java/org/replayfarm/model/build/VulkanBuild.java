@@ -506,7 +506,7 @@ public final class VulkanBuild {
             if (res instanceof BufferRes b) {
                 Files.write(data, b.bytes());
                 String kind = (b.uniform() ? "uniform-buffer" : "storage-buffer") + (b.dynamic() ? "-dynamic" : "");
-                lines.add(head + kind + " " + b.bytes().length + " " + data);
+                lines.add(head + kind + " " + b.bytes().length + " " + data + (b.dynamic() ? " " + b.offset() : ""));
             } else if (res instanceof TexelRes t) {
                 Files.write(data, t.bytes());
                 lines.add(head + r.kind().spelling() + " " + vkFormat(t.format(), key) + " " + t.bytes().length + " " + data);

@@ -10,7 +10,7 @@
  *
  * Spec lines:
  *   spirv PATH | entry NAME | groups X Y Z | push SIZE PATH
- *   binding SET BINDING storage-buffer|uniform-buffer|storage-buffer-dynamic|uniform-buffer-dynamic SIZE PATH
+ *   binding SET BINDING storage-buffer|uniform-buffer|storage-buffer-dynamic|uniform-buffer-dynamic SIZE PATH [DYNAMIC-OFFSET]
  *   binding SET BINDING storage-texel-buffer|uniform-texel-buffer VKFORMAT SIZE PATH
  *   binding SET BINDING storage-image|sampled-image VKFORMAT VIEWTYPE W H D LAYERS SIZE PATH
  *   binding SET BINDING sampler MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
@@ -30,7 +30,7 @@ typedef struct {
     char kind[40];
     VkDescriptorType type;
     int format, viewType, w, h, d, layers;
-    size_t size;
+    size_t size, dynamicOffset;
     char path[1024];
     int sampler[8];
     int hasImage, hasSampler, isBuffer, isTexel;
@@ -117,8 +117,8 @@ static void parseSpec(const char *path) {
             case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER: case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
             case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC: case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
                 b->isBuffer = 1;
-                n = sscanf(rest, "%zu %1023s", &b->size, b->path);
-                if (n != 2) die("bad buffer line: %s", line);
+                n = sscanf(rest, "%zu %1023s %zu", &b->size, b->path, &b->dynamicOffset);
+                if (n < 2) die("bad buffer line: %s", line);
                 break;
             case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER: case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
                 b->isBuffer = 1; b->isTexel = 1;
@@ -571,7 +571,7 @@ static void runDispatch(const char *outDir) {
         else if (b->isBuffer) w.pBufferInfo = &dbi;
         else w.pImageInfo = &dii;
         if (b->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC || b->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC)
-            dynamicOffsets[ndyn++] = 0;
+            dynamicOffsets[ndyn++] = (uint32_t) b->dynamicOffset;
         vkUpdateDescriptorSets(device, 1, &w, 0, NULL);
     }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);

@@ -1,0 +1,79 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.TestFactory;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * The project's own Amber corpus ({@code src/test/resources/amber}, every script written here) through
+ * {@code replay amber}: RADV's code on the host model, compared with lavapipe, every EXPECT checked. By
+ * default ACO wave64; {@code -Dreplay.amber.all=true} runs ACO and LLVM, wave32 and wave64.
+ *
+ * <p>{@link #OPEN} lists the scripts the farm does not pass yet, each with what it meets: they must still
+ * fail (so a fix is noticed and the script moves out of the list), and every other script must pass.
+ */
+@Tag("corpus")
+class AmberCorpusTest {
+    /** Scripts that do not pass yet, and why (issue 33's closing note has the detail). */
+    static final Map<String, String> OPEN = Map.ofEntries(
+            Map.entry("07_push_constants_small.amber", "the parser refuses a derived pipeline that binds another push-constant buffer"),
+            Map.entry("17_sampler_nearest_combined.amber", "Amber samplers with per-axis modes or filters have no farm sampler syntax yet"),
+            Map.entry("18_sampler_linear_separate.amber", "Amber samplers with per-axis modes or filters have no farm sampler syntax yet"),
+            Map.entry("19_sampler_address_modes.amber", "Amber samplers with per-axis modes or filters have no farm sampler syntax yet"),
+            Map.entry("51_blur_3x3.amber", "Amber samplers with per-axis modes or filters have no farm sampler syntax yet"),
+            Map.entry("25_atomic_exchange_compswap.amber", "host model differs from lavapipe on a compare-and-swap claim loop"),
+            Map.entry("28_subgroup_shuffle_broadcast.amber", "host model differs from lavapipe on subgroup shuffles"),
+            Map.entry("31_subgroup_scan_vs_reference.amber", "host model differs from lavapipe on a subgroup scan"),
+            Map.entry("43_spirv_signed_divmod.amber", "RADV refuses the SPIR-V assembly pipeline (entry point divmod)"),
+            Map.entry("40_denormals.amber", "every EXPECT passes; host model and lavapipe differ where SPIR-V lets them (denormals): "
+                    + "replay run compares a recorded run exactly and does not yet classify lavapipe's differences"),
+            Map.entry("46_transcendentals.amber", "every EXPECT passes; transcendentals differ from lavapipe within tolerance, compared exactly"),
+            Map.entry("47_conversions.amber", "every EXPECT passes; host model and lavapipe differ in the last bits, compared exactly"),
+            Map.entry("99_graphics_refused.amber", "a graphics pipeline: refused by name, exit 2"));
+
+    @TestFactory
+    Stream<DynamicTest> everyScript() throws Exception {
+        Path root = Toolchain.root().resolve("cli/src/test/resources/amber");
+        List<Path> scripts;
+        try (var list = Files.list(root)) {
+            scripts = list.filter(p -> p.toString().endsWith(".amber")).sorted().toList();
+        }
+        assertTrue(scripts.size() >= 50, "the corpus holds " + scripts.size() + " scripts");
+        List<String[]> configs = new ArrayList<>();
+        configs.add(new String[] {"aco", "--wave64"});
+        if (Boolean.getBoolean("replay.amber.all")) {
+            configs.add(new String[] {"aco", "--wave32"});
+            configs.add(new String[] {"llvm", "--wave64"});
+            configs.add(new String[] {"llvm", "--wave32"});
+        }
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path s : scripts) {
+            for (String[] c : configs) {
+                String name = s.getFileName().toString();
+                tests.add(DynamicTest.dynamicTest(name + " " + c[0] + " " + c[1], () -> {
+                    CliRun r = CliRun.of("amber", s.toString(), "--compiler", c[0], c[1]);
+                    String last = r.out().lines().reduce((a, b) -> b).orElse("");
+                    assertTrue(last.startsWith("amber: "), r.out() + r.err());
+                    if (OPEN.containsKey(name)) {
+                        assertNotEquals(0, r.exitCode(), name + " passes now: take it out of OPEN (" + OPEN.get(name) + ")");
+                    } else {
+                        assertEquals(0, r.exitCode(), r.out() + r.err());
+                        assertTrue(last.matches("amber: \\d+ runs, \\d+ expects passed, 0 failed, 0 unsupported"), last);
+                    }
+                }));
+            }
+        }
+        return tests.stream();
+    }
+}
