@@ -188,7 +188,10 @@ final class AmberCommand implements Callable<Integer> {
             throw AmberException.unsupported("SPIRV-HEX shader '" + shader.name() + "'", shader.line());
         }
         Files.writeString(src, shader.source());
-        byte[] spirv = ShaderSource.compile(src, List.of(), List.of(), null);
+        // Amber's default environment is Vulkan 1.0 / SPIR-V 1.0; GLSL without one is compiled for Vulkan 1.2
+        String env = shader.targetEnv() != null && !shader.targetEnv().isEmpty() ? shader.targetEnv()
+                : shader.language().equals("SPIRV-ASM") ? "spv1.0" : null;
+        byte[] spirv = ShaderSource.compile(src, List.of(), List.of(), null, env);
         SpirvModule module = SpirvModule.parse(spirv);
         List<VulkanBuild.BindingArg> bindings = new ArrayList<>();
         Map<String, String> bufferOfBinding = new LinkedHashMap<>();
@@ -263,22 +266,27 @@ final class AmberCommand implements Callable<Integer> {
         if (s == null) {
             throw AmberException.error("no SAMPLER '" + name + "'", line);
         }
-        if (s.magFilter() != s.minFilter() || s.addressModeU() != s.addressModeV() || s.addressModeV() != s.addressModeW()) {
-            throw AmberException.unsupported("sampler '" + name + "' with different filters or address modes per axis", line);
-        }
-        String filter = s.magFilter() == SamplerDecl.Filter.LINEAR ? "bilinear" : "point";
-        String mode = switch (s.addressModeU()) {
-            case REPEAT -> "wrap";
-            case MIRRORED_REPEAT -> "mirror";
-            case CLAMP_TO_EDGE -> "clamp";
-            case CLAMP_TO_BORDER -> "border";
-            case MIRROR_CLAMP_TO_EDGE -> "mirror_once";
-        };
+        String filter = filter(s.magFilter()) + "/" + filter(s.minFilter());
+        String mode = mode(s.addressModeU()) + "/" + mode(s.addressModeV()) + "/" + mode(s.addressModeW());
         String border = switch (s.borderColor()) {
             case FLOAT_TRANSPARENT_BLACK, INT_TRANSPARENT_BLACK -> "transparent_black";
             case FLOAT_OPAQUE_BLACK, INT_OPAQUE_BLACK -> "opaque_black";
             case FLOAT_OPAQUE_WHITE, INT_OPAQUE_WHITE -> "opaque_white";
         };
         return "sampler:" + filter + "," + mode + (s.normalizedCoords() ? "" : ",unnormalized") + ",border=" + border;
+    }
+
+    private static String filter(SamplerDecl.Filter f) {
+        return f == SamplerDecl.Filter.LINEAR ? "bilinear" : "point";
+    }
+
+    private static String mode(SamplerDecl.AddressMode m) {
+        return switch (m) {
+            case REPEAT -> "wrap";
+            case MIRRORED_REPEAT -> "mirror";
+            case CLAMP_TO_EDGE -> "clamp";
+            case CLAMP_TO_BORDER -> "border";
+            case MIRROR_CLAMP_TO_EDGE -> "mirror_once";
+        };
     }
 }

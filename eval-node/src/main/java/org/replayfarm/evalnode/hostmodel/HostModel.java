@@ -347,7 +347,7 @@ public final class HostModel {
                 case WORKGROUP_ID_X -> group.id(0);
                 case WORKGROUP_ID_Y -> group.id(1);
                 case WORKGROUP_ID_Z -> group.id(2);
-                case WORKGROUP_INFO -> (index == 0 ? 1 << 31 : 0) | kernel.wavesPerGroup();
+                case WORKGROUP_INFO -> (index == 0 ? 1 << 31 : 0) | (index & 0x3F) << 6 | kernel.wavesPerGroup();
                 case PRIVATE_SEGMENT_WAVE_OFFSET -> index * waveScratch;
                 default -> 0;
             };

@@ -29,7 +29,8 @@ import org.replayfarm.proto.ChannelSelect;
  * <li>{@code order=XYZW}: the T#'s DST_SEL, one letter per result channel from X, Y, Z, W, 0, 1: the
  * texels stay as the file gives them (as the binding hands them to the device) and the reader applies
  * the order once.</li>
- * <li>{@code sampler:FILTER,ADDRESS_MODE[,unnormalized][,border=BORDER]}: FILTER point or bilinear;
+ * <li>{@code sampler:FILTER[/MIN_FILTER],ADDRESS_MODE[/MODE_Y[/MODE_Z]][,unnormalized][,border=BORDER]}: FILTER point or
+ * bilinear (magnification, then minification when two are given; Y and Z take X's mode, Z Y's, when not given);
  * ADDRESS_MODE wrap, mirror, clamp (to the last texel), mirror_once, clamp_half_border,
  * mirror_once_half_border, border, mirror_once_border; BORDER transparent_black (default), opaque_black
  * or opaque_white.</li>
@@ -195,25 +196,17 @@ final class ImageArgs {
         if (parts.length < 2) {
             throw new IllegalArgumentException("argument '" + text + "': expected sampler:FILTER,ADDRESS_MODE");
         }
-        SamplerDescriptor.Filter filter = switch (parts[0].trim().toLowerCase(Locale.ROOT)) {
-            case "point", "nearest" -> SamplerDescriptor.Filter.POINT;
-            case "bilinear", "linear" -> SamplerDescriptor.Filter.BILINEAR;
-            default -> throw new IllegalArgumentException("argument '" + text + "': filter '" + parts[0]
-                    + "' is not point or bilinear");
-        };
-        SamplerDescriptor.AddressMode mode = switch (parts[1].trim().toLowerCase(Locale.ROOT)) {
-            case "wrap", "repeat" -> SamplerDescriptor.AddressMode.WRAP;
-            case "mirror" -> SamplerDescriptor.AddressMode.MIRROR;
-            case "clamp", "clamp_last_texel" -> SamplerDescriptor.AddressMode.CLAMP_LAST_TEXEL;
-            case "mirror_once", "mirror_once_last_texel" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_LAST_TEXEL;
-            case "clamp_half_border" -> SamplerDescriptor.AddressMode.CLAMP_HALF_BORDER;
-            case "mirror_once_half_border" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_HALF_BORDER;
-            case "border", "clamp_border" -> SamplerDescriptor.AddressMode.CLAMP_BORDER;
-            case "mirror_once_border" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_BORDER;
-            default -> throw new IllegalArgumentException("argument '" + text + "': address mode '" + parts[1]
-                    + "' is not one of wrap, mirror, clamp, mirror_once, clamp_half_border, mirror_once_half_border, "
-                    + "border, mirror_once_border");
-        };
+        // FILTER or MAG/MIN; ADDRESS_MODE or X/Y[/Z] (a missing Z takes Y's)
+        String[] filters = parts[0].trim().split("/", -1);
+        String[] modes = parts[1].trim().split("/", -1);
+        if (filters.length > 2 || modes.length > 3) {
+            throw new IllegalArgumentException("argument '" + text + "': expected FILTER[/MIN_FILTER],MODE[/MODE_Y[/MODE_Z]]");
+        }
+        SamplerDescriptor.Filter mag = filter(text, filters[0]);
+        SamplerDescriptor.Filter min = filter(text, filters[filters.length - 1]);
+        SamplerDescriptor.AddressMode mx = mode(text, modes[0]);
+        SamplerDescriptor.AddressMode my = modes.length > 1 ? mode(text, modes[1]) : mx;
+        SamplerDescriptor.AddressMode mz = modes.length > 2 ? mode(text, modes[2]) : my;
         boolean unnormalized = false;
         SamplerDescriptor.BorderColor border = SamplerDescriptor.BorderColor.TRANSPARENT_BLACK;
         for (int i = 2; i < parts.length; i++) {
@@ -232,6 +225,34 @@ final class ImageArgs {
                 throw new IllegalArgumentException("argument '" + text + "': unknown sampler option '" + parts[i] + "'");
             }
         }
-        return new KernelArg.SamplerArg(value, SamplerDescriptor.of(filter, mode, unnormalized, border));
+        SamplerDescriptor plain = SamplerDescriptor.of(mag, mx, unnormalized, border);
+        return new KernelArg.SamplerArg(value, new SamplerDescriptor(mx, my, mz, plain.word0Rest(), plain.minLod(),
+                plain.maxLod(), plain.word1Rest(), plain.lodBias(), mag, min, plain.zFilter(), plain.mipFilter(),
+                plain.word2Rest(), plain.borderColorPtr(), border, plain.word3Rest()));
+    }
+
+    private static SamplerDescriptor.Filter filter(String text, String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "point", "nearest" -> SamplerDescriptor.Filter.POINT;
+            case "bilinear", "linear" -> SamplerDescriptor.Filter.BILINEAR;
+            default -> throw new IllegalArgumentException("argument '" + text + "': filter '" + name
+                    + "' is not point or bilinear");
+        };
+    }
+
+    private static SamplerDescriptor.AddressMode mode(String text, String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "wrap", "repeat" -> SamplerDescriptor.AddressMode.WRAP;
+            case "mirror" -> SamplerDescriptor.AddressMode.MIRROR;
+            case "clamp", "clamp_last_texel" -> SamplerDescriptor.AddressMode.CLAMP_LAST_TEXEL;
+            case "mirror_once", "mirror_once_last_texel" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_LAST_TEXEL;
+            case "clamp_half_border" -> SamplerDescriptor.AddressMode.CLAMP_HALF_BORDER;
+            case "mirror_once_half_border" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_HALF_BORDER;
+            case "border", "clamp_border" -> SamplerDescriptor.AddressMode.CLAMP_BORDER;
+            case "mirror_once_border" -> SamplerDescriptor.AddressMode.MIRROR_ONCE_BORDER;
+            default -> throw new IllegalArgumentException("argument '" + text + "': address mode '" + name
+                    + "' is not one of wrap, mirror, clamp, mirror_once, clamp_half_border, mirror_once_half_border, "
+                    + "border, mirror_once_border");
+        };
     }
 }

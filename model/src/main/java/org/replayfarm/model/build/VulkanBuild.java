@@ -159,7 +159,8 @@ public final class VulkanBuild {
             }
             VkTool.Output out = VkTool.run(VkTool.Driver.RADV, env, List.of("compile", specFile.toString()));
             if (out.exit() != 0) {
-                throw new VulkanException("RADV could not compile the pipeline: " + out.stderr().strip());
+                throw new VulkanException("RADV could not compile the pipeline: " + (out.exit() > 128
+                        ? "the driver crashed (signal " + (out.exit() - 128) + ")" : out.stderr().strip()));
             }
             RadvBinary radv = RadvBinary.parse(out.stdout());
             if (o.waveSize() != 0 && radv.waveSize() != o.waveSize()) {

@@ -327,9 +327,14 @@ public final class RadvBinary {
         return (rsrc2 >>> 15 & 0x1FF) * 512;
     }
 
-    /** VGPRs per lane the pipeline allocates (COMPUTE_PGM_RSRC1.VGPRS granules: 8 in wave32, 4 in wave64). */
+    /**
+     * VGPRs per lane the pipeline allocates: COMPUTE_PGM_RSRC1.VGPRS granules (8 in wave32, 4 in wave64), plus
+     * in wave64 the shared VGPRs COMPUTE_PGM_RSRC3.SHARED_VGPR_CNT gives in granules of 8 (gfx10), which follow
+     * the regular ones.
+     */
     public int vgprCount() {
-        return ((rsrc1 & 0x3F) + 1) * (subgroupSize == 32 ? 8 : 4);
+        int regular = ((rsrc1 & 0x3F) + 1) * (subgroupSize == 32 ? 8 : 4);
+        return regular + (subgroupSize == 64 ? (rsrc3 & 0xF) * 8 : 0);
     }
 
     public boolean ieeeMode() {

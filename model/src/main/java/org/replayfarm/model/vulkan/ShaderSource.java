@@ -25,8 +25,48 @@ public final class ShaderSource {
         return n.endsWith(".comp") || n.endsWith(".glsl") || n.endsWith(".hlsl") || n.endsWith(".spvasm") || n.endsWith(".spv");
     }
 
+    /** SPIR-V assembly's default environment: SPIR-V 1.3 (subgroup operations; interfaces list inputs only). */
+    public static final String ASM_TARGET_ENV = "spv1.3";
+
     /** The SPIR-V of a source; {@code entry} is HLSL's entry function (null: main). */
     public static byte[] compile(Path source, List<String> defines, List<Path> includes, String entry)
+            throws VulkanException, IOException {
+        return compile(source, defines, includes, entry, null);
+    }
+
+    /**
+     * As {@link #compile(Path, List, List, String)}, for a target environment ({@code vulkan1.0..1.3},
+     * {@code spv1.0..1.6}; null: {@link #TARGET_ENV} for GLSL and HLSL, {@link #ASM_TARGET_ENV} for SPIR-V
+     * assembly). The module is then checked with {@code spirv-val}: the driver is not handed invalid SPIR-V
+     * (RADV 22.3 crashes on some).
+     */
+    public static byte[] compile(Path source, List<String> defines, List<Path> includes, String entry, String targetEnv)
+            throws VulkanException, IOException {
+        byte[] spirv = translate(source, defines, includes, entry, targetEnv);
+        validate(source, spirv);
+        return spirv;
+    }
+
+    private static void validate(Path source, byte[] spirv) throws VulkanException, IOException {
+        Path f = Files.createTempFile("replay-shader", ".spv");
+        try {
+            Files.write(f, spirv);
+            VkTool.Output r;
+            try {
+                r = VkTool.exec(List.of("spirv-val", "--target-env", "vulkan1.3", f.toString()), Map.of(), 300);
+            } catch (IOException e) {
+                throw new VulkanException("spirv-val is not installed (" + e.getMessage() + "); install " + VkTool.PACKAGES);
+            }
+            if (r.exit() != 0) {
+                throw new VulkanException(source + ": the SPIR-V is not valid for Vulkan (spirv-val):\n"
+                        + (r.stdout() + r.stderr()).strip());
+            }
+        } finally {
+            Files.deleteIfExists(f);
+        }
+    }
+
+    private static byte[] translate(Path source, List<String> defines, List<Path> includes, String entry, String targetEnv)
             throws VulkanException, IOException {
         String n = source.getFileName().toString().toLowerCase(Locale.ROOT);
         if (!Files.isRegularFile(source)) {
@@ -41,10 +81,13 @@ public final class ShaderSource {
             String tool;
             if (n.endsWith(".spvasm")) {
                 tool = "spirv-as";
-                cmd.addAll(List.of(tool, "--target-env", TARGET_ENV, source.toString(), "-o", out.toString()));
+                cmd.addAll(List.of(tool, "--target-env", targetEnv != null ? targetEnv : ASM_TARGET_ENV, source.toString(),
+                        "-o", out.toString()));
             } else {
                 tool = "glslangValidator";
-                cmd.addAll(List.of(tool, "-V", "--target-env", TARGET_ENV, "-S", "comp"));
+                String env = targetEnv != null ? targetEnv : TARGET_ENV;
+                cmd.addAll(List.of(tool, "-V", "--target-env", env.startsWith("spv") ? "spirv" + env.substring(3) : env,
+                        "-S", "comp"));
                 if (n.endsWith(".hlsl")) {
                     cmd.addAll(List.of("-D", "-e", entry == null ? "main" : entry));
                 }

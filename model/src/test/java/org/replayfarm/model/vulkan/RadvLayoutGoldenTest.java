@@ -175,4 +175,41 @@ class RadvLayoutGoldenTest {
         VulkanException e = assertThrows(VulkanException.class, () -> ShaderSource.compile(src, List.of(), List.of(), null));
         assertTrue(e.getMessage().contains("bad.comp") && e.getMessage().contains("undefined_thing"), e.getMessage());
     }
+
+    @Test
+    void invalidSpirvIsStoppedBeforeTheDriver() throws Exception {
+        // SPIR-V 1.4 and later list every global an entry point uses in its interface; RADV 22.3 crashes on a
+        // module that does not, so spirv-val stops it first
+        Path asm = dir.resolve("iface.spvasm");
+        Files.writeString(asm, """
+                               OpCapability Shader
+                               OpMemoryModel Logical GLSL450
+                               OpEntryPoint GLCompute %main "main"
+                               OpExecutionMode %main LocalSize 1 1 1
+                               OpDecorate %blk Block
+                               OpMemberDecorate %blk 0 Offset 0
+                               OpDecorate %buf DescriptorSet 0
+                               OpDecorate %buf Binding 0
+                       %void = OpTypeVoid
+                         %fn = OpTypeFunction %void
+                       %uint = OpTypeInt 32 0
+                        %blk = OpTypeStruct %uint
+                        %ptr = OpTypePointer StorageBuffer %blk
+                       %uptr = OpTypePointer StorageBuffer %uint
+                        %buf = OpVariable %ptr StorageBuffer
+                          %0 = OpConstant %uint 0
+                          %7 = OpConstant %uint 7
+                       %main = OpFunction %void None %fn
+                          %l = OpLabel
+                          %p = OpAccessChain %uptr %buf %0
+                               OpStore %p %7
+                               OpReturn
+                               OpFunctionEnd
+                """);
+        VulkanException e = assertThrows(VulkanException.class,
+                () -> ShaderSource.compile(asm, List.of(), List.of(), null, "spv1.5"));
+        assertTrue(e.getMessage().contains("spirv-val") && e.getMessage().contains("interface"), e.getMessage());
+        assertEquals(0x07230203, java.nio.ByteBuffer.wrap(ShaderSource.compile(asm, List.of(), List.of(), null, "spv1.3"))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0), "valid as SPIR-V 1.3");
+    }
 }

@@ -392,7 +392,7 @@ RT_FN void rt_wave_init(rt_wave_t *w, const rt_launch_t *L, const rt_group_t *g,
         case RT_SYS_WORKGROUP_ID_X: v = g->id[0]; break;
         case RT_SYS_WORKGROUP_ID_Y: v = g->id[1]; break;
         case RT_SYS_WORKGROUP_ID_Z: v = g->id[2]; break;
-        case RT_SYS_WORKGROUP_INFO: v = (index == 0 ? 0x80000000u : 0u) | L->waves_per_group; break;
+        case RT_SYS_WORKGROUP_INFO: v = (index == 0 ? 0x80000000u : 0u) | (((unsigned) index & 0x3Fu) << 6) | L->waves_per_group; break;
         case RT_SYS_PRIVATE_SEGMENT_WAVE_OFFSET: v = index * wave_scratch; break;
         default: v = 0; break;
         }
