@@ -58,6 +58,12 @@ final class AmberCommand implements Callable<Integer> {
             + "(default: lavapipe's recorded run).")
     String device;
 
+    @Option(names = "--ulp", paramLabel = "N", defaultValue = "4",
+            description = "Against lavapipe: a float value of a buffer within N units in the last place counts as an "
+                    + "approximate difference SPIR-V allows (default ${DEFAULT-VALUE}); so does a denormal one side "
+                    + "flushed to zero. The run line reports the ulps measured; anything else is a difference.")
+    int ulp;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Keep each run's capture and replay run output in DIR/run-<n>.")
     Path out;
 
@@ -114,6 +120,18 @@ final class AmberCommand implements Callable<Integer> {
                                 r.pipeline(), r.x(), r.y(), r.z(), b.result().radv().driver(),
                                 compiler.toLowerCase(Locale.ROOT), b.result().radv().waveSize(),
                                 device != null ? device : b.result().built().metadata().getRuns(0).getLabel(), verdict);
+                        for (String n : b.result().notes()) {
+                            if (!n.startsWith("decoder: all")) {
+                                o.printf("run %d: %s%n", runs, n);
+                            }
+                        }
+                        if (code == 1 && device == null) {
+                            String approximate = approximate(parsed, b, dir.resolve("replay"));
+                            if (approximate != null) {
+                                o.printf("run %d: %s%n", runs, approximate);
+                                code = 0;
+                            }
+                        }
                         if (code == 1) {
                             runFailed = true;
                         } else if (code != 0) {
@@ -169,6 +187,49 @@ final class AmberCommand implements Callable<Integer> {
         }
         o.printf("amber: %d runs, %d expects passed, %d failed, %d unsupported%n", runs, passed, failed, unsupported);
         return error || unsupported > 0 ? 2 : failed > 0 || runFailed ? 1 : 0;
+    }
+
+    /**
+     * When every difference from lavapipe lies in float values of buffers, within --ulp or a denormal flushed to
+     * zero, what was found; null when any other difference exists (or an image differs).
+     */
+    private String approximate(AmberScript script, Built b, Path replay) throws java.io.IOException {
+        int floats = 0;
+        long ulps = 0;
+        int flushed = 0;
+        for (Map.Entry<String, String> e : b.bufferOfBinding().entrySet()) {
+            Integer range = b.result().rangeOfBinding().get(e.getKey());
+            Integer image = b.result().imageOfBinding().get(e.getKey());
+            if (image != null) {
+                byte[] h = Files.readAllBytes(replay.resolve("host").resolve("image-" + image + ".raw"));
+                byte[] d = Files.readAllBytes(replay.resolve("device").resolve("image-" + image + ".raw"));
+                if (!java.util.Arrays.equals(h, d)) {
+                    return null;
+                }
+                continue;
+            }
+            if (range == null) {
+                continue;
+            }
+            Path h = replay.resolve("host").resolve("guest-" + range + ".bin");
+            Path d = replay.resolve("device").resolve("guest-" + range + ".bin");
+            if (!Files.exists(h) || !Files.exists(d)) {
+                continue;
+            }
+            BufferDecl decl = script.buffers().get(e.getValue());
+            LavapipeDifferences.Found f = LavapipeDifferences.classify(decl, Files.readAllBytes(h), Files.readAllBytes(d));
+            if (!f.approximateOnly(ulp)) {
+                return null;
+            }
+            floats += f.floats();
+            ulps = Math.max(ulps, f.maxUlps());
+            flushed += f.flushed();
+        }
+        if (floats == 0 && flushed == 0) {
+            return null;
+        }
+        return "approximate, as SPIR-V allows: " + floats + " float value(s) within " + ulps + " ulp(s) of lavapipe's"
+                + (flushed > 0 ? ", " + flushed + " denormal(s) flushed to zero on one side" : "") + " (limit --ulp " + ulp + ")";
     }
 
     /** Builds the capture of one compute RUN from the buffers' current contents. */

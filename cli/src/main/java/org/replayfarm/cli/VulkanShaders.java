@@ -53,6 +53,7 @@ final class VulkanShaders {
                     options.compiler().name().toLowerCase(Locale.ROOT), result.radv().waveSize(),
                     result.radv().assembly().size(),
                     options.reference() ? "reference run: " + result.built().metadata().getRuns(0).getLabel() : "no reference run");
+            result.notes().forEach(out::println);
             out.printf("wrote %s: %d bytes, sha256 %s%n", c.out, Files.size(c.out), written.identity());
             return Replay.EXIT_OK;
         } catch (VulkanException e) {

@@ -82,6 +82,7 @@ class VulkanCaptureTest {
         assertEquals(0, built.exitCode(), built.err());
         assertTrue(built.out().contains(compiler + ", wave" + wave), built.out());
         assertTrue(built.out().contains("reference run: lavapipe (Mesa 22.3"), built.out());
+        assertTrue(built.out().matches("(?s).*decoder: all \\d+ instructions read as RADV prints them.*"), built.out());
         var meta = CaptureFile.open(capture).metadata();
         assertEquals(wave, meta.getProgram().getWaveSize());
         assertTrue(meta.getProvenance().getArgumentsList().contains("compiler=" + compiler));

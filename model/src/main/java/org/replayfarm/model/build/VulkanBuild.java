@@ -157,6 +157,10 @@ public final class VulkanBuild {
             if (o.waveSize() == 32) {
                 env.put("RADV_PERFTEST", "cswave32");
             }
+            if (o.waveSize() != 0) {
+                // a required subgroup size: the one way to get wave32 for shaders that use subgroup operations
+                env.put("REPLAY_VK_SUBGROUP_SIZE", Integer.toString(o.waveSize()));
+            }
             VkTool.Output out = VkTool.run(VkTool.Driver.RADV, env, List.of("compile", specFile.toString()));
             if (out.exit() != 0) {
                 throw new VulkanException("RADV could not compile the pipeline: " + (out.exit() > 128
@@ -169,6 +173,14 @@ public final class VulkanBuild {
             }
             org.replayfarm.model.vulkan.RadvLaunch.check(radv, o.compiler() == Compiler.LLVM);
             List<String> notes = new ArrayList<>();
+            List<org.replayfarm.model.vulkan.AssemblyCheck.Mismatch> mismatches =
+                    org.replayfarm.model.vulkan.AssemblyCheck.compare(radv);
+            if (mismatches.isEmpty()) {
+                notes.add("decoder: all " + radv.assembly().size() + " instructions read as RADV prints them");
+            } else {
+                notes.add("decoder: " + mismatches.size() + " of " + radv.assembly().size()
+                        + " instructions read differently from RADV's Assembly, first " + mismatches.get(0));
+            }
             Capture.Builder capture = lay(module, entry, resources, push, radv, o, notes);
             capture.setProvenance(provenance.toBuilder()
                     .addArguments("driver=" + radv.driver() + " (" + radv.device() + ")")

@@ -71,6 +71,8 @@ public final class RadvBinary {
         this.code = code;
     }
 
+    private static final Pattern LABEL = Pattern.compile("^\\s*(?:\\.L)?(BB[0-9_]+):\\s*$");
+    private static final Pattern BRANCH = Pattern.compile("^(s_branch|s_cbranch_\\w+)\\s+(?:\\.L)?(BB[0-9_]+)$");
     private static final Pattern ASM_WORDS = Pattern.compile(";\\s*((?:[0-9a-fA-F]{8}\\s*)+)$");
 
     /** Parses the helper's compile output. */
@@ -119,7 +121,15 @@ public final class RadvBinary {
         }
         List<AsmLine> lines2 = new ArrayList<>();
         List<Integer> words = new ArrayList<>();
+        Map<String, Integer> labels = new java.util.HashMap<>();
+        List<Object[]> branches = new ArrayList<>(); // label, index of the branch's word, its byte offset, its text
+        boolean llvm = irs.containsKey("LLVM IR");
         for (String l : asm.split("\n")) {
+            Matcher label = LABEL.matcher(l);
+            if (label.matches()) {
+                labels.put(label.group(1), 4 * words.size());
+                continue;
+            }
             Matcher m = ASM_WORDS.matcher(l);
             if (!m.find()) {
                 continue;
@@ -127,14 +137,36 @@ public final class RadvBinary {
             String text = l.substring(0, m.start()).strip();
             String[] hex = m.group(1).strip().split("\\s+");
             int[] w = new int[hex.length];
+            Matcher branch = BRANCH.matcher(text);
+            if (branch.matches()) {
+                branches.add(new Object[] {branch.group(2), words.size(), 4 * words.size(), text});
+            }
+            if (text.contains("@") && !text.contains("compute_lds@abs32@lo")) {
+                throw new VulkanException("RADV's code holds a relocation the farm does not resolve: \"" + text + "\"");
+            }
             for (int k = 0; k < hex.length; k++) {
                 w[k] = (int) Long.parseLong(hex[k], 16);
                 words.add(w[k]);
             }
             lines2.add(new AsmLine(text, w));
         }
-        if (words.isEmpty()) {
-            throw new VulkanException("RADV's \"Assembly\" carries no encoded words");
+        // branches: the label each names gives its SIMM16. LLVM prints its words with the branch fixups
+        // unresolved (0): they are filled in here; ACO's words are final and must agree.
+        for (Object[] br : branches) {
+            Integer target = labels.get((String) br[0]);
+            if (target == null) {
+                throw new VulkanException("RADV's Assembly branches to " + br[0] + ", a label it does not print (" + br[3] + ")");
+            }
+            int at = (Integer) br[1];
+            int simm = (target - ((Integer) br[2] + 4)) / 4;
+            int word = words.get(at);
+            if ((short) word != simm) {
+                if (!llvm || (word & 0xFFFF) != 0) {
+                    throw new VulkanException(String.format("RADV's Assembly: the branch at +0x%x (%s) encodes %d but its label "
+                            + "is %d dwords away", (Integer) br[2], br[3], (short) word, simm));
+                }
+                words.set(at, word & 0xFFFF0000 | simm & 0xFFFF);
+            }
         }
         int[] code = words.stream().mapToInt(Integer::intValue).toArray();
         RadvBinary b = new RadvBinary(device, driver, version, subgroup, stats, irs, List.copyOf(lines2), code);

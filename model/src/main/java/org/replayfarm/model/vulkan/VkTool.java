@@ -122,7 +122,7 @@ public final class VkTool {
     public static Output exec(List<String> cmd, Map<String, String> env, long timeoutSeconds) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         // the user's settings for these drivers would change the code or the device: only ours apply
-        pb.environment().keySet().removeIf(k -> k.startsWith("RADV_") || k.startsWith("ACO_") || k.startsWith("VK_")
+        pb.environment().keySet().removeIf(k -> k.startsWith("RADV_") || k.startsWith("ACO_") || k.startsWith("VK_") || k.startsWith("REPLAY_VK_")
                 || k.startsWith("LP_") || k.startsWith("MESA_"));
         pb.environment().putAll(env);
         Path err = Files.createTempFile("replay-vk", ".err");

@@ -154,6 +154,7 @@ static void parseSpec(const char *path) {
     if (!spirvPath[0]) die("spec names no spirv");
 }
 
+static uint32_t requiredSubgroupSize;
 static VkInstance instance;
 static VkPhysicalDevice physical;
 static VkDevice device;
@@ -201,10 +202,14 @@ static void createDevice(int captureIr) {
     VkPhysicalDeviceAccelerationStructureFeaturesKHR as = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceVulkan12Features v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceSubgroupSizeControlFeatures ssc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
     VkPhysicalDeviceVulkan11Features v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     f2.pNext = &v11; v11.pNext = &v12; v12.pNext = &pe; pe.pNext = &as; as.pNext = &rq;
     vkGetPhysicalDeviceFeatures2(physical, &f2);
+    VkPhysicalDeviceFeatures2 probe = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    probe.pNext = &ssc;
+    vkGetPhysicalDeviceFeatures2(physical, &probe);
     /* what a game's pipeline gets by default: no robust buffer access (it changes the code RADV emits) */
     f2.features.robustBufferAccess = VK_FALSE;
 
@@ -236,6 +241,14 @@ static void createDevice(int captureIr) {
     v12.pNext = (captureIr || haveAs) ? (void *) &pe : NULL;
     if (!captureIr) pe.pNext = NULL, v12.pNext = NULL;
 
+    /* a required subgroup size (REPLAY_VK_SUBGROUP_SIZE): RADV otherwise compiles shaders that use
+       subgroup operations for wave64 whatever RADV_PERFTEST says */
+    if (requiredSubgroupSize) {
+        if (!ssc.subgroupSizeControl) die("the device does not offer subgroupSizeControl (a required subgroup size)");
+        ssc.pNext = f2.pNext;
+        f2.pNext = &ssc;
+        ssc.computeFullSubgroups = VK_FALSE;
+    }
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qci.queueFamilyIndex = queueFamily;
@@ -318,6 +331,12 @@ static void createPipeline(int captureIr) {
     if (captureIr)
         cpci.flags = VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR |
                      VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rss = {
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    if (requiredSubgroupSize) {
+        rss.requiredSubgroupSize = requiredSubgroupSize;
+        cpci.stage.pNext = &rss;
+    }
     VK(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpci, NULL, &pipeline));
     if (captureIr) {
         /* the same pipeline once more, through a cache: the cache's data holds the driver's binary with its
@@ -627,6 +646,7 @@ int main(int argc, char **argv) {
     if (argc < 3) die("usage: vkcompute compile SPEC | vkcompute run SPEC OUTDIR");
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     parseSpec(argv[2]);
+    if (getenv("REPLAY_VK_SUBGROUP_SIZE")) requiredSubgroupSize = (uint32_t) atoi(getenv("REPLAY_VK_SUBGROUP_SIZE"));
     if (!strcmp(argv[1], "compile")) {
         createDevice(1);
         createPipeline(1);
