@@ -190,6 +190,85 @@ final class AmberCommand implements Callable<Integer> {
     }
 
     /**
+     * {@code capture build --amber FILE --run N}: the capture of the script's Nth compute RUN, the buffers
+     * carried from the runs before it as lavapipe left them (the reference world, which the capture records).
+     */
+    static int buildCapture(CommandSpec spec, Path script, int wanted, String compiler, boolean wave32, boolean wave64,
+                            boolean reference, Path out) throws Exception {
+        AmberScript parsed;
+        try {
+            parsed = AmberScript.parse(Files.readString(script), script.getFileName().toString());
+        } catch (AmberException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        List<org.replayfarm.model.amber.Command.Run> runs = parsed.commands().stream()
+                .filter(c -> c instanceof org.replayfarm.model.amber.Command.Run)
+                .map(c -> (org.replayfarm.model.amber.Command.Run) c).toList();
+        if (runs.isEmpty()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), script + " has no compute RUN");
+        }
+        int n = wanted == 0 && runs.size() == 1 ? 1 : wanted;
+        if (n < 1 || n > runs.size()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), script + " has " + runs.size()
+                    + " compute RUNs; choose one with --run 1.." + runs.size());
+        }
+        Map<String, byte[]> contents = new LinkedHashMap<>(parsed.initialContents());
+        Path work = Files.createTempDirectory("replay-amber");
+        try {
+            int seen = 0;
+            for (org.replayfarm.model.amber.Command c : parsed.commands()) {
+                if (c instanceof org.replayfarm.model.amber.Command.Copy cp) {
+                    byte[] from = contents.get(cp.from());
+                    contents.put(cp.to(), from == null ? null : from.clone());
+                }
+                if (!(c instanceof org.replayfarm.model.amber.Command.Run r)) {
+                    continue;
+                }
+                seen++;
+                Path dir = Files.createDirectories(work.resolve("run-" + seen));
+                try {
+                    Built b = build(spec, parsed, r, contents, dir, compiler, wave32, wave64, seen < n || reference);
+                    if (seen == n) {
+                        b.result().built().write(out);
+                        var o = spec.commandLine().getOut();
+                        b.result().notes().forEach(o::println);
+                        o.printf("wrote %s: RUN %s (line %d), %s%n", out, r.pipeline(), r.line(),
+                                reference ? "lavapipe's run recorded" : "no reference run");
+                        return Replay.EXIT_OK;
+                    }
+                    // carry lavapipe's results into the next run
+                    Path capture = dir.resolve("run.capture");
+                    b.result().built().write(capture);
+                    org.replayfarm.model.capture.CaptureFile file = org.replayfarm.model.capture.CaptureFile.open(capture);
+                    var run = file.metadata().getRuns(0);
+                    Map<Integer, String> byRange = new LinkedHashMap<>();
+                    Map<Integer, String> byImage = new LinkedHashMap<>();
+                    b.result().rangeOfBinding().forEach((k, v) -> byRange.put(v, b.bufferOfBinding().get(k)));
+                    b.result().imageOfBinding().forEach((k, v) -> byImage.put(v, b.bufferOfBinding().get(k)));
+                    for (var rc : run.getRangesList()) {
+                        contents.put(byRange.get(rc.getRangeIndex()), bytes(file.blob(rc.getData())));
+                    }
+                    for (var ic : run.getImagesList()) {
+                        contents.put(byImage.get(ic.getImageIndex()), bytes(file.blob(ic.getTexels())));
+                    }
+                } catch (AmberException | VulkanException e) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "RUN at line " + r.line() + ": "
+                            + e.getMessage());
+                }
+            }
+            throw new IllegalStateException("run " + n + " not reached");
+        } finally {
+            RunCommand.deleteTree(work);
+        }
+    }
+
+    private static byte[] bytes(java.nio.ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    /**
      * When every difference from lavapipe lies in float values of buffers, within --ulp or a denormal flushed to
      * zero, what was found; null when any other difference exists (or an image differs).
      */

@@ -52,7 +52,14 @@ final class CaptureBuildCommand implements Callable<Integer> {
                         + "lays it out: descriptor sets from --binding, push constants from --push; lavapipe's run of the "
                         + "same SPIR-V is recorded as the reference."})
         Path source;
+        @Option(names = "--amber", paramLabel = "FILE.amber", description = "An Amber script: the capture of one of its "
+                + "compute RUNs (--run N), built as replay amber builds it, lavapipe's run recorded as its reference.")
+        Path amber;
     }
+
+    @Option(names = "--run", paramLabel = "N", defaultValue = "0",
+            description = "--amber: which compute RUN of the script, from 1 (default: the only one).")
+    int run;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Input input;
@@ -130,6 +137,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
             if (sizes[i] < 0) {
                 throw new ParameterException(spec.commandLine(), names[i] + " " + sizes[i] + ": must not be negative");
             }
+        }
+        if (input.amber != null) {
+            return AmberCommand.buildCapture(spec, input.amber, run, compiler, wave32, wave64, !noReference, out);
         }
         if (input.source != null && org.replayfarm.model.vulkan.ShaderSource.isShader(input.source)) {
             return VulkanShaders.build(spec, this);

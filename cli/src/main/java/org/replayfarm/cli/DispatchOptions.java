@@ -10,7 +10,8 @@ import picocli.CommandLine.ParameterException;
 
 /** The dispatch and its kernel arguments, as {@code replay capture build} and {@code native-run} take them. */
 final class DispatchOptions {
-    @Option(names = "--groups", required = true, paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts.")
+    @Option(names = "--groups", paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts (required, except with --amber: "
+            + "the RUN gives them).")
     String groups;
 
     @Option(names = "--group-size", paramLabel = "BX[,BY[,BZ]]",
@@ -35,6 +36,9 @@ final class DispatchOptions {
 
     /** Parses them; a bad value is a usage error naming it. */
     Parsed parse(CommandSpec spec) {
+        if (groups == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--groups=GX[,GY[,GZ]]'");
+        }
         if (groupSize == null) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--group-size=BX[,BY[,BZ]]'");
         }

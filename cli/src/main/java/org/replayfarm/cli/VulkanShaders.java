@@ -22,6 +22,9 @@ final class VulkanShaders {
 
     static int build(CommandSpec spec, CaptureBuildCommand c) throws Exception {
         Path source = c.input.source;
+        if (c.dispatch.groups == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--groups=GX[,GY[,GZ]]'");
+        }
         VulkanBuild.Options options = options(spec, c.compiler, c.wave32, c.wave64, c.entry, c.dispatch.groups,
                 c.bindings, c.push, !c.noReference);
         if (c.dispatch.groupSize != null) {

@@ -208,4 +208,63 @@ class VulkanCaptureTest {
         assertTrue(broken.err().contains("does not compile") && broken.err().contains("nope"), broken.err());
         assertTrue(!Files.exists(out));
     }
+
+    private static final String TWO_RUNS = """
+            #!amber
+            SHADER compute twice GLSL
+            #version 450
+            layout(local_size_x = 8) in;
+            layout(set = 0, binding = 0) buffer B { uint v[]; };
+            void main() { uint i = gl_GlobalInvocationID.x; v[i] = v[i] * 2u + i; }
+            END
+            BUFFER buf DATA_TYPE uint32 SIZE 16 SERIES_FROM 1 INC_BY 1
+            PIPELINE compute p
+              ATTACH twice
+              BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+            END
+            RUN p 2 1 1
+            RUN p 2 1 1
+            """;
+
+    @Test
+    void amberRunsCarryBuffersAndFailingExpectsAreNamed() throws Exception {
+        // v = 1..16; after one run v[i] = 2(i+1) + i = 3i + 2, after two 2(3i + 2) + i = 7i + 4: computed here
+        StringBuilder want = new StringBuilder();
+        for (int i = 0; i < 16; i++) {
+            want.append(' ').append(7 * i + 4);
+        }
+        Path ok = write("ok.amber", TWO_RUNS + "EXPECT buf IDX 0 EQ" + want + "\n");
+        CliRun r = CliRun.of("amber", ok.toString());
+        assertEquals(0, r.exitCode(), r.out() + r.err());
+        assertTrue(r.out().contains("amber: 2 runs, 1 expects passed, 0 failed, 0 unsupported"), r.out());
+        assertEquals(2, r.out().lines().filter(l -> l.matches("run \\d \\(line \\d+\\): RUN p 2 1 1: .*equal.*")).count(), r.out());
+
+        Path bad = write("bad.amber", TWO_RUNS + "EXPECT buf IDX 4 EQ 12\n");
+        CliRun failed = CliRun.of("amber", bad.toString());
+        assertEquals(1, failed.exitCode(), failed.out());
+        assertTrue(failed.out().contains("expected EQ 12, actual 11"), failed.out());
+        assertTrue(failed.out().contains("0 expects passed, 1 failed"), failed.out());
+
+        Path unsupported = write("u.amber", TWO_RUNS.replace("RUN p 2 1 1\nRUN", "VIRTUAL_FILE x\nEND\nRUN"));
+        CliRun refused = CliRun.of("amber", unsupported.toString());
+        assertEquals(2, refused.exitCode(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("VIRTUAL_FILE"), refused.err());
+
+        // capture build --amber --run 2: the second run's capture, its inputs lavapipe's results of the first
+        Path capture = dir.resolve("second.capture");
+        CliRun built = CliRun.of("capture", "build", "--amber", ok.toString(), "--run", "2", "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        var meta = CaptureFile.open(capture).metadata();
+        var file = CaptureFile.open(capture);
+        ByteBuffer in = file.blob(meta.getRanges(0).getInitial()).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 16; i++) {
+            assertEquals(3 * i + 2, in.getInt(4 * i), "run 2's input v[" + i + "]");
+        }
+        Path out = dir.resolve("run2");
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
+        assertEquals(0, run.exitCode(), () -> summary(out));
+        CliRun which = CliRun.of("capture", "build", "--amber", ok.toString(), "-o", dir.resolve("x.capture").toString());
+        assertEquals(2, which.exitCode());
+        assertTrue(which.err().contains("2 compute RUNs; choose one with --run 1..2"), which.err());
+    }
 }
