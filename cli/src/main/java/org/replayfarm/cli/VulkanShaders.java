@@ -43,7 +43,7 @@ final class VulkanShaders {
             c.sourceOptions.defines.forEach(d -> p.addArguments("-D" + d));
             p.addArguments("--groups").addArguments(c.dispatch.groups);
             for (String b : c.bindings) {
-                p.addArguments("--binding").addArguments(b);
+                p.addArguments("--binding").addArguments(withoutFolders(b, p));
             }
             for (String v : c.push) {
                 p.addArguments("--push").addArguments(v);
@@ -62,6 +62,29 @@ final class VulkanShaders {
         } catch (VulkanException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * A binding as the provenance keeps it: the file's name without its folder (so the same inputs give the same
+     * capture anywhere), and the file itself named among the sources with its SHA-256.
+     */
+    static String withoutFolders(String binding, Provenance.Builder p) {
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("(\\d+\\.\\d+=(?:buffer|uniform|dynamic-buffer|dynamic-uniform|texel-buffer|image:raw|image):)([^,]*)(.*)")
+                .matcher(binding);
+        if (!m.matches()) {
+            return binding;
+        }
+        Path file = Path.of(m.group(2));
+        try {
+            if (Files.isRegularFile(file)) {
+                p.addSources(SourceFile.newBuilder().setName(file.getFileName().toString())
+                        .setSha256Hex(Sha256.hex(Sha256.of(Files.readAllBytes(file)))));
+            }
+        } catch (java.io.IOException e) {
+            // the build reads it again and names the problem
+        }
+        return m.group(1) + file.getFileName() + m.group(3);
     }
 
     static VulkanBuild.Options options(CommandSpec spec, String compiler, boolean wave32, boolean wave64, String entry,

@@ -40,6 +40,12 @@ class ExampleRebuildTest {
         rebuild("hip-reduce", null, "reduce.capture");
     }
 
+    /** A Vulkan compute shader through RADV (ACO), lavapipe's run recorded: BUILD is one capture build --source. */
+    @Test
+    void bloom_tiles_vulkan_capture_with_lavapipes_run_rebuilds_byte_identical_from_source() throws Exception {
+        rebuild("bloom-tiles", null, "bloom.capture");
+    }
+
     private void rebuild(String example, String object, String capture) throws Exception {
         Path source = Toolchain.root().resolve("examples").resolve(example);
         List<String> lines = Files.readAllLines(source.resolve("BUILD")).stream()
@@ -72,10 +78,17 @@ class ExampleRebuildTest {
                         || (!a.startsWith("-") && Files.exists(dir.resolve(a)) && !previous.equals("--label"))) {
                     command.set(i, dir.resolve(a).toString());
                 } else {
+                    // --binding SET.BINDING=KIND:PATH: the binding kept, the rest resolved as a KIND:PATH argument
+                    java.util.regex.Matcher binding = java.util.regex.Pattern.compile("(\\d+\\.\\d+=)(.*)").matcher(a);
+                    String prefix = "";
+                    if (binding.matches()) {
+                        prefix = binding.group(1);
+                        a = binding.group(2);
+                    }
                     for (String kind : List.of("buffer:", "bvh:", "image:raw:", "image:")) {
                         if (a.startsWith(kind)) {
                             // KIND:PATH[,options]: the path resolved, the options after it kept as they are
-                            command.set(i, kind + dir.resolve(a.substring(kind.length())));
+                            command.set(i, prefix + kind + dir.resolve(a.substring(kind.length())));
                             break;
                         }
                     }
