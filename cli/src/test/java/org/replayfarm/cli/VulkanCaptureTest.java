@@ -267,4 +267,30 @@ class VulkanCaptureTest {
         assertEquals(2, which.exitCode());
         assertTrue(which.err().contains("2 compute RUNs; choose one with --run 1..2"), which.err());
     }
+
+    @Test
+    void hlslThroughGlslangsHlslFrontEnd() throws Exception {
+        Path src = write("scale.hlsl", """
+                struct P { uint k; };
+                [[vk::push_constant]] ConstantBuffer<P> pc;
+                [[vk::binding(0, 0)]] StructuredBuffer<uint> In;
+                [[vk::binding(1, 0)]] RWStructuredBuffer<uint> Out;
+                [numthreads(64, 1, 1)]
+                void main(uint3 id : SV_DispatchThreadID) {
+                    Out[id.x] = In[id.x] * pc.k + 1;
+                }
+                """);
+        Path in = words("in.bin", 128, i -> i);
+        Path capture = dir.resolve("hlsl.capture");
+        CliRun built = CliRun.of("capture", "build", "--source", src.toString(), "--groups", "2", "--binding",
+                "0.0=buffer:" + in, "--binding", "0.1=zeros:512", "--push", "u32:5", "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.err());
+        Path out = dir.resolve("run");
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
+        assertEquals(0, run.exitCode(), () -> summary(out));
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-1.bin"))).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 128; i++) {
+            assertEquals(5 * i + 1, b.getInt(4 * i), "Out[" + i + "]");
+        }
+    }
 }

@@ -85,7 +85,9 @@ public final class ShaderSource {
                         "-o", out.toString()));
             } else {
                 tool = "glslangValidator";
-                String env = targetEnv != null ? targetEnv : TARGET_ENV;
+                // glslang's HLSL front end decorates storage buffers BufferBlock, which SPIR-V 1.4 and later reject:
+                // HLSL is compiled for Vulkan 1.1 (SPIR-V 1.3) unless told otherwise
+                String env = targetEnv != null ? targetEnv : n.endsWith(".hlsl") ? "vulkan1.1" : TARGET_ENV;
                 cmd.addAll(List.of(tool, "-V", "--target-env", env.startsWith("spv") ? "spirv" + env.substring(3) : env,
                         "-S", "comp"));
                 if (n.endsWith(".hlsl")) {
