@@ -304,7 +304,8 @@ public final class CaptureBuilder {
                 words(org.replayfarm.model.image.ImageDescriptor.of(image).encode()));
     }
 
-    private static byte[] words(int[] w) {
+    /** Words little-endian, as guest memory holds them. */
+    static byte[] words(int[] w) {
         ByteBuffer b = ByteBuffer.allocate(4 * w.length).order(ByteOrder.LITTLE_ENDIAN);
         for (int x : w) {
             b.putInt(x);

@@ -187,7 +187,7 @@ public final class VulkanBuild {
                     .addArguments("compiler=" + o.compiler().name().toLowerCase(Locale.ROOT))
                     .addArguments("wave=" + radv.waveSize()));
             if (o.reference()) {
-                capture.addRuns(lavapipe(specFile, work, resources, capture));
+                capture.addRuns(lavapipe(specFile, work));
             }
             Capture built = capture.build();
             org.replayfarm.model.capture.CaptureValidator.validate(built, writer);
@@ -216,11 +216,7 @@ public final class VulkanBuild {
             Path specFile = work.resolve("spec");
             Files.write(specFile, b.spec(module, resources, spv, entry.name(), o, push, work));
             Path outDir = Files.createDirectories(work.resolve("lavapipe"));
-            VkTool.Output out = VkTool.run(VkTool.Driver.LAVAPIPE, Map.of(),
-                    List.of("run", specFile.toString(), outDir.toString()));
-            if (out.exit() != 0) {
-                throw new VulkanException("lavapipe could not run the pipeline: " + out.stderr().strip());
-            }
+            String label = runLavapipe(specFile, outDir, "");
             Map<String, byte[]> bytes = new LinkedHashMap<>();
             Map<String, Integer> ranges = new LinkedHashMap<>();
             Map<String, Integer> images = new LinkedHashMap<>();
@@ -235,8 +231,7 @@ public final class VulkanBuild {
                 }
                 bytes.put(e.getKey(), Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin")));
             }
-            String info = out.stdout().lines().filter(l -> l.startsWith("@@driver-info ")).findFirst().orElse("");
-            return new Outputs(lavapipeLabel(info), bytes, ranges, images);
+            return new Outputs(label, bytes, ranges, images);
         } finally {
             deleteTree(work);
         }
@@ -248,16 +243,19 @@ public final class VulkanBuild {
         return "lavapipe (Mesa " + (m.find() ? m.group(1) : "?") + ")";
     }
 
-    private RecordedRun lavapipe(Path specFile, Path work, Map<String, Res> resources, Capture.Builder capture)
-            throws VulkanException, IOException {
-        Path outDir = Files.createDirectories(work.resolve("lavapipe"));
+    /** Runs the spec on lavapipe, its outputs into outDir; returns the run's label. */
+    private static String runLavapipe(Path specFile, Path outDir, String hint) throws VulkanException {
         VkTool.Output out = VkTool.run(VkTool.Driver.LAVAPIPE, Map.of(), List.of("run", specFile.toString(), outDir.toString()));
         if (out.exit() != 0) {
-            throw new VulkanException("lavapipe could not run the pipeline (use --no-reference to build without it): "
-                    + out.stderr().strip());
+            throw new VulkanException("lavapipe could not run the pipeline" + hint + ": " + out.stderr().strip());
         }
-        String info = out.stdout().lines().filter(l -> l.startsWith("@@driver-info ")).findFirst().orElse("");
-        RecordedRun.Builder run = RecordedRun.newBuilder().setLabel(lavapipeLabel(info));
+        return lavapipeLabel(out.stdout().lines().filter(l -> l.startsWith("@@driver-info ")).findFirst().orElse(""));
+    }
+
+    private RecordedRun lavapipe(Path specFile, Path work) throws VulkanException, IOException {
+        Path outDir = Files.createDirectories(work.resolve("lavapipe"));
+        RecordedRun.Builder run = RecordedRun.newBuilder()
+                .setLabel(runLavapipe(specFile, outDir, " (use --no-reference to build without it)"));
         for (Map.Entry<String, Integer> e : rangeOfBinding.entrySet()) {
             byte[] data = Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin"));
             run.addRanges(RangeContents.newBuilder().setRangeIndex(e.getValue()).setData(writer.add(data)));
@@ -644,7 +642,7 @@ public final class VulkanBuild {
                 bufferAddress.put(key, address);
                 int[] v = rawBuffer(address + b.offset(), b.bytes().length - b.offset());
                 if (b.dynamic()) {
-                    dynamicDescriptors.add(words(v));
+                    dynamicDescriptors.add(CaptureBuilder.words(v));
                 } else {
                     descriptorWords.put(key, v);
                 }
@@ -715,7 +713,7 @@ public final class VulkanBuild {
                     int perLane = radv.scratchBytesPerWave() / radv.waveSize();
                     byte[] ring = new byte[16 * 8];
                     int[] scratch = CaptureBuilder.scratchResource(perLane, radv.waveSize(), shape);
-                    System.arraycopy(words(scratch), 0, ring, 0, 16);
+                    System.arraycopy(CaptureBuilder.words(scratch), 0, ring, 0, 16);
                     long address = addRange("ring offsets (scratch V#)", ring);
                     users.add(user(slot.sgpr(), (int) address));
                     users.add(user(slot.sgpr() + 1, (int) (address >>> 32)));
@@ -779,7 +777,7 @@ public final class VulkanBuild {
             registers.addWorkItemVgprs(WorkItemVgpr.newBuilder().setIndex(v).setDimension(dims[v]));
         }
         int[] code = radv.code();
-        byte[] codeBytes = words(code);
+        byte[] codeBytes = CaptureBuilder.words(code);
         long codeAddress = addRange("code (" + radv.driver() + ")", codeBytes);
         int fm = radv.floatMode();
         FloatMode mode = FloatMode.newBuilder().setIeee(radv.ieeeMode()).setDx10Clamp(radv.dx10Clamp())
@@ -867,14 +865,6 @@ public final class VulkanBuild {
 
     private static UserSgpr user(int index, int value) {
         return UserSgpr.newBuilder().setIndex(index).setValue(value).setRole(UserSgprRole.USER_SGPR_ROLE_UNSPECIFIED).build();
-    }
-
-    private static byte[] words(int[] w) {
-        ByteBuffer b = ByteBuffer.allocate(4 * w.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (int x : w) {
-            b.putInt(x);
-        }
-        return b.array();
     }
 
     private static int[] concat(int[] a, int[] b) {

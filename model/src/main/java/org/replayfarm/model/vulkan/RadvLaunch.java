@@ -110,28 +110,16 @@ public final class RadvLaunch {
             Matcher v = Pattern.compile("<(\\d+) x i32>").matcher(p);
             sizes.add(v.find() ? Integer.parseInt(v.group(1)) : p.contains("i64") ? 2 : 1);
         }
-        // LLVM's parameters leave out the ring offsets (s[0:1]); the rest must match in order and size
-        List<Integer> want = new ArrayList<>();
+        // LLVM's parameters leave out the ring offsets (s[0:1]) and may merge dwords into vectors (the grid size
+        // as one <3 x i32>): the SGPRs they cover must be the rest, in total
+        int want = 0;
         for (Arg a : expected) {
-            if (a.first() == 0 && a.count() == 2 && radv.shaderData(RadvBinary.UD_RING_OFFSETS).used()) {
-                continue;
-            }
-            want.add(a.count());
-        }
-        // LLVM takes the grid size as one <3 x i32>: merge runs the IR merges
-        List<Integer> flat = new ArrayList<>();
-        for (int s : sizes) {
-            for (int k = 0; k < s; k++) {
-                flat.add(1);
+            if (!(a.first() == 0 && a.count() == 2 && radv.shaderData(RadvBinary.UD_RING_OFFSETS).used())) {
+                want += a.count();
             }
         }
-        List<Integer> wantFlat = new ArrayList<>();
-        for (int s : want) {
-            for (int k = 0; k < s; k++) {
-                wantFlat.add(1);
-            }
-        }
-        if (!flat.equals(wantFlat)) {
+        int have = sizes.stream().mapToInt(Integer::intValue).sum();
+        if (have != want) {
             throw new VulkanException("the launch layout read from RADV's binary " + show(expected)
                     + " does not match the SGPR parameters of the LLVM shader (" + sizes + "): refusing to build a capture on it");
         }
