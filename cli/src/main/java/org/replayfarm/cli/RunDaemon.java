@@ -328,7 +328,7 @@ final class RunDaemon implements AutoCloseable {
     }
 
     /**
-     * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH} and {@code @FILE}
+     * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH}, {@code --device cuda-cpu:DIR} and {@code @FILE}
      * (picocli's argument files, read relative to the JVM's folder) with PATH and FILE relative to the client's
      * folder; {@code given} is told each path so resolved and how it was given.
      */
@@ -339,10 +339,12 @@ final class RunDaemon implements AutoCloseable {
             if (a.equals("--")) {
                 break;
             }
-            if (a.startsWith("--device=dir:")) {
-                out.set(i, "--device=dir:" + resolve(cwd, a.substring("--device=dir:".length()), given));
-            } else if (a.equals("--device") && i + 1 < out.size() && out.get(i + 1).startsWith("dir:")) {
-                out.set(i + 1, "dir:" + resolve(cwd, out.get(i + 1).substring(4), given));
+            String folder = a.startsWith("--device=") ? folderPrefix(a.substring("--device=".length())) : null;
+            String next = a.equals("--device") && i + 1 < out.size() ? folderPrefix(out.get(i + 1)) : null;
+            if (folder != null) {
+                out.set(i, "--device=" + folder + resolve(cwd, a.substring(("--device=" + folder).length()), given));
+            } else if (next != null) {
+                out.set(i + 1, next + resolve(cwd, out.get(i + 1).substring(next.length()), given));
             } else if (a.length() > 1 && a.startsWith("@") && !a.startsWith("@@")
                     && Files.isRegularFile(cwd.resolve(a.substring(1)))) {
                 // as picocli would read it in the client's folder (an @NAME that names no file stays as it is)
@@ -350,6 +352,16 @@ final class RunDaemon implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** The device spellings that name a folder (dir:PATH, cuda-cpu:DIR): the prefix {@code spec} starts with, or null. */
+    private static String folderPrefix(String spec) {
+        for (String p : List.of("dir:", "cuda-cpu:")) {
+            if (spec.startsWith(p) && spec.length() > p.length()) {
+                return p;
+            }
+        }
+        return null;
     }
 
     private static Path resolve(Path cwd, String p, java.util.function.BiConsumer<Path, String> given) {

@@ -172,6 +172,10 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                     + "the API may not read; add the device's outputs to the capture (replay capture add-run --from DIR) "
                     + "or compare locally with replay run --device dir:PATH");
         }
+        if (parsed.device().folderTranslation()) {
+            throw new Invalid("'device': cuda-cpu:DIR names a translation folder on the coordinator's machine, which a "
+                    + "job sent over the API may not build or run; run it locally with replay run --device cuda-cpu:DIR");
+        }
         List<String> views = new ArrayList<>();
         JsonNode v = root.get("views");
         if (v != null) {

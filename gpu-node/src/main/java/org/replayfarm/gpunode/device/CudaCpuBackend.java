@@ -31,6 +31,8 @@ public final class CudaCpuBackend implements DeviceBackend {
     private final CpuBuild build;
     private final long timeoutSeconds;
     private final long budget;
+    /** A translation folder run as it lies ({@code cuda-cpu:DIR}), or null: the capture's program translated now. */
+    private final Path folder;
     private String label;
     private volatile Outcome last;
 
@@ -39,9 +41,33 @@ public final class CudaCpuBackend implements DeviceBackend {
     }
 
     public CudaCpuBackend(CpuBuild build, long timeoutSeconds, long budget) {
+        this(build, timeoutSeconds, budget, null);
+    }
+
+    /**
+     * @param folder a translation folder ({@code replay translate --out DIR}, perhaps edited) built and run as it
+     *               lies instead of the capture's program translated now; null for the latter
+     */
+    public CudaCpuBackend(CpuBuild build, long timeoutSeconds, long budget, Path folder) {
         this.build = build;
         this.timeoutSeconds = timeoutSeconds;
         this.budget = budget;
+        this.folder = folder;
+    }
+
+    /** The {@code cuda-cpu:DIR} backend: the translation folder DIR built with g++ as it lies and run on the CPU. */
+    public static CudaCpuBackend ofFolder(Path folder) {
+        return new CudaCpuBackend(new CpuBuild("g++", defaultCache()), 600, LaunchBundle.DEFAULT_BUDGET, folder);
+    }
+
+    /** The translation folder this backend runs, or null when it translates the capture itself. */
+    public Path folder() {
+        return folder;
+    }
+
+    /** The spelling of this backend in messages: cuda-cpu or cuda-cpu:DIR. */
+    private String spelling() {
+        return folder == null ? kind() : kind() + ":" + folder;
     }
 
     @Override
@@ -58,7 +84,8 @@ public final class CudaCpuBackend implements DeviceBackend {
             } catch (IOException e) {
                 v = "(g++ not found: " + e.getMessage() + ")";
             }
-            label = "CUDA C translation on the CPU, g++ " + v;
+            label = (folder == null ? "CUDA C translation on the CPU, g++ " : "the CUDA C translation in " + folder
+                    + " (as it lies) on the CPU, g++ ") + v;
         }
         return label;
     }
@@ -70,6 +97,32 @@ public final class CudaCpuBackend implements DeviceBackend {
     /** The last run's outcome (for reports and tests), or null before the first. */
     public Outcome lastOutcome() {
         return last;
+    }
+
+    /**
+     * The translation, images section and runner of a run: the capture's program translated and built, or with a
+     * folder, the folder built as it lies (the capture translated too, for the fidelity counts, and its listing checked
+     * against the folder's guest.s: a folder made from another program is refused, naming both).
+     */
+    static PreparedTranslation<CpuBuild.Built> prepare(CaptureFile capture, Translation given, CpuBuild build,
+                                                      Path folder) throws DeviceException {
+        if (folder == null) {
+            return given == null ? PreparedTranslation.of("cuda-cpu", "g++", capture, build::build)
+                    : PreparedTranslation.of("cuda-cpu", "g++", capture, given, build::build);
+        }
+        String kind = "cuda-cpu:" + folder;
+        if (!Files.isDirectory(folder)) {
+            throw new DeviceException(kind + ": no such folder");
+        }
+        return PreparedTranslation.of(kind, "g++", capture, t -> {
+            Path listing = folder.resolve("guest.s");
+            if (Files.isRegularFile(listing) && !Files.readString(listing).equals(t.guestListing())) {
+                throw new IOException("its guest.s is not the listing of this capture's program ('"
+                        + capture.metadata().getProgram().getKernelName() + "'): it was translated from another "
+                        + "capture (replay translate CAPTURE --out DIR writes a folder for one capture)");
+            }
+            return build.buildFolder(folder);
+        });
     }
 
     @Override
@@ -84,9 +137,7 @@ public final class CudaCpuBackend implements DeviceBackend {
     public DeviceRun run(DeviceRequest request, DeviceEvents events, Translation given) throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        PreparedTranslation<CpuBuild.Built> p = given == null
-                ? PreparedTranslation.of(kind(), "g++", capture, build::build)
-                : PreparedTranslation.of(kind(), "g++", capture, given, build::build);
+        PreparedTranslation<CpuBuild.Built> p = prepare(capture, given, build, folder);
         Translation t = p.translation();
         CpuBuild.Built built = p.built();
         byte[] section = p.imagesSection();
@@ -101,7 +152,7 @@ public final class CudaCpuBackend implements DeviceBackend {
                 CpuBuild.run(List.of(built.runner().toString(), bundle.toString(), result.toString()), work,
                         timeoutSeconds);
             } catch (IOException e) {
-                throw new DeviceException("cuda-cpu: the device failed (runner " + built.hash().substring(0, 12)
+                throw new DeviceException(spelling() + ": the device failed (runner " + built.hash().substring(0, 12)
                         + "): " + e.getMessage(), e);
             }
             long took = System.nanoTime() - start;
@@ -109,7 +160,7 @@ public final class CudaCpuBackend implements DeviceBackend {
             try {
                 r = LaunchBundle.read(Files.readAllBytes(result));
             } catch (IllegalArgumentException e) {
-                throw new DeviceException("cuda-cpu: the device failed: " + e.getMessage(), e);
+                throw new DeviceException(spelling() + ": the device failed: " + e.getMessage(), e);
             }
             last = new Outcome(t, built, r, took);
             ExecutionRecord exec = new ExecutionRecord(UUID.randomUUID().toString(), took,
@@ -137,7 +188,7 @@ public final class CudaCpuBackend implements DeviceBackend {
             events.on(new DeviceEvent.Finished(ranges.size(), images.size()));
             return out;
         } catch (IOException e) {
-            throw new DeviceException("cuda-cpu: " + e.getMessage(), e);
+            throw new DeviceException(spelling() + ": " + e.getMessage(), e);
         } finally {
             if (work != null) {
                 try (var walk = Files.walk(work)) {

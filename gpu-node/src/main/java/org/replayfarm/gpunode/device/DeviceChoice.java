@@ -18,6 +18,11 @@ import org.replayfarm.proto.RecordedRun;
 public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
     public enum Kind { AUTO, RECORDED, NONE, CUDA_CPU, CUDA, DIR }
 
+    /** {@code cuda-cpu:DIR}: a translation folder built and run as it lies (the label holds the folder). */
+    public boolean folderTranslation() {
+        return kind == Kind.CUDA_CPU && !label.isEmpty();
+    }
+
     /** A choice whose GPU is this node's own ({@link LocalGpu}). */
     public DeviceChoice(Kind kind, String label) {
         this(kind, label, LocalGpu.get());
@@ -33,7 +38,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
     }
 
     /** Every spelling {@link #parse} takes, as its error lists them. */
-    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu or none";
+    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu, cuda-cpu:DIR or none";
 
     public static DeviceChoice parse(String spec) {
         if (spec == null || spec.equals("auto")) {
@@ -51,6 +56,9 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
         if (spec.equals("recorded")) {
             return new DeviceChoice(Kind.RECORDED, "");
         }
+        if (spec.startsWith("cuda-cpu:") && spec.length() > "cuda-cpu:".length()) {
+            return new DeviceChoice(Kind.CUDA_CPU, spec.substring("cuda-cpu:".length())); // the label holds the folder
+        }
         if (spec.startsWith("recorded:") && spec.length() > "recorded:".length()) {
             return new DeviceChoice(Kind.RECORDED, spec.substring("recorded:".length()));
         }
@@ -65,7 +73,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
         return switch (kind) {
             case AUTO -> "auto";
             case NONE -> "none";
-            case CUDA_CPU -> "cuda-cpu";
+            case CUDA_CPU -> label.isEmpty() ? "cuda-cpu" : "cuda-cpu:" + label;
             case CUDA -> "cuda";
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
             case DIR -> "dir:" + label;
@@ -111,8 +119,20 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
                         + " (dir: its guest-<n>.bin and image-<k>.raw, asked for)");
             }
             case NONE -> new Resolved(Optional.empty(), "none (asked for): the host model only, nothing compared");
-            case CUDA_CPU -> new Resolved(Optional.of(new CudaCpuBackend()), "cuda-cpu (asked for): the program "
-                    + "translated to CUDA C, built with g++ and run on this node's CPU");
+            case CUDA_CPU -> {
+                if (label.isEmpty()) {
+                    yield new Resolved(Optional.of(new CudaCpuBackend()), "cuda-cpu (asked for): the program "
+                            + "translated to CUDA C, built with g++ and run on this node's CPU");
+                }
+                java.nio.file.Path dir = java.nio.file.Path.of(label);
+                if (!java.nio.file.Files.isRegularFile(dir.resolve("kernel.cu"))) {
+                    throw new IllegalArgumentException("--device " + spelling() + ": " + (java.nio.file.Files.isDirectory(dir)
+                            ? "the folder holds no kernel.cu (replay translate CAPTURE --out DIR writes one)"
+                            : "no such folder"));
+                }
+                yield new Resolved(Optional.of(CudaCpuBackend.ofFolder(dir)), "cuda-cpu:" + label + " (asked for): "
+                        + "the translation in that folder, built with g++ as it lies and run on this node's CPU");
+            }
             case AUTO -> runs.isEmpty()
                     ? new Resolved(Optional.empty(), "none: " + noGpu + ", and the capture holds no recorded run; "
                             + "the host model only, nothing compared")

@@ -200,7 +200,89 @@ public final class CpuBuild {
      * @throws IOException when g++ fails (the message carries its output)
      */
     public Built build(Translation t) throws IOException {
-        String h = hash(t);
+        List<String> flags = flagsFor(t);
+        return build(hash(t), flags, tmp -> writeSources(t, tmp, flags));
+    }
+
+    /** The files of a translation folder a build reads: everything but what a build or an editor leaves behind. */
+    private static boolean source(Path f) {
+        String n = f.getFileName().toString();
+        return Files.isRegularFile(f) && !n.equals("runner") && !n.endsWith(".o") && !n.endsWith(".gch")
+                && !n.endsWith(".fatbin") && !n.endsWith("~") && !n.startsWith(".");
+    }
+
+    /**
+     * The runner of a translation folder as it lies ({@code replay translate --out DIR}, perhaps edited since):
+     * its files copied and built with this builder's flags (-O0 past {@link #LARGE_SOURCE_BYTES} of kernel.cu),
+     * cached by the hash of every file in it. A folder that no longer builds is an IOException whose message starts
+     * with g++'s first error.
+     */
+    public Built buildFolder(Path folder) throws IOException {
+        if (!Files.isRegularFile(folder.resolve("kernel.cu")) || !Files.isRegularFile(folder.resolve("rt_cpu_main.cpp"))) {
+            throw new IOException(folder + " is not a translation folder (replay translate --out writes kernel.cu, "
+                    + "rt_cpu_main.cpp and the runtime headers; " + (Files.isDirectory(folder) ? "it lacks them"
+                    : "it is not a folder") + ")");
+        }
+        List<Path> files;
+        try (var list = Files.list(folder)) {
+            files = list.filter(CpuBuild::source).sorted().toList();
+        }
+        long kernelBytes = Files.size(folder.resolve("kernel.cu"));
+        List<String> base = optimisation != null || kernelBytes <= LARGE_SOURCE_BYTES ? null
+                : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? "-O0" : f).toList();
+        List<String> flags = new ArrayList<>(base != null ? base : optimisation == null ? GXX_FLAGS
+                : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? optimisation : f).toList());
+        flags.addAll(defines);
+        String h;
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            update(md, "folder", "");
+            for (Path f : files) {
+                md.update(f.getFileName().toString().getBytes(StandardCharsets.UTF_8));
+                md.update((byte) 0);
+                byte[] b = Files.readAllBytes(f);
+                md.update(java.nio.ByteBuffer.allocate(8).putLong(b.length).array());
+                md.update(b);
+            }
+            update(md, "flags", String.join(" ", flags));
+            update(md, "compiler", gxx + " " + compilerVersion());
+            h = HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try {
+            return build(h, flags, tmp -> {
+                for (Path f : files) {
+                    Files.copy(f, tmp.resolve(f.getFileName()));
+                }
+            });
+        } catch (IOException e) {
+            throw new IOException("the folder " + folder + " does not build: " + firstError(e.getMessage()), e);
+        }
+    }
+
+    /** The compiler's first error line in a failed build's output (else its first line). */
+    static String firstError(String output) {
+        String first = null;
+        // the message's first line is the command (run): the compiler's output follows it
+        for (String line : output.substring(output.indexOf('\n') + 1).split("\n")) {
+            if (line.contains("error")) {
+                return line.strip();
+            }
+            if (first == null && !line.isBlank()) {
+                first = line.strip();
+            }
+        }
+        return first == null ? "(no output)" : first;
+    }
+
+    /** Writes a build's sources into a folder. */
+    @FunctionalInterface
+    private interface Sources {
+        void writeTo(Path dir) throws IOException;
+    }
+
+    private Built build(String h, List<String> flags, Sources sources) throws IOException {
         Path dir = cache.resolve(h);
         Path runner = dir.resolve("runner");
         if (Files.isExecutable(runner)) {
@@ -208,9 +290,9 @@ public final class CpuBuild {
         }
         Files.createDirectories(cache);
         Path tmp = Files.createTempDirectory(cache, h.substring(0, 12) + ".tmp");
-        writeSources(t, tmp, flagsFor(t));
+        sources.writeTo(tmp);
         long start = System.nanoTime();
-        Path gch = precompiledHeader(flagsFor(t));
+        Path gch = precompiledHeader(flags);
         Path link = tmp.resolve(SYSTEM_HEADER + ".gch");
         if (gch != null) {
             try {
@@ -221,10 +303,13 @@ public final class CpuBuild {
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(gxx);
-        cmd.addAll(flagsFor(t));
+        cmd.addAll(flags);
         cmd.addAll(List.of("-I.", "rt_cpu_main.cpp", "-o", "runner"));
         try {
             run(cmd, tmp, 600);
+        } catch (IOException e) {
+            deleteTree(tmp);
+            throw e;
         } finally {
             Files.deleteIfExists(link); // the cached build holds its sources and runner, as BUILD describes them
         }

@@ -141,10 +141,10 @@ public final class Translator {
                     shapes.count(use);
                     pieces.add(body.toString());
                     body.setLength(0);
-                    pieces.add(new Pending(comment(cx.text()), use, List.copyOf(cx.lines())));
+                    pieces.add(new Pending(pc, comment(cx.text()), use, List.copyOf(cx.lines())));
                 } else {
                 body.append("    { /* ").append(comment(cx.text())).append(" */\n");
-                body.append("        RT_TICK();\n");
+                body.append("        RT_AT(").append(InsnContext.hex64(pc)).append("); RT_TICK();\n");
                 if (cx.vgprFault() != null) {
                     body.append("        /* ").append(comment(cx.vgprFault())).append(" */\n");
                     body.append("        RT_FAULT_NOW(RT_FAULT_VGPR, ").append(cx.pcC()).append(", -1, 0);\n");
@@ -242,7 +242,8 @@ public final class Translator {
                     }
                     appendCall(code, shapes, i);
                 } else {
-                    code.append("    { /* ").append(i.text()).append(" */\n        RT_TICK();\n");
+                    code.append("    { /* ").append(i.text()).append(" */\n        RT_AT(").append(InsnContext.hex64(i.pc()))
+                            .append("); RT_TICK();\n");
                     for (String l : i.lines()) {
                         code.append("        ").append(l).append('\n');
                     }
@@ -329,7 +330,7 @@ public final class Translator {
 
     /** A shared instruction's call: {@code rt_iN(C, args); RT_CHECK();} and its comment. */
     private static void appendCall(StringBuilder code, Shapes.Table shapes, Pending i) {
-        code.append("    ").append(shapes.call(i.use()));
+        code.append("    RT_AT(").append(InsnContext.hex64(i.pc())).append("); ").append(shapes.call(i.use()));
         if (i.use().check()) {
             code.append(" RT_CHECK();");
         }
@@ -337,7 +338,7 @@ public final class Translator {
     }
 
     /** An instruction whose block is placed after the whole program is emitted (shared or inline). */
-    private record Pending(String text, Shapes.Use use, List<String> lines) {
+    private record Pending(long pc, String text, Shapes.Use use, List<String> lines) {
     }
 
     /**

@@ -195,6 +195,21 @@ typedef struct rt_ctx {
     const rt_launch_t *l;
 } rt_ctx_t;
 
+/*
+ * Lockstep tracing (replay explain --first-divergence): built with -DRT_TRACE, every instruction starts with
+ * RT_AT(pc), and the CPU runner records, for the group it is told to trace, each executed instruction's wave, PC,
+ * the PC that follows it, and every register it changed (rt_trace.h). Without RT_TRACE, RT_AT is nothing.
+ */
+#if defined(RT_TRACE)
+#if RT_GPU
+#error "RT_TRACE: lockstep traces are recorded by the CPU runner (cuda-cpu); the GPU build does not trace"
+#endif
+RT_FN void rt_trace_at(const struct rt_ctx *c, uint64_t pc);
+#define RT_AT(pc) rt_trace_at(C, (pc))
+#else
+#define RT_AT(pc) ((void)0)
+#endif
+
 #define S(c) (W->s[(c)])
 #define V(r, l) (W->v[(r)][RT_SLOT(l)])
 #define RT_SCC (W->scc)
@@ -357,7 +372,7 @@ RT_FN void rt_block_barrier(void) { asm volatile("barrier.sync 0;" ::: "memory")
  * its #line, for PC sampling) or -DRT_SHAPE_RUNS=0 (the calls one by one, as the GPU build makes them).
  */
 #ifndef RT_SHAPE_RUNS
-#if defined(RT_INLINE_SHAPES)
+#if defined(RT_INLINE_SHAPES) || defined(RT_TRACE)
 #define RT_SHAPE_RUNS 0
 #else
 #define RT_SHAPE_RUNS 1

@@ -60,6 +60,84 @@ void pad8(FILE *f, size_t k) {
 
 } // namespace
 
+#if defined(RT_TRACE)
+/*
+ * The lockstep trace (built with -DRT_TRACE; replay explain --first-divergence reads it: evalnode/trace/DeviceTrace).
+ * Environment: RT_TRACE_FILE (where), RT_TRACE_GROUP=X,Y,Z (the one group run and traced: the others are skipped),
+ * RT_TRACE_MAX_STEPS (default 5000000: past it the trace ends with a record of kind 3).
+ * File (little-endian): "RFTR0001", u32 wave size, u32 VGPRs, u32 group x, y, z, u32 0; then records:
+ * u32 kind (1: a wave's initial registers, 2: an executed instruction, 3: the trace stopped at its limit),
+ * u32 wave, u64 pc, u64 next (the PC executed next; ~0 the wave ended, ~1 it stopped at a fault), u32 n, u32 0,
+ * n changes (u32 register, u32 lane, u32 new value): register 0-127 an SGPR (lane 0), 256 + r VGPR r,
+ * 1024 SCC, 1025 MODE. An initial record lists every register that is not zero.
+ */
+namespace {
+struct rt_trace_wave_t {
+    int on;
+    int pending;
+    uint64_t pc;
+    rt_wave_t shadow;
+};
+FILE *rt_trace_out = nullptr;
+std::vector<rt_trace_wave_t> rt_trace_waves;
+std::vector<uint32_t> rt_trace_buf;
+uint64_t rt_trace_steps = 0, rt_trace_limit = 5000000;
+int rt_trace_full = 0;
+
+void rt_trace_change(uint32_t reg, uint32_t lane, uint32_t value) {
+    rt_trace_buf.push_back(reg); rt_trace_buf.push_back(lane); rt_trace_buf.push_back(value);
+}
+
+/* the record of wave w: every register that differs from the shadow (then updated) */
+void rt_trace_record(uint32_t kind, const rt_wave_t *w, uint64_t pc, uint64_t next) {
+    rt_trace_wave_t &t = rt_trace_waves[w->index];
+    rt_trace_buf.clear();
+    for (uint32_t c = 0; c < 128; c++)
+        if (w->s[c] != t.shadow.s[c]) rt_trace_change(c, 0, w->s[c]);
+    for (uint32_t r = 0; r < RT_NVGPR; r++)
+        for (uint32_t l = 0; l < RT_WAVE; l++)
+            if (w->v[r][l] != t.shadow.v[r][l]) rt_trace_change(256 + r, l, w->v[r][l]);
+    if (w->scc != t.shadow.scc) rt_trace_change(1024, 0, w->scc);
+    if (w->mode != t.shadow.mode) rt_trace_change(1025, 0, w->mode);
+    memcpy(t.shadow.s, w->s, sizeof w->s);
+    memcpy(t.shadow.v, w->v, sizeof w->v);
+    t.shadow.scc = w->scc;
+    t.shadow.mode = w->mode;
+    put32(rt_trace_out, kind);
+    put32(rt_trace_out, w->index);
+    put64(rt_trace_out, pc);
+    put64(rt_trace_out, next);
+    put32(rt_trace_out, (uint32_t)(rt_trace_buf.size() / 3));
+    put32(rt_trace_out, 0);
+    put(rt_trace_out, rt_trace_buf.data(), rt_trace_buf.size() * 4);
+}
+
+void rt_trace_flush(const rt_wave_t *w, uint64_t next) {
+    if (!rt_trace_out || w->index >= rt_trace_waves.size()) return;
+    rt_trace_wave_t &t = rt_trace_waves[w->index];
+    if (!t.on || !t.pending) return;
+    t.pending = 0;
+    if (rt_trace_full) return;
+    if (++rt_trace_steps > rt_trace_limit) {
+        rt_trace_full = 1;
+        put32(rt_trace_out, 3); put32(rt_trace_out, w->index); put64(rt_trace_out, t.pc); put64(rt_trace_out, 0);
+        put32(rt_trace_out, 0); put32(rt_trace_out, 0);
+        return;
+    }
+    rt_trace_record(2, w, t.pc, next);
+}
+} // namespace
+
+RT_FN void rt_trace_at(const rt_ctx_t *c, uint64_t pc) {
+    if (!rt_trace_out || c->w->index >= rt_trace_waves.size()) return;
+    rt_trace_wave_t &t = rt_trace_waves[c->w->index];
+    if (!t.on) return;
+    rt_trace_flush(c->w, pc);
+    t.pc = pc;
+    t.pending = 1;
+}
+#endif
+
 int main(int argc, char **argv) {
     if (argc != 3 && argc != 4) die("usage: runner BUNDLE RESULT [STATE]");
     /* STATE (for differential tests): per group, per wave: u32 state, scc, mode, 0, the 128 SGPRs, then
@@ -139,6 +217,26 @@ int main(int argc, char **argv) {
 
     uint32_t nw = L.waves_per_group;
     std::vector<rt_wave_t> waves(nw);
+#if defined(RT_TRACE)
+    uint32_t trace_group[3] = {0, 0, 0};
+    {
+        const char *file = getenv("RT_TRACE_FILE");
+        const char *group = getenv("RT_TRACE_GROUP");
+        const char *limit = getenv("RT_TRACE_MAX_STEPS");
+        if (!file || !group) die("a tracing runner (RT_TRACE) needs RT_TRACE_FILE and RT_TRACE_GROUP=X,Y,Z");
+        if (sscanf(group, "%u,%u,%u", &trace_group[0], &trace_group[1], &trace_group[2]) != 3)
+            die("RT_TRACE_GROUP: expected X,Y,Z");
+        for (int i = 0; i < 3; i++) if (trace_group[i] >= L.group_count[i]) die("RT_TRACE_GROUP is outside the dispatch");
+        if (limit) rt_trace_limit = strtoull(limit, nullptr, 10);
+        rt_trace_out = fopen(file, "wb");
+        if (!rt_trace_out) die("cannot create the trace file");
+        put(rt_trace_out, "RFTR0001", 8);
+        put32(rt_trace_out, RT_WAVE); put32(rt_trace_out, RT_NVGPR);
+        for (int i = 0; i < 3; i++) put32(rt_trace_out, trace_group[i]);
+        put32(rt_trace_out, 0);
+        rt_trace_waves.resize(nw);
+    }
+#endif
     std::vector<uint8_t> lds(L.lds_bytes + 16);
     uint64_t scratch_bytes = (uint64_t)nw * RT_WAVE * L.scratch_per_lane;
     std::vector<uint8_t> scratch(scratch_bytes + 16);
@@ -148,6 +246,9 @@ int main(int argc, char **argv) {
     for (uint32_t gy = 0; gy < L.group_count[1]; gy++)
     for (uint32_t gx = 0; gx < L.group_count[0]; gx++) {
         uint64_t linear = gx + (uint64_t)L.group_count[0] * (gy + (uint64_t)L.group_count[1] * gz);
+#if defined(RT_TRACE)
+        if (gx != trace_group[0] || gy != trace_group[1] || gz != trace_group[2]) continue;
+#endif
         rt_group_t g;
         memset(&g, 0, sizeof g);
         g.id[0] = gx; g.id[1] = gy; g.id[2] = gz;
@@ -158,6 +259,13 @@ int main(int argc, char **argv) {
         g.scratch = scratch.data();
         g.fault = &faults[linear];
         for (uint32_t w = 0; w < nw; w++) rt_wave_init(&waves[w], &L, &g, w);
+#if defined(RT_TRACE)
+        for (uint32_t w = 0; w < nw; w++) {
+            memset(&rt_trace_waves[w], 0, sizeof(rt_trace_wave_t));
+            rt_trace_waves[w].on = 1;
+            rt_trace_record(1, &waves[w], 0, 0);
+        }
+#endif
         bool stopped = false;
         while (!stopped) {
             bool live = false;
@@ -166,6 +274,10 @@ int main(int argc, char **argv) {
                 if (wave->state == RT_RUNNING) {
                     rt_ctx_t ctx = {wave, &g, &L};
                     rt_program_wave(&ctx);
+#if defined(RT_TRACE)
+                    if (wave->state == RT_ENDED) rt_trace_flush(wave, ~0ull);
+                    else if (wave->state == RT_STOPPED) rt_trace_flush(wave, ~1ull);
+#endif
                     if (wave->state == RT_STOPPED || g.stopped) stopped = true;
                 }
                 live |= wave->state != RT_ENDED;
@@ -215,5 +327,8 @@ int main(int argc, char **argv) {
     }
     if (fclose(out) != 0) die("cannot write the result");
     if (state && fclose(state) != 0) die("cannot write the state file");
+#if defined(RT_TRACE)
+    if (fclose(rt_trace_out) != 0) die("cannot write the trace file");
+#endif
     return 0;
 }
