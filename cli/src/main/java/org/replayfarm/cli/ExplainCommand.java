@@ -75,8 +75,30 @@ final class ExplainCommand implements Callable<Integer> {
         TexelTarget image;
     }
 
-    @ArgGroup(exclusive = true, multiplicity = "1")
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
     Which which;
+
+    @Option(names = "--first-divergence",
+            description = "Find the first instruction whose result differs (instead of the one that stored an element): "
+                    + "the translation (cuda-cpu, or cuda-cpu:DIR) built with tracing runs one group (the first the report "
+                    + "lists as differing, or --group) in lockstep with the host model; the first instruction whose "
+                    + "registers, path or stored bytes differ while its inputs agree is printed with both sides' values, "
+                    + "its operands and the 8 instructions before it, and written into OUT_DIR/report.json "
+                    + "(first_divergence) and summary.txt.")
+    boolean firstDivergence;
+
+    @Option(names = "--device", paramLabel = "SPEC",
+            description = "With --first-divergence: the device to trace (default: the report's, device.choice).")
+    String device;
+
+    @Option(names = "--max-steps", paramLabel = "N", defaultValue = "5000000",
+            description = "With --first-divergence: trace at most N instructions of the group (default ${DEFAULT-VALUE}).")
+    long maxSteps;
+
+    @Option(names = "--ulp", paramLabel = "N", defaultValue = "-1",
+            description = "With --first-divergence: how far (units in the last place) an approximate instruction's float "
+                    + "result may differ before it counts (default: the report's tolerance, at least 1).")
+    int ulp;
 
     @Option(names = "--capture", paramLabel = "CAPTURE", description = "The capture (default: the report's capture_path).")
     Path capture;
@@ -141,6 +163,31 @@ final class ExplainCommand implements Callable<Integer> {
             given.add("(" + id[0] + ", " + id[1] + ", " + id[2] + ")");
         }
         PrintWriter w = spec.commandLine().getOut();
+        if (firstDivergence) {
+            int[] group = groups.isEmpty() ? FirstDivergence.firstDifferingGroup(report) : parseGroup(groups.get(0));
+            if (group == null) {
+                group = new int[3];
+                w.println("the report lists no differing element or texel: tracing group (0, 0, 0)");
+            }
+            String dev = device != null ? device : report.path("device").path("choice").asText("");
+            if (dev.isEmpty() || dev.equals("auto")) {
+                dev = report.path("device").path("kind").asText("none");
+            }
+            int tolerance = ulp >= 0 ? ulp : report.path("comparison").path("tolerances").path("ulp").asInt(0);
+            FirstDivergence.Outcome o;
+            try {
+                o = FirstDivergence.search(file, group, dev, maxSteps, tolerance);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            FirstDivergence.print(w, o, lines);
+            FirstDivergence.record(out, o, lines);
+            return 0;
+        }
+        if (which == null) {
+            throw new ParameterException(spec.commandLine(), "give --range NAME --element I, --image K --texel X,Y, or "
+                    + "--first-divergence");
+        }
         StoreTrace.Target target;
         Set<String> who = new LinkedHashSet<>();
         if (which.range != null) {
@@ -257,6 +304,15 @@ final class ExplainCommand implements Callable<Integer> {
         w.printf("%d write(s) listed (at most %d per group)%n", found.size(), StoreTrace.STORES_KEPT);
         w.flush();
         return 0;
+    }
+
+    private static int[] parseGroup(String g) {
+        String[] p = g.split(",");
+        int[] id = new int[3];
+        for (int i = 0; i < p.length; i++) {
+            id[i] = Integer.parseInt(p[i].trim());
+        }
+        return id;
     }
 
     private JsonNode findRange(JsonNode report, String key) {

@@ -150,6 +150,52 @@ public final class HostModel {
         return run(x, y, z, java.util.Objects.requireNonNull(tracer), null, NEVER);
     }
 
+    /** Sees each instruction a wave executes, before and after ({@link #runStepped}). */
+    public interface StepListener {
+        /** Before {@code insn} at {@code pc} executes on {@code wave}. */
+        void before(Wave wave, long pc, Instruction insn);
+
+        /** After it executed (not called when it faulted: the run then ends with that fault). */
+        void after(Wave wave, long pc, Instruction insn);
+    }
+
+    /**
+     * Runs one group on the interpreter (whatever this model's tier) with {@code steps} told of every instruction
+     * before and after it executes, and store tracing when {@code tracer} is not null: the lockstep trace of
+     * {@code replay explain --first-divergence}.
+     */
+    public Run runStepped(int x, int y, int z, StepListener steps, StoreTracer tracer) {
+        HostModel interpreter = fast == null ? this : new HostModel(kernel, budget, Tier.REFERENCE);
+        interpreter.stepListener = java.util.Objects.requireNonNull(steps);
+        try {
+            return interpreter.run(x, y, z, tracer, null, NEVER);
+        } finally {
+            interpreter.stepListener = null;
+        }
+    }
+
+    /** Whether the ISA defines {@code insn}'s result only approximately (transcendentals, clocks). */
+    public boolean approximate(Instruction insn) {
+        return semantics.fidelity(insn.opcode()) == Fidelity.APPROXIMATE;
+    }
+
+    /**
+     * Executes one instruction on a wave outside the schedule (a copy of a wave with another state: the lockstep
+     * search asks what the ISA gives on the device's registers); a guest fault is thrown as it is.
+     */
+    public void executeDetached(Wave wave, Instruction insn) {
+        Semantics handler = semantics.handler(insn.opcode());
+        if (handler == null) {
+            throw new GuestFault("unsupported instruction: the host model does not execute " + insn.mnemonic(), -1);
+        }
+        handler.execute(wave, insn);
+        if (!wave.takeJumped()) {
+            wave.setPc(wave.pc() + insn.length());
+        }
+    }
+
+    private StepListener stepListener;
+
     private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
                     java.util.function.BooleanSupplier cancelled) {
         Workgroup group = new Workgroup(kernel, x, y, z);
@@ -248,6 +294,10 @@ public final class HostModel {
                 memory.traceAt(wave.index(), pc, insn);
             }
             wave.count(Long.bitCount(wave.exec()));
+            StepListener steps = stepListener;
+            if (steps != null) {
+                steps.before(wave, pc, insn);
+            }
             try {
                 handler.execute(wave, insn);
             } catch (GuestFault f) {
@@ -257,6 +307,9 @@ public final class HostModel {
             }
             if (!wave.takeJumped()) {
                 wave.setPc(pc + insn.length());
+            }
+            if (steps != null) {
+                steps.after(wave, pc, insn);
             }
         }
     }

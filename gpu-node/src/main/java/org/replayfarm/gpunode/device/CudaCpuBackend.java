@@ -125,6 +125,52 @@ public final class CudaCpuBackend implements DeviceBackend {
         });
     }
 
+    /**
+     * A lockstep trace of one group: the translation (or the folder) built with {@code -DRT_TRACE} and run on that
+     * group alone.
+     *
+     * @param trace   the trace file's bytes (evalnode.trace.DeviceTrace reads them)
+     * @param ranges  the final ranges after that group alone
+     * @param nanos   how long the traced run took
+     */
+    public record Traced(byte[] trace, java.util.Map<Integer, ByteBuffer> ranges, LaunchBundle.Result result, long nanos,
+                         boolean compiled) {
+    }
+
+    /** Runs group {@code group} of the capture's dispatch with tracing on (at most {@code maxSteps} instructions). */
+    public Traced trace(CaptureFile capture, int[] group, long maxSteps) throws DeviceException {
+        PreparedTranslation<CpuBuild.Built> p = prepare(capture, null, build.with("-DRT_TRACE"), folder);
+        Path work = null;
+        try {
+            work = Files.createTempDirectory("replay-trace");
+            Path bundle = work.resolve("launch.bundle");
+            Path result = work.resolve("result.bin");
+            Path traceFile = work.resolve("trace.bin");
+            Files.write(bundle, LaunchBundle.write(capture, budget, p.imagesSection()));
+            long start = System.nanoTime();
+            try {
+                CpuBuild.run(List.of(p.built().runner().toString(), bundle.toString(), result.toString()), work,
+                        timeoutSeconds, java.util.Map.of("RT_TRACE_FILE", traceFile.toString(), "RT_TRACE_GROUP",
+                                group[0] + "," + group[1] + "," + group[2], "RT_TRACE_MAX_STEPS", Long.toString(maxSteps)));
+            } catch (IOException e) {
+                throw new DeviceException(spelling() + ": the traced run failed: " + e.getMessage(), e);
+            }
+            long took = System.nanoTime() - start;
+            LaunchBundle.Result r = LaunchBundle.read(Files.readAllBytes(result));
+            return new Traced(Files.readAllBytes(traceFile), new TreeMap<>(r.ranges()), r, took, p.built().compiled());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new DeviceException(spelling() + ": the traced run failed: " + e.getMessage(), e);
+        } finally {
+            if (work != null) {
+                try {
+                    CpuBuild.deleteTree(work);
+                } catch (IOException ignored) {
+                    // a leftover temp directory is harmless
+                }
+            }
+        }
+    }
+
     @Override
     public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         return run(request, events, null);

@@ -106,6 +106,13 @@ public final class CpuBuild {
         this.defines = List.copyOf(defines);
     }
 
+    /** This builder with {@code define} added to its macro definitions (the same compiler, cache and level). */
+    public CpuBuild with(String define) {
+        List<String> all = new ArrayList<>(defines);
+        all.add(define);
+        return new CpuBuild(gxx, cache, optimisation, all);
+    }
+
     /** The g++ flags this builder uses for a translation (its fixed optimisation level, else by size; its defines). */
     public List<String> flagsFor(Translation t) {
         List<String> flags = optimisation == null ? gxxFlags(t)
@@ -405,7 +412,13 @@ public final class CpuBuild {
 
     /** Runs a command, returns its output; a non-zero exit or a timeout is an IOException with the output. */
     public static String run(List<String> cmd, Path dir, long timeoutSeconds) throws IOException {
+        return run(cmd, dir, timeoutSeconds, Map.of());
+    }
+
+    /** As {@link #run(List, Path, long)}, with {@code env} added to the command's environment. */
+    public static String run(List<String> cmd, Path dir, long timeoutSeconds, Map<String, String> env) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
         if (dir != null) {
             pb.directory(dir.toFile());
         }

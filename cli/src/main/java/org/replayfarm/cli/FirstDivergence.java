@@ -1,0 +1,208 @@
+package org.replayfarm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.replayfarm.coordinator.diff.StoreTrace;
+import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.trace.DeviceTrace;
+import org.replayfarm.evalnode.trace.Lockstep;
+import org.replayfarm.gpunode.device.CudaCpuBackend;
+import org.replayfarm.gpunode.device.DeviceChoice;
+import org.replayfarm.gpunode.device.DeviceException;
+import org.replayfarm.model.capture.CaptureFile;
+
+/**
+ * {@code replay explain OUT --first-divergence}: the first instruction whose result differs between the host model and
+ * a translation (cuda-cpu, cuda-cpu:DIR), found by lockstep traces of one group ({@link Lockstep}); printed, and
+ * written into OUT/report.json ({@code first_divergence}) and OUT/summary.txt.
+ */
+final class FirstDivergence {
+    private static final Pattern GROUP = Pattern.compile("\\((\\d+), (\\d+), (\\d+)\\)");
+
+    private FirstDivergence() {
+    }
+
+    /** The group to trace: the first that stored a differing element or texel the report lists, else (0, 0, 0). */
+    static int[] firstDifferingGroup(JsonNode report) {
+        for (String kind : List.of("ranges", "images")) {
+            for (JsonNode r : report.path("comparison").path(kind)) {
+                for (JsonNode region : r.path("regions")) {
+                    for (JsonNode g : region.path("groups")) {
+                        Matcher m = GROUP.matcher(g.path("group").asText());
+                        if (m.matches()) {
+                            return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+                                    Integer.parseInt(m.group(3))};
+                        }
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** What the search printed and wrote, for tests and the planted-bug benchmark. */
+    record Outcome(Lockstep.Result result, int[] group, String device, double tracedSeconds, double hostSeconds) {
+    }
+
+    /** Traces {@code group} on {@code device}, searches, returns the outcome (nothing printed). */
+    static Outcome search(CaptureFile file, int[] group, String device, long maxSteps, int ulp) throws DeviceException {
+        DeviceChoice choice = DeviceChoice.parse(device);
+        if (choice.kind() != DeviceChoice.Kind.CUDA_CPU) {
+            throw new IllegalArgumentException(cannotTrace(choice));
+        }
+        CudaCpuBackend backend = choice.folderTranslation() ? CudaCpuBackend.ofFolder(Path.of(choice.label()))
+                : new CudaCpuBackend();
+        CudaCpuBackend.Traced traced = backend.trace(file, group, maxSteps);
+        DeviceTrace trace = DeviceTrace.read(traced.trace());
+        long start = System.nanoTime();
+        Lockstep.Result result = Lockstep.search(new HostModel(new Kernel(file), HostModel.DEFAULT_BUDGET), trace,
+                traced.ranges(), ulp);
+        return new Outcome(result, group, choice.spelling(), traced.nanos() / 1e9, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Why a device's run cannot be traced, and what would localise the difference. */
+    static String cannotTrace(DeviceChoice choice) {
+        String what = switch (choice.kind()) {
+            case RECORDED -> "a recorded run cannot run code again";
+            case DIR -> "a folder of outputs (dir:) cannot run code";
+            case CUDA -> "the GPU build does not trace (lockstep traces are recorded by the CPU runner)";
+            case NONE, AUTO -> "no device was compared";
+            default -> "it cannot be traced";
+        };
+        return "--device " + choice.spelling() + ": " + what + "; a translation device (--device cuda-cpu, or "
+                + "cuda-cpu:DIR for a translation folder) localises the first wrong instruction by lockstep traces. "
+                + "Without one, `replay explain OUT --range R --element I` names the instruction that stored an element";
+    }
+
+    static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {
+        Lockstep.Result r = o.result();
+        String g = "(" + o.group()[0] + ", " + o.group()[1] + ", " + o.group()[2] + ")";
+        if (r.divergence().isEmpty()) {
+            w.printf("no divergence: the %d instructions of group %s agree on every register and path with the "
+                    + "host model%s%n", r.steps(), g, r.tolerated() > 0 ? " (" + r.tolerated()
+                    + " approximate results within the tolerance)" : "");
+        } else {
+            Lockstep.Divergence d = r.divergence().get();
+            w.printf("first divergence: group %s wave %d pc 0x%x: %s%n", g, d.wave(), d.pc(), d.instruction());
+            String line = lines.at(d.pc());
+            if (!line.isEmpty()) {
+                w.printf("  source: %s%n", line);
+            }
+            w.printf("  %s (%s)%n", d.why(), d.kind());
+            if (!d.differs().isEmpty()) {
+                w.println("  differs (host | device):");
+                for (Lockstep.Value v : d.differs()) {
+                    w.printf("    %-18s %s | %s%n", name(v), value(v.host()), value(v.device()));
+                }
+            }
+            if (!d.operands().isEmpty()) {
+                w.println("  operands before it (host | device):");
+                for (Lockstep.Value v : d.operands()) {
+                    w.printf("    %-18s %s | %s%s%n", name(v), value(v.host()), value(v.device()),
+                            v.host() != v.device() ? "   <- differs" : "");
+                }
+            }
+            if (!d.recent().isEmpty()) {
+                w.printf("  the last %d instructions of wave %d before it (registers each side changed):%n",
+                        d.recent().size(), d.wave());
+                for (Lockstep.Recent p : d.recent()) {
+                    w.printf("    0x%x: %s%n", p.pc(), p.instruction());
+                    if (p.host().equals(p.device())) {
+                        w.printf("        both   %s%n", p.host());
+                    } else {
+                        w.printf("        host   %s%n        device %s%n", p.host(), p.device());
+                    }
+                }
+            }
+        }
+        for (String n : r.notes()) {
+            w.printf("  note: %s%n", n);
+        }
+        w.printf(Locale.ROOT, "searched: lockstep traces of group %s on %s: %d instructions compared, %d approximate "
+                        + "result(s) within the tolerance; traced run %.2f s, host model %.2f s%n", g, o.device(),
+                r.steps(), r.tolerated(), o.tracedSeconds(), o.hostSeconds());
+        w.flush();
+    }
+
+    private static String name(Lockstep.Value v) {
+        return v.lane() >= 0 ? v.register() + " lane " + v.lane() : v.register();
+    }
+
+    /** A register's value: its bits, and as a float and an integer. */
+    static String value(int bits) {
+        float f = Float.intBitsToFloat(bits);
+        return String.format(Locale.ROOT, "0x%08x (%s, %d)", bits, Float.isNaN(f) ? "NaN" : Float.toString(f), bits);
+    }
+
+    /** Writes the outcome into OUT/report.json ({@code first_divergence}) and appends it to OUT/summary.txt. */
+    static void record(Path out, Outcome o, StoreTrace.SourceLines lines) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        Path file = out.resolve("report.json");
+        ObjectNode report = (ObjectNode) json.readTree(file.toFile());
+        ObjectNode f = json.createObjectNode();
+        f.put("method", "lockstep traces");
+        f.put("device", o.device());
+        ArrayNode group = f.putArray("group");
+        for (int c : o.group()) {
+            group.add(c);
+        }
+        f.put("instructions_compared", o.result().steps());
+        f.put("approximate_within_tolerance", o.result().tolerated());
+        f.put("traced_seconds", o.tracedSeconds());
+        f.put("found", o.result().divergence().isPresent());
+        o.result().divergence().ifPresent(d -> {
+            f.put("wave", d.wave());
+            f.put("pc", String.format("0x%x", d.pc()));
+            f.put("instruction", d.instruction());
+            f.put("kind", d.kind());
+            f.put("why", d.why());
+            f.put("source_line", lines.at(d.pc()));
+            values(f.putArray("differs"), d.differs());
+            values(f.putArray("operands"), d.operands());
+            ArrayNode recent = f.putArray("recent");
+            for (Lockstep.Recent p : d.recent()) {
+                recent.addObject().put("pc", String.format("0x%x", p.pc())).put("instruction", p.instruction())
+                        .put("host", p.host()).put("device", p.device());
+            }
+        });
+        ArrayNode notes = f.putArray("notes");
+        o.result().notes().forEach(notes::add);
+        report.set("first_divergence", f);
+        json.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), report);
+        Path summary = out.resolve("summary.txt");
+        if (Files.isRegularFile(summary)) {
+            StringBuilder s = new StringBuilder(Files.readString(summary));
+            String mark = "first divergence";
+            int at = s.indexOf("\n" + mark);
+            if (at >= 0) {
+                s.setLength(at + 1); // a later search replaces the earlier one's line
+            }
+            s.append(o.result().divergence().map(d -> String.format("%s    group (%d, %d, %d) wave %d pc 0x%x: %s%n",
+                    mark, o.group()[0], o.group()[1], o.group()[2], d.wave(), d.pc(), d.instruction()))
+                    .orElse(mark + "    none in group (" + o.group()[0] + ", " + o.group()[1] + ", " + o.group()[2]
+                            + "): every register agreed\n"));
+            Files.writeString(summary, s);
+        }
+    }
+
+    private static void values(ArrayNode into, List<Lockstep.Value> values) {
+        for (Lockstep.Value v : values) {
+            ObjectNode n = into.addObject().put("register", v.register());
+            if (v.lane() >= 0) {
+                n.put("lane", v.lane());
+            }
+            n.put("host", String.format("0x%08x", v.host())).put("device", String.format("0x%08x", v.device()));
+        }
+    }
+}
