@@ -165,15 +165,15 @@ final class ExplainCommand implements Callable<Integer> {
         PrintWriter w = spec.commandLine().getOut();
         if (firstDivergence) {
             int[] group = groups.isEmpty() ? FirstDivergence.firstDifferingGroup(report) : parseGroup(groups.get(0));
-            if (group == null) {
-                group = new int[3];
-                w.println("the report lists no differing element or texel: tracing group (0, 0, 0)");
-            }
             String dev = device != null ? device : report.path("device").path("choice").asText("");
             if (dev.isEmpty() || dev.equals("auto")) {
                 dev = report.path("device").path("kind").asText("none");
             }
             int tolerance = ulp >= 0 ? ulp : report.path("comparison").path("tolerances").path("ulp").asInt(0);
+            if (group == null) {
+                w.println("the report names no group that stored a differing element: tracing every group in order "
+                        + "until one diverges");
+            }
             FirstDivergence.Outcome o;
             try {
                 o = FirstDivergence.search(file, group, dev, maxSteps, tolerance);

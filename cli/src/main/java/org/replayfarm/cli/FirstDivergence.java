@@ -55,7 +55,11 @@ final class FirstDivergence {
     record Outcome(Lockstep.Result result, int[] group, String device, double tracedSeconds, double hostSeconds) {
     }
 
-    /** Traces {@code group} on {@code device}, searches, returns the outcome (nothing printed). */
+    /**
+     * Traces {@code group} on {@code device} and searches it; with {@code group} null, every group of the dispatch in
+     * order (each from the initial memory, at most {@code maxSteps} instructions in all) until one diverges (the stored
+     * bytes are then not compared: the device's memory holds every group's).
+     */
     static Outcome search(CaptureFile file, int[] group, String device, long maxSteps, int ulp) throws DeviceException {
         DeviceChoice choice = DeviceChoice.parse(device);
         if (choice.kind() != DeviceChoice.Kind.CUDA_CPU) {
@@ -64,11 +68,31 @@ final class FirstDivergence {
         CudaCpuBackend backend = choice.folderTranslation() ? CudaCpuBackend.ofFolder(Path.of(choice.label()))
                 : new CudaCpuBackend();
         CudaCpuBackend.Traced traced = backend.trace(file, group, maxSteps);
-        DeviceTrace trace = DeviceTrace.read(traced.trace());
+        List<DeviceTrace> traces = DeviceTrace.readAll(traced.trace());
+        if (traces.isEmpty()) {
+            throw new IllegalArgumentException("the traced run recorded no group");
+        }
         long start = System.nanoTime();
-        Lockstep.Result result = Lockstep.search(new HostModel(new Kernel(file), HostModel.DEFAULT_BUDGET), trace,
-                traced.ranges(), ulp);
-        return new Outcome(result, group, choice.spelling(), traced.nanos() / 1e9, (System.nanoTime() - start) / 1e9);
+        HostModel model = new HostModel(new Kernel(file), HostModel.DEFAULT_BUDGET);
+        Outcome last = null;
+        long steps = 0;
+        int tolerated = 0;
+        for (DeviceTrace trace : traces) {
+            Lockstep.Result r = Lockstep.search(model, trace, group == null ? java.util.Map.of() : traced.ranges(), ulp);
+            steps += r.steps();
+            tolerated += r.tolerated();
+            List<String> notes = new java.util.ArrayList<>(r.notes());
+            if (group == null) {
+                notes.add(0, "traced " + traces.size() + " group(s) in order, each alone from the initial memory; "
+                        + "stored bytes not compared in this scan");
+            }
+            last = new Outcome(new Lockstep.Result(r.divergence(), steps, tolerated, notes), trace.group(),
+                    choice.spelling(), traced.nanos() / 1e9, (System.nanoTime() - start) / 1e9);
+            if (r.divergence().isPresent()) {
+                break;
+            }
+        }
+        return last;
     }
 
     /** Why a device's run cannot be traced, and what would localise the difference. */
@@ -90,7 +114,7 @@ final class FirstDivergence {
         String g = "(" + o.group()[0] + ", " + o.group()[1] + ", " + o.group()[2] + ")";
         if (r.divergence().isEmpty()) {
             w.printf("no divergence: the %d instructions of group %s agree on every register and path with the "
-                    + "host model%s%n", r.steps(), g, r.tolerated() > 0 ? " (" + r.tolerated()
+                    + "host model%s%n", r.steps(), o.group() == null ? "" : g, r.tolerated() > 0 ? " (" + r.tolerated()
                     + " approximate results within the tolerance)" : "");
         } else {
             Lockstep.Divergence d = r.divergence().get();

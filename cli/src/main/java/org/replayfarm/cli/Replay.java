@@ -11,7 +11,7 @@ public final class Replay {
     /** Every subcommand, in the order {@code replay --help} lists them. */
     static final java.util.List<Class<?>> SUBCOMMANDS = java.util.List.of(CaptureCommand.class, AmberCommand.class, ExampleCommand.class,
             InspectCommand.class, DisasmCommand.class, TranslateCommand.class, EvalCommand.class, RunCommand.class,
-            NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, SubmitCommand.class,
+            NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, BenchFirstDivergenceCommand.class, SubmitCommand.class,
             WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class,
             ExplainCommand.class,
             DaemonCommand.class, CommandLine.HelpCommand.class);

@@ -35,8 +35,20 @@ public record DeviceTrace(int waveSize, int vgprs, int[] group, List<Step> initi
         }
     }
 
-    /** Reads a trace file's bytes; a malformed one is an IllegalArgumentException saying where. */
+    /** Reads a one-group trace file's bytes; a malformed one is an IllegalArgumentException saying where. */
     public static DeviceTrace read(byte[] bytes) {
+        List<DeviceTrace> all = readAll(bytes);
+        if (all.isEmpty()) {
+            throw new IllegalArgumentException("the trace holds no group");
+        }
+        return all.get(0);
+    }
+
+    /**
+     * Reads a trace file's bytes: one trace per group it holds (a runner told RT_TRACE_GROUP=all traces every group,
+     * each starting with a group record); a malformed one is an IllegalArgumentException saying where.
+     */
+    public static List<DeviceTrace> readAll(byte[] bytes) {
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         if (bytes.length < 32 || !new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII).equals("RFTR0001")) {
             throw new IllegalArgumentException("not a lockstep trace (no RFTR0001 header)");
@@ -44,11 +56,12 @@ public record DeviceTrace(int waveSize, int vgprs, int[] group, List<Step> initi
         b.position(8);
         int waveSize = b.getInt();
         int vgprs = b.getInt();
-        int[] group = {b.getInt(), b.getInt(), b.getInt()};
+        int[] header = {b.getInt(), b.getInt(), b.getInt()};
         b.getInt();
+        List<DeviceTrace> out = new ArrayList<>();
+        int[] group = header[0] == -1 ? null : header;
         List<Step> initial = new ArrayList<>();
         List<List<Step>> steps = new ArrayList<>();
-        boolean truncated = false;
         while (b.remaining() > 0) {
             if (b.remaining() < 32) {
                 throw new IllegalArgumentException("the trace ends inside a record at byte " + b.position());
@@ -60,7 +73,7 @@ public record DeviceTrace(int waveSize, int vgprs, int[] group, List<Step> initi
             long next = b.getLong();
             int n = b.getInt();
             b.getInt();
-            if (kind < 1 || kind > 3 || wave < 0 || wave > 1024 || n < 0 || (long) n * 12 > b.remaining()) {
+            if (kind < 1 || kind > 4 || wave < 0 || wave > 1024 || n < 0 || (long) n * 12 > b.remaining()) {
                 throw new IllegalArgumentException("a malformed trace record at byte " + at + " (kind " + kind + ", wave "
                         + wave + ", " + n + " changes)");
             }
@@ -68,16 +81,37 @@ public record DeviceTrace(int waveSize, int vgprs, int[] group, List<Step> initi
             for (int i = 0; i < changes.length; i++) {
                 changes[i] = b.getInt();
             }
+            if (kind == 4) {
+                if (group != null && !initial.isEmpty()) {
+                    out.add(new DeviceTrace(waveSize, vgprs, group, initial, steps, false));
+                }
+                group = new int[] {(int) pc, (int) next, (int) (next >>> 32)};
+                initial = new ArrayList<>();
+                steps = new ArrayList<>();
+                continue;
+            }
+            if (kind == 3) {
+                if (group != null) {
+                    out.add(new DeviceTrace(waveSize, vgprs, group, initial, steps, true));
+                }
+                return out;
+            }
+            if (group == null) {
+                throw new IllegalArgumentException("a trace record before any group at byte " + at);
+            }
             while (steps.size() <= wave) {
                 steps.add(new ArrayList<>());
                 initial.add(null);
             }
-            switch (kind) {
-                case 1 -> initial.set(wave, new Step(wave, pc, next, changes));
-                case 2 -> steps.get(wave).add(new Step(wave, pc, next, changes));
-                default -> truncated = true;
+            if (kind == 1) {
+                initial.set(wave, new Step(wave, pc, next, changes));
+            } else {
+                steps.get(wave).add(new Step(wave, pc, next, changes));
             }
         }
-        return new DeviceTrace(waveSize, vgprs, group, initial, steps, truncated);
+        if (group != null && !initial.isEmpty()) {
+            out.add(new DeviceTrace(waveSize, vgprs, group, initial, steps, false));
+        }
+        return out;
     }
 }

@@ -37,7 +37,27 @@ public final class CudaCpuBackend implements DeviceBackend {
     private volatile Outcome last;
 
     public CudaCpuBackend() {
-        this(new CpuBuild("g++", defaultCache()), 600, LaunchBundle.DEFAULT_BUDGET);
+        this(new CpuBuild("g++", defaultCache(), defaultOptimisation()), 600, defaultBudget());
+    }
+
+    /**
+     * The instructions one wave may execute in the default backends: the system property {@code replay.cuda-cpu.budget},
+     * else {@link LaunchBundle#DEFAULT_BUDGET} (the host model's default). The planted-bug benchmark lowers it with the
+     * run's {@code --budget}, so that a mutant that loops for ever stops soon on both sides.
+     */
+    public static long defaultBudget() {
+        String p = System.getProperty("replay.cuda-cpu.budget");
+        return p == null || p.isBlank() ? LaunchBundle.DEFAULT_BUDGET : Long.parseLong(p.strip());
+    }
+
+    /**
+     * The g++ optimisation level of the default builds: the system property {@code replay.cuda-cpu.opt} or
+     * {@code $REPLAY_CUDA_CPU_OPT} ({@code -O0} ... {@code -O3}), else null (by the translation's size). Results do not
+     * depend on it (CpuBuild's flags); -O0 builds fastest, for runs of many small programs (the planted-bug benchmark).
+     */
+    public static String defaultOptimisation() {
+        String p = System.getProperty("replay.cuda-cpu.opt", System.getenv("REPLAY_CUDA_CPU_OPT"));
+        return p == null || p.isBlank() ? null : p.strip();
     }
 
     public CudaCpuBackend(CpuBuild build, long timeoutSeconds, long budget) {
@@ -57,7 +77,8 @@ public final class CudaCpuBackend implements DeviceBackend {
 
     /** The {@code cuda-cpu:DIR} backend: the translation folder DIR built with g++ as it lies and run on the CPU. */
     public static CudaCpuBackend ofFolder(Path folder) {
-        return new CudaCpuBackend(new CpuBuild("g++", defaultCache()), 600, LaunchBundle.DEFAULT_BUDGET, folder);
+        return new CudaCpuBackend(new CpuBuild("g++", defaultCache(), defaultOptimisation()), 600, defaultBudget(),
+                folder);
     }
 
     /** The translation folder this backend runs, or null when it translates the capture itself. */
@@ -137,7 +158,10 @@ public final class CudaCpuBackend implements DeviceBackend {
                          boolean compiled) {
     }
 
-    /** Runs group {@code group} of the capture's dispatch with tracing on (at most {@code maxSteps} instructions). */
+    /**
+     * Runs group {@code group} of the capture's dispatch with tracing on (at most {@code maxSteps} instructions); with
+     * {@code group} null, every group in order, each from the initial memory and images.
+     */
     public Traced trace(CaptureFile capture, int[] group, long maxSteps) throws DeviceException {
         PreparedTranslation<CpuBuild.Built> p = prepare(capture, null, build.with("-DRT_TRACE"), folder);
         Path work = null;
@@ -151,7 +175,7 @@ public final class CudaCpuBackend implements DeviceBackend {
             try {
                 CpuBuild.run(List.of(p.built().runner().toString(), bundle.toString(), result.toString()), work,
                         timeoutSeconds, java.util.Map.of("RT_TRACE_FILE", traceFile.toString(), "RT_TRACE_GROUP",
-                                group[0] + "," + group[1] + "," + group[2], "RT_TRACE_MAX_STEPS", Long.toString(maxSteps)));
+                                group == null ? "all" : group[0] + "," + group[1] + "," + group[2], "RT_TRACE_MAX_STEPS", Long.toString(maxSteps)));
             } catch (IOException e) {
                 throw new DeviceException(spelling() + ": the traced run failed: " + e.getMessage(), e);
             }

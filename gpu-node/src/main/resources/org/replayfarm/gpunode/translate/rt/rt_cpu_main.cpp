@@ -63,10 +63,12 @@ void pad8(FILE *f, size_t k) {
 #if defined(RT_TRACE)
 /*
  * The lockstep trace (built with -DRT_TRACE; replay explain --first-divergence reads it: evalnode/trace/DeviceTrace).
- * Environment: RT_TRACE_FILE (where), RT_TRACE_GROUP=X,Y,Z (the one group run and traced: the others are skipped),
- * RT_TRACE_MAX_STEPS (default 5000000: past it the trace ends with a record of kind 3).
+ * Environment: RT_TRACE_FILE (where), RT_TRACE_GROUP=X,Y,Z (the one group run and traced: the others are skipped) or
+ * all (every group in order, each from the initial memory and images, as the host model evaluates a group alone),
+ * RT_TRACE_MAX_STEPS (default 5000000: past it the trace ends with a record of kind 3 and the run stops).
  * File (little-endian): "RFTR0001", u32 wave size, u32 VGPRs, u32 group x, y, z, u32 0; then records:
- * u32 kind (1: a wave's initial registers, 2: an executed instruction, 3: the trace stopped at its limit),
+ * u32 kind (1: a wave's initial registers, 2: an executed instruction, 3: the trace stopped at its limit, 4: a group
+ * starts, its id in pc (x) and next (y | z << 32); with RT_TRACE_GROUP=all the header's group is ~0, ~0, ~0),
  * u32 wave, u64 pc, u64 next (the PC executed next; ~0 the wave ended, ~1 it stopped at a fault), u32 n, u32 0,
  * n changes (u32 register, u32 lane, u32 new value): register 0-127 an SGPR (lane 0), 256 + r VGPR r,
  * 1024 SCC, 1025 MODE. An initial record lists every register that is not zero.
@@ -83,6 +85,7 @@ std::vector<rt_trace_wave_t> rt_trace_waves;
 std::vector<uint32_t> rt_trace_buf;
 uint64_t rt_trace_steps = 0, rt_trace_limit = 5000000;
 int rt_trace_full = 0;
+volatile uint32_t *rt_trace_abort = nullptr; /* the launch's abort flag: raised when the trace is full */
 
 void rt_trace_change(uint32_t reg, uint32_t lane, uint32_t value) {
     rt_trace_buf.push_back(reg); rt_trace_buf.push_back(lane); rt_trace_buf.push_back(value);
@@ -120,6 +123,7 @@ void rt_trace_flush(const rt_wave_t *w, uint64_t next) {
     if (rt_trace_full) return;
     if (++rt_trace_steps > rt_trace_limit) {
         rt_trace_full = 1;
+        if (rt_trace_abort) *rt_trace_abort = 1; /* nothing past the limit is compared: stop the group */
         put32(rt_trace_out, 3); put32(rt_trace_out, w->index); put64(rt_trace_out, t.pc); put64(rt_trace_out, 0);
         put32(rt_trace_out, 0); put32(rt_trace_out, 0);
         return;
@@ -214,19 +218,30 @@ int main(int argc, char **argv) {
     L.counts = counts.data();
     static volatile uint32_t abort_flag = 0;
     L.abort = &abort_flag;
+#if defined(RT_TRACE)
+    rt_trace_abort = &abort_flag;
+#endif
 
     uint32_t nw = L.waves_per_group;
     std::vector<rt_wave_t> waves(nw);
 #if defined(RT_TRACE)
+    const std::vector<std::vector<uint8_t>> initial_memory = memory;
+    const std::vector<uint8_t> initial_images = images;
     uint32_t trace_group[3] = {0, 0, 0};
+    bool trace_all = false;
     {
         const char *file = getenv("RT_TRACE_FILE");
         const char *group = getenv("RT_TRACE_GROUP");
         const char *limit = getenv("RT_TRACE_MAX_STEPS");
         if (!file || !group) die("a tracing runner (RT_TRACE) needs RT_TRACE_FILE and RT_TRACE_GROUP=X,Y,Z");
-        if (sscanf(group, "%u,%u,%u", &trace_group[0], &trace_group[1], &trace_group[2]) != 3)
-            die("RT_TRACE_GROUP: expected X,Y,Z");
-        for (int i = 0; i < 3; i++) if (trace_group[i] >= L.group_count[i]) die("RT_TRACE_GROUP is outside the dispatch");
+        if (strcmp(group, "all") == 0) {
+            trace_all = true;
+            trace_group[0] = trace_group[1] = trace_group[2] = ~0u;
+        } else {
+            if (sscanf(group, "%u,%u,%u", &trace_group[0], &trace_group[1], &trace_group[2]) != 3)
+                die("RT_TRACE_GROUP: expected X,Y,Z or all");
+            for (int i = 0; i < 3; i++) if (trace_group[i] >= L.group_count[i]) die("RT_TRACE_GROUP is outside the dispatch");
+        }
         if (limit) rt_trace_limit = strtoull(limit, nullptr, 10);
         rt_trace_out = fopen(file, "wb");
         if (!rt_trace_out) die("cannot create the trace file");
@@ -247,7 +262,16 @@ int main(int argc, char **argv) {
     for (uint32_t gx = 0; gx < L.group_count[0]; gx++) {
         uint64_t linear = gx + (uint64_t)L.group_count[0] * (gy + (uint64_t)L.group_count[1] * gz);
 #if defined(RT_TRACE)
-        if (gx != trace_group[0] || gy != trace_group[1] || gz != trace_group[2]) continue;
+        if (!trace_all && (gx != trace_group[0] || gy != trace_group[1] || gz != trace_group[2])) continue;
+        if (abort_flag) break;
+        if (trace_all) {
+            /* each group from the initial memory, as the host model evaluates it */
+            for (uint32_t i = 0; i < L.nranges; i++)
+                memcpy(memory[i].data(), initial_memory[i].data(), ranges[i].size);
+            memcpy(images.data(), initial_images.data(), image_bytes);
+            put32(rt_trace_out, 4); put32(rt_trace_out, 0); put64(rt_trace_out, gx);
+            put64(rt_trace_out, (uint64_t)gy | (uint64_t)gz << 32); put32(rt_trace_out, 0); put32(rt_trace_out, 0);
+        }
 #endif
         rt_group_t g;
         memset(&g, 0, sizeof g);

@@ -1,0 +1,220 @@
+package org.replayfarm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.replayfarm.gpunode.translate.CpuBuild;
+import org.replayfarm.gpunode.translate.ProgramInfo;
+import org.replayfarm.gpunode.translate.Translation;
+import org.replayfarm.gpunode.translate.Translator;
+import org.replayfarm.model.capture.CaptureFile;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "bench-first-divergence", mixinStandardHelpOptions = true,
+        description = {"Plant single-instruction bugs in translations and see whether the farm names them: for each "
+                + "capture (default: the examples), translate it, plant mutants (Mutants: a destination bit flipped, "
+                + "operands swapped, EXEC ignored, a scalar condition inverted, wrong rounding, the denormal mode "
+                + "flipped, a cross-lane read one lane off), run each as --device cuda-cpu:DIR over the whole dispatch, "
+                + "and where an output changed, replay explain --first-divergence. Prints each mutant's verdict and the "
+                + "figures: mutants, changed an output, named exactly, named a neighbour (within 2 instructions), "
+                + "missed. Asserts nothing."})
+final class BenchFirstDivergenceCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE", arity = "0..*")
+    List<Path> captures = new ArrayList<>();
+
+    @Option(names = "--mutants", defaultValue = "12", description = "Mutants per capture (default ${DEFAULT-VALUE}).")
+    int perCapture;
+
+    @Option(names = "--seed", defaultValue = "34", description = "The sample's seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "Where the mutant folders and runs go (default: a temporary folder, removed).")
+    Path work;
+
+    /** One mutant's verdict. */
+    record Verdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
+                   double seconds) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (captures.isEmpty()) {
+            Path root = Path.of("examples");
+            captures = List.of(root.resolve("saxpy/saxpy.capture"), root.resolve("shadow-pass/shadow.capture"),
+                    root.resolve("hip-reduce/reduce.capture"), root.resolve("bloom-tiles/bloom.capture"));
+        }
+        setUp();
+        Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("replay-mutants");
+        List<Verdict> all = new ArrayList<>();
+        try {
+            for (Path c : captures) {
+                all.addAll(bench(c, dir, out));
+            }
+        } finally {
+            if (work == null) {
+                CpuBuild.deleteTree(dir);
+            }
+        }
+        summary(all, out);
+        out.flush();
+        return Replay.EXIT_OK;
+    }
+
+    /** Instructions one wave may execute on both sides: a mutant that loops for ever stops soon. */
+    static final long BUDGET = 2_000_000;
+
+    /** The builds and budget of the mutants' runs: -O0 (the same results, the cheapest builds), {@link #BUDGET}. */
+    static void setUp() {
+        if (System.getProperty("replay.cuda-cpu.opt") == null) {
+            System.setProperty("replay.cuda-cpu.opt", "-O0");
+        }
+        System.setProperty("replay.cuda-cpu.budget", Long.toString(BUDGET));
+    }
+
+    /** Plants and judges the mutants of one capture. */
+    List<Verdict> bench(Path file, Path dir, PrintWriter out) throws Exception {
+        CaptureFile capture = CaptureFile.open(file);
+        Translation t = new Translator().translate(ProgramInfo.of(capture));
+        String name = file.getFileName().toString().replaceAll("\\.capture$", "");
+        out.printf("%s: wave%d, %d instructions translated%n", file, capture.metadata().getProgram().getWaveSize() == 0
+                ? 32 : capture.metadata().getProgram().getWaveSize(), Mutants.sites(t.source()).size());
+        out.flush();
+        Path base = dir.resolve(name + "-translation");
+        CpuBuild.writeSources(t, base);
+        String kernel = Files.readString(base.resolve("kernel.cu"));
+        List<Mutants.Site> sites = Mutants.sites(kernel);
+        List<Object[]> candidates = new ArrayList<>();
+        for (Mutants.Site s : sites) {
+            for (Mutants.Operator op : Mutants.Operator.values()) {
+                Mutants.apply(kernel, s, op).ifPresent(k -> candidates.add(new Object[] {s, op, k}));
+            }
+        }
+        Collections.shuffle(candidates, new Random(seed));
+        List<Verdict> verdicts = new ArrayList<>();
+        for (Object[] c : candidates.subList(0, Math.min(perCapture, candidates.size()))) {
+            Mutants.Site site = (Mutants.Site) c[0];
+            Mutants.Operator op = (Mutants.Operator) c[1];
+            Verdict v = judge(file, name, base, dir, sites, site, op, (String) c[2]);
+            verdicts.add(v);
+            out.printf(Locale.ROOT, "  0x%x %-40s %-9s %-10s%s (%.1f s)%n", v.pc(), trim(v.instruction()), v.op(),
+                    v.outcome(), v.foundPc() >= 0 && v.foundPc() != v.pc() ? " named 0x" + Long.toHexString(v.foundPc())
+                            : "", v.seconds());
+            out.flush();
+        }
+        return verdicts;
+    }
+
+    private static String trim(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 37) + "...";
+    }
+
+    private Verdict judge(Path capture, String name, Path base, Path dir, List<Mutants.Site> sites, Mutants.Site site,
+                          Mutants.Operator op, String kernel) throws Exception {
+        long start = System.nanoTime();
+        String tag = name + "-" + Long.toHexString(site.pc()) + "-" + op.name().toLowerCase(Locale.ROOT);
+        Path mutant = dir.resolve(tag);
+        CpuBuild.deleteTree(mutant);
+        Files.createDirectories(mutant);
+        try (var list = Files.list(base)) {
+            for (Path f : list.toList()) {
+                Files.copy(f, mutant.resolve(f.getFileName()));
+            }
+        }
+        Files.writeString(mutant.resolve("kernel.cu"), kernel);
+        Path run = dir.resolve(tag + "-run");
+        CpuBuild.deleteTree(run);
+        int status = quiet("run", capture.toString(), "--every-group", "--device", "cuda-cpu:" + mutant, "--out",
+                run.toString(), "--budget", Long.toString(BUDGET));
+        String outcome;
+        long found = -1;
+        if (status == Replay.EXIT_OK) {
+            outcome = "unchanged";
+        } else if (status != Replay.EXIT_DIFFERENCES) {
+            outcome = "no-run";
+        } else {
+            int e = quiet("explain", run.toString(), "--first-divergence");
+            JsonNode f = Files.isRegularFile(run.resolve("report.json"))
+                    ? new ObjectMapper().readTree(run.resolve("report.json").toFile()).path("first_divergence")
+                    : null;
+            if (e != 0 || f == null || !f.path("found").asBoolean(false)) {
+                outcome = "missed";
+            } else {
+                found = Long.parseUnsignedLong(f.path("pc").asText().substring(2), 16);
+                int at = indexOf(sites, site.pc());
+                int got = indexOf(sites, found);
+                outcome = found == site.pc() ? "exact" : got >= 0 && Math.abs(got - at) <= 2 ? "neighbour" : "missed";
+            }
+        }
+        return new Verdict(name, site.pc(), site.instruction(), op, outcome, found, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static int indexOf(List<Mutants.Site> sites, long pc) {
+        for (int i = 0; i < sites.size(); i++) {
+            if (sites.get(i).pc() == pc) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Runs a replay command in this JVM with its output discarded; its exit status. */
+    private static int quiet(String... args) {
+        CommandLine cli = Replay.commandLine(args[0]);
+        cli.setOut(new PrintWriter(new StringWriter()));
+        cli.setErr(new PrintWriter(new StringWriter()));
+        return cli.execute(args);
+    }
+
+    static void summary(List<Verdict> all, PrintWriter out) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        Map<Mutants.Operator, int[]> byOp = new EnumMap<>(Mutants.Operator.class);
+        for (Verdict v : all) {
+            counts.merge(v.outcome(), 1, Integer::sum);
+            int[] c = byOp.computeIfAbsent(v.op(), k -> new int[3]);
+            if (!v.outcome().equals("unchanged") && !v.outcome().equals("no-run")) {
+                c[0]++;
+                c[1] += v.outcome().equals("exact") ? 1 : 0;
+            }
+        }
+        int changed = counts.getOrDefault("exact", 0) + counts.getOrDefault("neighbour", 0)
+                + counts.getOrDefault("missed", 0);
+        int exact = counts.getOrDefault("exact", 0);
+        out.printf(Locale.ROOT, "mutants %d, changed an output %d, named exactly %d (%.1f%%), named a neighbour %d, "
+                        + "missed %d; unchanged %d, did not run %d%n", all.size(), changed, exact,
+                changed == 0 ? 0.0 : 100.0 * exact / changed, counts.getOrDefault("neighbour", 0),
+                counts.getOrDefault("missed", 0), counts.getOrDefault("unchanged", 0), counts.getOrDefault("no-run", 0));
+        for (Map.Entry<Mutants.Operator, int[]> e : byOp.entrySet()) {
+            out.printf("  %-10s changed %d, exact %d%n", e.getKey().name().toLowerCase(Locale.ROOT), e.getValue()[0],
+                    e.getValue()[1]);
+        }
+        out.println("probe bisection (exec: devices): not measured (not built)");
+    }
+
+    /** For tests: the figures of a list of verdicts, as {@link #summary} counts them. */
+    static Optional<Double> exactShare(List<Verdict> all) {
+        long changed = all.stream().filter(v -> !v.outcome().equals("unchanged") && !v.outcome().equals("no-run")).count();
+        long exact = all.stream().filter(v -> v.outcome().equals("exact")).count();
+        return changed == 0 ? Optional.empty() : Optional.of((double) exact / changed);
+    }
+}

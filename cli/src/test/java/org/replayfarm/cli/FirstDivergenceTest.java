@@ -1,0 +1,147 @@
+package org.replayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.model.testing.Toolchain;
+
+/**
+ * Issue 34's first wrong instruction through the CLI: a translation folder run as it lies ({@code --device
+ * cuda-cpu:DIR}, edited, broken, of another capture), {@code replay explain --first-divergence} naming a planted bug
+ * with both sides' values and writing it into report.json and summary.txt, a device that cannot run code saying what
+ * would localise the difference, and planted single-instruction bugs over the examples (wave32 and wave64) named
+ * exactly.
+ */
+@Tag("cluster")
+class FirstDivergenceTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private static Path example(String path) {
+        return Toolchain.root().resolve("examples").resolve(path);
+    }
+
+    private Path translate(Path capture, String name) {
+        Path out = dir.resolve(name);
+        CliRun t = CliRun.of("translate", capture.toString(), "--out", out.toString());
+        assertEquals(0, t.exitCode(), t.out() + t.err());
+        return out;
+    }
+
+    /** The saxpy translation with v_fmac_f32's result (pc 0x100060084) off by bit 4: a planted bug. */
+    private Path plantedSaxpy() throws Exception {
+        Path t = translate(example("saxpy/saxpy.capture"), "planted");
+        String k = Files.readString(t.resolve("kernel.cu"));
+        var site = Mutants.sites(k).stream().filter(s -> s.pc() == 0x100060084L).findFirst().orElseThrow();
+        assertTrue(site.instruction().startsWith("v_fmac_f32"), site.toString());
+        Files.writeString(t.resolve("kernel.cu"), Mutants.apply(k, site, Mutants.Operator.BITFLIP).orElseThrow());
+        return t;
+    }
+
+    @Test
+    void a_translation_folder_runs_as_it_lies() throws Exception {
+        Path saxpy = example("saxpy/saxpy.capture");
+        Path t = translate(saxpy, "t");
+        CliRun same = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
+                dir.resolve("o1").toString());
+        assertEquals(0, same.exitCode(), same.out() + same.err());
+        assertTrue(same.out().contains("cuda-cpu:" + t), same.out());
+
+        Path planted = plantedSaxpy();
+        CliRun differs = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + planted, "--out",
+                dir.resolve("o2").toString());
+        assertEquals(1, differs.exitCode(), differs.out() + differs.err());
+
+        Files.writeString(t.resolve("kernel.cu"), Files.readString(t.resolve("kernel.cu")) + "\nnot C at all;\n");
+        CliRun broken = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
+                dir.resolve("o3").toString());
+        assertEquals(2, broken.exitCode(), broken.out() + broken.err());
+        assertTrue(broken.err().contains("does not build") && broken.err().contains("error:"), broken.err());
+
+        Path other = translate(example("shadow-pass/shadow.capture"), "other");
+        CliRun wrong = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + other, "--out",
+                dir.resolve("o4").toString());
+        assertEquals(2, wrong.exitCode(), wrong.out() + wrong.err());
+        assertTrue(wrong.err().contains("translated from another capture"), wrong.err());
+
+        CliRun none = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + dir.resolve("nowhere"),
+                "--out", dir.resolve("o5").toString());
+        assertEquals(2, none.exitCode(), none.out() + none.err());
+        assertTrue(none.err().contains("no such folder"), none.err());
+    }
+
+    @Test
+    void explain_names_the_planted_instruction_with_both_sides() throws Exception {
+        Path saxpy = example("saxpy/saxpy.capture");
+        Path planted = plantedSaxpy();
+        Path out = dir.resolve("run");
+        CliRun run = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + planted, "--out",
+                out.toString());
+        assertEquals(1, run.exitCode(), run.out() + run.err());
+        CliRun e = CliRun.of("explain", out.toString(), "--first-divergence");
+        assertEquals(0, e.exitCode(), e.out() + e.err());
+        assertTrue(e.out().contains("first divergence: group (0, 0, 0) wave 0 pc 0x100060084: v_fmac_f32_e32 v3, s0, v2"),
+                e.out());
+        // lane 0: 2.5 * 0.0 + 1000.0 on the host, bit 4 flipped on the device
+        assertTrue(e.out().contains("v3 lane 0          0x447a0000 (1000.0, 1148846080) | 0x447a0010"), e.out());
+        assertTrue(e.out().contains("operands before it (host | device):") && e.out().contains("s0 "), e.out());
+        assertTrue(e.out().contains("0x100060078: global_load_dword v3, v[0:1], off"), e.out());
+        JsonNode f = JSON.readTree(out.resolve("report.json").toFile()).path("first_divergence");
+        assertEquals("0x100060084", f.path("pc").asText(), f.toString());
+        assertEquals("registers", f.path("kind").asText());
+        assertEquals("v3", f.path("differs").get(0).path("register").asText());
+        assertTrue(Files.readString(out.resolve("summary.txt")).contains("first divergence    group (0, 0, 0) wave 0 pc "
+                + "0x100060084: v_fmac_f32_e32 v3, s0, v2"));
+
+        // the unplanted translation: nothing differs in the group
+        CliRun clean = CliRun.of("explain", out.toString(), "--first-divergence", "--device", "cuda-cpu", "--group", "3");
+        assertEquals(0, clean.exitCode(), clean.out() + clean.err());
+        assertTrue(clean.out().contains("no divergence: the 24 instructions of group (3, 0, 0) agree"), clean.out());
+
+        // a device that cannot run code says what would localise it
+        CliRun recorded = CliRun.of("explain", out.toString(), "--first-divergence", "--device", "dir:" + out.resolve("device"));
+        assertEquals(2, recorded.exitCode(), recorded.out() + recorded.err());
+        assertTrue(recorded.err().contains("cannot run code") && recorded.err().contains("--device cuda-cpu"),
+                recorded.err());
+    }
+
+    @Test
+    void planted_bugs_are_named_exactly() throws Exception {
+        BenchFirstDivergenceCommand.setUp();
+        try {
+            plantAndJudge();
+        } finally {
+            System.clearProperty("replay.cuda-cpu.opt");
+            System.clearProperty("replay.cuda-cpu.budget");
+        }
+    }
+
+    private void plantAndJudge() throws Exception {
+        BenchFirstDivergenceCommand bench = new BenchFirstDivergenceCommand();
+        bench.perCapture = 8;
+        bench.seed = 7;
+        List<BenchFirstDivergenceCommand.Verdict> all = new ArrayList<>();
+        StringWriter log = new StringWriter();
+        PrintWriter out = new PrintWriter(log, true);
+        all.addAll(bench.bench(example("saxpy/saxpy.capture"), Files.createDirectories(dir.resolve("m32")), out));
+        all.addAll(bench.bench(example("shadow-pass/shadow.capture"), Files.createDirectories(dir.resolve("m64")), out));
+        BenchFirstDivergenceCommand.summary(all, out);
+        long changed = all.stream().filter(v -> !v.outcome().equals("unchanged") && !v.outcome().equals("no-run")).count();
+        assertTrue(changed >= 4, "too few mutants changed an output to judge:\n" + log);
+        assertTrue(all.stream().noneMatch(v -> v.outcome().equals("no-run")), log.toString());
+        assertTrue(bench.exactShare(all).orElseThrow() >= 0.95, log.toString());
+    }
+}
