@@ -82,7 +82,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     /** Instructions one wave may execute on both sides: a mutant that loops for ever stops soon. */
-    static final long BUDGET = 2_000_000;
+    static final long BUDGET = 200_000;
 
     /** The builds and budget of the mutants' runs: -O0 (the same results, the cheapest builds), {@link #BUDGET}. */
     static void setUp() {
@@ -112,6 +112,15 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         }
         Collections.shuffle(candidates, new Random(seed));
         List<Verdict> verdicts = new ArrayList<>();
+        // the translation as made, before any bug is planted: equal to the host model, within the budget
+        Path baseline = dir.resolve(name + "-baseline-run");
+        CpuBuild.deleteTree(baseline);
+        int status = quiet("run", file.toString(), "--every-group", "--device", "cuda-cpu:" + base, "--out",
+                baseline.toString(), "--budget", Long.toString(BUDGET));
+        if (status != Replay.EXIT_OK) {
+            throw new IllegalStateException(file + ": the unplanted translation does not compare equal to the host model "
+                    + "within " + BUDGET + " instructions per wave (exit " + status + "; see " + baseline + ")");
+        }
         for (Object[] c : candidates.subList(0, Math.min(perCapture, candidates.size()))) {
             Mutants.Site site = (Mutants.Site) c[0];
             Mutants.Operator op = (Mutants.Operator) c[1];

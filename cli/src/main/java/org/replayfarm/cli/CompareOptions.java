@@ -5,13 +5,15 @@ import picocli.CommandLine.Option;
 
 /** What the host's results are compared with, and how: {@code replay run} and {@code replay submit} take the same. */
 final class CompareOptions {
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|dir:PATH|cuda|cuda-cpu|none", defaultValue = "auto",
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|dir:PATH|cuda[:DIR]|cuda-cpu[:DIR]|none", defaultValue = "auto",
             description = "The device side: auto (a GPU when the farm has one, else the capture's first recorded run, "
                     + "else none), recorded (the first recorded run), recorded:LABEL, dir:PATH (a folder of guest-<n>.bin "
                     + "and image-<k>.raw another tool produced; the capture is not touched), cuda (the program translated "
                     + "to CUDA C and launched on a GPU: this machine's, or a GPU node's of the farm; an error naming why "
-                    + "when there is none), cuda-cpu (the program translated to CUDA C, built with g++ and run on the CPU "
-                    + "in a separate process), or none (default ${DEFAULT-VALUE}).")
+                    + "when there is none), cuda:DIR (a translation folder, replay translate --out DIR, perhaps edited, "
+                    + "built with nvcc as it lies and launched on this machine's GPU), cuda-cpu (the program translated to "
+                    + "CUDA C, built with g++ and run on the CPU in a separate process), cuda-cpu:DIR (a translation folder "
+                    + "built with g++ as it lies and run on the CPU), or none (default ${DEFAULT-VALUE}).")
     String device;
 
     @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",

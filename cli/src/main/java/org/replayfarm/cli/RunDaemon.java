@@ -328,7 +328,7 @@ final class RunDaemon implements AutoCloseable {
     }
 
     /**
-     * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH}, {@code --device cuda-cpu:DIR} and {@code @FILE}
+     * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH}, {@code --device cuda-cpu:DIR}, {@code cuda:DIR} and {@code @FILE}
      * (picocli's argument files, read relative to the JVM's folder) with PATH and FILE relative to the client's
      * folder; {@code given} is told each path so resolved and how it was given.
      */
@@ -356,7 +356,7 @@ final class RunDaemon implements AutoCloseable {
 
     /** The device spellings that name a folder (dir:PATH, cuda-cpu:DIR): the prefix {@code spec} starts with, or null. */
     private static String folderPrefix(String spec) {
-        for (String p : List.of("dir:", "cuda-cpu:")) {
+        for (String p : List.of("dir:", "cuda-cpu:", "cuda:")) {
             if (spec.startsWith(p) && spec.length() > p.length()) {
                 return p;
             }

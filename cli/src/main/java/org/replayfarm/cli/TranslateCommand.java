@@ -19,7 +19,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 "Writes DIR/kernel.cu, the runtime headers beside it, DIR/guest.s (the listing its #line directives "
                         + "name, llvm-objdump syntax), DIR/rt_cpu_main.cpp and DIR/BUILD (the exact nvcc and g++ "
                         + "commands; `nvcc -arch=sm_90 --fmad=false -c kernel.cu` in DIR compiles it as it is). "
-                        + "Prints the coverage per unit; exits 2 naming PC, mnemonic and reason of every instruction "
+                        + "`replay run CAPTURE --device cuda-cpu:DIR` (or cuda:DIR on a GPU) builds and runs the folder as it "
+                        + "lies, edits included. Prints the coverage per unit; exits 2 naming PC, mnemonic and reason of every instruction "
                         + "when the translation is refused (nothing is written then)."})
 final class TranslateCommand implements Callable<Integer> {
     @Spec

@@ -173,8 +173,9 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                     + "or compare locally with replay run --device dir:PATH");
         }
         if (parsed.device().folderTranslation()) {
-            throw new Invalid("'device': cuda-cpu:DIR names a translation folder on the coordinator's machine, which a "
-                    + "job sent over the API may not build or run; run it locally with replay run --device cuda-cpu:DIR");
+            throw new Invalid("'device': " + parsed.device().spelling() + " names a translation folder on the "
+                    + "coordinator's machine, which a job sent over the API may not build or run; run it locally with "
+                    + "replay run --device " + parsed.device().spelling());
         }
         List<String> views = new ArrayList<>();
         JsonNode v = root.get("views");

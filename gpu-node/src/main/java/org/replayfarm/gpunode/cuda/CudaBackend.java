@@ -154,10 +154,49 @@ public final class CudaBackend implements DeviceBackend {
     }
 
     @Override
-    public synchronized DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+    public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+        return run(request, events, null);
+    }
+
+    /**
+     * This GPU running a translation folder as it lies ({@code cuda:DIR}: {@code replay translate --out DIR}, perhaps
+     * edited) instead of the capture's program translated now.
+     */
+    public org.replayfarm.gpunode.device.DeviceBackend forFolder(java.nio.file.Path folder) {
+        CudaBackend gpu = this;
+        return new org.replayfarm.gpunode.device.DeviceBackend() {
+            @Override
+            public String kind() {
+                return "cuda";
+            }
+
+            @Override
+            public String label() {
+                return gpu.label() + ", the translation in " + folder + " as it lies";
+            }
+
+            @Override
+            public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
+                return gpu.run(request, events, folder);
+            }
+        };
+    }
+
+    private synchronized DeviceRun run(DeviceRequest request, DeviceEvents events, java.nio.file.Path folder)
+            throws DeviceException {
         CaptureFile capture = request.capture();
         events.on(new DeviceEvent.Started(kind(), label()));
-        PreparedTranslation<FatbinBuild.Built> p = PreparedTranslation.of(kind(), "nvcc", capture, build::build);
+        PreparedTranslation<FatbinBuild.Built> p = folder == null
+                ? PreparedTranslation.of(kind(), "nvcc", capture, build::build)
+                : PreparedTranslation.of("cuda:" + folder, "nvcc", capture, t -> {
+                    java.nio.file.Path listing = folder.resolve("guest.s");
+                    if (java.nio.file.Files.isRegularFile(listing)
+                            && !java.nio.file.Files.readString(listing).equals(t.guestListing())) {
+                        throw new java.io.IOException("its guest.s is not the listing of this capture's program: it was "
+                                + "translated from another capture");
+                    }
+                    return build.buildFolder(folder);
+                });
         Translation t = p.translation();
         FatbinBuild.Built built = p.built();
         byte[] section = p.imagesSection();

@@ -103,7 +103,52 @@ public final class FatbinBuild {
      * @throws IOException when nvcc fails (the message carries its output)
      */
     public Built build(Translation t) throws IOException {
-        String h = hash(t);
+        return build(hash(t), tmp -> CpuBuild.writeSources(t, tmp));
+    }
+
+    /**
+     * The fat binary of a translation folder as it lies ({@code replay translate --out DIR}, perhaps edited: the GPU
+     * node's {@code cuda:DIR}), cached by the hash of its files; a folder that does not build is an IOException whose
+     * message starts with nvcc's first error.
+     */
+    public Built buildFolder(Path folder) throws IOException {
+        if (!Files.isRegularFile(folder.resolve("kernel.cu"))) {
+            throw new IOException(folder + " is not a translation folder (it has no kernel.cu)");
+        }
+        List<Path> files;
+        try (var list = Files.list(folder)) {
+            files = list.filter(f -> Files.isRegularFile(f) && (f.toString().endsWith(".cu") || f.toString().endsWith(".h")))
+                    .sorted().toList();
+        }
+        String h;
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            update(md, "folder", "");
+            for (Path f : files) {
+                update(md, f.getFileName().toString(), Files.readString(f));
+            }
+            update(md, "flags", String.join(" ", CpuBuild.NVCC_FLAGS) + " -fatbin");
+            update(md, "compiler", compilerVersion());
+            h = HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try {
+            return build(h, tmp -> {
+                for (Path f : files) {
+                    Files.copy(f, tmp.resolve(f.getFileName()));
+                }
+            });
+        } catch (IOException e) {
+            throw new IOException("the folder " + folder + " does not build: " + CpuBuild.firstError(e.getMessage()), e);
+        }
+    }
+
+    private interface Sources {
+        void writeTo(Path dir) throws IOException;
+    }
+
+    private Built build(String h, Sources sources) throws IOException {
         Path dir = cache.resolve(h);
         Path fatbin = dir.resolve("kernel.fatbin");
         Path cubin = dir.resolve("kernel.sm_90.cubin");
@@ -112,34 +157,31 @@ public final class FatbinBuild {
         }
         Files.createDirectories(cache);
         Path tmp = Files.createTempDirectory(cache, h.substring(0, 12) + ".tmp");
-        CpuBuild.writeSources(t, tmp);
+        sources.writeTo(tmp);
         Files.createDirectories(tmp.resolve("keep"));
         List<String> cmd = new ArrayList<>();
         cmd.add(nvcc);
         cmd.addAll(CpuBuild.NVCC_FLAGS);
         cmd.addAll(List.of("-w", "-fatbin", "--keep", "--keep-dir", "keep", "kernel.cu", "-o", "kernel.fatbin"));
         long start = System.nanoTime();
-        CpuBuild.run(cmd, tmp, 600);
+        try {
+            CpuBuild.run(cmd, tmp, 600);
+        } catch (IOException e) {
+            CpuBuild.deleteTree(tmp);
+            throw e;
+        }
         long took = System.nanoTime() - start;
         Path kept = tmp.resolve("keep").resolve("kernel.sm_90.cubin");
         if (!Files.isRegularFile(kept)) {
             throw new IOException("nvcc built " + tmp.resolve("kernel.fatbin") + " but kept no sm_90 cubin in " + kept.getParent());
         }
         Files.move(kept, tmp.resolve("kernel.sm_90.cubin"));
-        try (var walk = Files.walk(tmp.resolve("keep"))) {
-            for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(q);
-            }
-        }
+        CpuBuild.deleteTree(tmp.resolve("keep"));
         try {
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException | java.nio.file.FileAlreadyExistsException
                  | java.nio.file.DirectoryNotEmptyException e) {
-            try (var walk = Files.walk(tmp)) {
-                for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(q);
-                }
-            }
+            CpuBuild.deleteTree(tmp);
         }
         if (!Files.isRegularFile(fatbin)) {
             throw new IOException("the build of " + h + " left no kernel.fatbin in " + dir);

@@ -20,7 +20,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
 
     /** {@code cuda-cpu:DIR}: a translation folder built and run as it lies (the label holds the folder). */
     public boolean folderTranslation() {
-        return kind == Kind.CUDA_CPU && !label.isEmpty();
+        return (kind == Kind.CUDA_CPU || kind == Kind.CUDA) && !label.isEmpty();
     }
 
     /** A choice whose GPU is this node's own ({@link LocalGpu}). */
@@ -38,7 +38,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
     }
 
     /** Every spelling {@link #parse} takes, as its error lists them. */
-    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu, cuda-cpu:DIR or none";
+    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda:DIR, cuda-cpu, cuda-cpu:DIR or none";
 
     public static DeviceChoice parse(String spec) {
         if (spec == null || spec.equals("auto")) {
@@ -49,6 +49,9 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
         }
         if (spec.equals("cuda")) {
             return new DeviceChoice(Kind.CUDA, "");
+        }
+        if (spec.startsWith("cuda:") && spec.length() > "cuda:".length()) {
+            return new DeviceChoice(Kind.CUDA, spec.substring("cuda:".length())); // a translation folder on this GPU
         }
         if (spec.equals("cuda-cpu")) {
             return new DeviceChoice(Kind.CUDA_CPU, "");
@@ -74,7 +77,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
             case AUTO -> "auto";
             case NONE -> "none";
             case CUDA_CPU -> label.isEmpty() ? "cuda-cpu" : "cuda-cpu:" + label;
-            case CUDA -> "cuda";
+            case CUDA -> label.isEmpty() ? "cuda" : "cuda:" + label;
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
             case DIR -> "dir:" + label;
         };
@@ -94,6 +97,20 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
         if (kind == Kind.CUDA || kind == Kind.AUTO) {
             GpuSource.Offer offer = gpu.offer();
             noGpu = offer.why();
+            if (offer.backend().isPresent() && kind == Kind.CUDA && !label.isEmpty()) {
+                java.nio.file.Path dir = java.nio.file.Path.of(label);
+                if (!java.nio.file.Files.isRegularFile(dir.resolve("kernel.cu"))) {
+                    throw new IllegalArgumentException("--device " + spelling() + ": " + (java.nio.file.Files.isDirectory(dir)
+                            ? "the folder holds no kernel.cu (replay translate CAPTURE --out DIR writes one)"
+                            : "no such folder"));
+                }
+                if (!(offer.backend().get() instanceof org.replayfarm.gpunode.cuda.CudaBackend local)) {
+                    throw new IllegalArgumentException("--device " + spelling() + ": a translation folder runs on this "
+                            + "machine's GPU; the GPU offered is another node's, which does not have the folder");
+                }
+                return new Resolved(Optional.of(local.forFolder(dir)), spelling() + " (asked for): the translation in "
+                        + "that folder, built with nvcc as it lies, on " + offer.why());
+            }
             if (offer.backend().isPresent()) {
                 return new Resolved(offer.backend(), "cuda (" + (kind == Kind.AUTO ? "auto" : "asked for") + "): "
                         + offer.why());

@@ -269,7 +269,7 @@ public final class CpuBuild {
     }
 
     /** The compiler's first error line in a failed build's output (else its first line). */
-    static String firstError(String output) {
+    public static String firstError(String output) {
         String first = null;
         // the message's first line is the command (run): the compiler's output follows it
         for (String line : output.substring(output.indexOf('\n') + 1).split("\n")) {
