@@ -174,6 +174,19 @@ final class ExplainCommand implements Callable<Integer> {
                 w.println("the report names no group that stored a differing element: tracing every group in order "
                         + "until one diverges");
             }
+            org.replayfarm.gpunode.device.DeviceChoice choice;
+            try {
+                choice = org.replayfarm.gpunode.device.DeviceChoice.parse(dev);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            if (choice.kind() != org.replayfarm.gpunode.device.DeviceChoice.Kind.CUDA_CPU) {
+                // a device that cannot be traced: the storing instructions the report lists, as candidates
+                int listed = FirstDivergence.printCandidates(w, report);
+                w.println(FirstDivergence.cannotTrace(choice));
+                w.flush();
+                return listed > 0 ? 0 : Replay.EXIT_ERROR;
+            }
             FirstDivergence.Outcome o;
             try {
                 o = FirstDivergence.search(file, group, dev, maxSteps, tolerance);

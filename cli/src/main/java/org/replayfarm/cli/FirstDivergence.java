@@ -95,6 +95,33 @@ final class FirstDivergence {
         return last;
     }
 
+    /**
+     * For a device that cannot be traced: the stores the report lists for its first differing values (the storing
+     * instructions, candidates for the first wrong one); how many it printed.
+     */
+    static int printCandidates(PrintWriter w, JsonNode report) {
+        java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+        for (String kind : List.of("ranges", "images")) {
+            for (JsonNode r : report.path("comparison").path(kind)) {
+                for (JsonNode v : r.path("values")) {
+                    for (JsonNode st : v.path("stores")) {
+                        seen.add(String.format("%s %s wave %d: %s%s", st.path("pc").asText(), st.path("group").asText(),
+                                st.path("wave").asInt(), st.path("instruction").asText(),
+                                st.path("source").asText().isEmpty() ? "" : "  (" + st.path("source").asText() + ")"));
+                    }
+                }
+            }
+        }
+        if (seen.isEmpty()) {
+            w.println("no candidates: the report lists no store of a differing value");
+            return 0;
+        }
+        w.println("candidates: the instructions that stored the first differing values (the first wrong instruction is "
+                + "one of these or earlier):");
+        seen.stream().limit(16).forEach(c -> w.println("  " + c));
+        return seen.size();
+    }
+
     /** Why a device's run cannot be traced, and what would localise the difference. */
     static String cannotTrace(DeviceChoice choice) {
         String what = switch (choice.kind()) {
@@ -105,8 +132,7 @@ final class FirstDivergence {
             default -> "it cannot be traced";
         };
         return "--device " + choice.spelling() + ": " + what + "; a translation device (--device cuda-cpu, or "
-                + "cuda-cpu:DIR for a translation folder) localises the first wrong instruction by lockstep traces. "
-                + "Without one, `replay explain OUT --range R --element I` names the instruction that stored an element";
+                + "cuda-cpu:DIR for a translation folder) would localise the first wrong instruction by lockstep traces";
     }
 
     static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {
