@@ -1,20 +1,32 @@
 package org.replayfarm.cli;
 
 import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.gpunode.device.DeviceChoice;
 import picocli.CommandLine.Option;
 
 /** What the host's results are compared with, and how: {@code replay run} and {@code replay submit} take the same. */
 final class CompareOptions {
-    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|dir:PATH|cuda[:DIR]|cuda-cpu[:DIR]|none", defaultValue = "auto",
+    @Option(names = "--device", paramLabel = "auto|recorded[:LABEL]|dir:PATH|exec:COMMAND|cuda[:DIR]|cuda-cpu[:DIR]|none",
+            defaultValue = "auto",
             description = "The device side: auto (a GPU when the farm has one, else the capture's first recorded run, "
                     + "else none), recorded (the first recorded run), recorded:LABEL, dir:PATH (a folder of guest-<n>.bin "
-                    + "and image-<k>.raw another tool produced; the capture is not touched), cuda (the program translated "
+                    + "and image-<k>.raw another tool produced; the capture is not touched), exec:COMMAND (a program "
+                    + "run as the device: COMMAND is split into words as a shell would, without a shell or any "
+                    + "expansion; {capture} becomes a copy of the capture and {out} an empty folder the program fills "
+                    + "as dir: reads one, every range and image of the capture included; a non-zero exit, a timeout "
+                    + "or a missing or wrong-sized file is an error with the end of its stderr; e.g. --device 'exec:my-emu "
+                    + "--run {capture} --dump {out}'), cuda (the program translated "
                     + "to CUDA C and launched on a GPU: this machine's, or a GPU node's of the farm; an error naming why "
                     + "when there is none), cuda:DIR (a translation folder, replay translate --out DIR, perhaps edited, "
                     + "built with nvcc as it lies and launched on this machine's GPU), cuda-cpu (the program translated to "
                     + "CUDA C, built with g++ and run on the CPU in a separate process), cuda-cpu:DIR (a translation folder "
                     + "built with g++ as it lies and run on the CPU), or none (default ${DEFAULT-VALUE}).")
     String device;
+
+    @Option(names = "--device-timeout", paramLabel = "SECONDS", defaultValue = "" + DeviceChoice.DEFAULT_TIMEOUT_SECONDS,
+            description = "How long an exec: device's program may run; then it and every process it started are killed "
+                    + "and the device run is an error saying it timed out (default ${DEFAULT-VALUE}).")
+    long deviceTimeout;
 
     @Option(names = "--ulp", paramLabel = "N", defaultValue = "0",
             description = "Accept float channels of images and float elements of typed ranges within N units in the "
@@ -40,6 +52,7 @@ final class CompareOptions {
 
     /** The parsed choice; a bad spelling throws {@link IllegalArgumentException} naming it. */
     CompareWith compareWith() {
-        return CompareWith.parse(device, ulp, approximate).withViews(views, values);
+        return new CompareWith(DeviceChoice.parse(device).withTimeoutSeconds(deviceTimeout), ulp, approximate)
+                .withViews(views, values);
     }
 }

@@ -48,6 +48,7 @@ import picocli.CommandLine.Spec;
                 "                       --tls-key-store, --tls-trust-store, --tls-password-file",
                 "  REPLAY_API_TOKEN_FILE  --api-token-file (or REPLAY_API_TOKEN, the token itself)",
                 "  REPLAY_JOB_RETENTION   --job-retention",
+                "  REPLAY_ALLOW_EXEC_DEVICE  --allow-exec-device (comma-separated)",
                 "  REPLAY_MAX_FINISHED_JOBS  --max-finished-jobs",
                 "  REPLAY_METRICS_PORT  --metrics-port",
                 "  REPLAY_METRICS       on/off (--metrics, --no-metrics)",
@@ -142,6 +143,14 @@ final class NodeCommand implements Callable<Integer> {
             description = "A file holding the stores' password (or REPLAY_TLS_PASSWORD).")
     Path tlsPasswordFile;
 
+    @Option(names = "--allow-exec-device", paramLabel = "PROGRAM", split = ",",
+            defaultValue = "${env:REPLAY_ALLOW_EXEC_DEVICE}",
+            description = "A program jobs sent to this coordinator's API may run as their device (--device exec:COMMAND "
+                    + "whose first word resolves to the same file; a name without '/' is looked up on PATH). Repeatable "
+                    + "or comma-separated; none by default, and exec: jobs are refused. The program runs here with the "
+                    + "job's arguments: allowing a shell allows any command.")
+    List<String> allowExecDevice = new ArrayList<>();
+
     @picocli.CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
@@ -168,6 +177,12 @@ final class NodeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--threads must not be negative");
         }
         Replay.checkThreads(spec, "--threads", threads);
+        org.replayfarm.gpunode.device.ExecAllowList execAllowed;
+        try {
+            execAllowed = org.replayfarm.gpunode.device.ExecAllowList.of(allowExecDevice);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         checkPort("--port", port);
         checkPort("--http-port", httpPort);
         for (String seed : seeds) {
@@ -238,7 +253,8 @@ final class NodeCommand implements Callable<Integer> {
         FarmNode node = FarmNode.start(FarmNode.Settings.of(chosen, work).withAddress(host, port).withSeeds(seedList)
                 .withHttp(httpBindAddress(), httpPort).withEvalThreads(threads).withConfig(extra)
                 // uploads spool in the work directory (not java.io.tmpdir, often a small tmpfs)
-                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), uploads(work)))));
+                .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), uploads(work),
+                        execAllowed))));
         var out = spec.commandLine().getOut();
         out.printf("node %s roles %s%s%s%s%n", node.address(), chosen,
                 chosen.contains(FarmNode.COORDINATOR) ? " http " + node.httpUrl() : "",
@@ -252,6 +268,10 @@ final class NodeCommand implements Callable<Integer> {
         if (chosen.contains(FarmNode.COORDINATOR) && !node.active()) {
             err.println("replay node: this coordinator stands by (another is active, or the cluster is still forming); it runs the jobs when "
                     + "that one leaves or fails, and its API answers 503 until then");
+        }
+        if (chosen.contains(FarmNode.COORDINATOR) && !execAllowed.programs().isEmpty()) {
+            err.println("replay node: jobs sent over the API may run " + execAllowed.programs()
+                    + " on this machine, with arguments of their own (--allow-exec-device)");
         }
         if (chosen.contains(FarmNode.COORDINATOR) && org.replayfarm.evalnode.cluster.ApiToken.from(
                 node.system().settings().config()).isEmpty()) {

@@ -115,6 +115,18 @@ final class RunCommand implements Callable<Integer> {
     static final String BATCH_DECLINED = "a batch (several captures, --manifest, --baseline, --write-baseline or "
             + "--timeout) does not go to the run daemon";
 
+    /**
+     * Why the run daemon does not run an {@code exec:} device ({@link #execDevice()}): its program is to run in the
+     * client's folder and environment (relative paths in COMMAND, PATH), which the daemon, in /, does not have.
+     */
+    static final String EXEC_DECLINED = "--device exec: runs its program in the folder and environment of the run, "
+            + "and does not go to the run daemon";
+
+    /** Whether the device is a program ({@code --device exec:COMMAND}). */
+    boolean execDevice() {
+        return comparison.device != null && comparison.device.startsWith("exec:");
+    }
+
     /** Whether this is a batch: several captures, a manifest, a baseline or a timeout (a cluster of its own). */
     boolean batch() {
         return captures.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0;
@@ -138,6 +150,10 @@ final class RunCommand implements Callable<Integer> {
                 return Replay.EXIT_OK;
             }
             return batch(all);
+        }
+        if (session != null && execDevice()) {
+            session.decline(EXEC_DECLINED);
+            return Replay.EXIT_OK;
         }
         capture = all.get(0);
         RunTimings clock = !timings ? RunTimings.off()

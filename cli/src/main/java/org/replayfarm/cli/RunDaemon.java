@@ -263,6 +263,9 @@ final class RunDaemon implements AutoCloseable {
             if (!answerNow && sub != null && runCommand(probe).batch()) {
                 return session.decline(RunCommand.BATCH_DECLINED);
             }
+            if (!answerNow && sub != null && runCommand(probe).execDevice()) {
+                return session.decline(RunCommand.EXEC_DECLINED);
+            }
         } catch (CommandLine.ParameterException wrong) {
             answerNow = true; // its one-line error, from the command line that prints it
         }
@@ -330,7 +333,8 @@ final class RunDaemon implements AutoCloseable {
     /**
      * The client's arguments as the daemon (in /) must give them: {@code --device dir:PATH}, {@code --device cuda-cpu:DIR}, {@code cuda:DIR} and {@code @FILE}
      * (picocli's argument files, read relative to the JVM's folder) with PATH and FILE relative to the client's
-     * folder; {@code given} is told each path so resolved and how it was given.
+     * folder; {@code given} is told each path so resolved and how it was given. ({@code --device exec:} is not
+     * rewritten: such a run is declined, {@link RunCommand#EXEC_DECLINED}, and runs in the client's process.)
      */
     static List<String> clientArgs(List<String> args, Path cwd, java.util.function.BiConsumer<Path, String> given) {
         List<String> out = new ArrayList<>(args);

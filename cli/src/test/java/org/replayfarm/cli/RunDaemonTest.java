@@ -257,6 +257,17 @@ class RunDaemonTest {
             Reply declined = batch.get(Await.LIMIT.toSeconds(), TimeUnit.SECONDS);
             assertEquals(DECLINED, declined.status(), declined.err());
             assertTrue(declined.err().contains("a batch"), declined.err());
+            // and so is a program as the device: it is to run in the client's folder and environment, not the daemon's
+            Reply exec = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(socket, dir, saxpy.toString(), "--every-group", "--device", "exec:./emu {capture} {out}",
+                            "--out", dir.resolve("e").toString());
+                } catch (IOException e) {
+                    return new Reply(-1, "", e.toString());
+                }
+            }).get(Await.LIMIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(DECLINED, exec.status(), exec.err());
+            assertTrue(exec.err().contains(RunCommand.EXEC_DECLINED), exec.err());
             Reply help = CompletableFuture.supplyAsync(() -> {
                 try {
                     return call(socket, dir, "x.capture", "--every-group", "--out", "o", "--hepl");

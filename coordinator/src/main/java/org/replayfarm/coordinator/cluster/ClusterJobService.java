@@ -151,7 +151,8 @@ public final class ClusterJobService implements JobService {
     private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
                                         CompareWith compare, String captureName) {
         JobAccepted.Builder a = JobAccepted.newBuilder().setJobId(id).setCaptureSha256(sha).setEveryGroup(selection.every())
-                .setDevice(compare.device().spelling()).setUlp(compare.ulp()).setApproximate(compare.approximate())
+                .setDevice(compare.device().spelling()).setDeviceTimeoutSeconds(compare.device().timeoutSeconds())
+                .setUlp(compare.ulp()).setApproximate(compare.approximate())
                 .setCaptureName(captureName).setBudget(limits.budget()).setSliceDeadlineNanos(limits.sliceDeadlineNanos())
                 .setOutDir(out.toAbsolutePath().toString())
                 .addAllViews(compare.views()).setValues(compare.values()).setOrigin(compare.origin())
@@ -236,8 +237,9 @@ public final class ClusterJobService implements JobService {
         List<int[]> ids = new java.util.ArrayList<>();
         a.getGroupsList().forEach(g -> ids.add(new int[] {g.getX(), g.getY(), g.getZ()}));
         GroupSelection selection = a.getEveryGroup() ? GroupSelection.everyGroup() : new GroupSelection(false, ids);
-        CompareWith compare = new CompareWith(DeviceChoice.parse(a.getDevice()), a.getUlp(), a.getApproximate(),
-                a.getViewsList(), a.getValues(), a.getOrigin());
+        CompareWith compare = new CompareWith(DeviceChoice.parse(a.getDevice()).withTimeoutSeconds(
+                a.getDeviceTimeoutSeconds() > 0 ? a.getDeviceTimeoutSeconds() : DeviceChoice.DEFAULT_TIMEOUT_SECONDS),
+                a.getUlp(), a.getApproximate(), a.getViewsList(), a.getValues(), a.getOrigin());
         Path out = Path.of(a.getOutDir());
         String captureName = a.getCaptureName();
         long budget = a.getBudget();

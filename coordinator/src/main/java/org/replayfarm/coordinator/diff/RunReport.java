@@ -165,6 +165,11 @@ public final class RunReport {
                 executions.addObject().put("id", e.id()).put("duration_ns", e.durationNanos())
                         .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
             }
+            DeviceRun.Exec x = device.run().exec();
+            if (x != null) {
+                n.putObject("exec").put("command", x.command()).put("exit_status", x.exitStatus())
+                        .put("stderr_tail", x.stderrTail()).put("seconds", x.seconds());
+            }
             DeviceRun.Fidelity f = device.run().fidelity();
             if (f != null) {
                 n.putObject("fidelity").put("translated_exact", f.translatedExact())
@@ -392,6 +397,12 @@ public final class RunReport {
                     f.waveInstructions(), f.laneInstructions(), f.faultedGroups());
             w.printf("device fidelity translated %d exact, %d approximate, %d refused, %d unreachable (not translated)%n",
                     f.translatedExact(), f.translatedApproximate(), f.refused(), f.unreached());
+        }
+        if (device.run() != null && device.run().exec() != null) {
+            DeviceRun.Exec x = device.run().exec();
+            String[] err = x.stderrTail().split("\n");
+            w.printf("device ran      %s: exit status %d in %.2f s%s%n", x.command(), x.exitStatus(), x.seconds(),
+                    x.stderrTail().isEmpty() ? "" : "; its stderr ended: " + err[err.length - 1]);
         }
         if (device.run() != null && !device.run().hotspots().isEmpty()) {
             w.printf("hottest guest   %s%n", device.run().hotspots().stream().limit(3).map(h -> String.format("0x%x %s (%d)",

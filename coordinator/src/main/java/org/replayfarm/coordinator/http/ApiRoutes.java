@@ -104,11 +104,13 @@ public final class ApiRoutes extends AllDirectives {
     private final JobService jobs;
     private final Limits limits;
     private final Path uploadDir;
+    private final org.replayfarm.gpunode.device.ExecAllowList execAllowed;
 
-    private ApiRoutes(JobService jobs, Limits limits, Path uploadDir) {
+    private ApiRoutes(JobService jobs, Limits limits, Path uploadDir, org.replayfarm.gpunode.device.ExecAllowList execAllowed) {
         this.jobs = jobs;
         this.limits = limits;
         this.uploadDir = uploadDir;
+        this.execAllowed = execAllowed;
     }
 
     /** The API; uploads are streamed to temporary files in the system's temporary directory. */
@@ -118,7 +120,16 @@ public final class ApiRoutes extends AllDirectives {
 
     /** The API; uploads are streamed to temporary files in {@code uploadDir}. */
     public static Route routes(JobService jobs, Limits limits, Path uploadDir) {
-        return new ApiRoutes(jobs, limits, uploadDir).route();
+        return routes(jobs, limits, uploadDir, org.replayfarm.gpunode.device.ExecAllowList.NONE);
+    }
+
+    /**
+     * The API; uploads are streamed to temporary files in {@code uploadDir}; a job's {@code exec:} device may run
+     * the programs of {@code execAllowed} (replay node --allow-exec-device), no other.
+     */
+    public static Route routes(JobService jobs, Limits limits, Path uploadDir,
+                               org.replayfarm.gpunode.device.ExecAllowList execAllowed) {
+        return new ApiRoutes(jobs, limits, uploadDir, execAllowed).route();
     }
 
     private Route route() {
@@ -238,7 +249,7 @@ public final class ApiRoutes extends AllDirectives {
     private HttpResponse start(byte[] body) {
         JobRequest request;
         try {
-            request = JobRequest.parse(body);
+            request = JobRequest.parse(body, execAllowed);
         } catch (JobRequest.Invalid e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
         }

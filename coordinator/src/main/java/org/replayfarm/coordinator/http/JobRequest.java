@@ -10,13 +10,15 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.evalnode.eval.GroupSelection;
+import org.replayfarm.gpunode.device.ExecAllowList;
 
 /**
  * The body of {@code POST /jobs}: {@code {"capture": "<sha256>", "groups": "every"}} or
  * {@code {"capture": "<sha256>", "groups": [[x, y, z], [x, y], [x], ...]}} (y and z default to 0, as on
  * the command line), and optionally what the host results are compared with, as {@code replay run}
- * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "cuda-cpu" | "none"} (default auto),
- * {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false),
+ * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "cuda-cpu" | "none"} (default auto;
+ * {@code "exec:COMMAND"} only on a coordinator that allows its program, {@link ExecAllowList}), {@code
+ * "device_timeout_seconds": N} (how long an exec: device may run, default 600), {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false),
  * {@code "views": ["RANGE=TYPE[ROWSxCOLS]", ...]} (replay run's {@code --view}, checked against the capture when
  * the job starts), {@code "values": N} (differing values listed per range and image, default 10), and
  * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
@@ -26,7 +28,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                          org.replayfarm.coordinator.jobs.JobService.Limits limits) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "approximate",
-            "capture_name", "budget", "slice_deadline_seconds", "views", "values");
+            "capture_name", "budget", "slice_deadline_seconds", "views", "values", "device_timeout_seconds");
 
     /** With the default budget and slice deadline. */
     public JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
@@ -50,7 +52,13 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         }
     }
 
+    /** As {@link #parse(byte[], ExecAllowList)} on a coordinator that allows no {@code exec:} device. */
     public static JobRequest parse(byte[] body) throws Invalid {
+        return parse(body, ExecAllowList.NONE);
+    }
+
+    /** Parses a request body; an {@code exec:} device must run a program of {@code allowed}. */
+    public static JobRequest parse(byte[] body, ExecAllowList allowed) throws Invalid {
         JsonNode root;
         try {
             root = ProgressJson.MAPPER.readTree(body);
@@ -66,7 +74,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             String name = names.next();
             if (!FIELDS.contains(name)) {
                 throw new Invalid("unknown field '" + name + "' (a job takes \"capture\", \"groups\", \"device\", "
-                        + "\"ulp\", \"approximate\", \"views\", \"values\", \"capture_name\", \"budget\" and "
+                        + "\"device_timeout_seconds\", \"ulp\", \"approximate\", \"views\", \"values\", \"capture_name\", \"budget\" and "
                         + "\"slice_deadline_seconds\")");
             }
         }
@@ -78,7 +86,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         if (!SHA256.matcher(sha).matches()) {
             throw new Invalid("'capture': '" + sha + "' is not a SHA-256 in lowercase hex");
         }
-        CompareWith compare = compare(root);
+        CompareWith compare = compare(root, allowed);
         String name = "";
         JsonNode n = root.get("capture_name");
         if (n != null) {
@@ -146,10 +154,15 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                 deadline == null ? 0 : (long) (deadline.asDouble() * 1e9));
     }
 
-    private static CompareWith compare(JsonNode root) throws Invalid {
+    private static CompareWith compare(JsonNode root, ExecAllowList allowed) throws Invalid {
         JsonNode device = root.get("device");
         if (device != null && !device.isTextual()) {
             throw new Invalid("'device' must be a string: auto, recorded, recorded:LABEL, cuda, cuda-cpu or none, not " + device);
+        }
+        JsonNode timeout = root.get("device_timeout_seconds");
+        if (timeout != null && (!timeout.isIntegralNumber() || !timeout.canConvertToLong() || timeout.asLong() <= 0)) {
+            throw new Invalid("'device_timeout_seconds' must be a positive integer (seconds an exec: device may run), not "
+                    + timeout);
         }
         JsonNode ulp = root.get("ulp");
         if (ulp != null && (!ulp.isIntegralNumber() || !ulp.canConvertToInt() || ulp.asInt() < 0)) {
@@ -165,6 +178,16 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                     approximate != null && approximate.asBoolean());
         } catch (IllegalArgumentException e) {
             throw new Invalid("'device': " + e.getMessage());
+        }
+        if (timeout != null) {
+            parsed = new CompareWith(parsed.device().withTimeoutSeconds(timeout.asLong()), parsed.ulp(), parsed.approximate());
+        }
+        if (parsed.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.EXEC) {
+            try {
+                allowed.check(parsed.device().label()); // it would run any command on the coordinator's machine
+            } catch (IllegalArgumentException e) {
+                throw new Invalid("'device': " + e.getMessage());
+            }
         }
         if (parsed.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.DIR) {
             // a folder of the coordinator's machine: a client may not have the coordinator read (or probe) its files
@@ -213,6 +236,9 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             }
         }
         n.put("device", compare.device().spelling());
+        if (compare.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.EXEC) {
+            n.put("device_timeout_seconds", compare.device().timeoutSeconds());
+        }
         n.put("ulp", compare.ulp());
         n.put("approximate", compare.approximate());
         if (!compare.views().isEmpty()) {

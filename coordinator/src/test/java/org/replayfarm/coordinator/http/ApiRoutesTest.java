@@ -54,6 +54,7 @@ class ApiRoutesTest {
     LocalJobService jobs;
     String url;
     String smallUrl;
+    String execUrl;
     final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     final Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
 
@@ -70,6 +71,11 @@ class ApiRoutesTest {
                 List.of(ApiRoutes.routes(jobs, new ApiRoutes.Limits(1000, 200), dir.resolve("uploads"))))
                 .toCompletableFuture().get(20, TimeUnit.SECONDS);
         smallUrl = CoordinatorHttp.url(small);
+        ServerBinding exec = CoordinatorHttp.start(system, "127.0.0.1", 0, captures,
+                List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), dir.resolve("uploads"),
+                        org.replayfarm.gpunode.device.ExecAllowList.of(List.of("sh")))))
+                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+        execUrl = CoordinatorHttp.url(exec);
     }
 
     @AfterAll
@@ -245,6 +251,49 @@ class ApiRoutesTest {
                 + "[1,0,0],".repeat(40) + "[1,0,0]]}").getBytes());
         assertEquals(413, job.statusCode(), job.body());
         assertTrue(error(job).contains("job request"), job.body());
+    }
+
+    @Test
+    void an_exec_device_runs_only_a_program_the_coordinator_allows() throws Exception {
+        String sha = upload(saxpy);
+        // the device's outputs: the capture's recorded native run, the ranges it does not change as they start
+        CaptureFile capture = CaptureFile.open(saxpy);
+        var recorded = org.replayfarm.gpunode.device.DeviceChoice.parse("recorded").resolve(capture).backend().orElseThrow()
+                .run(new org.replayfarm.gpunode.device.DeviceRequest(capture, sha),
+                        org.replayfarm.gpunode.device.DeviceEvents.ignore());
+        Path outputs = Files.createDirectories(dir.resolve("exec-outputs"));
+        for (var r : capture.metadata().getRangesList()) {
+            byte[] b = recorded.rangeBytes(r.getIndex());
+            if (b == null) {
+                b = new byte[(int) r.getSize()];
+                capture.blob(r.getInitial()).get(b);
+            }
+            Files.write(outputs.resolve("guest-" + r.getIndex() + ".bin"), b);
+        }
+        String device = "exec:sh -c 'cp $0/* $1/; echo copied >&2' " + outputs + " {out}";
+        String body = "{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"device\": \"" + device + "\"}";
+
+        HttpResponse<String> refused = postJob(body); // this coordinator allows no program
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertTrue(error(refused).startsWith("'device': exec:COMMAND runs a program on the coordinator's machine"),
+                refused.body());
+        HttpResponse<String> other = post(execUrl, "/jobs", body.replace("exec:sh", "exec:cat").getBytes());
+        assertEquals(400, other.statusCode(), other.body());
+        assertTrue(error(other).startsWith("'device': the program 'cat' (") && error(other).contains("allowed: ["),
+                other.body());
+
+        HttpResponse<String> started = post(execUrl, "/jobs", body.getBytes());
+        assertEquals(201, started.statusCode(), started.body());
+        String job = JSON.readTree(started.body()).get("job").asText();
+        List<JobProgress> events = events(job);
+        assertEquals("finished", events.get(events.size() - 1).state(), events.get(events.size() - 1).toString());
+        JsonNode report = JSON.readTree(get("/jobs/" + job + "/results/report.json").body());
+        assertEquals("equal", report.get("result").get("status").asText(), report.toString());
+        assertEquals("exec", report.get("device").get("kind").asText());
+        JsonNode exec = report.get("device").get("exec");
+        assertEquals(device.substring("exec:".length()), exec.get("command").asText());
+        assertEquals(0, exec.get("exit_status").asInt());
+        assertEquals("copied", exec.get("stderr_tail").asText());
     }
 
     @Test

@@ -12,25 +12,40 @@ import org.replayfarm.proto.RecordedRun;
  * {@code recorded:LABEL} (the run with that label), {@code dir:PATH} (a folder of guest-&lt;n&gt;.bin and
  * image-&lt;k&gt;.raw another tool wrote, {@link DirectoryBackend}), {@code cuda-cpu} (the translation to CUDA C, built
  * with g++ and run on the CPU: {@link CudaCpuBackend}), {@code cuda} (the translation launched on a GPU:
- * this node's, or in a cluster a GPU node's, as {@code gpu} offers it) or {@code none} (host only).
- * {@link #resolve} says which it took and why.
+ * this node's, or in a cluster a GPU node's, as {@code gpu} offers it), {@code exec:COMMAND} (a program that runs
+ * the capture and writes that folder: {@link ExecBackend}, for at most {@code timeoutSeconds}) or {@code none} (host
+ * only). {@link #resolve} says which it took and why.
  */
-public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
-    public enum Kind { AUTO, RECORDED, NONE, CUDA_CPU, CUDA, DIR }
+public record DeviceChoice(Kind kind, String label, GpuSource gpu, long timeoutSeconds) {
+    public enum Kind { AUTO, RECORDED, NONE, CUDA_CPU, CUDA, DIR, EXEC }
 
-    /** {@code cuda-cpu:DIR}: a translation folder built and run as it lies (the label holds the folder). */
+    /** {@code cuda-cpu:DIR} or {@code cuda:DIR}: a translation folder built and run as it lies (the label holds it). */
     public boolean folderTranslation() {
         return (kind == Kind.CUDA_CPU || kind == Kind.CUDA) && !label.isEmpty();
     }
 
-    /** A choice whose GPU is this node's own ({@link LocalGpu}). */
+    /** How long an {@code exec:} program may run unless {@code --device-timeout} says otherwise. */
+    public static final long DEFAULT_TIMEOUT_SECONDS = 600;
+
+    public DeviceChoice {
+        if (timeoutSeconds <= 0) {
+            throw new IllegalArgumentException("--device-timeout must be a positive number of seconds, not " + timeoutSeconds);
+        }
+    }
+
+    /** A choice whose GPU is this node's own ({@link LocalGpu}), with the default time limit. */
     public DeviceChoice(Kind kind, String label) {
-        this(kind, label, LocalGpu.get());
+        this(kind, label, LocalGpu.get(), DEFAULT_TIMEOUT_SECONDS);
     }
 
     /** The same choice with its GPU taken from {@code source} (a cluster's GPU nodes). */
     public DeviceChoice withGpu(GpuSource source) {
-        return new DeviceChoice(kind, label, source);
+        return new DeviceChoice(kind, label, source, timeoutSeconds);
+    }
+
+    /** The same choice with an {@code exec:} program's time limit ({@code --device-timeout}). */
+    public DeviceChoice withTimeoutSeconds(long seconds) {
+        return new DeviceChoice(kind, label, gpu, seconds);
     }
 
     /** The resolved choice: the backend (empty for none) and a line saying what was taken and why. */
@@ -38,7 +53,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
     }
 
     /** Every spelling {@link #parse} takes, as its error lists them. */
-    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda:DIR, cuda-cpu, cuda-cpu:DIR or none";
+    public static final String SPELLINGS = "auto, recorded, recorded:LABEL, dir:PATH, exec:COMMAND, cuda, cuda:DIR, cuda-cpu, cuda-cpu:DIR or none";
 
     public static DeviceChoice parse(String spec) {
         if (spec == null || spec.equals("auto")) {
@@ -68,6 +83,14 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
         if (spec.startsWith("dir:") && spec.length() > "dir:".length()) {
             return new DeviceChoice(Kind.DIR, spec.substring("dir:".length())); // the label holds the folder
         }
+        if (spec.startsWith("exec:") && !spec.substring("exec:".length()).isBlank()) {
+            try {
+                ShellWords.split(spec.substring("exec:".length())); // an open quote is refused now, not after evaluating
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--device '" + spec + "': " + e.getMessage());
+            }
+            return new DeviceChoice(Kind.EXEC, spec.substring("exec:".length())); // the label holds the command
+        }
         throw new IllegalArgumentException("--device '" + spec + "': expected " + SPELLINGS);
     }
 
@@ -80,6 +103,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
             case CUDA -> label.isEmpty() ? "cuda" : "cuda:" + label;
             case RECORDED -> label.isEmpty() ? "recorded" : "recorded:" + label;
             case DIR -> "dir:" + label;
+            case EXEC -> "exec:" + label;
         };
     }
 
@@ -135,6 +159,9 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu) {
                 yield new Resolved(Optional.of(new DirectoryBackend(dir)), "the folder " + label
                         + " (dir: its guest-<n>.bin and image-<k>.raw, asked for)");
             }
+            case EXEC -> new Resolved(Optional.of(new ExecBackend(label, timeoutSeconds)), "the program "
+                    + ShellWords.split(label).get(0) + " (exec: run on a copy of the capture, its {out} folder read as "
+                    + "dir: reads one, asked for)");
             case NONE -> new Resolved(Optional.empty(), "none (asked for): the host model only, nothing compared");
             case CUDA_CPU -> {
                 if (label.isEmpty()) {

@@ -13,17 +13,33 @@ import java.util.TreeMap;
  * traced to, with how many of its PC samples were traced to a guest instruction ({@code samplesAttributed}) and
  * how many were not (the kernel's prologue, other functions and modules: {@code samplesUnattributed}; both 0
  * for a run that took no samples). A range or image absent from the maps was not recorded by this run and cannot be
- * compared. Buffers are read-only views.
+ * compared. An {@code exec:} run also says how its program ended ({@link Exec}; null for every other kind).
+ * Buffers are read-only views.
  */
 public record DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
                         SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
                         List<org.replayfarm.proto.GuestHotspot> hotspots, long samplesAttributed,
-                        long samplesUnattributed) {
+                        long samplesUnattributed, Exec exec) {
     public DeviceRun {
         ranges = readOnly(ranges);
         images = readOnly(images);
         executions = List.copyOf(executions);
         hotspots = List.copyOf(hotspots);
+    }
+
+    /** A run that ran no program of the user's ({@code exec} null). */
+    public DeviceRun(String kind, String label, SortedMap<Integer, ByteBuffer> ranges,
+                     SortedMap<Integer, ByteBuffer> images, List<ExecutionRecord> executions, Fidelity fidelity,
+                     List<org.replayfarm.proto.GuestHotspot> hotspots, long samplesAttributed, long samplesUnattributed) {
+        this(kind, label, ranges, images, executions, fidelity, hotspots, samplesAttributed, samplesUnattributed, null);
+    }
+
+    /**
+     * How an {@code exec:} device's program ended: the command as given, its exit status, the end of what it wrote
+     * to stderr ({@link ExecBackend#STDERR_TAIL_CHARS} characters, {@link ExecBackend#STDERR_TAIL_LINES} lines at
+     * most) and how long it ran.
+     */
+    public record Exec(String command, int exitStatus, String stderrTail, double seconds) {
     }
 
     /** A run without PC samples traced to guest instructions. */

@@ -36,18 +36,39 @@ public final class DirectoryBackend implements DeviceBackend {
     @Override
     public DeviceRun run(DeviceRequest request, DeviceEvents events) throws DeviceException {
         events.on(new DeviceEvent.Started(kind(), label()));
-        TreeMap<Integer, ByteBuffer> ranges = new TreeMap<>();
-        TreeMap<Integer, ByteBuffer> images = new TreeMap<>();
-        for (Expected e : expected(dir, request.capture())) {
-            read(e).ifPresent(b -> (e.image() ? images : ranges).put(e.index(), b));
-        }
-        if (ranges.isEmpty() && images.isEmpty()) {
+        Outputs read = read(dir, request.capture(), false);
+        if (read.ranges().isEmpty() && read.images().isEmpty()) {
             throw new DeviceException("--device dir:" + dir + ": the folder holds no guest-<n>.bin and no image-<k>.raw "
                     + "of this capture");
         }
-        DeviceRun out = new DeviceRun(kind(), label(), ranges, images, List.of());
-        events.on(new DeviceEvent.Finished(ranges.size(), images.size()));
+        DeviceRun out = new DeviceRun(kind(), label(), read.ranges(), read.images(), List.of());
+        events.on(new DeviceEvent.Finished(read.ranges().size(), read.images().size()));
         return out;
+    }
+
+    /** A folder's outputs: range n's bytes by n, image k's texels by k. */
+    record Outputs(TreeMap<Integer, ByteBuffer> ranges, TreeMap<Integer, ByteBuffer> images) {
+    }
+
+    /**
+     * Reads a folder in this layout (what {@code dir:} and {@code exec:}'s output folder hold): a file of the wrong
+     * size is an error naming it and both sizes; a missing file is "not recorded", or with {@code everyFile} an error
+     * naming it.
+     */
+    static Outputs read(Path dir, org.replayfarm.model.capture.CaptureFile capture, boolean everyFile)
+            throws DeviceException {
+        TreeMap<Integer, ByteBuffer> ranges = new TreeMap<>();
+        TreeMap<Integer, ByteBuffer> images = new TreeMap<>();
+        for (Expected e : expected(dir, capture)) {
+            java.util.Optional<ByteBuffer> b = read(e);
+            if (b.isPresent()) {
+                (e.image() ? images : ranges).put(e.index(), b.get());
+            } else if (everyFile) {
+                throw new DeviceException("no " + e.file().getFileName() + " (" + e.what() + " of the capture, "
+                        + e.bytes() + " bytes) in " + dir + ", which is to hold every range's and image's final contents");
+            }
+        }
+        return new Outputs(ranges, images);
     }
 
     /**

@@ -45,7 +45,7 @@ class DeviceChoiceTest {
         assertTrue(DeviceChoice.parse("none").resolve(capture).backend().isEmpty());
         assertEquals("recorded:a b", DeviceChoice.parse("recorded:a b").spelling());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:")).getMessage()
-                .contains("expected auto, recorded, recorded:LABEL, dir:PATH, cuda, cuda-cpu or none"));
+                .contains("expected auto, recorded, recorded:LABEL, dir:PATH, exec:COMMAND, cuda, cuda-cpu or none"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:gpu").resolve(capture))
                 .getMessage().contains("no recorded run labelled 'gpu'"));
     }
