@@ -128,6 +128,8 @@ final class FirstDivergence {
             case RECORDED -> "a recorded run cannot run code again";
             case DIR -> "a folder of outputs (dir:) cannot run code";
             case CUDA -> "the GPU build does not trace (lockstep traces are recorded by the CPU runner)";
+            case EXEC -> "an exec: program runs captures, not translations, and probe bisection (patched captures that "
+                    + "store chosen registers at chosen PCs) is not built yet";
             case NONE, AUTO -> "no device was compared";
             default -> "it cannot be traced";
         };
