@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 final class Mutants {
     /** The mutation operators: what each plants. */
     enum Operator {
-        /** a bit of the first destination flipped */
+        /** bits 4 and 22 of the first destination flipped (an integer's low bits, a float's top mantissa bit) */
         BITFLIP,
         /** the first two operands of the operation swapped */
         SWAP,
@@ -88,7 +88,7 @@ final class Mutants {
         String out = switch (op) {
             case BITFLIP -> {
                 Matcher m = ASSIGN.matcher(body);
-                yield m.find() ? body.substring(0, m.start(2)) + "(" + m.group(2) + ") ^ 0x10u" + body.substring(m.end(2))
+                yield m.find() ? body.substring(0, m.start(2)) + "(" + m.group(2) + ") ^ 0x400010u" + body.substring(m.end(2))
                         : null;
             }
             case SWAP -> swap(body);
@@ -158,7 +158,7 @@ final class Mutants {
         }
         String x = body.substring(args.get(0)[0], args.get(0)[1]).strip();
         String y = body.substring(args.get(1)[0], args.get(1)[1]).strip();
-        if (x.equals(y)) {
+        if (x.equals(y) || x.startsWith("&") || y.startsWith("&")) { // a mode or carry pointer is no operand
             return null;
         }
         return body.substring(0, args.get(0)[0]) + y + ", " + x + body.substring(args.get(1)[1]);

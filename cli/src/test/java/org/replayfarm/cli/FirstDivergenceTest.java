@@ -95,8 +95,8 @@ class FirstDivergenceTest {
         assertEquals(0, e.exitCode(), e.out() + e.err());
         assertTrue(e.out().contains("first divergence: group (0, 0, 0) wave 0 pc 0x100060084: v_fmac_f32_e32 v3, s0, v2"),
                 e.out());
-        // lane 0: 2.5 * 0.0 + 1000.0 on the host, bit 4 flipped on the device
-        assertTrue(e.out().contains("v3 lane 0          0x447a0000 (1000.0, 1148846080) | 0x447a0010"), e.out());
+        // lane 0: 2.5 * 0.0 + 1000.0 on the host, bits 4 and 22 flipped on the device
+        assertTrue(e.out().contains("v3 lane 0          0x447a0000 (1000.0, 1148846080) | 0x443a0010"), e.out());
         assertTrue(e.out().contains("operands before it (host | device):") && e.out().contains("s0 "), e.out());
         assertTrue(e.out().contains("0x100060078: global_load_dword v3, v[0:1], off"), e.out());
         JsonNode f = JSON.readTree(out.resolve("report.json").toFile()).path("first_divergence");
