@@ -83,14 +83,28 @@ final class Mutants {
         });
     }
 
+    /**
+     * The kernel with the last bit of {@code site}'s first destination flipped: one unit in the last place of a float,
+     * the noise an approximate instruction may legitimately show (not a bug: the search must see past it).
+     */
+    static Optional<String> noise(String kernel, Site site) {
+        if (site.shared()) {
+            return Optional.empty();
+        }
+        String body = kernel.substring(site.start(), site.end());
+        return Optional.ofNullable(flip(body, "0x1u")).map(b -> "#define RT_SHAPE_RUNS 0 /* a planted mutation (Mutants) */\n"
+                + kernel.substring(0, site.start()) + b + kernel.substring(site.end()));
+    }
+
+    private static String flip(String body, String mask) {
+        Matcher m = ASSIGN.matcher(body);
+        return m.find() ? body.substring(0, m.start(2)) + "(" + m.group(2) + ") ^ " + mask + body.substring(m.end(2)) : null;
+    }
+
     /** A block's code with the operator applied, or empty when it does not apply. */
     static Optional<String> mutate(String body, Operator op) {
         String out = switch (op) {
-            case BITFLIP -> {
-                Matcher m = ASSIGN.matcher(body);
-                yield m.find() ? body.substring(0, m.start(2)) + "(" + m.group(2) + ") ^ 0x400010u" + body.substring(m.end(2))
-                        : null;
-            }
+            case BITFLIP -> flip(body, "0x400010u");
             case SWAP -> swap(body);
             case EXEC -> body.contains("RT_FOR_ACTIVE(l)") ? body.replaceFirst("RT_FOR_ACTIVE\\(l\\)", "RT_FOR_LANES(l)")
                     : null;

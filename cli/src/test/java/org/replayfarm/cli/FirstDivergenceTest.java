@@ -122,6 +122,38 @@ class FirstDivergenceTest {
     }
 
     @Test
+    void the_search_sees_past_an_approximate_instructions_noise() throws Exception {
+        Path bloom = example("bloom-tiles/bloom.capture");
+        Path t = translate(bloom, "noise");
+        String k = Files.readString(t.resolve("kernel.cu"));
+        List<Mutants.Site> sites = Mutants.sites(k);
+        Mutants.Site rcp = sites.stream().filter(s -> s.pc() == 0x1000800b4L).findFirst().orElseThrow();
+        assertTrue(rcp.instruction().startsWith("v_rcp_f32"), rcp.toString());
+        String noisy = Mutants.noise(k, rcp).orElseThrow();
+        Files.writeString(t.resolve("kernel.cu"), noisy);
+        Path out = dir.resolve("noise-run");
+        CliRun run = CliRun.of("run", bloom.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out", out.toString());
+        assertTrue(run.exitCode() <= 1, run.out() + run.err());
+        // v_rcp_f32 one unit in the last place off in every lane, and everything after it follows from that
+        CliRun e = CliRun.of("explain", out.toString(), "--first-divergence", "--group", "0,0,0");
+        assertEquals(0, e.exitCode(), e.out() + e.err());
+        assertTrue(e.out().contains("no divergence") && !e.out().contains(" 0 approximate result(s) within"), e.out());
+
+        // the same noise, and a real bug in the instruction that reads the noisy register next
+        Mutants.Site mul = Mutants.sites(noisy).stream().filter(s -> s.pc() == 0x1000800b8L).findFirst().orElseThrow();
+        assertTrue(mul.instruction().startsWith("v_mul_f32_e32 v7, v1, v0"), mul.toString());
+        Files.writeString(t.resolve("kernel.cu"), Mutants.apply(noisy, mul, Mutants.Operator.BITFLIP).orElseThrow()
+                .replaceFirst("#define RT_SHAPE_RUNS 0[^\n]*\n", ""));
+        Path out2 = dir.resolve("bug-run");
+        CliRun run2 = CliRun.of("run", bloom.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
+                out2.toString());
+        assertEquals(1, run2.exitCode(), run2.out() + run2.err());
+        CliRun e2 = CliRun.of("explain", out2.toString(), "--first-divergence");
+        assertEquals(0, e2.exitCode(), e2.out() + e2.err());
+        assertTrue(e2.out().contains("pc 0x1000800b8: v_mul_f32_e32 v7, v1, v0"), e2.out());
+    }
+
+    @Test
     void planted_bugs_are_named_exactly() throws Exception {
         BenchFirstDivergenceCommand.setUp();
         try {

@@ -45,8 +45,29 @@ class DeviceChoiceTest {
         assertTrue(DeviceChoice.parse("none").resolve(capture).backend().isEmpty());
         assertEquals("recorded:a b", DeviceChoice.parse("recorded:a b").spelling());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:")).getMessage()
-                .contains("expected auto, recorded, recorded:LABEL, dir:PATH, exec:COMMAND, cuda, cuda-cpu or none"));
+                .contains("expected auto, recorded, recorded:LABEL, dir:PATH, exec:COMMAND, cuda, cuda:DIR, cuda-cpu, cuda-cpu:DIR or none"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("recorded:gpu").resolve(capture))
                 .getMessage().contains("no recorded run labelled 'gpu'"));
+    }
+
+    @Test
+    void translation_folders_parse_and_resolve() throws Exception {
+        CaptureFile capture = CaptureFile.open(SAXPY);
+        DeviceChoice cpu = DeviceChoice.parse("cuda-cpu:some/dir");
+        assertEquals(DeviceChoice.Kind.CUDA_CPU, cpu.kind());
+        assertTrue(cpu.folderTranslation());
+        assertEquals("cuda-cpu:some/dir", cpu.spelling());
+        assertEquals("cuda:x", DeviceChoice.parse("cuda:x").spelling());
+        assertTrue(DeviceChoice.parse("cuda:x").folderTranslation());
+        assertTrue(!DeviceChoice.parse("cuda-cpu").folderTranslation() && !DeviceChoice.parse("cuda").folderTranslation());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> cpu.resolve(capture)).getMessage()
+                .contains("--device cuda-cpu:some/dir: no such folder"));
+        java.nio.file.Path empty = java.nio.file.Files.createTempDirectory("rf-empty");
+        try {
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> DeviceChoice.parse("cuda-cpu:" + empty)
+                    .resolve(capture)).getMessage().contains("the folder holds no kernel.cu"));
+        } finally {
+            java.nio.file.Files.delete(empty);
+        }
     }
 }
