@@ -81,15 +81,31 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         return Replay.EXIT_OK;
     }
 
-    /** Instructions one wave may execute on both sides: a mutant that loops for ever stops soon. */
-    static final long BUDGET = 200_000;
-
-    /** The builds and budget of the mutants' runs: -O0 (the same results, the cheapest builds), {@link #BUDGET}. */
+    /** The builds of the mutants' runs: -O0 (the same results, the cheapest builds). */
     static void setUp() {
         if (System.getProperty("replay.cuda-cpu.opt") == null) {
             System.setProperty("replay.cuda-cpu.opt", "-O0");
         }
-        System.setProperty("replay.cuda-cpu.budget", Long.toString(BUDGET));
+    }
+
+    /**
+     * Instructions one wave may execute on both sides, so that a mutant that loops for ever stops soon: four times the
+     * most any group of the capture executes on the host model (a bound on any of its waves), and at least 10000.
+     */
+    static long budgetOf(CaptureFile capture) {
+        org.replayfarm.evalnode.hostmodel.Kernel kernel = new org.replayfarm.evalnode.hostmodel.Kernel(capture);
+        org.replayfarm.evalnode.hostmodel.HostModel host = new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
+                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET);
+        var d = kernel.dispatch();
+        long most = 0;
+        for (int z = 0; z < d.getGroupCountZ(); z++) {
+            for (int y = 0; y < d.getGroupCountY(); y++) {
+                for (int x = 0; x < d.getGroupCountX(); x++) {
+                    most = Math.max(most, host.runGroup(x, y, z).waveInstructions());
+                }
+            }
+        }
+        return Math.max(10_000, 4 * most);
     }
 
     /** Plants and judges the mutants of one capture. */
@@ -112,19 +128,25 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         }
         Collections.shuffle(candidates, new Random(seed));
         List<Verdict> verdicts = new ArrayList<>();
-        // the translation as made, before any bug is planted: equal to the host model, within the budget
+        long budget = budgetOf(capture);
+        System.setProperty("replay.cuda-cpu.budget", Long.toString(budget));
+        // the translation as made, before any bug is planted: equal to the host model, no group faulting
         Path baseline = dir.resolve(name + "-baseline-run");
         CpuBuild.deleteTree(baseline);
         int status = quiet("run", file.toString(), "--every-group", "--device", "cuda-cpu:" + base, "--out",
-                baseline.toString(), "--budget", Long.toString(BUDGET));
-        if (status != Replay.EXIT_OK) {
+                baseline.toString(), "--budget", Long.toString(budget));
+        JsonNode report = Files.isRegularFile(baseline.resolve("report.json"))
+                ? new ObjectMapper().readTree(baseline.resolve("report.json").toFile()) : null;
+        if (status != Replay.EXIT_OK || report == null || report.path("faults").size() > 0
+                || report.path("device").path("fidelity").path("faulted_groups").asInt(0) > 0) {
             throw new IllegalStateException(file + ": the unplanted translation does not compare equal to the host model "
-                    + "within " + BUDGET + " instructions per wave (exit " + status + "; see " + baseline + ")");
+                    + "without faults within " + budget + " instructions per wave (exit " + status + "; see " + baseline
+                    + ")");
         }
         for (Object[] c : candidates.subList(0, Math.min(perCapture, candidates.size()))) {
             Mutants.Site site = (Mutants.Site) c[0];
             Mutants.Operator op = (Mutants.Operator) c[1];
-            Verdict v = judge(file, name, base, dir, sites, site, op, (String) c[2]);
+            Verdict v = judge(file, name, base, dir, sites, site, op, (String) c[2], budget);
             verdicts.add(v);
             out.printf(Locale.ROOT, "  0x%x %-40s %-9s %-10s%s (%.1f s)%n", v.pc(), trim(v.instruction()), v.op(),
                     v.outcome(), v.foundPc() >= 0 && v.foundPc() != v.pc() ? " named 0x" + Long.toHexString(v.foundPc())
@@ -139,7 +161,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     private Verdict judge(Path capture, String name, Path base, Path dir, List<Mutants.Site> sites, Mutants.Site site,
-                          Mutants.Operator op, String kernel) throws Exception {
+                          Mutants.Operator op, String kernel, long budget) throws Exception {
         long start = System.nanoTime();
         String tag = name + "-" + Long.toHexString(site.pc()) + "-" + op.name().toLowerCase(Locale.ROOT);
         Path mutant = dir.resolve(tag);
@@ -154,7 +176,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         Path run = dir.resolve(tag + "-run");
         CpuBuild.deleteTree(run);
         int status = quiet("run", capture.toString(), "--every-group", "--device", "cuda-cpu:" + mutant, "--out",
-                run.toString(), "--budget", Long.toString(BUDGET));
+                run.toString(), "--budget", Long.toString(budget));
         String outcome;
         long found = -1;
         if (status == Replay.EXIT_OK) {

@@ -91,7 +91,7 @@ final class ExplainCommand implements Callable<Integer> {
             description = "With --first-divergence: the device to trace (default: the report's, device.choice).")
     String device;
 
-    @Option(names = "--max-steps", paramLabel = "N", defaultValue = "5000000",
+    @Option(names = "--max-steps", paramLabel = "N", defaultValue = "1000000",
             description = "With --first-divergence: trace at most N instructions of the group (default ${DEFAULT-VALUE}).")
     long maxSteps;
 
