@@ -91,6 +91,9 @@ public final class Lockstep {
     private final Map<Long, long[]> lastWriter = new HashMap<>();
     private final Map<Long, Divergence> storeCandidates = new HashMap<>();
     private final Map<Long, StepInfo> stepInfo = new HashMap<>();
+    /** Waves whose device trace ended before the host's; the first such, reported if nothing else is found. */
+    private final java.util.Set<Integer> ended = new java.util.HashSet<>();
+    private Divergence endedEarly;
 
     private record StepInfo(int wave, long pc, Instruction insn, int[] hostPre, int[] devicePre, List<Recent> recent) {
     }
@@ -167,6 +170,9 @@ public final class Lockstep {
                     break;
                 }
             }
+        }
+        if (found == null && endedEarly != null) {
+            found = endedEarly;
         }
         Divergence store = firstStore(deviceRanges);
         if (store != null && (found == null || store.step() < found.step())) {
@@ -305,12 +311,18 @@ public final class Lockstep {
         List<DeviceTrace.Step> steps = stepsOf(wave);
         int k = index.merge(wave, 1, Integer::sum) - 1;
         ArrayDeque<Recent> last = recent.get(wave);
+        if (ended.contains(wave)) {
+            return;
+        }
         if (k >= steps.size()) {
-            if (!trace.truncated()) {
-                found = new Divergence(wave, pc, text, "ended", "the device's wave " + wave + " recorded " + steps.size()
-                        + " instructions; the host model's executes this one next", List.of(), List.of(),
+            // a wave the device stopped early (another wave's fault stops the group): that wave's own divergence comes
+            // first when the host reaches it; this one is the answer only if none does
+            if (!trace.truncated() && endedEarly == null) {
+                endedEarly = new Divergence(wave, pc, text, "ended", "the device's wave " + wave + " recorded "
+                        + steps.size() + " instructions; the host model's executes this one next", List.of(), List.of(),
                         List.copyOf(last), at);
             }
+            ended.add(wave);
             return;
         }
         DeviceTrace.Step ds = steps.get(k);

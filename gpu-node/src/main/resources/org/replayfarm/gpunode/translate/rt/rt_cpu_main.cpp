@@ -301,6 +301,9 @@ int main(int argc, char **argv) {
 #if defined(RT_TRACE)
                     if (wave->state == RT_ENDED) rt_trace_flush(wave, ~0ull);
                     else if (wave->state == RT_STOPPED) rt_trace_flush(wave, ~1ull);
+                    /* at a barrier: its s_barrier (4 bytes) is recorded now, the wave resumes after it */
+                    else if (wave->state == RT_AT_BARRIER && wave->index < rt_trace_waves.size())
+                        rt_trace_flush(wave, rt_trace_waves[wave->index].pc + 4);
 #endif
                     if (wave->state == RT_STOPPED || g.stopped) stopped = true;
                 }
