@@ -235,6 +235,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
         try {
             Path prelude = work.resolve("replay-hip.h");
             Files.writeString(prelude, NativeHarness.resource("replay-hip.h"));
+            NativeHarness.writeHipHeaders(work); // #include <hip/hip_runtime.h>: -I beside the prelude
             Path out = work.resolve("kernel.o");
             List<String> cmd;
             try {

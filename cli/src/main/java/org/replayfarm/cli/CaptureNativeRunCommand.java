@@ -113,6 +113,9 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                 }
             }
             Files.writeString(work.resolve("prelude.h"), hip ? NativeHarness.hipPrelude() : NativeHarness.prelude());
+            if (hip) {
+                NativeHarness.writeHipHeaders(work); // the harness's folder is on -I: #include <hip/hip_runtime.h>
+            }
             Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
                     new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,

@@ -74,6 +74,17 @@ final class NativeHarness {
                 + resource("replay-cl.h");
     }
 
+    /** The headers of include/hip/ a HIP source may include ({@code #include <hip/hip_runtime.h>}). */
+    static final List<String> HIP_HEADERS = List.of("hip_runtime.h", "hip_runtime_api.h", "hip_fp16.h");
+
+    /** Writes include/hip/'s headers into {@code dir}/hip/, so that {@code -I dir} finds them. */
+    static void writeHipHeaders(Path dir) throws IOException {
+        java.nio.file.Files.createDirectories(dir.resolve("hip"));
+        for (String h : HIP_HEADERS) {
+            java.nio.file.Files.writeString(dir.resolve("hip").resolve(h), resource("hip/" + h));
+        }
+    }
+
     /** The prelude of a HIP kernel's native build (C++): the amdgcn builtins, then include/replay-hip.h. */
     static String hipPrelude() {
         return resource("native-prelude.h") + "\n" + resource("replay-hip.h");

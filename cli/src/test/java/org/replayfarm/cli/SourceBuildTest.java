@@ -206,6 +206,37 @@ class SourceBuildTest {
         }
     }
 
+    /** Issue 39: a HIP source's usual first lines, {@code #include <hip/hip_runtime.h>} and hip_fp16.h, build both sides. */
+    @Test
+    void hip_sources_including_the_hip_headers_build_and_run_natively_alike() throws Exception {
+        Path hip = dir.resolve("half.hip");
+        Files.writeString(hip, """
+                #include <hip/hip_runtime.h>
+                #include <hip/hip_fp16.h>
+                __global__ void halve(float *x, unsigned n) {
+                    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+                    if (i < n) {
+                        __half h = __float2half(x[i]);
+                        x[i] = __half2float(__hmul(h, __float2half(0.5f)));
+                    }
+                }
+                """);
+        Path in = inputs();
+        CliRun built = CliRun.of("capture", "build", "--source", hip.toString(), "--kernel", "halve", "--groups", "2",
+                "--group-size", "64", "--arg", "buffer:" + in, "--arg", "u32:100", "-o", dir.resolve("h.capture").toString());
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        CliRun eval = CliRun.of("eval", dir.resolve("h.capture").toString(), "--every-group", "--out",
+                dir.resolve("oh").toString());
+        assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        CliRun ran = CliRun.of("capture", "native-run", hip.toString(), "--kernel", "halve", "--groups", "2",
+                "--group-size", "64", "--arg", "buffer:" + in, "--arg", "u32:100", "--out", dir.resolve("nh").toString());
+        assertEquals(0, ran.exitCode(), ran.out() + ran.err());
+        byte[] host = Files.readAllBytes(dir.resolve("oh/host/guest-0.bin"));
+        assertArrayEquals(Files.readAllBytes(dir.resolve("nh/guest-0.bin")), host);
+        // x[i] rounded to binary16 and halved: the inputs (small floats) change, so the kernel ran
+        assertTrue(!java.util.Arrays.equals(Files.readAllBytes(in), host));
+    }
+
     /** The issue's errors: a float parameter given i32, and a -nogpulib object calling the built-ins. */
     @Test
     void a_mismatched_kind_and_missing_built_ins_are_errors_that_say_what_to_do() throws Exception {

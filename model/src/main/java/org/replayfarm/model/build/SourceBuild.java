@@ -94,7 +94,8 @@ public record SourceBuild(Language language, boolean wave64, String optLevel, Li
             cmd.add("-mwavefrontsize64");
         }
         if (language == Language.HIP) {
-            cmd.addAll(List.of("-include", hipPrelude.toString()));
+            // the prelude's folder holds hip/hip_runtime.h and kin (include/hip/), which HIP sources include
+            cmd.addAll(List.of("-include", hipPrelude.toString(), "-I", hipPrelude.toAbsolutePath().getParent().toString()));
         }
         cmd.addAll(commonFlags(source));
         cmd.addAll(cflags);
