@@ -54,6 +54,15 @@ final class AmberCommand implements Callable<Integer> {
     @Option(names = "--wave64", description = "Compile for wave64 (RADV's default for compute).")
     boolean wave64;
 
+    @Option(names = "--wave-size", paramLabel = "32|64", description = "The same as --wave32 / --wave64 (capture native-run's spelling).")
+    void waveSize(int n) {
+        if (n != 32 && n != 64) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
+        }
+        wave64 |= n == 64;
+        wave32 |= n == 32;
+    }
+
     @Option(names = "--device", paramLabel = "DEVICE", description = "Also compare with this device, as replay run --device does "
             + "(default: lavapipe's recorded run).")
     String device;

@@ -79,6 +79,15 @@ final class CaptureBuildCommand implements Callable<Integer> {
     @Option(names = "--wave64", description = "--source and --asm: compile or assemble for wave64 (an --elf object's descriptor says its own).")
     boolean wave64;
 
+    @Option(names = "--wave-size", paramLabel = "32|64", description = "The same as --wave32 / --wave64 (capture native-run's spelling).")
+    void waveSize(int n) {
+        if (n != 32 && n != 64) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
+        }
+        wave64 |= n == 64;
+        wave32 |= n == 32;
+    }
+
     @Option(names = "--wave32", description = "Vulkan shaders: compile for wave32 (RADV's default for compute is wave64).")
     boolean wave32;
 
@@ -130,6 +139,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (wave32 && wave64) {
+            throw new ParameterException(spec.commandLine(), "--wave32 and --wave64 (or --wave-size) exclude each other");
+        }
         // the register file and memory sizes of a raw layout: a negative one read back as 4294967295 in the error
         int[] sizes = {vgprs, sgprs, lds, scratch};
         String[] names = {"--vgprs", "--sgprs", "--lds", "--scratch"};

@@ -235,6 +235,20 @@ class SourceBuildTest {
         assertArrayEquals(Files.readAllBytes(dir.resolve("nh/guest-0.bin")), host);
         // x[i] rounded to binary16 and halved: the inputs (small floats) change, so the kernel ran
         assertTrue(!java.util.Arrays.equals(Files.readAllBytes(in), host));
+        // --wave-size, native-run's spelling, is capture build's too
+        CliRun wide = CliRun.of("capture", "build", "--source", hip.toString(), "--kernel", "halve", "--groups", "2",
+                "--group-size", "64", "--arg", "buffer:" + in, "--arg", "u32:100", "--wave-size", "64", "-o",
+                dir.resolve("h64.capture").toString());
+        assertEquals(0, wide.exitCode(), wide.out() + wide.err());
+        assertEquals(64, CaptureFile.open(dir.resolve("h64.capture")).metadata().getProgram().getWaveSize());
+        CliRun odd = CliRun.of("capture", "build", "--source", hip.toString(), "--kernel", "halve", "--wave-size", "48",
+                "-o", dir.resolve("h48.capture").toString());
+        assertEquals(2, odd.exitCode());
+        assertTrue(odd.err().contains("--wave-size 48: expected 32 or 64"), odd.err());
+        CliRun both = CliRun.of("capture", "build", "--source", hip.toString(), "--kernel", "halve", "--wave-size", "32",
+                "--wave64", "-o", dir.resolve("hb.capture").toString());
+        assertEquals(2, both.exitCode());
+        assertTrue(both.err().contains("exclude each other"), both.err());
     }
 
     /** The errors: a float parameter given i32, and a -nogpulib object calling the built-ins. */
