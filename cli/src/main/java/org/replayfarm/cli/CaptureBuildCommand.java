@@ -167,6 +167,13 @@ final class CaptureBuildCommand implements Callable<Integer> {
         SourceBuild build = null;
         byte[] object;
         if (input.source != null) {
+            String printf = printfLines(input.source);
+            if (!printf.isEmpty()) {
+                // clang-19 lowers printf to hostcalls through a buffer a replay does not have: it built, then faulted
+                throw new ParameterException(spec.commandLine(), input.source.getFileName() + " calls printf, which a "
+                        + "replay cannot run (the kernel writes its output through a printf or hostcall buffer the "
+                        + "dispatch does not have, a null pointer); remove the call" + printf);
+            }
             build = sourceOptions.build(spec, input.source, wave64);
             object = compile(build, input.source);
         } else {
@@ -204,7 +211,14 @@ final class CaptureBuildCommand implements Callable<Integer> {
         }
         CaptureBuilder.Built built;
         if (name != null) {
-            built = CaptureBuilder.fromCodeObject(object, name, shape, kernelArgs, provenance);
+            try {
+                built = CaptureBuilder.fromCodeObject(object, name, shape, kernelArgs, provenance);
+            } catch (org.replayfarm.model.elf.CodeObjectException e) {
+                if (input.source != null && e.getMessage().contains("calls printf")) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage() + printfLines(input.source));
+                }
+                throw e;
+            }
         } else {
             if (input.elf != null) {
                 throw new ParameterException(spec.commandLine(), source + " defines no kernel descriptor (*.kd)");
@@ -232,6 +246,23 @@ final class CaptureBuildCommand implements Callable<Integer> {
         CaptureFile written = CaptureFile.open(out);
         spec.commandLine().getOut().printf("wrote %s: %d bytes, sha256 %s%n", out, Files.size(out), written.identity());
         return Replay.EXIT_OK;
+    }
+
+    /** The lines of a kernel source that call printf, as {@code : FILE:LINE: text; ...}, or "" when none is found. */
+    static String printfLines(Path source) {
+        List<String> found = new java.util.ArrayList<>();
+        try {
+            List<String> lines = Files.readAllLines(source);
+            for (int i = 0; i < lines.size() && found.size() < 8; i++) {
+                String code = lines.get(i).replaceAll("//.*", "").replaceAll("/\\*.*?\\*/", "");
+                if (code.matches(".*\\bprintf\\s*\\(.*")) {
+                    found.add(source.getFileName() + ":" + (i + 1) + ": " + lines.get(i).strip());
+                }
+            }
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return "";
+        }
+        return found.isEmpty() ? "" : " (" + String.join("; ", found) + ")";
     }
 
     /** The function name of a kernel symbol: {@code scale} for {@code _Z5scalePfjf}, the symbol itself when not mangled. */

@@ -251,6 +251,25 @@ class SourceBuildTest {
         assertTrue(both.err().contains("exclude each other"), both.err());
     }
 
+    /** Issue 39: printf built silently and faulted at address 0x4; it is refused at build time, naming the line. */
+    @Test
+    void printf_is_refused_at_build_time_naming_the_line() throws Exception {
+        Path cl = dir.resolve("pf.cl");
+        Files.writeString(cl, """
+                kernel void k(global float *x) {
+                    size_t i = get_global_id(0); // printf( in a comment is no call
+                    x[i] *= 2.0f;
+                    if (i == 0) printf("x0 %f\\n", x[0]);
+                }
+                """);
+        CliRun built = CliRun.of("capture", "build", "--source", cl.toString(), "--kernel", "k", "--groups", "1",
+                "--group-size", "64", "--arg", "buffer:" + inputs(), "-o", dir.resolve("pf.capture").toString());
+        assertEquals(2, built.exitCode(), built.out() + built.err());
+        assertTrue(built.err().contains("pf.cl calls printf") && built.err().contains("pf.cl:4: if (i == 0) printf("),
+                built.err());
+        assertTrue(!Files.exists(dir.resolve("pf.capture")));
+    }
+
     /** The issue's errors: a float parameter given i32, and a -nogpulib object calling the built-ins. */
     @Test
     void a_mismatched_kind_and_missing_built_ins_are_errors_that_say_what_to_do() throws Exception {

@@ -104,6 +104,13 @@ record Kernarg(byte[] bytes, int ldsBytes) {
                     + " bytes of LDS per workgroup; gfx1030 has " + LDS_LIMIT);
         }
         for (KernelMetadata.Arg hidden : meta.hiddenArgs()) {
+            if (hidden.valueKind().equals("hidden_printf_buffer")) {
+                // a replay provides no printf buffer: the kernel would write through a null pointer (a hostcall buffer
+                // is asked for by kernels that never call printf: the device libraries reference it)
+                throw new CodeObjectException("kernel " + meta.name() + " calls printf (its code object asks for a "
+                        + hidden.valueKind() + "), which a replay does not provide: its output would be written "
+                        + "through a null pointer; remove the printf calls");
+            }
             long value = hidden.valueKind().equals("hidden_dynamic_lds_size") ? lds - kd.groupSegmentFixedSize()
                     : hiddenValue(hidden.valueKind(), shape);
             putSized(out, hidden.offset(), hidden.size(), value);
