@@ -81,6 +81,12 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--evaluators", paramLabel = "N", description = "Evaluator threads (default: all cores).")
     Integer evaluators;
 
+    @Option(names = "--first-divergence",
+            description = "When the device differs, find the first wrong instruction as replay explain OUT "
+                    + "--first-divergence does (a translation device: cuda-cpu, cuda-cpu:DIR), print it after the summary "
+                    + "and write it into the report.")
+    boolean firstDivergence;
+
     @Option(names = "--budget", paramLabel = "N", description = "Instructions one wave may execute (default ${DEFAULT-VALUE}).",
             defaultValue = "" + HostModel.DEFAULT_BUDGET)
     long budget;
@@ -290,8 +296,26 @@ final class RunCommand implements Callable<Integer> {
         w.print(result.get().summary());
         w.printf("output          %s%n", session != null ? session.shown(out) : out);
         w.flush();
+        int status = result.get().verdict().exitStatus();
+        if (firstDivergence && status == Replay.EXIT_DIFFERENCES) {
+            // the first wrong instruction, as explain --first-divergence finds it, in the same report
+            org.replayfarm.gpunode.device.DeviceChoice choice = compare.device();
+            if (choice.kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.CUDA_CPU) {
+                com.fasterxml.jackson.databind.JsonNode report = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(out.resolve("report.json").toFile());
+                FirstDivergence.Outcome o = FirstDivergence.search(file, FirstDivergence.firstDifferingGroup(report),
+                        choice.spelling(), 1_000_000, Math.max(1, report.path("comparison").path("tolerances")
+                                .path("ulp").asInt(0)));
+                var lines = org.replayfarm.coordinator.diff.DwarfLines.forCapture(file, capture);
+                FirstDivergence.print(w, o, lines);
+                FirstDivergence.record(out, o, lines);
+            } else {
+                w.println(FirstDivergence.cannotTrace(choice));
+            }
+            w.flush();
+        }
         clock.print(errors);
-        return result.get().verdict().exitStatus();
+        return status;
     }
 
     /**

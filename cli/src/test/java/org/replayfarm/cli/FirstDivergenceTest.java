@@ -62,8 +62,13 @@ class FirstDivergenceTest {
 
         Path planted = plantedSaxpy();
         CliRun differs = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + planted, "--out",
-                dir.resolve("o2").toString());
+                dir.resolve("o2").toString(), "--first-divergence");
         assertEquals(1, differs.exitCode(), differs.out() + differs.err());
+        // run --first-divergence: the search after the summary, and in the report
+        assertTrue(differs.out().contains("first divergence: group (0, 0, 0) wave 0 pc 0x100060084: v_fmac_f32_e32"),
+                differs.out());
+        assertEquals("0x100060084", JSON.readTree(dir.resolve("o2/report.json").toFile()).path("first_divergence")
+                .path("pc").asText());
 
         Files.writeString(t.resolve("kernel.cu"), Files.readString(t.resolve("kernel.cu")) + "\nnot C at all;\n");
         CliRun broken = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
