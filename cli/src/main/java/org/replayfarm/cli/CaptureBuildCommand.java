@@ -188,6 +188,15 @@ final class CaptureBuildCommand implements Callable<Integer> {
             }
         }
         Provenance provenance = provenance(source, sourceBytes, kernelArgs, build);
+        Path debugObject = null;
+        if (input.source != null && ElfFile.parse(object).section(".debug_line").isPresent()) {
+            // a -g build: its line table is kept beside the capture and named in the provenance, where explain (and
+            // explain --first-divergence) find it, so a difference is shown with its source line by default
+            String stem = out.getFileName().toString().replaceFirst("\\.capture$", "");
+            debugObject = out.toAbsolutePath().resolveSibling(stem + ".debug.o");
+            provenance = provenance.toBuilder().addSources(SourceFile.newBuilder()
+                    .setName(debugObject.getFileName().toString()).setSha256Hex(Sha256.hex(Sha256.of(object)))).build();
+        }
 
         List<String> kernels = CaptureBuilder.kernelNames(ElfFile.parse(object));
         String name = kernel;
@@ -245,6 +254,11 @@ final class CaptureBuildCommand implements Callable<Integer> {
         built.write(out);
         CaptureFile written = CaptureFile.open(out);
         spec.commandLine().getOut().printf("wrote %s: %d bytes, sha256 %s%n", out, Files.size(out), written.identity());
+        if (debugObject != null) {
+            Files.write(debugObject, object);
+            spec.commandLine().getOut().printf("wrote %s: the code object with its line table (replay explain shows "
+                    + "source lines from it)%n", debugObject);
+        }
         return Replay.EXIT_OK;
     }
 

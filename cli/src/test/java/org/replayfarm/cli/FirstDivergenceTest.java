@@ -126,6 +126,42 @@ class FirstDivergenceTest {
                 recorded.out());
     }
 
+    /** Issue 39: a --source build with -g keeps its line table beside the capture; the divergence shows the source line. */
+    @Test
+    void a_g_build_shows_the_source_line_of_the_first_divergence() throws Exception {
+        Path cl = dir.resolve("fm.cl");
+        Files.writeString(cl, """
+                kernel void fm(global const float *x, global float *y) {
+                    size_t i = get_global_id(0);
+                    float a = x[i];
+                    float t = a * 0.1f + 1.0f / (a + 3.0f);
+                    y[i] = t * 1.7f + sqrt(a + 1.0f);
+                }
+                """);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1024).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 256; i++) {
+            b.putFloat(i * 0.731f % 5.3f);
+        }
+        Files.write(dir.resolve("x.bin"), b.array());
+        Files.write(dir.resolve("y.bin"), new byte[1024]);
+        Path capture = dir.resolve("fm.capture");
+        CliRun built = CliRun.of("capture", "build", "--source", cl.toString(), "--cflag", "-g", "--kernel", "fm",
+                "--groups", "4", "--group-size", "64", "--arg", "buffer:" + dir.resolve("x.bin"), "--arg",
+                "buffer:" + dir.resolve("y.bin"), "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        assertTrue(Files.isRegularFile(dir.resolve("fm.debug.o")), built.out());
+        Path t = translate(capture, "fm-t");
+        String k = Files.readString(t.resolve("kernel.cu"));
+        Mutants.Site rcp = Mutants.sites(k).stream().filter(s -> s.instruction().startsWith("v_rcp_f32")).findFirst()
+                .orElseThrow();
+        Files.writeString(t.resolve("kernel.cu"), Mutants.apply(k, rcp, Mutants.Operator.BITFLIP).orElseThrow());
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
+                dir.resolve("fm-run").toString(), "--first-divergence");
+        assertEquals(1, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains(String.format("pc 0x%x: v_rcp_f32_e32", rcp.pc())), run.out());
+        assertTrue(run.out().contains("source: fm.cl:4: float t = a * 0.1f + 1.0f / (a + 3.0f);"), run.out());
+    }
+
     @Test
     void the_search_sees_past_an_approximate_instructions_noise() throws Exception {
         Path bloom = example("bloom-tiles/bloom.capture");
