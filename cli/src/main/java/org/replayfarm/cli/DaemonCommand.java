@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
                 "Its socket, lock and log are in $TMPDIR/replay-daemon-$USER (yours alone, mode 0700).",
                 "  replay daemon start    start this distribution's daemon now (the next run then finds it; --idle)",
                 "  replay daemon status   every daemon of yours: pid, runs, node, idle time, log",
-                "  replay daemon stop     stop every daemon of yours (a run in progress ends first)"})
+                "  replay daemon stop     stop this distribution's daemons (a run in progress ends first); --all: every "
+                        + "daemon of yours"})
 final class DaemonCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -37,6 +38,9 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--socket", paramLabel = "PATH", hidden = true,
             description = "serve: the socket to listen on (a client starts its daemon with it).")
     Path socket;
+
+    @Option(names = "--all", description = "stop: every daemon of yours, not only this distribution's.")
+    boolean all;
 
     @Option(names = "--idle", paramLabel = "DURATION", defaultValue = "${env:REPLAY_DAEMON_IDLE}",
             description = "serve and start: exit after this long without a run (90s, 15m, 1h; default 15m; "
@@ -96,13 +100,22 @@ final class DaemonCommand implements Callable<Integer> {
                 System.currentTimeMillis()), s);
     }
 
-    /** Sends {@code kind} to every daemon of this user's; "no run daemon" when there is none. */
+    /**
+     * Sends {@code kind} to every daemon of this user's (status, stop --all), or for stop to this distribution's (its
+     * socket names start with the distribution's INSTALL hash: any build, any settings of it); "no run daemon" when
+     * there is none, and for stop how many of other distributions were left running.
+     */
     private int ask(DaemonWire.Kind kind) throws IOException {
         Path folder = DaemonWire.folder();
-        List<Path> sockets;
+        List<Path> every;
         try (Stream<Path> s = Files.list(folder)) {
-            sockets = s.filter(p -> p.getFileName().toString().endsWith(".sock")).sorted().toList();
+            every = s.filter(p -> p.getFileName().toString().endsWith(".sock")).sorted().toList();
         }
+        String mine = DaemonWire.install() + "-";
+        boolean onlyMine = kind == DaemonWire.Kind.STOP && !all;
+        List<Path> sockets = onlyMine ? every.stream().filter(p -> p.getFileName().toString().startsWith(mine)).toList()
+                : every;
+        long others = every.size() - sockets.size();
         int found = 0;
         for (Path s : sockets) {
             SocketChannel ch = DaemonClient.connect(s);
@@ -114,7 +127,12 @@ final class DaemonCommand implements Callable<Integer> {
             DaemonClient.relay(ch, new DaemonWire.Request(kind, "", List.of(), false, System.currentTimeMillis()), s);
         }
         if (found == 0) {
-            spec.commandLine().getOut().println("no run daemon (" + folder + ")");
+            spec.commandLine().getOut().println(onlyMine ? "no run daemon of this distribution (" + folder + ")"
+                    : "no run daemon (" + folder + ")");
+        }
+        if (onlyMine && others > 0) {
+            spec.commandLine().getOut().println(others + " daemon socket(s) of other replay distributions left as they "
+                    + "are (replay daemon stop --all stops them too)");
         }
         spec.commandLine().getOut().flush();
         return Replay.EXIT_OK;
