@@ -132,7 +132,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--tls-key-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_KEY_STORE}",
             description = "Artery over TLS with mutual authentication: this node's key and certificate, signed by the "
-                    + "cluster's key (PKCS12). Needs --tls-trust-store and --tls-password-file (README says how to make them).")
+                    + "cluster's key (PKCS12). Needs --tls-trust-store and --tls-password-file (docs/operations.md says how to make them).")
     Path tlsKeyStore;
 
     @Option(names = "--tls-trust-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_TRUST_STORE}",

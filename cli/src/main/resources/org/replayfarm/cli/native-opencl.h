@@ -2,7 +2,7 @@
  * the functions AMD's device libraries give the device build, written over glibc's libm (math) and the
  * compiler's __atomic builtins, as OpenCL C 2.0 defines them (scalars and the vector types where OpenCL does;
  * elementwise for vectors). Each approximate function of the device side is compared with its result here
- * within the ulps README.md "The OpenCL C built-in library" states. Names C already has (abs, select, the
+ * within the ulps docs/captures.md states (its table of functions). Names C already has (abs, select, the
  * math.h classification macros) are replaced by the OpenCL ones. The conversions (convert_T[_sat][_rMODE]) and
  * as_T reinterpretations follow, generated (NativeHarness.conversions()). */
 #include <math.h>
@@ -73,7 +73,7 @@ __OCL_MATH2(__ocl_maxmag, fabsf(x) > fabsf(y) ? x : fabsf(y) > fabsf(x) ? y : fm
 __OCL_MATH2(__ocl_minmag, fabsf(x) < fabsf(y) ? x : fabsf(y) < fabsf(x) ? y : fminf(x, y),
             fabs(x) < fabs(y) ? x : fabs(y) < fabs(x) ? y : fmin(x, y))
 /* native_* and half_*: the device's hardware approximations (v_sqrt_f32, v_exp_f32...) or ocml's; compared within
- * the ulps README.md states */
+ * the ulps docs/captures.md states */
 #define __OCL_FAST1(PREFIX, NAME) __OCL_MATH1(__ocl_##PREFIX##NAME, __ocl_##NAME(x), __ocl_##NAME(x))
 #define __OCL_FAST_ALL(PREFIX) __OCL_FAST1(PREFIX, cos) __OCL_FAST1(PREFIX, exp) __OCL_FAST1(PREFIX, exp2) \
     __OCL_FAST1(PREFIX, exp10) __OCL_FAST1(PREFIX, log) __OCL_FAST1(PREFIX, log2) __OCL_FAST1(PREFIX, log10) \

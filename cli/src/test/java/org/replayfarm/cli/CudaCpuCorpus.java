@@ -40,7 +40,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * those up to N KiB of C; {@code -Dreplay.cudacpu=sample}: the old sample, {@link #sampled}); every translation up to
  * {@link #NVCC_DEFAULT_BYTES} of C (by default every one) is compiled for sm_90 with PTX ({@link CpuBuild#NVCC_CHECK_FLAGS} then
  * {@link CpuBuild#PTXAS_CHECK_FLAGS}) in the same pool, in batches ({@link NvccBatch}), and {@code -Dreplay.nvcc=all}
- * compiles every one (see README, "The translator's CI proof").
+ * compiles every one (docs/translation.md, "Tests"; the figures in docs/perf.md, "The translator").
  */
 final class CudaCpuCorpus {
     private static final Path NVCC = Path.of("/usr/local/cuda/bin/nvcc");
@@ -49,8 +49,8 @@ final class CudaCpuCorpus {
      * Translations up to this many KiB of C are compiled by nvcc ({@code -Dreplay.nvcc.maxKiB=N}); by default every
      * one ({@code -Dreplay.nvcc=all} too). Runs of shared bodies (Shapes, {@code RT_RUN}) made the check several times
      * cheaper per guest instruction on the large variants (59_math_library -O0 wave64, 10,607 instructions: cicc 36.7 s
-     * + ptxas 48.0 s of CPU before, 5.9 s + 4.2 s after), so every variant is in the default run (see README, "The
-     * translator's CI proof").
+     * + ptxas 48.0 s of CPU before, 5.9 s + 4.2 s after), so every variant is in the default run (docs/perf.md,
+     * "The translator").
      */
     static final int NVCC_DEFAULT_BYTES = (int) Math.min(Integer.MAX_VALUE,
             Integer.getInteger("replay.nvcc.maxKiB", 1 << 20) * 1024L);

@@ -13,8 +13,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Options refused in one line before a node (or an evaluation) starts, and {@code replay node --help} lists every environment variable an option of the node reads (README, "Running the
- * farm", sends readers there): REPLAY_JOB_RETENTION, REPLAY_MAX_FINISHED_JOBS and REPLAY_API_TOKEN_FILE worked but
+ * Options refused in one line before a node (or an evaluation) starts, and {@code replay node --help} lists every environment variable an option of the node reads (docs/operations.md
+ * sends readers there): REPLAY_JOB_RETENTION, REPLAY_MAX_FINISHED_JOBS and REPLAY_API_TOKEN_FILE worked but
  * were not listed.
  */
 @Tag("cluster")

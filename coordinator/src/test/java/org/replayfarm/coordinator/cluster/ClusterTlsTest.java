@@ -21,7 +21,7 @@ import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.testing.Await;
 
 /**
- * Artery over TLS with mutual authentication on loopback, with material keytool made as README.md says: a
+ * Artery over TLS with mutual authentication on loopback, with material keytool made as docs/operations.md says: a
  * coordinator and an evaluator with certificates the cluster's key signed run a job to replay eval's
  * outputs; a node with a self-signed certificate, and one without TLS, try to join meanwhile and never do.
  */

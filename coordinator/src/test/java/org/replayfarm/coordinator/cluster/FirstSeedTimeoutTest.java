@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node that names itself first among several seeds (a coordinator restarted into a running cluster, as the
- * README says) is Akka's first seed: when no other seed answers within seed-node-timeout it forms a cluster of its
+ * A node that names itself first among several seeds (a coordinator restarted into a running cluster, as
+ * docs/operations.md says) is Akka's first seed: when no other seed answers within seed-node-timeout it forms a cluster of its
  * own and never sees the evaluators. Its timeout is raised from Akka's 5 s; other nodes keep Akka's.
  */
 @Tag("cluster")

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A cluster's TLS material made with the JDK's keytool, the way README.md tells an operator to: the cluster's
+ * A cluster's TLS material made with the JDK's keytool, the way docs/operations.md tells an operator to: the cluster's
  * key (a CA) in {@code ca.p12}, its certificate in the trust store {@code trust.p12}, and per node a key and a
  * certificate the CA signed, alone in {@code NAME.p12}. One password for every store, in {@code password}.
  */
