@@ -48,7 +48,7 @@ public final class JunitXml {
         }
         long failures = cases.stream().filter(c -> c.failure() != null).count();
         long skipped = cases.stream().filter(c -> c.skipped() != null).count();
-        String suite = "replay " + kernel.capture().getProgram().getKernelName();
+        String suite = "replay " + org.replayfarm.model.elf.OpenClNames.demangle(kernel.capture().getProgram().getKernelName());
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.append(String.format(java.util.Locale.ROOT, "<testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">%n",
                 escape(suite), cases.size(), failures, skipped, o.wallTime().toNanos() / 1e9));

@@ -340,7 +340,7 @@ async function showReport(id) {
       ${(res.reasons || []).map(x => `<div class="small">${esc(x)}</div>`).join('')}</dd>
     <dt>device</dt><dd>${esc(r.device?.label)} <span class="dim">(${esc(r.device?.kind)}: ${esc(r.device?.reason)})</span></dd>
     <dt>tolerances</dt><dd>${esc(c.tolerances?.statement || c.tolerances?.description || 'exact')}</dd>
-    <dt>kernel</dt><dd class="mono">${esc(r.kernel)} · wave${esc(r.wave_size)} · ${esc(r.groups)} groups · ${esc(r.selection)}</dd>
+    <dt>kernel</dt><dd class="mono">${esc(r.kernel_demangled || r.kernel)} · wave${esc(r.wave_size)} · ${esc(r.groups)} groups · ${esc(r.selection)}</dd>
     <dt>timings</dt><dd>host ${(+r.timings?.host_seconds || 0).toFixed(2)} s · device ${(+r.timings?.device_seconds || 0).toFixed(2)} s · diff ${(+r.timings?.diff_seconds || 0).toFixed(2)} s</dd>
     </dl></section>`;
   h += `<section><h2>Images</h2><table id="images"><thead><tr><th>#</th><th>Name</th><th>Format</th><th>Size</th><th>Recorded</th>

@@ -213,6 +213,9 @@ public final class Evaluation {
         report.put("schema", "replay-farm/eval-report/1");
         report.put("capture_sha256", captureSha256);
         report.put("kernel", kernel.capture().getProgram().getKernelName());
+        // a HIP kernel's symbol is mangled (_Z5scalePffj): its declaration, as people read it
+        report.put("kernel_demangled", org.replayfarm.model.elf.OpenClNames.demangle(
+                kernel.capture().getProgram().getKernelName()));
         report.put("wave_size", kernel.waveSize());
         report.put("groups", o.groups());
         report.put("threads", o.threads());

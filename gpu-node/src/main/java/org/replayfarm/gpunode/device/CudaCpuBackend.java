@@ -139,7 +139,8 @@ public final class CudaCpuBackend implements DeviceBackend {
             Path listing = folder.resolve("guest.s");
             if (Files.isRegularFile(listing) && !Files.readString(listing).equals(t.guestListing())) {
                 throw new IOException("its guest.s is not the listing of this capture's program ('"
-                        + capture.metadata().getProgram().getKernelName() + "'): it was translated from another "
+                        + org.replayfarm.model.elf.OpenClNames.demangle(capture.metadata().getProgram().getKernelName())
+                        + "'): it was translated from another "
                         + "capture (replay translate CAPTURE --out DIR writes a folder for one capture)");
             }
             return build.buildFolder(folder);

@@ -41,7 +41,8 @@ public record PreparedTranslation<B>(Translation translation, byte[] imagesSecti
     public static <B> PreparedTranslation<B> of(String kind, String compiler, CaptureFile capture, Translation t,
                                                 Build<B> build) throws DeviceException {
         if (!t.ok()) {
-            throw new DeviceException(kind + ": the translation of '" + capture.metadata().getProgram().getKernelName()
+            throw new DeviceException(kind + ": the translation of '" + org.replayfarm.model.elf.OpenClNames.demangle(
+                    capture.metadata().getProgram().getKernelName())
                     + "' is refused (" + t.refusals().size() + " instructions):\n" + t.refusals().stream()
                     .map(r -> "  " + r.getMessage()).collect(Collectors.joining("\n")));
         }
