@@ -42,8 +42,39 @@ import org.replayfarm.model.capture.CaptureFile;
  * is re-run once to tell a flake from a failure; a known difference no longer seen becomes a note.
  */
 final class BatchRun {
-    /** One capture of the batch: where it is and the name its outputs and test case get. */
-    record Item(Path capture, String name) {
+    /** One capture of the batch: where it is, the name its outputs and test case get, and its own options. */
+    record Item(Path capture, String name, Own own) {
+        Item(Path capture, String name) {
+            this(capture, name, Own.NONE);
+        }
+    }
+
+    /**
+     * What a manifest line gives its capture after the path: {@code --ulp N}, {@code --abs X}, {@code --rel X}
+     * (each replacing the command's for this capture; null: not given) and {@code --view SPEC} (repeatable, after
+     * the command's views: a range's type, shape and tolerances name this capture's ranges).
+     */
+    record Own(Integer ulp, Double abs, Double rel, List<String> views) {
+        static final Own NONE = new Own(null, null, null, List.of());
+
+        Own {
+            views = List.copyOf(views);
+        }
+
+        /** {@code c} with this capture's options over it. */
+        CompareWith over(CompareWith c) {
+            List<String> all = new ArrayList<>(c.views());
+            all.addAll(views);
+            return new CompareWith(c.device(), ulp == null ? c.ulp() : ulp, abs == null ? c.abs() : abs,
+                    rel == null ? c.rel() : rel, c.approximate(), all, c.values(), c.origin());
+        }
+    }
+
+    /** A capture named on the command line or in a manifest, with the manifest line's options. */
+    record Listed(Path capture, Own own) {
+        static Listed of(Path capture) {
+            return new Listed(capture, Own.NONE);
+        }
     }
 
     /** How one capture ended. */
@@ -71,12 +102,11 @@ final class BatchRun {
      * that folder exists (a batch's device outputs side by side), else PATH itself.
      */
     private CompareWith compareFor(Item item) {
-        CompareWith c = compare.withOrigin(item.capture());
+        CompareWith c = item.own().over(compare).withOrigin(item.capture());
         if (c.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.DIR) {
             Path mine = Path.of(c.device().label()).resolve(item.name());
             if (Files.isDirectory(mine)) {
-                return new CompareWith(org.replayfarm.gpunode.device.DeviceChoice.parse("dir:" + mine), c.ulp(),
-                        c.approximate(), c.views(), c.values(), c.origin());
+                return c.withDevice(org.replayfarm.gpunode.device.DeviceChoice.parse("dir:" + mine));
             }
         }
         return c;
@@ -93,30 +123,76 @@ final class BatchRun {
         this.out = out;
     }
 
-    /** Reads a manifest: one capture per line, relative to the manifest's folder; {@code #} starts a comment. */
-    static List<Path> manifest(Path file) throws IOException {
-        List<Path> out = new ArrayList<>();
+    /**
+     * Reads a manifest: one capture per line, relative to the manifest's folder; {@code #} starts a comment. After
+     * the path (at the first {@code " --"}), a line may give its capture comparison options of its own, words
+     * separated by spaces: {@code --ulp N}, {@code --abs X}, {@code --rel X}, {@code --view SPEC} (repeatable), e.g.
+     * {@code expk.capture --abs 1e-6 --view C=f32,rel=1e-5}; anything else is an {@link IllegalArgumentException}
+     * naming the file, the line and the word.
+     */
+    static List<Listed> manifest(Path file) throws IOException {
+        List<Listed> out = new ArrayList<>();
         Path base = file.toAbsolutePath().getParent();
+        int number = 0;
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            number++;
             String l = line.replaceAll("#.*", "").trim();
-            if (!l.isEmpty()) {
-                out.add(base.resolve(l));
+            if (l.isEmpty()) {
+                continue;
             }
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s--").matcher(l);
+            if (!m.find()) {
+                out.add(Listed.of(base.resolve(l)));
+                continue;
+            }
+            String where = file + " line " + number;
+            String path = l.substring(0, m.start()).trim();
+            String[] words = l.substring(m.start()).trim().split("\\s+");
+            Integer ulp = null;
+            Double abs = null;
+            Double rel = null;
+            List<String> views = new ArrayList<>();
+            for (int i = 0; i < words.length; i++) {
+                String w = words[i];
+                if (!List.of("--ulp", "--abs", "--rel", "--view").contains(w)) {
+                    throw new IllegalArgumentException(where + ": '" + w + "' is not an option a capture's line takes "
+                            + "(--ulp N, --abs X, --rel X, --view SPEC)");
+                }
+                if (i + 1 >= words.length) {
+                    throw new IllegalArgumentException(where + ": " + w + " needs a value");
+                }
+                String v = words[++i];
+                try {
+                    switch (w) {
+                        case "--ulp" -> ulp = org.replayfarm.coordinator.diff.Tolerance.parseUlp("--ulp", v);
+                        case "--abs" -> abs = org.replayfarm.coordinator.diff.Tolerance.parseAmount("--abs", v);
+                        case "--rel" -> rel = org.replayfarm.coordinator.diff.Tolerance.parseAmount("--rel", v);
+                        default -> {
+                            org.replayfarm.coordinator.diff.RangeViews.parse(v);
+                            views.add(v);
+                        }
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(where + ": " + e.getMessage());
+                }
+            }
+            out.add(new Listed(base.resolve(path), new Own(ulp, abs, rel, views)));
         }
         return out;
     }
 
     /** Names each capture by its file name without {@code .capture}, made unique with {@code -2}, {@code -3}, ... */
-    static List<Item> items(List<Path> captures) {
+    static List<Item> items(List<Listed> captures) {
         List<Item> items = new ArrayList<>();
         Set<String> taken = new HashSet<>();
-        for (Path p : captures) {
+        for (Listed l : captures) {
+            Path p = l.capture();
             String base = p.getFileName().toString().replaceFirst("\\.capture$", "");
             String name = base;
             for (int n = 2; !taken.add(name); n++) {
                 name = base + "-" + n;
             }
-            items.add(new Item(p, name));
+            items.add(new Item(p, name, l.own()));
         }
         return items;
     }

@@ -1,6 +1,8 @@
 package org.replayfarm.cli;
 
 import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.diff.RangeViews;
+import org.replayfarm.coordinator.diff.Tolerance;
 import org.replayfarm.gpunode.device.DeviceChoice;
 import picocli.CommandLine.Option;
 
@@ -33,16 +35,30 @@ final class CompareOptions {
                     + "last place (default exact; integers and untyped bytes are always exact).")
     int ulp;
 
+    @Option(names = "--abs", paramLabel = "X", defaultValue = "0",
+            description = "Accept float channels and elements whose |host - device| <= X (e.g. 1e-6; default 0: off). "
+                    + "A value is accepted when exact or within any of --ulp, --abs and --rel; a NaN only matches a "
+                    + "NaN, an infinity only itself.")
+    String abs;
+
+    @Option(names = "--rel", paramLabel = "X", defaultValue = "0",
+            description = "Accept float channels and elements whose |host - device| <= X * max(|host|, |device|) "
+                    + "(e.g. 1e-5; default 0: off).")
+    String rel;
+
     @Option(names = "--approximate",
             description = "Accept a texel or float element at most one unit in the last place off (or --ulp N) when a "
                     + "group that stored it executed at least one instruction classified approximate (never an integer "
                     + "or an untyped byte).")
     boolean approximate;
 
-    @Option(names = "--view", paramLabel = "RANGE=TYPE[ROWSxCOLS]",
+    @Option(names = "--view", paramLabel = "RANGE=TYPE[ROWSxCOLS][,abs=X,rel=X,ulp=N]",
             description = "Type or shape a range (repeatable): RANGE is its index, kernel parameter or name; TYPE f16, "
                     + "f32, f64, i8..i64, u8..u64, optionally xN (f32x4), or an OpenCL C type; e.g. --view C=f32[37x50]. "
-                    + "Pointer arguments are typed from the kernel metadata (.type_name) without it.")
+                    + "Pointer arguments are typed from the kernel metadata (.type_name) without it. Tolerances of the "
+                    + "range's own follow (or stand alone), each replacing --abs, --rel or --ulp there: "
+                    + "--view 4=f32,abs=1e-6, --view C=f32[37x50],rel=1e-5,ulp=4, --view C=abs=1e-6; an image's by "
+                    + "image:K (index or name): --view image:1=abs=1e-3.")
     java.util.List<String> views = new java.util.ArrayList<>();
 
     @Option(names = "--values", paramLabel = "N", defaultValue = "" + org.replayfarm.coordinator.diff.DiffOptions.DEFAULT_VALUES,
@@ -52,7 +68,15 @@ final class CompareOptions {
 
     /** The parsed choice; a bad spelling throws {@link IllegalArgumentException} naming it. */
     CompareWith compareWith() {
+        double absolute = Tolerance.parseAmount("--abs", abs == null ? "0" : abs);
+        double relative = Tolerance.parseAmount("--rel", rel == null ? "0" : rel);
+        if (ulp < 0) {
+            throw new IllegalArgumentException("--ulp '" + ulp + "': expected a whole number of ulps, 0 or more");
+        }
+        for (String v : views) {
+            RangeViews.parse(v); // a malformed view (or tolerance) is refused before anything starts
+        }
         return new CompareWith(DeviceChoice.parse(device).withTimeoutSeconds(deviceTimeout), ulp, approximate)
-                .withViews(views, values);
+                .withTolerances(absolute, relative).withViews(views, values);
     }
 }

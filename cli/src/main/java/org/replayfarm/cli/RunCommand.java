@@ -55,7 +55,8 @@ final class RunCommand implements Callable<Integer> {
     Path capture;
 
     @Option(names = "--manifest", paramLabel = "FILE",
-            description = "A batch: one capture per line (relative to the file; # comments), added to those given.")
+            description = "A batch: one capture per line (relative to the file; # comments), added to those given; "
+                    + "after the path a line may give its capture --ulp N, --abs X, --rel X and --view SPEC of its own.")
     Path manifest;
 
     @Option(names = "--baseline", paramLabel = "FILE",
@@ -141,9 +142,13 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Replay.checkOutDir(spec, out);
-        List<Path> all = new ArrayList<>(captures);
+        List<BatchRun.Listed> all = new ArrayList<>(captures.stream().map(BatchRun.Listed::of).toList());
         if (manifest != null) {
-            all.addAll(BatchRun.manifest(manifest));
+            try {
+                all.addAll(BatchRun.manifest(manifest));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--manifest " + e.getMessage());
+            }
         }
         if (all.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "give a CAPTURE (or several, or --manifest FILE)");
@@ -161,7 +166,7 @@ final class RunCommand implements Callable<Integer> {
             session.decline(EXEC_DECLINED);
             return Replay.EXIT_OK;
         }
-        capture = all.get(0);
+        capture = all.get(0).capture();
         RunTimings clock = !timings ? RunTimings.off()
                 : session != null ? RunTimings.startAt("replay run", session.clientStartMillis()) : RunTimings.start();
         if (budget <= 0) {
@@ -208,6 +213,7 @@ final class RunCommand implements Callable<Integer> {
                 compare.device().resolve(file); // refuse a missing recorded run before evaluating
                 org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), kernel.capture().getProgram().getKernelName(),
                         compare.views()); // and a --view naming no range
+                org.replayfarm.coordinator.diff.RangeViews.images(kernel.images(), compare.views()); // or no image
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -448,7 +454,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Many captures (or one with a baseline or timeout): {@link BatchRun} in one embedded cluster. */
-    private int batch(List<Path> all) throws Exception {
+    private int batch(List<BatchRun.Listed> all) throws Exception {
         if (budget <= 0) {
             throw new ParameterException(spec.commandLine(), "--budget must be positive");
         }
@@ -466,9 +472,9 @@ final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        for (Path p : all) {
-            if (!Files.isRegularFile(p)) {
-                throw new ParameterException(spec.commandLine(), "no such capture: " + p);
+        for (BatchRun.Listed l : all) {
+            if (!Files.isRegularFile(l.capture())) {
+                throw new ParameterException(spec.commandLine(), "no such capture: " + l.capture());
             }
         }
         Files.createDirectories(out);

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
         description = {"Start a job on a coordinator: uploads the capture unless the coordinator already has it "
                 + "(by SHA-256), starts evaluating the selected groups and prints the job id.",
                 "When every group is done the coordinator compares the results with the device (--device, --ulp, "
-                        + "--approximate, as replay run does) and writes the run report (docs/report-schema.md).",
+                        + "--abs, --rel, --approximate, --view, as replay run does) and writes the run report (docs/report-schema.md).",
                 "Follow it with 'replay watch JOB', fetch its outputs with 'replay results JOB'."})
 final class SubmitCommand implements Callable<Integer> {
     @Spec

@@ -148,11 +148,12 @@ public final class ClusterJobService implements JobService {
         return known;
     }
 
-    private static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
-                                        CompareWith compare, String captureName) {
+    /** What the journal keeps of a job accepted now: everything {@link #launch} needs to start it again. */
+    static JobAccepted accepted(String id, String sha, GroupSelection selection, Limits limits, Path out,
+                                CompareWith compare, String captureName) {
         JobAccepted.Builder a = JobAccepted.newBuilder().setJobId(id).setCaptureSha256(sha).setEveryGroup(selection.every())
                 .setDevice(compare.device().spelling()).setDeviceTimeoutSeconds(compare.device().timeoutSeconds())
-                .setUlp(compare.ulp()).setApproximate(compare.approximate())
+                .setUlp(compare.ulp()).setAbs(compare.abs()).setRel(compare.rel()).setApproximate(compare.approximate())
                 .setCaptureName(captureName).setBudget(limits.budget()).setSliceDeadlineNanos(limits.sliceDeadlineNanos())
                 .setOutDir(out.toAbsolutePath().toString())
                 .addAllViews(compare.views()).setValues(compare.values()).setOrigin(compare.origin())
@@ -161,6 +162,16 @@ public final class ClusterJobService implements JobService {
             a.addGroups(org.replayfarm.proto.GroupId.newBuilder().setX(g[0]).setY(g[1]).setZ(g[2]));
         }
         return a.build();
+    }
+
+    /**
+     * What a journaled job compares with: the device, the tolerances ({@code --ulp}, {@code --abs}, {@code --rel},
+     * {@code --approximate}, the views' own), the views and values, as when it was accepted.
+     */
+    static CompareWith compare(JobAccepted a) {
+        return new CompareWith(DeviceChoice.parse(a.getDevice()).withTimeoutSeconds(
+                a.getDeviceTimeoutSeconds() > 0 ? a.getDeviceTimeoutSeconds() : DeviceChoice.DEFAULT_TIMEOUT_SECONDS),
+                a.getUlp(), a.getAbs(), a.getRel(), a.getApproximate(), a.getViewsList(), a.getValues(), a.getOrigin());
     }
 
     /** How the job list shows a journaled job. */
@@ -237,9 +248,7 @@ public final class ClusterJobService implements JobService {
         List<int[]> ids = new java.util.ArrayList<>();
         a.getGroupsList().forEach(g -> ids.add(new int[] {g.getX(), g.getY(), g.getZ()}));
         GroupSelection selection = a.getEveryGroup() ? GroupSelection.everyGroup() : new GroupSelection(false, ids);
-        CompareWith compare = new CompareWith(DeviceChoice.parse(a.getDevice()).withTimeoutSeconds(
-                a.getDeviceTimeoutSeconds() > 0 ? a.getDeviceTimeoutSeconds() : DeviceChoice.DEFAULT_TIMEOUT_SECONDS),
-                a.getUlp(), a.getApproximate(), a.getViewsList(), a.getValues(), a.getOrigin());
+        CompareWith compare = compare(a);
         Path out = Path.of(a.getOutDir());
         String captureName = a.getCaptureName();
         long budget = a.getBudget();
@@ -267,6 +276,7 @@ public final class ClusterJobService implements JobService {
             // a --view naming no range, or shaping one past its size, is refused now, not after the evaluation
             org.replayfarm.coordinator.diff.RangeViews.of(kernel.memory(), file.metadata().getProgram().getKernelName(),
                     compare.views());
+            org.replayfarm.coordinator.diff.RangeViews.images(kernel.images(), compare.views()); // and image:K views
         }
         List<int[]> explicit = null;
         long total;

@@ -5,23 +5,39 @@ import org.replayfarm.gpunode.device.DeviceChoice;
 
 /**
  * What a job compares its host results with, as {@code replay run} and {@code replay submit} spell it:
- * the device ({@code --device}) and the tolerances ({@code --ulp}, {@code --approximate}). Whether whole
- * images are compared follows from the group selection ({@link #options}).
+ * the device ({@code --device}) and the tolerances ({@code --ulp}, {@code --abs}, {@code --rel},
+ * {@code --approximate}, and those a {@code --view} gives one range or image). Whether whole images are
+ * compared follows from the group selection ({@link #options}).
  */
-public record CompareWith(DeviceChoice device, int ulp, boolean approximate, java.util.List<String> views, int values,
-                          String origin) {
+public record CompareWith(DeviceChoice device, int ulp, double abs, double rel, boolean approximate,
+                          java.util.List<String> views, int values, String origin) {
+    public CompareWith(DeviceChoice device, int ulp, boolean approximate, java.util.List<String> views, int values,
+                       String origin) {
+        this(device, ulp, 0, 0, approximate, views, values, origin);
+    }
+
     public CompareWith(DeviceChoice device, int ulp, boolean approximate) {
-        this(device, ulp, approximate, java.util.List.of(), DiffOptions.DEFAULT_VALUES, "");
+        this(device, ulp, 0, 0, approximate, java.util.List.of(), DiffOptions.DEFAULT_VALUES, "");
     }
 
     /** With {@code --view} spellings ({@link RangeViews}) and how many differing values each range lists. */
     public CompareWith withViews(java.util.List<String> v, int n) {
-        return new CompareWith(device, ulp, approximate, v, n, origin);
+        return new CompareWith(device, ulp, abs, rel, approximate, v, n, origin);
+    }
+
+    /** With {@code --abs} and {@code --rel} (0: not asked for). */
+    public CompareWith withTolerances(double absolute, double relative) {
+        return new CompareWith(device, ulp, absolute, relative, approximate, views, values, origin);
+    }
+
+    /** The same comparison with another device. */
+    public CompareWith withDevice(DeviceChoice d) {
+        return new CompareWith(d, ulp, abs, rel, approximate, views, values, origin);
     }
 
     /** With the path the capture was given by ({@link DiffOptions#origin}). */
     public CompareWith withOrigin(java.nio.file.Path capture) {
-        return new CompareWith(device, ulp, approximate, views, values, capture.toAbsolutePath().toString());
+        return new CompareWith(device, ulp, abs, rel, approximate, views, values, capture.toAbsolutePath().toString());
     }
 
     public CompareWith {
@@ -36,6 +52,12 @@ public record CompareWith(DeviceChoice device, int ulp, boolean approximate, jav
         if (ulp < 0) {
             throw new IllegalArgumentException("--ulp must be 0 or more, not " + ulp);
         }
+        if (!(abs >= 0) || Double.isInfinite(abs)) {
+            throw new IllegalArgumentException("--abs must be a finite number 0 or more, not " + abs);
+        }
+        if (!(rel >= 0) || Double.isInfinite(rel)) {
+            throw new IllegalArgumentException("--rel must be a finite number 0 or more, not " + rel);
+        }
     }
 
     /** {@code --device auto}, exact: what a job compares with when it is not told otherwise. */
@@ -49,7 +71,7 @@ public record CompareWith(DeviceChoice device, int ulp, boolean approximate, jav
     }
 
     public DiffOptions options(GroupSelection selection) {
-        return new DiffOptions(selection.every(), ulp, approximate, views, values, origin);
+        return new DiffOptions(selection.every(), ulp, abs, rel, approximate, views, values, origin);
     }
 
     /** How a report names a selection: {@code every group} or {@code (x, y, z) ...}. */

@@ -50,11 +50,14 @@ public final class Diff {
     private final MemoryMerge memory;
     private final ImageMerge images;
     private final DiffOptions options;
+    /** The tolerances {@code image:K} views give each image (by index). */
+    private final List<Tolerance.Override> imageTolerances;
 
     private Diff(MemoryMerge memory, ImageMerge images, DiffOptions options) {
         this.memory = memory;
         this.images = images;
         this.options = options;
+        this.imageTolerances = RangeViews.images(images.initial(), options.views());
     }
 
     /** Compares every range and image with untyped ranges and the {@code --view}s alone (no kernel metadata). */
@@ -85,9 +88,13 @@ public final class Diff {
     private ImageDiff image(InitialImages.Entry e, byte[] device) {
         Image image = e.image();
         long count = e.texelCount();
+        Tolerance.Override own = imageTolerances.get(e.index());
+        boolean floating = image.getNumericFormat() == NumericFormat.NUM_FLOAT;
+        Tolerance tolerance = floating ? own.over(options.tolerance()) : Tolerance.EXACT;
         if (device == null) {
-            return new ImageDiff(e.index(), image.getName(), false, count, 0, 0, 0, 0, 0, "not recorded", 0, List.of(),
-                    new BitSet(), new BitSet(), List.of());
+            return new ImageDiff(e.index(), image.getName(), false, count, 0, 0, 0, DiffResult.Tolerated.NONE,
+                    "not recorded", 0, List.of(), new BitSet(), new BitSet(), List.of(), floating, tolerance, !own.none(),
+                    DiffResult.Spread.NONE);
         }
         byte[] host = images.texels(e.index());
         int[] storer = images.storers(e.index());
@@ -99,8 +106,9 @@ public final class Diff {
         BitSet differing = new BitSet();
         BitSet deviceOnly = new BitSet();
         long compared = 0;
-        long ulpOk = 0;
+        long[] byRule = new long[Tolerance.Rule.values().length];
         long approxOk = 0;
+        DiffResult.Spread spread = DiffResult.Spread.NONE;
         for (int t = 0; t < count; t++) {
             int at = t * bpt;
             boolean same = Arrays.equals(host, at, at + bpt, device, at, at + bpt);
@@ -109,13 +117,19 @@ public final class Diff {
                 if (same) {
                     continue;
                 }
-                if (options.ulp() > 0 && withinUlps(format, host, device, at)) {
-                    ulpOk++;
-                } else if (options.approximate() && texelWriters(e.index(), t, storer).stream()
-                        .anyMatch(k -> memory.approximateExecuted(k) > 0) && withinLastPlace(format, host, device, at)) {
+                Tolerance.Rule rule = texelRule(format, host, device, at, tolerance);
+                if (rule != Tolerance.Rule.NONE) {
+                    byRule[rule.ordinal()]++;
+                    continue;
+                }
+                boolean approximate = texelWriters(e.index(), t, storer).stream()
+                        .anyMatch(k -> memory.approximateExecuted(k) > 0);
+                if (options.approximate() && approximate
+                        && withinLastPlace(format, host, device, at, tolerance.ulp())) {
                     approxOk++;
                 } else {
                     differing.set(t);
+                    spread = texelSpread(spread, format, host, device, at, approximate);
                 }
             } else if (!Arrays.equals(initial, at, at + bpt, device, at, at + bpt)
                     && (footprint == null || footprint.contains(t))) {
@@ -130,9 +144,90 @@ public final class Diff {
         for (int t = bad.nextSetBit(0); t >= 0 && values.size() < options.values(); t = bad.nextSetBit(t + 1)) {
             values.add(texelValue(e, format, host, device, t, differing.get(t), storer));
         }
+        DiffResult.Tolerated tolerated = new DiffResult.Tolerated(byRule[Tolerance.Rule.ULP.ordinal()],
+                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk);
         return new ImageDiff(e.index(), image.getName(), true, count, compared, differing.cardinality(),
-                deviceOnly.cardinality(), ulpOk, approxOk, footprint == null ? "whole image" : footprint.toString(),
-                regionCount, regions, differing, deviceOnly, values);
+                deviceOnly.cardinality(), tolerated, footprint == null ? "whole image" : footprint.toString(),
+                regionCount, regions, differing, deviceOnly, values, floating, tolerance, !own.none(), spread);
+    }
+
+    /**
+     * Which rule accepts a differing texel (the last any channel needs, {@link Tolerance.Rule#NONE} when one is
+     * beyond them all): float channels by the tolerance, every other channel only when equal.
+     */
+    private static Tolerance.Rule texelRule(ImageFormat format, byte[] host, byte[] device, int at, Tolerance tolerance) {
+        long[] a = TexelCodec.unpack(format, host, at);
+        long[] b = TexelCodec.unpack(format, device, at);
+        int[] bits = format.channelBits();
+        boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
+        Tolerance.Rule rule = Tolerance.Rule.EXACT;
+        for (int c = 0; c < a.length; c++) {
+            if (a[c] == b[c]) {
+                continue;
+            }
+            if (!floats) {
+                return Tolerance.Rule.NONE;
+            }
+            rule = rule.and(tolerance.accepts(a[c], b[c], channelValue(bits[c], a[c]), channelValue(bits[c], b[c]),
+                    ulps(bits[c], a[c], b[c])));
+        }
+        if (rule == Tolerance.Rule.EXACT) {
+            // the texel's bytes differ where no channel lies: accepted by any tolerance in force, as 0 apart
+            return tolerance.exact() ? Tolerance.Rule.NONE : tolerance.accepts(0, 1, 0, 0, 0);
+        }
+        return rule;
+    }
+
+    /** A differing texel added to an image's spread ({@link DiffResult.Spread}). */
+    private static DiffResult.Spread texelSpread(DiffResult.Spread spread, ImageFormat format, byte[] host,
+                                                 byte[] device, int at, boolean approximate) {
+        long[] a = TexelCodec.unpack(format, host, at);
+        long[] b = TexelCodec.unpack(format, device, at);
+        int[] bits = format.channelBits();
+        boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
+        Distance d = floats ? Distance.NONE : Distance.BEYOND; // no tolerance takes another channel's difference
+        for (int c = 0; c < a.length; c++) {
+            if (a[c] != b[c]) {
+                d = floats ? d.and(channelValue(bits[c], a[c]), channelValue(bits[c], b[c]), ulps(bits[c], a[c], b[c]))
+                        : Distance.BEYOND;
+            }
+        }
+        return spread.and(d.number, approximate, d.ulps, d.abs, d.rel);
+    }
+
+    /** A float channel's value of {@code width} bits (32, 16, 11 or 10). */
+    static double channelValue(int width, long raw) {
+        return switch (width) {
+            case 32 -> Float.intBitsToFloat((int) raw);
+            case 16 -> Float.intBitsToFloat(org.replayfarm.model.fp.Half.toFloatBits((int) raw));
+            case 64 -> Double.longBitsToDouble(raw);
+            default -> TexelCodec.fromSmallFloat((int) raw, width - 5);
+        };
+    }
+
+    /**
+     * The distance of the differing float components of one element or texel: whether all are numbers (or a NaN
+     * against a NaN: no distance), and their largest ulps, absolute and relative differences.
+     */
+    record Distance(boolean number, long ulps, double abs, double rel) {
+        static final Distance NONE = new Distance(true, 0, 0, 0);
+        static final Distance BEYOND = new Distance(false, 0, 0, 0);
+
+        Distance and(double x, double y, long u) {
+            if (!number) {
+                return this;
+            }
+            if (Double.isNaN(x) && Double.isNaN(y)) {
+                return this;
+            }
+            if (Double.isNaN(x) || Double.isNaN(y) || Double.isInfinite(x) || Double.isInfinite(y)
+                    || Double.isInfinite(x - y)) {
+                return BEYOND;
+            }
+            double d = Math.abs(x - y);
+            double m = Math.max(Math.abs(x), Math.abs(y));
+            return new Distance(true, Math.max(ulps, u), Math.max(abs, d), Math.max(rel, m == 0 ? 0 : d / m));
+        }
     }
 
     /** A differing texel's channels: the host's and the device's bits and values, and their ulps (floats) or steps. */
@@ -190,33 +285,20 @@ public final class Diff {
         };
     }
 
-    private boolean withinUlps(ImageFormat format, byte[] host, byte[] device, int at) {
-        long[] a = TexelCodec.unpack(format, host, at);
-        long[] b = TexelCodec.unpack(format, device, at);
-        int[] bits = format.channelBits();
-        boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
-        for (int c = 0; c < a.length; c++) {
-            if (a[c] != b[c] && !(floats && ulps(bits[c], a[c], b[c]) <= options.ulp())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /**
      * What an approximate instruction can explain: every channel at most one unit in its last place apart
      * (one ulp of a float channel, or {@code --ulp} if larger; one step of an integer or normalised
      * channel), never an infinity or NaN against another value. A texel further off is a difference
      * even if its group executed approximate instructions (a wrong BVH hit is not a rounding).
      */
-    private boolean withinLastPlace(ImageFormat format, byte[] host, byte[] device, int at) {
+    private static boolean withinLastPlace(ImageFormat format, byte[] host, byte[] device, int at, int ulp) {
         long[] a = TexelCodec.unpack(format, host, at);
         long[] b = TexelCodec.unpack(format, device, at);
         int[] bits = format.channelBits();
         boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
         for (int c = 0; c < a.length; c++) {
             long apart = floats ? ulps(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]);
-            if (apart > Math.max(1, floats ? options.ulp() : 1)) {
+            if (apart > Math.max(1, floats ? ulp : 1)) {
                 return false;
             }
         }
@@ -390,9 +472,11 @@ public final class Diff {
 
     private RangeDiff range(InitialMemory.Range r, byte[] device, RangeView view) {
         String name = view.displayName();
+        boolean floatingView = view.typed() && view.type().floating();
+        Tolerance tolerance = floatingView ? view.tolerance().over(options.tolerance()) : Tolerance.EXACT;
         if (device == null) {
-            return new RangeDiff(r.index(), name, false, r.size(), 0, 0, 0, 0, "not recorded", 0, List.of(), view, 0, 0, 0,
-                    0, 0, List.of(), new BitSet(), null);
+            return new RangeDiff(r.index(), name, false, r.size(), 0, 0, 0, "not recorded", 0, List.of(), view, 0, 0, 0,
+                    0, DiffResult.Tolerated.NONE, List.of(), new BitSet(), null, tolerance, DiffResult.Spread.NONE);
         }
         byte[] host = memory.range(r.index());
         int[] storer = memory.storers(r.index());
@@ -419,8 +503,9 @@ public final class Diff {
         boolean floating = view.typed() && type.floating();
         long compared = 0;
         long comparedElements = 0;
-        long ulpOk = 0;
+        long[] byRule = new long[Tolerance.Rule.values().length];
         long approxOk = 0;
+        DiffResult.Spread spread = DiffResult.Spread.NONE;
         BitSet differing = new BitSet();   // bytes
         BitSet deviceOnly = new BitSet();  // bytes
         BitSet badElements = new BitSet();
@@ -456,11 +541,21 @@ public final class Diff {
                 }
                 long worst = 0;
                 boolean integerDiffers = false;
+                Tolerance.Rule rule = Tolerance.Rule.EXACT;
+                Distance apart = Distance.NONE;
                 if (!tail) {
                     for (int c = 0; c < type.components(); c++) {
-                        long d = type.ulps(type.bits(host, at, c), type.bits(device, at, c));
+                        long a = type.bits(host, at, c);
+                        long b = type.bits(device, at, c);
+                        long d = type.ulps(a, b);
                         if (floating) {
                             worst = Math.max(worst, d);
+                            if (a != b) {
+                                double x = type.toDouble(a);
+                                double y = type.toDouble(b);
+                                rule = rule.and(tolerance.accepts(a, b, x, y, d));
+                                apart = apart.and(x, y, d);
+                            }
                         } else if (d != 0) {
                             integerDiffers = true;
                         }
@@ -469,15 +564,22 @@ public final class Diff {
                 if (distance != null && e < distance.length) {
                     distance[e] = floating ? (worst == Long.MAX_VALUE ? Double.POSITIVE_INFINITY : worst) : 1;
                 }
-                if (!tail && floating && !integerDiffers && options.ulp() > 0 && worst <= options.ulp()) {
-                    ulpOk++;
+                if (!tail && floating && !integerDiffers && rule == Tolerance.Rule.EXACT && !tolerance.exact()) {
+                    // the components are equal, the padding of a 3-vector is not: 0 apart, as any tolerance takes it
+                    rule = tolerance.accepts(0, 1, 0, 0, 0);
+                }
+                if (!tail && floating && !integerDiffers && rule != Tolerance.Rule.NONE && rule != Tolerance.Rule.EXACT) {
+                    byRule[rule.ordinal()]++;
                     continue;
                 }
-                if (!tail && floating && !integerDiffers && options.approximate() && worst <= Math.max(1, options.ulp())
-                        && approximateStorer(r.index(), at, end, storer)) {
+                boolean approximate = approximateStorer(r.index(), at, end, storer);
+                if (!tail && floating && !integerDiffers && options.approximate() && worst <= Math.max(1, tolerance.ulp())
+                        && approximate) {
                     approxOk++;
                     continue;
                 }
+                spread = spread.and(!tail && floating && !integerDiffers && apart.number(), approximate, apart.ulps(),
+                        apart.abs(), apart.rel());
                 for (int i = at; i < end; i++) {
                     if (host[i] != device[i] && storer[i] != 0) {
                         differing.set(i);
@@ -552,11 +654,13 @@ public final class Diff {
         String footprint = options.everyGroup() ? "whole range"
                 : lo < 0 ? "empty (the selected groups wrote no byte)" : "bytes " + lo + ".." + hi;
         long deviceOnlyElements = view.typed() ? badElements.cardinality() - differingElements.cardinality() : deviceOnly.cardinality();
+        DiffResult.Tolerated tolerated = new DiffResult.Tolerated(byRule[Tolerance.Rule.ULP.ordinal()],
+                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk);
         return new RangeDiff(r.index(), name, true, r.size(), compared, differing.cardinality(), deviceOnly.cardinality(),
-                approxOk, footprint, count, runs, view, view.typed() ? elements : host.length,
+                footprint, count, runs, view, view.typed() ? elements : host.length,
                 view.typed() ? comparedElements : compared, view.typed() ? differingElements.cardinality()
-                        : differing.cardinality(), deviceOnlyElements, ulpOk, values,
-                view.typed() ? differingElements : differing, distance);
+                        : differing.cardinality(), deviceOnlyElements, tolerated, values,
+                view.typed() ? differingElements : differing, distance, tolerance, spread);
     }
 
     /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */

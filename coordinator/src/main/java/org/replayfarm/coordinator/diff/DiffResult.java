@@ -48,20 +48,64 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
     }
 
     /**
+     * Differing texels or float elements accepted by a tolerance, by the rule that accepted them: {@code ulp},
+     * {@code abs}, {@code rel} ({@code --ulp}, {@code --abs}, {@code --rel} or a view's own; one needing several
+     * rules for its components counts under the last of them in that order) and {@code approximate}
+     * ({@code --approximate}, tried after them).
+     */
+    public record Tolerated(long ulp, long abs, long rel, long approximate) {
+        public static final Tolerated NONE = new Tolerated(0, 0, 0, 0);
+
+        public long total() {
+            return ulp + abs + rel + approximate;
+        }
+    }
+
+    /**
+     * What the differences of an image or range that are beyond its tolerances look like: {@code count} differing
+     * texels or elements; {@code floats}: each is a float texel or element whose differing channels or components
+     * are numbers (or a NaN against a NaN), so some tolerance would accept it (no integer, untyped byte, infinity or
+     * NaN against a number); {@code approximate}: a group that executed approximate instructions stored each; the
+     * largest distance of their float channels or components in {@code ulps}, absolutely ({@code abs}) and relative
+     * to the larger magnitude ({@code rel}), over those that are numbers.
+     */
+    public record Spread(long count, boolean floats, boolean approximate, long ulps, double abs, double rel) {
+        public static final Spread NONE = new Spread(0, true, true, 0, 0, 0);
+
+        /** With one more differing texel or element. */
+        public Spread and(boolean isFloat, boolean byApproximate, long u, double a, double r) {
+            return new Spread(count + 1, floats && isFloat, approximate && byApproximate, Math.max(ulps, u),
+                    Math.max(abs, a), Math.max(rel, r));
+        }
+    }
+
+    /**
      * One image: {@code recorded} false when the device run has no texels for it (nothing compared).
      * {@code compared}: texels a host store wrote; {@code differing}: of those, beyond the tolerances;
-     * {@code toleratedUlp}/{@code toleratedApproximate}: accepted by {@code --ulp}/{@code --approximate};
-     * {@code deviceOnly}: texels the device changed that no host store wrote, inside the footprint.
-     * {@code differingTexels}/{@code deviceOnlyTexels}: by texel index, for drawing. {@code regions} holds
-     * at most {@link Diff#REGIONS_KEPT} of {@code regionCount}.
+     * {@code tolerated}: accepted by a tolerance, by rule; {@code deviceOnly}: texels the device changed that no
+     * host store wrote, inside the footprint. {@code differingTexels}/{@code deviceOnlyTexels}: by texel index,
+     * for drawing. {@code regions} holds at most {@link Diff#REGIONS_KEPT} of {@code regionCount}.
+     * {@code floating}: its channels are floats ({@code NUM_FLOAT}), the only ones a tolerance applies to;
+     * {@code tolerance}: what they were compared with (exact for an image of other channels; {@code viewTolerance}:
+     * a view gave it its own); {@code spread}: its differing texels.
      */
     public record ImageDiff(int index, String name, boolean recorded, long texels, long compared, long differing,
-                            long deviceOnly, long toleratedUlp, long toleratedApproximate, String footprint,
+                            long deviceOnly, Tolerated tolerated, String footprint,
                             long regionCount, List<TexelRegion> regions, BitSet differingTexels,
-                            BitSet deviceOnlyTexels, List<ElementValue> values) {
+                            BitSet deviceOnlyTexels, List<ElementValue> values, boolean floating,
+                            Tolerance tolerance, boolean viewTolerance, Spread spread) {
         public ImageDiff withValues(List<ElementValue> v) {
-            return new ImageDiff(index, name, recorded, texels, compared, differing, deviceOnly, toleratedUlp,
-                    toleratedApproximate, footprint, regionCount, regions, differingTexels, deviceOnlyTexels, List.copyOf(v));
+            return new ImageDiff(index, name, recorded, texels, compared, differing, deviceOnly, tolerated, footprint,
+                    regionCount, regions, differingTexels, deviceOnlyTexels, List.copyOf(v), floating, tolerance,
+                    viewTolerance, spread);
+        }
+
+        public long toleratedUlp() {
+            return tolerated.ulp();
+        }
+
+        public long toleratedApproximate() {
+            return tolerated.approximate();
         }
 
         public boolean equal() {
@@ -72,19 +116,34 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
     /**
      * One memory range, as {@link ImageDiff} with bytes for texels: {@code compared}, {@code differing} and
      * {@code deviceOnly} count bytes; for a typed range ({@link RangeView}) the element counts say the same per
-     * element ({@code elements} in all), the tolerances apply to float elements and {@code differing} counts
-     * the differing bytes of elements beyond them. {@code name} is the parameter's name when the metadata has
-     * it; {@code heatMap} whether a 2-D view's heat map was drawn.
+     * element ({@code elements} in all), the tolerances apply to float elements (counted in {@code tolerated}) and
+     * {@code differing} counts the differing bytes of elements beyond them. {@code name} is the parameter's name
+     * when the metadata has it; {@code tolerance} what its float elements were compared with (its view's own when
+     * {@code view.tolerance()} names any); {@code spread} its differing elements (bytes of an untyped range).
      */
     public record RangeDiff(int index, String name, boolean recorded, long bytes, long compared, long differing,
-                            long deviceOnly, long toleratedApproximate, String footprint, long regionCount,
+                            long deviceOnly, String footprint, long regionCount,
                             List<ByteRun> regions, RangeView view, long elements, long comparedElements,
-                            long differingElements, long deviceOnlyElements, long toleratedUlp, List<ElementValue> values,
-                            BitSet differingElementSet, double[] distance) {
+                            long differingElements, long deviceOnlyElements, Tolerated tolerated,
+                            List<ElementValue> values, BitSet differingElementSet, double[] distance,
+                            Tolerance tolerance, Spread spread) {
         public RangeDiff withValues(List<ElementValue> v) {
-            return new RangeDiff(index, name, recorded, bytes, compared, differing, deviceOnly, toleratedApproximate,
-                    footprint, regionCount, regions, view, elements, comparedElements, differingElements,
-                    deviceOnlyElements, toleratedUlp, List.copyOf(v), differingElementSet, distance);
+            return new RangeDiff(index, name, recorded, bytes, compared, differing, deviceOnly, footprint, regionCount,
+                    regions, view, elements, comparedElements, differingElements, deviceOnlyElements, tolerated,
+                    List.copyOf(v), differingElementSet, distance, tolerance, spread);
+        }
+
+        public long toleratedUlp() {
+            return tolerated.ulp();
+        }
+
+        public long toleratedApproximate() {
+            return tolerated.approximate();
+        }
+
+        /** Whether its elements are floats (the only ones a tolerance applies to). */
+        public boolean floating() {
+            return view.typed() && view.type().floating();
         }
 
         public boolean equal() {

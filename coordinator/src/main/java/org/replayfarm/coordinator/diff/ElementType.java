@@ -164,6 +164,16 @@ public record ElementType(Scalar scalar, int lanes) {
         };
     }
 
+    /** A float component's value (NaN for an integer type: only floats are compared by value). */
+    public double toDouble(long bits) {
+        return switch (scalar) {
+            case F16 -> Float.intBitsToFloat(org.replayfarm.model.fp.Half.toFloatBits((int) bits));
+            case F32 -> Float.intBitsToFloat((int) bits);
+            case F64 -> Double.longBitsToDouble(bits);
+            default -> Double.NaN;
+        };
+    }
+
     /** A component's bits as hex of its width: {@code 0x3fc00000}. */
     public String hex(long bits) {
         return String.format("0x%0" + (2 * scalar.bytes) + "x", bits);

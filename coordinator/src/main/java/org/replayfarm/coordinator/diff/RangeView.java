@@ -6,10 +6,20 @@ package org.replayfarm.coordinator.diff;
  * of 50; 0 x 0 when unshaped), named by its kernel parameter when the metadata names it. {@code argument}
  * is the explicit kernel argument whose pointer the range is (-1 for none), {@code typeName} its C type
  * ({@code float*}) and {@code source} where the type came from: {@code kernel metadata}, {@code --view} or
- * {@code none}.
+ * {@code none}; {@code tolerance} the tolerances a {@code --view} gave the range ({@code abs=1e-6}: over the
+ * command's, {@link Tolerance.Override}; none by default).
  */
 public record RangeView(int range, String rangeName, int argument, String parameter, String typeName, ElementType type,
-                        int rows, int cols, String source) {
+                        int rows, int cols, String source, Tolerance.Override tolerance) {
+    public RangeView {
+        tolerance = tolerance == null ? Tolerance.Override.NONE : tolerance;
+    }
+
+    public RangeView(int range, String rangeName, int argument, String parameter, String typeName, ElementType type,
+                     int rows, int cols, String source) {
+        this(range, rangeName, argument, parameter, typeName, type, rows, cols, source, Tolerance.Override.NONE);
+    }
+
     /** The untyped view of a range no pointer argument or {@code --view} types. */
     public static RangeView bytes(int range, String rangeName) {
         return new RangeView(range, rangeName, -1, "", "", null, 0, 0, "none");
@@ -49,6 +59,11 @@ public record RangeView(int range, String rangeName, int argument, String parame
     }
 
     public RangeView withType(ElementType t, int r, int c, String from) {
-        return new RangeView(range, rangeName, argument, parameter, typeName, t, r, c, from);
+        return new RangeView(range, rangeName, argument, parameter, typeName, t, r, c, from, tolerance);
+    }
+
+    /** With a view's tolerances over the command's ({@code --view C=f32,abs=1e-6}). */
+    public RangeView withTolerance(Tolerance.Override o) {
+        return new RangeView(range, rangeName, argument, parameter, typeName, type, rows, cols, source, o);
     }
 }

@@ -76,6 +76,7 @@ public final class RunReport {
                             d.name(), d.differing(), d.compared(), d.deviceOnly()));
                 }
             }
+            ToleranceSuggestion.of(diff).ifPresent(s -> reasons.add(s.text()));
         }
         if (!o.faults().isEmpty()) {
             reasons.add(o.faults().size() + " group(s) faulted on the host model, first: " + o.faults().get(0));
@@ -197,12 +198,27 @@ public final class RunReport {
 
     private static void comparison(ObjectNode n, DiffResult diff, DiffOptions options) {
         n.put("performed", diff != null);
-        ObjectNode tolerances = n.putObject("tolerances").put("ulp", options.ulp()).put("approximate", options.approximate())
+        ObjectNode tolerances = n.putObject("tolerances").put("ulp", options.ulp()).put("abs", options.abs())
+                .put("rel", options.rel()).put("approximate", options.approximate())
                 .put("description", options.describe());
         Scope scope = Scope.of(diff, options);
         scope.applied.forEach(tolerances.putArray("applied_to")::add);
         scope.exact.forEach(tolerances.putArray("exact")::add);
+        ArrayNode byView = tolerances.putArray("by_view");
+        for (Scope.Own o : scope.own) {
+            byView.addObject().put("what", o.what()).put("ulp", o.tolerance().ulp()).put("abs", o.tolerance().abs())
+                    .put("rel", o.tolerance().rel()).put("description", o.tolerance().describe());
+        }
         tolerances.put("statement", scope.statement(options));
+        java.util.Optional<ToleranceSuggestion> suggestion = ToleranceSuggestion.of(diff);
+        if (suggestion.isPresent()) {
+            ToleranceSuggestion s = suggestion.get();
+            ObjectNode sn = n.putObject("suggestion").put("text", s.text()).put("values", s.count())
+                    .put("ulps", s.ulps()).put("abs", s.abs()).put("rel", s.rel());
+            s.flags().forEach(sn.putArray("flags")::add);
+        } else {
+            n.putNull("suggestion");
+        }
         n.put("every_group", options.everyGroup());
         ArrayNode images = n.putArray("images");
         ArrayNode ranges = n.putArray("ranges");
@@ -212,9 +228,10 @@ public final class RunReport {
         for (ImageDiff d : diff.images()) {
             ObjectNode i = images.addObject().put("index", d.index()).put("name", d.name()).put("recorded", d.recorded())
                     .put("texels", d.texels()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly()).put("tolerated_ulp", d.toleratedUlp())
-                    .put("tolerated_approximate", d.toleratedApproximate()).put("footprint", d.footprint())
-                    .put("regions_total", d.regionCount());
+                    .put("device_only", d.deviceOnly());
+            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
+                    : d.viewTolerance() ? "--view" : "command", d.spread(), d.differing());
+            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
             if (d.recorded()) {
                 i.put("diff_png", "diff/image-" + d.index() + ".png");
             }
@@ -239,9 +256,10 @@ public final class RunReport {
                     .put("range_name", v.rangeName()).put("parameter", v.parameter()).put("argument", v.argument())
                     .put("type_name", v.typeName()).put("recorded", d.recorded())
                     .put("bytes", d.bytes()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly()).put("tolerated_ulp", d.toleratedUlp())
-                    .put("tolerated_approximate", d.toleratedApproximate())
-                    .put("footprint", d.footprint()).put("regions_total", d.regionCount());
+                    .put("device_only", d.deviceOnly());
+            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
+                    : d.view().tolerance().none() ? "command" : "--view", d.spread(), d.differingElements());
+            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
             ObjectNode view = i.putObject("view").put("typed", v.typed()).put("type", v.typed() ? v.type().spelling() : "u8")
                     .put("element_bytes", v.elementBytes()).put("rows", v.rows()).put("cols", v.cols())
                     .put("source", v.source());
@@ -259,6 +277,26 @@ public final class RunReport {
                 groups(rn, r.groups());
             }
             values(i, d.values(), v);
+        }
+    }
+
+    /**
+     * {@code tolerated_ulp}, {@code tolerated_abs}, {@code tolerated_rel}, {@code tolerated_approximate}, the
+     * {@code tolerance} applied ({@code ulp}, {@code abs}, {@code rel}, {@code from}) and the
+     * {@code largest_difference} of the float values beyond it (null when none differ or not every difference is
+     * a float value a tolerance could accept).
+     */
+    private static void tolerated(ObjectNode i, DiffResult.Tolerated t, Tolerance tolerance, String from,
+                                  DiffResult.Spread spread, long differing) {
+        i.put("tolerated_ulp", t.ulp()).put("tolerated_abs", t.abs()).put("tolerated_rel", t.rel())
+                .put("tolerated_approximate", t.approximate());
+        i.putObject("tolerance").put("ulp", tolerance.ulp()).put("abs", tolerance.abs()).put("rel", tolerance.rel())
+                .put("from", from);
+        if (differing > 0 && spread.count() > 0 && spread.floats()) {
+            i.putObject("largest_difference").put("ulps", spread.ulps()).put("abs", spread.abs()).put("rel", spread.rel())
+                    .put("approximate", spread.approximate());
+        } else {
+            i.putNull("largest_difference");
         }
     }
 
@@ -284,17 +322,29 @@ public final class RunReport {
         }
     }
 
-    /** What the tolerances were applied to, and what was compared exactly whatever they said. */
-    record Scope(List<String> applied, List<String> exact) {
+    /**
+     * What the tolerances were applied to, what was compared exactly whatever they said, and the ranges and images
+     * a view gave tolerances of their own ({@code own}).
+     */
+    record Scope(List<String> applied, List<String> exact, List<Own> own) {
+        /** A range or image with its view's tolerance. */
+        record Own(String what, Tolerance tolerance) {
+        }
+
         static Scope of(DiffResult diff, DiffOptions options) {
             List<String> applied = new ArrayList<>();
             List<String> exact = new ArrayList<>();
+            List<Own> own = new ArrayList<>();
             if (diff == null) {
-                return new Scope(applied, exact);
+                return new Scope(applied, exact, own);
             }
             for (ImageDiff d : diff.images()) {
                 if (d.recorded()) {
-                    applied.add("image " + d.index() + " (" + d.name() + ")");
+                    String what = "image " + d.index() + " (" + d.name() + ")";
+                    applied.add(what);
+                    if (d.viewTolerance()) {
+                        own.add(new Own(what, d.tolerance()));
+                    }
                 }
             }
             for (RangeDiff d : diff.ranges()) {
@@ -303,20 +353,34 @@ public final class RunReport {
                 }
                 String what = "range " + d.index() + " (" + d.name() + ", " + (d.view().typed() ? d.view().type().spelling()
                         : "bytes") + ")";
-                (d.view().typed() && d.view().type().floating() ? applied : exact).add(what);
+                (d.floating() ? applied : exact).add(what);
+                if (d.floating() && !d.view().tolerance().none()) {
+                    own.add(new Own(what, d.tolerance()));
+                }
             }
-            return new Scope(applied, exact);
+            return new Scope(applied, exact, own);
         }
 
         String statement(DiffOptions options) {
-            if (options.ulp() == 0 && !options.approximate()) {
+            boolean exactly = options.tolerance().exact() && !options.approximate();
+            if (exactly && own.isEmpty()) {
                 return "exact: every bit compared";
             }
-            StringBuilder b = new StringBuilder(options.describe());
-            b.append(applied.isEmpty() ? "; applied to nothing (no image and no float range was compared)"
-                    : "; applied to the float values of " + String.join(", ", applied)
-                            + (applied.stream().anyMatch(a -> a.startsWith("image")) ? " (an image's integer and normalised "
-                            + "channels: exact, or one step under --approximate)" : ""));
+            String views = own.stream().map(o -> o.what() + " " + o.tolerance().describe())
+                    .collect(java.util.stream.Collectors.joining(", "));
+            StringBuilder b = new StringBuilder();
+            if (exactly) {
+                b.append("exact but for the float values of ").append(views).append(" (--view)");
+            } else {
+                b.append(options.describe());
+                b.append(applied.isEmpty() ? "; applied to nothing (no image and no float range was compared)"
+                        : "; applied to the float values of " + String.join(", ", applied)
+                                + (applied.stream().anyMatch(a -> a.startsWith("image")) ? " (an image's integer and "
+                                + "normalised channels: exact, or one step under --approximate)" : ""));
+                if (!own.isEmpty()) {
+                    b.append("; by --view: ").append(views);
+                }
+            }
             if (!exact.isEmpty()) {
                 b.append("; compared exactly (integers or untyped bytes): ").append(String.join(", ", exact));
             }
@@ -420,7 +484,7 @@ public final class RunReport {
                     continue;
                 }
                 w.printf("  image %d %-10s %d compared, %d differing, %d device-only%s, %d region(s)%n", d.index(), d.name(),
-                        d.compared(), d.differing(), d.deviceOnly(), tolerated(d.toleratedUlp() + d.toleratedApproximate()),
+                        d.compared(), d.differing(), d.deviceOnly(), tolerated(d.tolerated().total()),
                         d.regionCount());
                 d.regions().stream().limit(3).forEach(r -> w.printf("      mip %d layer %d: x %d..%d, y %d..%d, %d texel(s)%s%n",
                         r.mip(), r.layer(), r.x0(), r.x1(), r.y0(), r.y1(), r.texels(), groupsText(r.groups())));
@@ -447,6 +511,9 @@ public final class RunReport {
         }
         w.printf("result          %s (exit status %d)%n", verdict.status(), verdict.exitStatus());
         verdict.reasons().stream().limit(8).forEach(r -> w.println("  " + r));
+        // the suggestion is the last of the comparison's reasons: shown even past the first 8
+        ToleranceSuggestion.of(diff).map(ToleranceSuggestion::text)
+                .filter(t -> verdict.reasons().indexOf(t) >= 8).ifPresent(t -> w.println("  " + t));
         w.flush();
         return s.toString();
     }
@@ -488,10 +555,25 @@ public final class RunReport {
         return parts.size() == 1 ? parts.get(0) : "[" + String.join(", ", parts) + "]";
     }
 
+    /**
+     * {@code , 3 within tolerance (1 by --ulp, 2 by --abs, 0 by --approximate)}: --ulp and --approximate always,
+     * --abs and --rel when in force for the range or when they accepted any.
+     */
     private static String toleratedRange(RangeDiff d) {
-        long n = d.toleratedUlp() + d.toleratedApproximate();
-        return n == 0 ? "" : ", " + n + " within tolerance (" + d.toleratedUlp() + " by --ulp, " + d.toleratedApproximate()
-                + " by --approximate)";
+        DiffResult.Tolerated t = d.tolerated();
+        if (t.total() == 0) {
+            return "";
+        }
+        List<String> by = new ArrayList<>();
+        by.add(t.ulp() + " by --ulp");
+        if (t.abs() > 0 || d.tolerance().abs() > 0) {
+            by.add(t.abs() + " by --abs");
+        }
+        if (t.rel() > 0 || d.tolerance().rel() > 0) {
+            by.add(t.rel() + " by --rel");
+        }
+        by.add(t.approximate() + " by --approximate");
+        return ", " + t.total() + " within tolerance (" + String.join(", ", by) + ")";
     }
 
     private static String tolerated(long n) {

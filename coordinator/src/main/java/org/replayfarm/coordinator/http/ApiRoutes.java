@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *     400 naming the field when the capture is bad; 413 over {@link Limits#maxCaptureBytes}.</li>
  * <li>{@code HEAD /captures/<sha256>}: 200 when stored, else 404 (so a client uploads only what is missing).</li>
  * <li>{@code POST /jobs} ({@code {"capture": sha256, "groups": "every" | [[x,y,z],...]}}, optionally
- *     {@code "device"}, {@code "ulp"}, {@code "approximate"}, {@code "capture_name"}: {@link JobRequest}):
+ *     {@code "device"}, {@code "ulp"}, {@code "abs"}, {@code "rel"}, {@code "approximate"}, {@code "views"},
+ *     {@code "capture_name"}: {@link JobRequest}):
  *     201 {@code {"job": id}}; 400 for a malformed body or device spelling, an unknown capture, groups
  *     outside the dispatch, or a recorded run the capture does not hold.</li>
  * <li>{@code GET /jobs?offset=0&limit=50}: one page of every job, newest first: {@code {"total": n,

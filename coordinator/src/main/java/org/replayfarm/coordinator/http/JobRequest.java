@@ -18,17 +18,19 @@ import org.replayfarm.gpunode.device.ExecAllowList;
  * the command line), and optionally what the host results are compared with, as {@code replay run}
  * spells it: {@code "device": "auto" | "recorded" | "recorded:LABEL" | "cuda-cpu" | "none"} (default auto;
  * {@code "exec:COMMAND"} only on a coordinator that allows its program, {@link ExecAllowList}), {@code
- * "device_timeout_seconds": N} (how long an exec: device may run, default 600), {@code "ulp": N} (default 0), {@code "approximate": true|false} (default false),
- * {@code "views": ["RANGE=TYPE[ROWSxCOLS]", ...]} (replay run's {@code --view}, checked against the capture when
- * the job starts), {@code "values": N} (differing values listed per range and image, default 10), and
+ * "device_timeout_seconds": N} (how long an exec: device may run, default 600), {@code "ulp": N} (default 0),
+ * {@code "abs": X} and {@code "rel": X} (replay run's {@code --abs} and {@code --rel}: finite numbers 0 or more,
+ * default 0), {@code "approximate": true|false} (default false),
+ * {@code "views": ["RANGE=TYPE[ROWSxCOLS][,abs=X,rel=X,ulp=N]", "image:K=abs=X", ...]} (replay run's {@code --view},
+ * its spelling checked here, its ranges and images against the capture when the job starts), {@code "values": N} (differing values listed per range and image, default 10), and
  * {@code "capture_name"}: the capture's file name for the report (default {@code <sha256>.capture}).
  * {@link #parse} says what is wrong, naming the field, for anything else.
  */
 public record JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName,
                          org.replayfarm.coordinator.jobs.JobService.Limits limits) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-    private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "approximate",
-            "capture_name", "budget", "slice_deadline_seconds", "views", "values", "device_timeout_seconds");
+    private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "abs", "rel",
+            "approximate", "capture_name", "budget", "slice_deadline_seconds", "views", "values", "device_timeout_seconds");
 
     /** With the default budget and slice deadline. */
     public JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
@@ -74,7 +76,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             String name = names.next();
             if (!FIELDS.contains(name)) {
                 throw new Invalid("unknown field '" + name + "' (a job takes \"capture\", \"groups\", \"device\", "
-                        + "\"device_timeout_seconds\", \"ulp\", \"approximate\", \"views\", \"values\", \"capture_name\", \"budget\" and "
+                        + "\"device_timeout_seconds\", \"ulp\", \"abs\", \"rel\", \"approximate\", \"views\", \"values\", \"capture_name\", \"budget\" and "
                         + "\"slice_deadline_seconds\")");
             }
         }
@@ -168,6 +170,17 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
         if (ulp != null && (!ulp.isIntegralNumber() || !ulp.canConvertToInt() || ulp.asInt() < 0)) {
             throw new Invalid("'ulp' must be a non-negative 32-bit integer, not " + ulp);
         }
+        double[] amounts = new double[2];
+        String[] names = {"abs", "rel"};
+        for (int k = 0; k < 2; k++) {
+            JsonNode a = root.get(names[k]);
+            if (a != null && (!a.isNumber() || !(a.asDouble() >= 0) || Double.isInfinite(a.asDouble()))) {
+                throw new Invalid("'" + names[k] + "' must be a finite number 0 or more (" + (k == 0
+                        ? "the largest |host - device| accepted" : "the largest |host - device| / max(|host|, |device|) "
+                        + "accepted") + " for float values), not " + a);
+            }
+            amounts[k] = a == null ? 0 : a.asDouble();
+        }
         JsonNode approximate = root.get("approximate");
         if (approximate != null && !approximate.isBoolean()) {
             throw new Invalid("'approximate' must be true or false, not " + approximate);
@@ -180,8 +193,9 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             throw new Invalid("'device': " + e.getMessage());
         }
         if (timeout != null) {
-            parsed = new CompareWith(parsed.device().withTimeoutSeconds(timeout.asLong()), parsed.ulp(), parsed.approximate());
+            parsed = parsed.withDevice(parsed.device().withTimeoutSeconds(timeout.asLong()));
         }
+        parsed = parsed.withTolerances(amounts[0], amounts[1]);
         if (parsed.device().kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.EXEC) {
             try {
                 allowed.check(parsed.device().label()); // it would run any command on the coordinator's machine
@@ -209,7 +223,13 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             for (int i = 0; i < v.size(); i++) {
                 JsonNode e = v.get(i);
                 if (!e.isTextual() || e.asText().isBlank() || e.asText().length() > 512 || !e.asText().contains("=")) {
-                    throw new Invalid("'views[" + i + "]' must be a string RANGE=TYPE[ROWSxCOLS] (as --view), not " + e);
+                    throw new Invalid("'views[" + i + "]' must be a string RANGE=TYPE[ROWSxCOLS][,abs=X,rel=X,ulp=N] "
+                            + "(as --view), not " + e);
+                }
+                try {
+                    org.replayfarm.coordinator.diff.RangeViews.parse(e.asText());
+                } catch (IllegalArgumentException x) {
+                    throw new Invalid("'views[" + i + "]': " + x.getMessage());
                 }
                 views.add(e.asText());
             }
@@ -240,6 +260,13 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             n.put("device_timeout_seconds", compare.device().timeoutSeconds());
         }
         n.put("ulp", compare.ulp());
+        // only when asked for: a coordinator from before these fields refuses them, and 0 is their default
+        if (compare.abs() > 0) {
+            n.put("abs", compare.abs());
+        }
+        if (compare.rel() > 0) {
+            n.put("rel", compare.rel());
+        }
         n.put("approximate", compare.approximate());
         if (!compare.views().isEmpty()) {
             ArrayNode views = n.putArray("views");

@@ -8,6 +8,14 @@ const $ = (sel, root = document) => root.querySelector(sel);
 const main = () => document.getElementById('main');
 let leave = () => {};
 
+// a tolerance typed in the form: "" is 0; what is not a number goes as null, which POST /jobs refuses naming the field
+function amount(text) {
+  const t = String(text).trim();
+  if (t === '') return 0;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
 function esc(v) {
   return String(v ?? '').replace(/[&<>"']/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]));
 }
@@ -59,6 +67,8 @@ function jobsPage() {
           <option>auto</option><option>recorded</option><option>none</option><option>cuda-cpu</option><option>cuda</option>
         </select></label>
         <label>ulp <input type="number" id="ulp" value="0" min="0" style="width:60px"></label>
+        <label title="accept float values with |host - device| at most this (e.g. 1e-6); 0: off">abs <input type="text" id="abs" value="0" style="width:70px"></label>
+        <label title="accept float values with |host - device| at most this times the larger magnitude (e.g. 1e-5); 0: off">rel <input type="text" id="rel" value="0" style="width:70px"></label>
         <button type="submit">Upload and start</button>
         <progress class="upload" id="upload" max="100" value="0"></progress>
         <span id="submit-msg" class="small"></span>
@@ -202,6 +212,7 @@ function submit() {
       try {
         const job = await api('/jobs', {method: 'POST', headers: {'Content-Type': 'application/json', 'Accept': 'application/json'},
           body: JSON.stringify({capture: body.sha256, groups, device: $('#device').value, ulp: Number($('#ulp').value) || 0,
+            abs: amount($('#abs').value), rel: amount($('#rel').value),
             capture_name: file.name})});
         msg.innerHTML = `started <a class="mono" href="#/job/${encodeURIComponent(job.job)}">${esc(short(job.job))}</a>`;
       } catch (e) {
