@@ -41,7 +41,7 @@ RT_WAVE_FUNCTION(rt_program_wave) {
 L_100040000:;
 #line 3 "guest.s"
     { /* s_load_dwordx2 s[4:5], s[0:1], null */
-        RT_TICK();
+        RT_AT(0x100040000ull); RT_TICK();
         uint32_t t_d[2];
         uint64_t t_a = rt_pair(S(0), S(1)) + 0x0ull + (uint64_t)0u;
         if (rt_smem_load(C, 0x100040000ull, t_a, 2, t_d)) goto rt_stop;
@@ -51,14 +51,14 @@ L_100040000:;
 #if RT_SHAPE_RUNS
     RT_RUN(0); /* 2 instructions */
 #else
-    rt_i0(C, 0x0u, 10); /* s_mov_b32 s10, 0 */
+    RT_AT(0x100040008ull); rt_i0(C, 0x0u, 10); /* s_mov_b32 s10, 0 */
 #line 5 "guest.s"
-    rt_i0(C, 0x1u, 11); /* s_mov_b32 s11, 1 */
+    RT_AT(0x10004000cull); rt_i0(C, 0x1u, 11); /* s_mov_b32 s11, 1 */
 #endif
 L_100040010:;
 #line 6 "guest.s"
     { /* s_add_u32 s10, s10, s11 */
-        RT_TICK();
+        RT_AT(0x100040010ull); RT_TICK();
         uint32_t t_a = S(10); uint32_t t_b = S(11); uint32_t t_scc = RT_SCC; (void)t_scc;
         uint32_t t_d = rt_salu_add_u32(t_a, t_b, 0, &t_scc);
         S(10) = (uint32_t)(t_d);
@@ -66,7 +66,7 @@ L_100040010:;
     }
 #line 7 "guest.s"
     { /* s_lshl_b32 s11, s11, 1 */
-        RT_TICK();
+        RT_AT(0x100040014ull); RT_TICK();
         uint32_t t_a = S(11); uint32_t t_b = 0x1u; uint32_t t_scc = RT_SCC; (void)t_scc;
         uint32_t t_d = (t_a << (t_b & 31u));
         t_scc = t_d != 0;
@@ -75,18 +75,18 @@ L_100040010:;
     }
 #line 8 "guest.s"
     { /* s_cmp_lt_u32 s11, 0x100 */
-        RT_TICK();
+        RT_AT(0x100040018ull); RT_TICK();
         uint32_t t_a = S(11); uint32_t t_b = 0x100u;
         RT_SCC = (t_a < t_b) ? 1u : 0u;
     }
 #line 9 "guest.s"
     { /* s_cbranch_scc1 65531 */
-        RT_TICK();
+        RT_AT(0x100040020ull); RT_TICK();
         if (RT_SCC != 0) { RT_BACKEDGE(0x100040020ull); goto L_100040010; }
     }
 #line 10 "guest.s"
     { /* s_cselect_b32 s12, s10, s11 */
-        RT_TICK();
+        RT_AT(0x100040024ull); RT_TICK();
         uint32_t t_a = S(10); uint32_t t_b = S(11); uint32_t t_scc = RT_SCC; (void)t_scc;
         uint32_t t_d = (RT_SCC ? t_a : t_b);
         S(12) = (uint32_t)(t_d);
@@ -94,7 +94,7 @@ L_100040010:;
     }
 #line 11 "guest.s"
     { /* s_endpgm */
-        RT_TICK();
+        RT_AT(0x100040028ull); RT_TICK();
         RT_END();
     }
     RT_FAULT_NOW(RT_FAULT_BRANCH, 0x10004002cull, -1, 0x10004002cull);

@@ -13,7 +13,7 @@ RT_WAVE_FUNCTION(rt_program_wave) {
 L_100040000:;
 #line 3 "guest.s"
     { /* v_lshlrev_b32_e32 v1, 2, v0 */
-        RT_TICK();
+        RT_AT(0x100040000ull); RT_TICK();
         RT_FOR_ACTIVE(l) {
           uint32_t t_r = rt_valu_lshlrev_b32(0x2u, V(0, l));
           V(1, l) = t_r;
@@ -22,7 +22,7 @@ L_100040000:;
     }
 #line 4 "guest.s"
     { /* v_add_nc_u32_e64 v2, v0, 5 */
-        RT_TICK();
+        RT_AT(0x100040004ull); RT_TICK();
         RT_FOR_ACTIVE(l) {
           uint32_t t_r = rt_valu_add_nc_u32(V(0, l), 0x5u, 0);
           V(2, l) = t_r;
@@ -31,7 +31,7 @@ L_100040000:;
     }
 #line 5 "guest.s"
     { /* v_cmp_gt_u32_e32 vcc_lo, 40, v0 */
-        RT_TICK();
+        RT_AT(0x10004000cull); RT_TICK();
         uint64_t t_mask = 0;
         RT_FOR_ACTIVE(l) {
           if (rt_valu_cmp_u32(4, 0x28u, V(0, l))) t_mask |= 1ull << l;
@@ -42,7 +42,7 @@ L_100040000:;
     }
 #line 6 "guest.s"
     { /* v_cndmask_b32_e32 v2, 0, v2, vcc_lo */
-        RT_TICK();
+        RT_AT(0x100040010ull); RT_TICK();
         RT_FOR_ACTIVE(l) {
           uint64_t t_mask = RT_VCC;
           uint32_t t_r = ((t_mask >> l) & 1u) ? V(2, l) : 0x0u;
@@ -52,7 +52,7 @@ L_100040000:;
     }
 #line 7 "guest.s"
     { /* global_store_dword v1, v2, s[0:1] */
-        RT_TICK();
+        RT_AT(0x100040014ull); RT_TICK();
         rt_mem_t t_m = rt_mem_of(C);
         int t_rc = 0, t_fl = -1;
         uint64_t t_fa = 0;
@@ -70,7 +70,7 @@ L_100040000:;
     }
 #line 8 "guest.s"
     { /* s_endpgm */
-        RT_TICK();
+        RT_AT(0x10004001cull); RT_TICK();
         RT_END();
     }
     RT_FAULT_NOW(RT_FAULT_BRANCH, 0x100040020ull, -1, 0x100040020ull);
