@@ -71,6 +71,10 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
         if (!Files.isRegularFile(source)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "no such file: " + source);
         }
+        String problem = NativeHarness.unsupported(source, kernel);
+        if (problem != null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), problem);
+        }
         // the same -D, -I (and the source's own folder) and -include as the device build
         org.replayfarm.model.build.SourceBuild build = sourceOptions.build(spec, source, waveSize == 64);
         boolean hip = build.language() == org.replayfarm.model.build.SourceBuild.Language.HIP;
@@ -120,7 +124,13 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
                     new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,
                     locals.stream().mapToInt(Integer::intValue).toArray(), String.join(", ", call), true));
-            Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions(), hip, build.commonFlags(source)));
+            try {
+                Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions(), hip, build.commonFlags(source)));
+            } catch (java.io.IOException e) {
+                // clang's errors name the harness's generated files: the user's source by its name, the rest not at all
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "the native build of " + source
+                        + " failed: " + NativeHarness.firstError(e.getMessage(), work, source));
+            }
             Llvm.run(run);
             spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
         } finally {

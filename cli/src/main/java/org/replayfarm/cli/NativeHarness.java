@@ -227,6 +227,61 @@ final class NativeHarness {
         return out.toString();
     }
 
+    /** OpenCL C 2.0 functions the device side runs but the native harness does not implement. */
+    private static final Pattern NOT_NATIVE = Pattern.compile(
+            "\\b(work_group_(?!barrier\\b)\\w+|sub_group_\\w+|get_(?:max_)?sub_group_\\w+|get_num_sub_groups|"
+                    + "get_enqueued_num_sub_groups|async_work_group_\\w*copy|wait_group_events|prefetch)\\s*\\(");
+    private static final Pattern KERNEL_NAME = Pattern.compile(
+            "(?:\\b__kernel|\\bkernel|__global__)\\s+(?:__attribute__\\s*\\(\\(.*?\\)\\)\\s*)?void\\s+(\\w+)\\s*\\(");
+
+    /**
+     * Why the native build cannot run {@code kernel} of {@code source}, in one line naming the function and the line,
+     * or null: a kernel the source does not define (the kernels it does are listed), or an OpenCL C 2.0 work-group,
+     * sub-group or asynchronous-copy function the harness does not implement.
+     */
+    static String unsupported(Path source, String kernel) throws IOException {
+        List<String> lines = Files.readAllLines(source);
+        List<String> kernels = new java.util.ArrayList<>();
+        Matcher k = KERNEL_NAME.matcher(String.join("\n", lines));
+        while (k.find()) {
+            kernels.add(k.group(1));
+        }
+        if (kernel != null && !kernels.isEmpty() && !kernels.contains(kernel)) {
+            return source.getFileName() + " defines no kernel '" + kernel + "'; it defines " + String.join(", ", kernels);
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String code = lines.get(i).replaceAll("//.*", "");
+            Matcher m = NOT_NATIVE.matcher(code);
+            if (m.find()) {
+                return source.getFileName() + ":" + (i + 1) + ": " + m.group(1) + " is not in the native reference (the "
+                        + "host model and the device side run it; capture native-run implements the OpenCL C 1.2 "
+                        + "built-ins and work_group_barrier): compare with a device run instead";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first error of a failed native build, with the harness's copy of the kernel named as the user's source and
+     * the other generated files not named at all.
+     */
+    static String firstError(String output, Path work, Path source) {
+        String first = null;
+        for (String line : output.split("\n")) {
+            if (line.contains("error")) {
+                first = line;
+                break;
+            }
+        }
+        if (first == null) {
+            first = output.lines().skip(1).findFirst().orElse(output);
+        }
+        String kernelCopy = work.resolve(NATIVE_KERNEL).toString();
+        first = first.replace(kernelCopy, source.toString());
+        first = first.replaceAll(java.util.regex.Pattern.quote(work.toString()) + "/[^:]*:\\d+:\\d+: ", "(the generated harness) ");
+        return first.strip();
+    }
+
     /** Writes {@link #nativeSource} of {@code source} as {@link #NATIVE_KERNEL} in {@code dir}. */
     static void writeNativeKernel(Path dir, Path source) throws IOException {
         String text = Files.readString(source);

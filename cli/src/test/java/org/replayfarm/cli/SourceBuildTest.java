@@ -251,6 +251,40 @@ class SourceBuildTest {
         assertTrue(both.err().contains("exclude each other"), both.err());
     }
 
+    /** Issue 39: native-run showed clang's raw errors from generated files; it answers in one line naming the source. */
+    @Test
+    void native_run_refuses_in_one_line_naming_the_function_and_the_users_line() throws Exception {
+        Path wg = dir.resolve("wg.cl");
+        Files.writeString(wg, """
+                kernel void scan(global const uint *in, global uint *out) {
+                    size_t i = get_global_id(0);
+                    uint s = work_group_reduce_add(in[i]); // sub_group_reduce_add( in a comment is no call
+                    out[i] = s;
+                }
+                """);
+        Path in = inputs();
+        CliRun reduce = CliRun.of("capture", "native-run", wg.toString(), "--kernel", "scan", "--groups", "1",
+                "--group-size", "64", "--arg", "buffer:" + in, "--arg", "buffer:" + in, "--out", dir.resolve("n1").toString());
+        assertEquals(2, reduce.exitCode(), reduce.out() + reduce.err());
+        assertTrue(reduce.err().contains("wg.cl:3: work_group_reduce_add is not in the native reference"), reduce.err());
+        CliRun typo = CliRun.of("capture", "native-run", wg.toString(), "--kernel", "scna", "--groups", "1",
+                "--group-size", "64", "--arg", "buffer:" + in, "--arg", "buffer:" + in, "--out", dir.resolve("n2").toString());
+        assertEquals(2, typo.exitCode());
+        assertTrue(typo.err().contains("wg.cl defines no kernel 'scna'; it defines scan"), typo.err());
+        Path bad = dir.resolve("bad.cl");
+        Files.writeString(bad, """
+                kernel void k(global float *x) {
+                    size_t i = get_global_id(0);
+                    x[i] = undefined_thing(x[i]);
+                }
+                """);
+        CliRun broken = CliRun.of("capture", "native-run", bad.toString(), "--kernel", "k", "--groups", "1",
+                "--group-size", "64", "--arg", "buffer:" + in, "--out", dir.resolve("n3").toString());
+        assertEquals(2, broken.exitCode());
+        assertTrue(broken.err().contains(bad + ":3:") && broken.err().contains("undefined_thing")
+                && !broken.err().contains("replay-native") && !broken.err().contains("harness.c"), broken.err());
+    }
+
     /** Issue 39: printf built silently and faulted at address 0x4; it is refused at build time, naming the line. */
     @Test
     void printf_is_refused_at_build_time_naming_the_line() throws Exception {
