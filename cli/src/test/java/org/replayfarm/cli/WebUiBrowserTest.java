@@ -215,6 +215,16 @@ class WebUiBrowserTest {
         assertEquals(x, value.get("col").asInt());
         assertEquals(y, value.get("row").asInt());
 
+        // the jobs list says the comparison failed, not just that the job finished; the filter finds it
+        browser.navigate(url + "/#/");
+        browser.waitFor("(r => r && r.dataset.result === 'different')(document.querySelector('#jobs tr[data-job=\"" + job
+                + "\"]'))", 30);
+        assertEquals("different", browser.text("#jobs tr[data-job=\"" + job + "\"] .result"));
+        browser.eval("(s => { s.value = 'equal'; s.dispatchEvent(new Event('change')); })(document.getElementById('result-filter'))");
+        browser.waitFor("document.querySelector('#jobs tr[data-job=\"" + job + "\"]').hidden === true", 10);
+        browser.eval("(s => { s.value = 'different'; s.dispatchEvent(new Event('change')); })(document.getElementById('result-filter'))");
+        browser.waitFor("document.querySelector('#jobs tr[data-job=\"" + job + "\"]').hidden === false", 10);
+
         browser.navigate(url + "/#/job/" + job);
         browser.waitFor("document.querySelector('#images tr[data-image=\"2\"] a.view')", 30);
         browser.screenshot(SHOTS.resolve("job-different.png"));

@@ -49,6 +49,15 @@ function nodesText(nodes) {
     ${n.groups} · ${fmtRate(n.groups_per_second)}</div>`).join('') || '<span class="dim">–</span>';
 }
 function stateBadge(s) { return `<span class="state ${esc(s)}">${esc(s)}</span>`; }
+// what a finished job's comparison says, from its figures as replay watch reads them: faults or store conflicts
+// leave the host's results incomplete; a differing texel or byte is different; nothing compared is host only
+function jobResult(p) {
+  if (p.state !== 'finished') return p.state === 'running' ? '' : 'none';
+  if (p.faults > 0 || p.store_conflicts > 0 || p.nondeterministic_slices > 0) return 'incomplete';
+  if (p.texels_differing > 0 || p.bytes_differing > 0) return 'different';
+  if (p.texels_compared + p.bytes_compared === 0) return 'host only';
+  return 'equal';
+}
 
 // ---------------------------------------------------------------- the jobs
 
@@ -75,12 +84,22 @@ function jobsPage() {
       </form>
     </section>
     <section>
+      <label class="small">show <select id="result-filter">
+        <option value="">every job</option><option>equal</option><option>different</option><option>incomplete</option>
+        <option>host only</option><option value="none">failed or cancelled</option></select></label>
       <table id="jobs"><thead><tr>
-        <th>Job</th><th>Capture</th><th>Selection</th><th>State</th><th>Progress</th><th class="num">Groups</th>
+        <th>Job</th><th>Capture</th><th>Selection</th><th>State</th><th>Result</th><th>Progress</th><th class="num">Groups</th>
         <th class="num">Rate</th><th class="num">ETA</th><th class="num">Faults</th><th class="num">In flight</th>
         <th class="num">Re-sent</th><th>Nodes (groups/s)</th><th>Accepted (UTC)</th><th></th></tr></thead><tbody></tbody></table>
       <p class="small dim" id="pager"></p>
     </section>`;
+
+  // the result filter: a row whose result is not the one chosen is hidden (running jobs show under every job only)
+  function filterRow(tr) {
+    const want = $('#result-filter') ? $('#result-filter').value : '';
+    tr.hidden = want !== '' && tr.dataset.result !== want;
+  }
+  $('#result-filter').onchange = () => document.querySelectorAll('#jobs tbody tr').forEach(filterRow);
 
   function row(j) {
     let tr = document.querySelector(`#jobs tr[data-job="${CSS.escape(j.job)}"]`);
@@ -88,7 +107,7 @@ function jobsPage() {
       tr = document.createElement('tr');
       tr.dataset.job = j.job;
       tr.innerHTML = `<td class="mono"><a href="#/job/${encodeURIComponent(j.job)}" title="${esc(j.job)}">${esc(short(j.job))}</a></td>
-        <td class="capture"></td><td class="selection"></td><td class="st"></td>
+        <td class="capture"></td><td class="selection"></td><td class="st"></td><td class="result"></td>
         <td><div class="bar"><span></span></div></td><td class="num groups"></td><td class="num rate"></td>
         <td class="num eta"></td><td class="num faults"></td><td class="num inflight"></td><td class="num resent"></td>
         <td class="nodes small"></td><td class="when small"></td><td class="act"></td>`;
@@ -105,6 +124,10 @@ function jobsPage() {
 
   function update(tr, p) {
     tr.dataset.state = p.state;
+    const result = jobResult(p);
+    tr.dataset.result = result;
+    tr.querySelector('.result').innerHTML = result ? `<span class="result ${esc(result.replace(' ', '-'))}">${esc(result)}</span>` : '';
+    filterRow(tr);
     tr.querySelector('.st').innerHTML = stateBadge(p.state) + (p.error && p.state === 'failed'
       ? ` <span class="small error" title="${esc(p.error)}">${esc(p.error.slice(0, 60))}</span>` : '');
     const bar = tr.querySelector('.bar');
