@@ -240,20 +240,51 @@ public final class RangeViews {
         ByteBuffer k = kernarg.initial().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int base = k.position();
         List<KernelMetadata.Arg> explicit = meta.explicitArgs();
+        // a HIP kernel's metadata names no argument types: its mangled symbol does, one per explicit argument
+        List<String> signature = parameters(org.replayfarm.model.elf.OpenClNames.demangle(meta.name()));
         for (int i = 0; i < explicit.size(); i++) {
             KernelMetadata.Arg a = explicit.get(i);
             if (!a.valueKind().equals("global_buffer") || a.size() != 8 || a.offset() + 8 > kernarg.size()) {
                 continue;
             }
+            boolean fromSymbol = a.typeName().isBlank() && signature.size() == explicit.size();
+            String typeName = fromSymbol ? signature.get(i) : a.typeName();
             long pointer = k.getLong(base + a.offset());
             for (InitialMemory.Range r : memory.ranges()) {
                 if (r.address() == pointer && r != kernarg) {
-                    ElementType t = ElementType.fromPointerTypeName(a.typeName());
-                    out.set(r.index(), new RangeView(r.index(), r.name(), i, a.name(), a.typeName(), t, 0, 0,
-                            t == null ? "none" : "kernel metadata"));
+                    ElementType t = ElementType.fromPointerTypeName(typeName);
+                    out.set(r.index(), new RangeView(r.index(), r.name(), i, a.name(), typeName, t, 0, 0,
+                            t == null ? "none" : fromSymbol ? "kernel signature" : "kernel metadata"));
                 }
             }
         }
+    }
+
+    /** The parameter types of a demangled declaration, {@code f(float *, uint)}: [float *, uint]; [] when not one. */
+    static List<String> parameters(String declaration) {
+        int open = declaration.indexOf('(');
+        if (open < 0 || !declaration.endsWith(")")) {
+            return List.of();
+        }
+        String inside = declaration.substring(open + 1, declaration.length() - 1).trim();
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int from = 0;
+        for (int i = 0; i < inside.length(); i++) {
+            char c = inside.charAt(i);
+            if (c == '(' || c == '<') {
+                depth++;
+            } else if (c == ')' || c == '>') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                out.add(inside.substring(from, i).trim());
+                from = i + 1;
+            }
+        }
+        if (!inside.isEmpty()) {
+            out.add(inside.substring(from).trim());
+        }
+        return out;
     }
 
     /**

@@ -487,7 +487,7 @@ public final class RunReport {
                         d.compared(), d.differing(), d.deviceOnly(), tolerated(d.tolerated().total()),
                         d.regionCount());
                 d.regions().stream().limit(3).forEach(r -> w.printf("      mip %d layer %d: x %d..%d, y %d..%d, %d texel(s)%s%n",
-                        r.mip(), r.layer(), r.x0(), r.x1(), r.y0(), r.y1(), r.texels(), groupsText(r.groups())));
+                        r.mip(), r.layer(), r.x0(), r.x1(), r.y0(), r.y1(), r.texels(), groupsText(r.groups(), true)));
                 valuesText(w, d.values());
             }
             for (RangeDiff d : diff.ranges()) {
@@ -505,7 +505,8 @@ public final class RunReport {
                 }
                 d.regions().stream().limit(3).forEach(r -> w.printf("      bytes %d..%d (%d)%s%s%n", r.offset(),
                         r.offset() + r.length() - 1, r.length(), r.firstElement() < 0 ? ""
-                                : ", element(s) " + r.firstElement() + ".." + r.lastElement(), groupsText(r.groups())));
+                                : ", element(s) " + r.firstElement() + ".." + r.lastElement(),
+                        groupsText(r.groups(), d.view().typed() && d.view().type().floating())));
                 valuesText(w, d.values());
             }
         }
@@ -580,14 +581,19 @@ public final class RunReport {
         return n == 0 ? "" : ", " + n + " within tolerance";
     }
 
-    private static String groupsText(List<GroupTrace> groups) {
+    /** The groups that stored a region; with {@code floats}, how many approximate instructions each executed. */
+    private static String groupsText(List<GroupTrace> groups, boolean floats) {
         if (groups.isEmpty()) {
             return ", stored by no group";
         }
         StringBuilder b = new StringBuilder(", stored by ");
         for (int i = 0; i < Math.min(3, groups.size()); i++) {
             GroupTrace g = groups.get(i);
-            b.append(i > 0 ? ", " : "").append(g.group()).append(" [").append(g.approximateInstructions()).append(" approx]");
+            b.append(i > 0 ? ", " : "").append(g.group());
+            if (floats) {
+                // an integer or a byte is compared exactly: approximate instructions cannot excuse it
+                b.append(" [").append(g.approximateInstructions()).append(" approx]");
+            }
         }
         return b.append(groups.size() > 3 ? " and " + (groups.size() - 3) + " more" : "").toString();
     }
