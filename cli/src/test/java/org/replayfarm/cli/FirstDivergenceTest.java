@@ -126,6 +126,27 @@ class FirstDivergenceTest {
                 recorded.out());
     }
 
+    /** A store that writes the wrong bytes changes no register: the store itself is named, with what it stored. */
+    @Test
+    void a_store_that_writes_wrong_bytes_is_named() throws Exception {
+        Path saxpy = example("saxpy/saxpy.capture");
+        Path t = translate(saxpy, "store");
+        String k = Files.readString(t.resolve("kernel.cu"));
+        String store = "rt_mem_put_dword(t_b, 0, V(3, l));";
+        int at = k.indexOf(store, k.indexOf("/* global_store_dword v[0:1], v3, off */"));
+        assertTrue(at > 0);
+        Files.writeString(t.resolve("kernel.cu"), k.substring(0, at) + "rt_mem_put_dword(t_b, 0, V(3, l) ^ 0x400000u);"
+                + k.substring(at + store.length()));
+        CliRun run = CliRun.of("run", saxpy.toString(), "--every-group", "--device", "cuda-cpu:" + t, "--out",
+                dir.resolve("store-run").toString(), "--first-divergence");
+        assertEquals(1, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("first divergence: group (0, 0, 0) wave 0 pc 0x100060088: global_store_dword "
+                + "v[0:1], v3, off"), run.out());
+        assertTrue(run.out().contains("while every register agreed before it (store)"), run.out());
+        assertTrue(run.out().contains("range 1 bytes 0..3 lane 0 0x447a0000 (1000.0, 1148846080) | 0x443a0000"),
+                run.out());
+    }
+
     /** Issue 39: a --source build with -g keeps its line table beside the capture; the divergence shows the source line. */
     @Test
     void a_g_build_shows_the_source_line_of_the_first_divergence() throws Exception {

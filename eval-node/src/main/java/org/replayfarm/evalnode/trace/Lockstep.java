@@ -95,8 +95,12 @@ public final class Lockstep {
     private final java.util.Set<Integer> ended = new java.util.HashSet<>();
     private Divergence endedEarly;
 
-    private record StepInfo(int wave, long pc, Instruction insn, int[] hostPre, int[] devicePre, List<Recent> recent) {
+    /** A store or atomic executed while every register agreed: its instruction and operands, for the report. */
+    private record StepInfo(int wave, long pc, Instruction insn, List<Value> operands) {
     }
+
+    /** At most this many stores are remembered (their operands), the earliest. */
+    private static final int STORES_KEPT = 1 << 16;
 
     private Lockstep(HostModel model, DeviceTrace trace, int ulp) {
         this.model = model;
@@ -337,7 +341,11 @@ public final class Lockstep {
         for (int i = touched.nextSetBit(0); i >= 0; i = touched.nextSetBit(i + 1)) {
             differ.set(i, h[i] != d[i]);
         }
-        stepInfo.put(at, new StepInfo(wave, pc, insn, hostPre, devicePre, null));
+        MemoryAccess access = insn.opcode().memory();
+        if (preAgreed && access != null && (access.kind() == MemoryAccess.Kind.STORE
+                || access.kind() == MemoryAccess.Kind.ATOMIC) && stepInfo.size() < STORES_KEPT) {
+            stepInfo.put(at, new StepInfo(wave, pc, insn, operands(text, new BitSet(), hostPre, devicePre)));
+        }
         Recent mine = new Recent(wave, pc, text, changes(hostTouched, h), changes(deviceTouched, d));
         boolean agree = differ.isEmpty() && hostNext == ds.next();
         if (!agree) {
@@ -517,8 +525,8 @@ public final class Lockstep {
         String text = info != null ? text(info.insn()) : text(pc);
         return new Divergence((int) best[2], pc, text, "store", "the bytes it stored end differently in the device's "
                 + "memory (range " + range + " offset " + offset + ", lane " + best[3] + ") while every register "
-                + "agreed before it", List.of(new Value("range " + range + " @" + word, (int) best[3], hostWord,
-                deviceWord)), info == null ? List.of() : operands(text, new BitSet(), info.hostPre(), info.devicePre()),
+                + "agreed before it", List.of(new Value("range " + range + " bytes " + word + ".." + (word + 3), (int) best[3], hostWord,
+                deviceWord)), info == null ? List.of() : info.operands(),
                 List.of(), best[0]);
     }
 
