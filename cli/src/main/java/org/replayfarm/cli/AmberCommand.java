@@ -56,9 +56,7 @@ final class AmberCommand implements Callable<Integer> {
 
     @Option(names = "--wave-size", paramLabel = "32|64", description = "The same as --wave32 / --wave64 (capture native-run's spelling).")
     void waveSize(int n) {
-        if (n != 32 && n != 64) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
-        }
+        Replay.checkWaveSize(spec, n);
         wave64 |= n == 64;
         wave32 |= n == 32;
     }

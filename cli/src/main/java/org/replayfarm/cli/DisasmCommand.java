@@ -42,9 +42,7 @@ final class DisasmCommand implements Callable<Integer> {
 
     @Option(names = "--wave-size", paramLabel = "32|64", description = "The same as --wave32 / --wave64 (capture native-run's spelling).")
     void waveSize(int n) {
-        if (n != 32 && n != 64) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
-        }
+        Replay.checkWaveSize(spec, n);
         wave64 |= n == 64; // 32: the default (a wave64 descriptor still says its own)
     }
 

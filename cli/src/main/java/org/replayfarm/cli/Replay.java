@@ -67,6 +67,13 @@ public final class Replay {
     static final int MAX_THREADS = 1024;
 
     /** Refuses a thread count past {@link #MAX_THREADS} for {@code option}, in one line. */
+    /** {@code --wave-size N} of capture build, amber and disasm: 32 or 64, else a ParameterException saying so. */
+    static void checkWaveSize(CommandLine.Model.CommandSpec spec, int n) {
+        if (n != 32 && n != 64) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
+        }
+    }
+
     static void checkThreads(CommandLine.Model.CommandSpec spec, String option, int n) {
         if (n > MAX_THREADS) {
             throw new CommandLine.ParameterException(spec.commandLine(), option + " " + n + ": at most " + MAX_THREADS

@@ -14,6 +14,10 @@ import java.util.Optional;
  * to two significant digits) and {@code --ulp}.
  */
 public record ToleranceSuggestion(long count, long ulps, double abs, double rel) {
+    /** An image's or a range's comparison, as far as the suggestion reads it. */
+    private record Part(long deviceOnly, long differing, boolean floating, DiffResult.Spread spread) {
+    }
+
     /** The suggestion for {@code diff}, when there is one. */
     public static Optional<ToleranceSuggestion> of(DiffResult diff) {
         if (diff == null || diff.equal()) {
@@ -23,19 +27,11 @@ public record ToleranceSuggestion(long count, long ulps, double abs, double rel)
         long ulps = 0;
         double abs = 0;
         double rel = 0;
-        for (DiffResult.ImageDiff d : diff.images()) {
-            if (d.deviceOnly() > 0 || d.differing() > 0 && !(d.floating() && d.spread().floats()
-                    && d.spread().approximate())) {
-                return Optional.empty();
-            }
-            if (d.differing() > 0) {
-                count += d.spread().count();
-                ulps = Math.max(ulps, d.spread().ulps());
-                abs = Math.max(abs, d.spread().abs());
-                rel = Math.max(rel, d.spread().rel());
-            }
-        }
-        for (DiffResult.RangeDiff d : diff.ranges()) {
+        // images and ranges alike: what differs, whether it is float, and how far
+        List<Part> parts = new java.util.ArrayList<>();
+        diff.images().forEach(d -> parts.add(new Part(d.deviceOnly(), d.differing(), d.floating(), d.spread())));
+        diff.ranges().forEach(d -> parts.add(new Part(d.deviceOnly(), d.differing(), d.floating(), d.spread())));
+        for (Part d : parts) {
             if (d.deviceOnly() > 0 || d.differing() > 0 && !(d.floating() && d.spread().floats()
                     && d.spread().approximate())) {
                 return Optional.empty();

@@ -80,7 +80,7 @@ public final class Lockstep {
     private final Map<Integer, int[]> device = new HashMap<>();
     private final Map<Integer, BitSet> diff = new HashMap<>();
     private final Map<Integer, Integer> index = new HashMap<>();
-    private final Map<Integer, ArrayDeque<Recent>> recent = new HashMap<>();
+    private final Map<Integer, ArrayDeque<Past>> recent = new HashMap<>();
     private final int[] pre;
     private boolean preAgreed;
     private long step;
@@ -94,6 +94,35 @@ public final class Lockstep {
     /** Waves whose device trace ended before the host's; the first such, reported if nothing else is found. */
     private final java.util.Set<Integer> ended = new java.util.HashSet<>();
     private Divergence endedEarly;
+
+    /**
+     * One of a wave's last steps as the search keeps it: its instruction and the registers each side changed with
+     * their new values (in the order of the set bits), made into a {@link Recent} (disassembled, spelled) only when a
+     * divergence is reported, not at every step.
+     */
+    private record Past(int wave, long pc, Instruction insn, BitSet host, int[] hostValues, BitSet device,
+                        int[] deviceValues) {
+    }
+
+    /** The values of {@code state} at the set bits of {@code touched}, in order. */
+    private static int[] packed(BitSet touched, int[] state) {
+        int[] out = new int[touched.cardinality()];
+        int k = 0;
+        for (int i = touched.nextSetBit(0); i >= 0; i = touched.nextSetBit(i + 1)) {
+            out[k++] = state[i];
+        }
+        return out;
+    }
+
+    /** A wave's last steps, spelled for the report. */
+    private List<Recent> recentOf(ArrayDeque<Past> steps) {
+        List<Recent> out = new ArrayList<>();
+        for (Past p : steps) {
+            out.add(new Recent(p.wave(), p.pc(), text(p.insn()), changes(p.host(), p.hostValues()),
+                    changes(p.device(), p.deviceValues())));
+        }
+        return out;
+    }
 
     /** A store or atomic executed while every register agreed: its instruction and operands, for the report. */
     private record StepInfo(int wave, long pc, Instruction insn, List<Value> operands) {
@@ -160,7 +189,7 @@ public final class Lockstep {
                 found = new Divergence(f.wave(), f.pc(), f.instruction(), "fault", "the host model faults here ("
                         + f.message() + "); the device " + (d == null ? "recorded no step here"
                         : "went on to pc 0x" + Long.toHexString(d.next())), List.of(), List.of(),
-                        List.copyOf(recent.getOrDefault(f.wave(), new ArrayDeque<>())), step);
+                        recentOf(recent.getOrDefault(f.wave(), new ArrayDeque<>())), step);
             }
         }
         if (found == null && run != null) {
@@ -170,7 +199,7 @@ public final class Lockstep {
                     DeviceTrace.Step d = stepsOf(w).get(k);
                     found = new Divergence(w, d.pc(), text(d.pc()), "path", "the host model's wave " + w + " ended after "
                             + k + " instructions; the device's went on to execute this one", List.of(), List.of(),
-                            List.copyOf(recent.getOrDefault(w, new ArrayDeque<>())), step);
+                            recentOf(recent.getOrDefault(w, new ArrayDeque<>())), step);
                     break;
                 }
             }
@@ -311,10 +340,9 @@ public final class Lockstep {
         }
         BitSet hostTouched = (BitSet) touched.clone();
         long hostNext = w.ended() ? DeviceTrace.ENDED : w.pc();
-        String text = text(insn);
         List<DeviceTrace.Step> steps = stepsOf(wave);
         int k = index.merge(wave, 1, Integer::sum) - 1;
-        ArrayDeque<Recent> last = recent.get(wave);
+        ArrayDeque<Past> last = recent.get(wave);
         if (ended.contains(wave)) {
             return;
         }
@@ -322,17 +350,17 @@ public final class Lockstep {
             // a wave the device stopped early (another wave's fault stops the group): that wave's own divergence comes
             // first when the host reaches it; this one is the answer only if none does
             if (!trace.truncated() && endedEarly == null) {
-                endedEarly = new Divergence(wave, pc, text, "ended", "the device's wave " + wave + " recorded "
+                endedEarly = new Divergence(wave, pc, text(insn), "ended", "the device's wave " + wave + " recorded "
                         + steps.size() + " instructions; the host model's executes this one next", List.of(), List.of(),
-                        List.copyOf(last), at);
+                        recentOf(last), at);
             }
             ended.add(wave);
             return;
         }
         DeviceTrace.Step ds = steps.get(k);
         if (ds.pc() != pc) {
-            found = new Divergence(wave, pc, text, "path", "the device executed pc 0x" + Long.toHexString(ds.pc())
-                    + " where the host model executes this instruction", List.of(), List.of(), List.copyOf(last), at);
+            found = new Divergence(wave, pc, text(insn), "path", "the device executed pc 0x" + Long.toHexString(ds.pc())
+                    + " where the host model executes this instruction", List.of(), List.of(), recentOf(last), at);
             return;
         }
         BitSet deviceTouched = new BitSet(size);
@@ -344,9 +372,9 @@ public final class Lockstep {
         MemoryAccess access = insn.opcode().memory();
         if (preAgreed && access != null && (access.kind() == MemoryAccess.Kind.STORE
                 || access.kind() == MemoryAccess.Kind.ATOMIC) && stepInfo.size() < STORES_KEPT) {
-            stepInfo.put(at, new StepInfo(wave, pc, insn, operands(text, new BitSet(), hostPre, devicePre)));
+            stepInfo.put(at, new StepInfo(wave, pc, insn, operands(text(insn), new BitSet(), hostPre, devicePre)));
         }
-        Recent mine = new Recent(wave, pc, text, changes(hostTouched, h), changes(deviceTouched, d));
+        Past mine = new Past(wave, pc, insn, hostTouched, packed(hostTouched, h), deviceTouched, packed(deviceTouched, d));
         boolean agree = differ.isEmpty() && hostNext == ds.next();
         if (!agree) {
             String verdict;
@@ -376,9 +404,9 @@ public final class Lockstep {
                 h = s.state; // the values the device should have produced, for the report
             }
             if (verdict != null) {
-                found = new Divergence(wave, pc, text, verdict.startsWith("the next PC") ? "path" : ds.next()
+                found = new Divergence(wave, pc, text(insn), verdict.startsWith("the next PC") ? "path" : ds.next()
                         == DeviceTrace.STOPPED || verdict.contains("faults") ? "fault" : "registers", verdict,
-                        values(wrong, h, d, 8), operands(text, wrong, hostPre, devicePre), List.copyOf(last), at);
+                        values(wrong, h, d, 8), operands(text(insn), wrong, hostPre, devicePre), recentOf(last), at);
                 return;
             }
         }
@@ -556,25 +584,28 @@ public final class Lockstep {
         return out;
     }
 
-    /** A step's register changes, short: {@code s0=0x10 v3[32 lanes: 0x0..] scc=1}. */
-    private String changes(BitSet touched, int[] state) {
+    /** A step's register changes, short: {@code s0=0x10 v3[32 lanes, lane 0=0x0] scc=0x1}; {@code values} in bit order. */
+    private String changes(BitSet touched, int[] values) {
         StringBuilder b = new StringBuilder();
         int i = touched.nextSetBit(0);
+        int k = 0;
         while (i >= 0) {
             String name = nameOf(i);
             if (laneOf(i) < 0) {
-                b.append(b.isEmpty() ? "" : " ").append(name).append("=0x").append(Integer.toHexString(state[i]));
+                b.append(b.isEmpty() ? "" : " ").append(name).append("=0x").append(Integer.toHexString(values[k++]));
                 i = touched.nextSetBit(i + 1);
                 continue;
             }
             int first = i;
+            int firstValue = values[k];
             int n = 0;
             while (i >= 0 && nameOf(i).equals(name)) {
                 n++;
+                k++;
                 i = touched.nextSetBit(i + 1);
             }
             b.append(b.isEmpty() ? "" : " ").append(name).append("[").append(n).append(n == 1 ? " lane" : " lanes")
-                    .append(", lane ").append(laneOf(first)).append("=0x").append(Integer.toHexString(state[first]))
+                    .append(", lane ").append(laneOf(first)).append("=0x").append(Integer.toHexString(firstValue))
                     .append("]");
         }
         return b.isEmpty() ? "-" : b.toString();

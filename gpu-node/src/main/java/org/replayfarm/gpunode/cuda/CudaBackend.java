@@ -188,15 +188,7 @@ public final class CudaBackend implements DeviceBackend {
         events.on(new DeviceEvent.Started(kind(), label()));
         PreparedTranslation<FatbinBuild.Built> p = folder == null
                 ? PreparedTranslation.of(kind(), "nvcc", capture, build::build)
-                : PreparedTranslation.of("cuda:" + folder, "nvcc", capture, t -> {
-                    java.nio.file.Path listing = folder.resolve("guest.s");
-                    if (java.nio.file.Files.isRegularFile(listing)
-                            && !java.nio.file.Files.readString(listing).equals(t.guestListing())) {
-                        throw new java.io.IOException("its guest.s is not the listing of this capture's program: it was "
-                                + "translated from another capture");
-                    }
-                    return build.buildFolder(folder);
-                });
+                : PreparedTranslation.ofFolder("cuda:" + folder, "nvcc", capture, folder, build::buildFolder);
         Translation t = p.translation();
         FatbinBuild.Built built = p.built();
         byte[] section = p.imagesSection();

@@ -131,20 +131,7 @@ public final class CudaCpuBackend implements DeviceBackend {
             return given == null ? PreparedTranslation.of("cuda-cpu", "g++", capture, build::build)
                     : PreparedTranslation.of("cuda-cpu", "g++", capture, given, build::build);
         }
-        String kind = "cuda-cpu:" + folder;
-        if (!Files.isDirectory(folder)) {
-            throw new DeviceException(kind + ": no such folder");
-        }
-        return PreparedTranslation.of(kind, "g++", capture, t -> {
-            Path listing = folder.resolve("guest.s");
-            if (Files.isRegularFile(listing) && !Files.readString(listing).equals(t.guestListing())) {
-                throw new IOException("its guest.s is not the listing of this capture's program ('"
-                        + org.replayfarm.model.elf.OpenClNames.demangle(capture.metadata().getProgram().getKernelName())
-                        + "'): it was translated from another "
-                        + "capture (replay translate CAPTURE --out DIR writes a folder for one capture)");
-            }
-            return build.buildFolder(folder);
-        });
+        return PreparedTranslation.ofFolder("cuda-cpu:" + folder, "g++", capture, folder, build::buildFolder);
     }
 
     /**

@@ -94,6 +94,20 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu, long timeoutS
         throw new IllegalArgumentException("--device '" + spec + "': expected " + SPELLINGS);
     }
 
+    /**
+     * The folder of {@code cuda-cpu:DIR} / {@code cuda:DIR}; one without a kernel.cu, or none, is an
+     * IllegalArgumentException naming the spelling.
+     */
+    private java.nio.file.Path translationFolder() {
+        java.nio.file.Path dir = java.nio.file.Path.of(label);
+        if (!java.nio.file.Files.isRegularFile(dir.resolve("kernel.cu"))) {
+            throw new IllegalArgumentException("--device " + spelling() + ": " + (java.nio.file.Files.isDirectory(dir)
+                    ? "the folder holds no kernel.cu (replay translate CAPTURE --out DIR writes one)"
+                    : "no such folder"));
+        }
+        return dir;
+    }
+
     /** The spelling {@link #parse} reads back. */
     public String spelling() {
         return switch (kind) {
@@ -122,12 +136,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu, long timeoutS
             GpuSource.Offer offer = gpu.offer();
             noGpu = offer.why();
             if (offer.backend().isPresent() && kind == Kind.CUDA && !label.isEmpty()) {
-                java.nio.file.Path dir = java.nio.file.Path.of(label);
-                if (!java.nio.file.Files.isRegularFile(dir.resolve("kernel.cu"))) {
-                    throw new IllegalArgumentException("--device " + spelling() + ": " + (java.nio.file.Files.isDirectory(dir)
-                            ? "the folder holds no kernel.cu (replay translate CAPTURE --out DIR writes one)"
-                            : "no such folder"));
-                }
+                java.nio.file.Path dir = translationFolder();
                 if (!(offer.backend().get() instanceof org.replayfarm.gpunode.cuda.CudaBackend local)) {
                     throw new IllegalArgumentException("--device " + spelling() + ": a translation folder runs on this "
                             + "machine's GPU; the GPU offered is another node's, which does not have the folder");
@@ -168,12 +177,7 @@ public record DeviceChoice(Kind kind, String label, GpuSource gpu, long timeoutS
                     yield new Resolved(Optional.of(new CudaCpuBackend()), "cuda-cpu (asked for): the program "
                             + "translated to CUDA C, built with g++ and run on this node's CPU");
                 }
-                java.nio.file.Path dir = java.nio.file.Path.of(label);
-                if (!java.nio.file.Files.isRegularFile(dir.resolve("kernel.cu"))) {
-                    throw new IllegalArgumentException("--device " + spelling() + ": " + (java.nio.file.Files.isDirectory(dir)
-                            ? "the folder holds no kernel.cu (replay translate CAPTURE --out DIR writes one)"
-                            : "no such folder"));
-                }
+                java.nio.file.Path dir = translationFolder();
                 yield new Resolved(Optional.of(CudaCpuBackend.ofFolder(dir)), "cuda-cpu:" + label + " (asked for): "
                         + "the translation in that folder, built with g++ as it lies and run on this node's CPU");
             }

@@ -32,6 +32,37 @@ public record PreparedTranslation<B>(Translation translation, byte[] imagesSecti
         return of(kind, compiler, capture, new Translator().translate(ProgramInfo.of(capture)), build);
     }
 
+    /** A backend's build of a translation folder as it lies (g++ or nvcc). */
+    @FunctionalInterface
+    public interface FolderBuild<B> {
+        B build(java.nio.file.Path folder) throws IOException;
+    }
+
+    /**
+     * A translation folder ({@code replay translate --out DIR}, perhaps edited: {@code cuda-cpu:DIR}, {@code cuda:DIR})
+     * built as it lies instead of the capture's program translated now; the capture is translated too (for the
+     * images section and the fidelity counts) and its listing checked against the folder's guest.s: a folder made
+     * from another program is refused, naming the capture's kernel.
+     */
+    public static <B> PreparedTranslation<B> ofFolder(String kind, String compiler, CaptureFile capture,
+                                                      java.nio.file.Path folder, FolderBuild<B> build)
+            throws DeviceException {
+        if (!java.nio.file.Files.isDirectory(folder)) {
+            throw new DeviceException(kind + ": no such folder");
+        }
+        return of(kind, compiler, capture, t -> {
+            java.nio.file.Path listing = folder.resolve("guest.s");
+            if (java.nio.file.Files.isRegularFile(listing)
+                    && !java.nio.file.Files.readString(listing).equals(t.guestListing())) {
+                throw new IOException("its guest.s is not the listing of this capture's program ('"
+                        + org.replayfarm.model.elf.OpenClNames.demangle(capture.metadata().getProgram().getKernelName())
+                        + "'): it was translated from another capture (replay translate CAPTURE --out DIR writes a "
+                        + "folder for one capture)");
+            }
+            return build.build(folder);
+        });
+    }
+
     /**
      * The same with the capture's program already translated (the corpus test translates every variant once and
      * hands the translation on instead of translating it a second time).

@@ -115,7 +115,12 @@ public final class CpuBuild {
 
     /** The g++ flags this builder uses for a translation (its fixed optimisation level, else by size; its defines). */
     public List<String> flagsFor(Translation t) {
-        List<String> flags = optimisation == null ? gxxFlags(t)
+        return flagsFor(t.source().length());
+    }
+
+    /** {@link #flagsFor(Translation)} for a kernel.cu of {@code kernelLength} characters. */
+    private List<String> flagsFor(long kernelLength) {
+        List<String> flags = optimisation == null ? gxxFlags(kernelLength)
                 : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? optimisation : f).toList();
         if (defines.isEmpty()) {
             return flags;
@@ -153,7 +158,11 @@ public final class CpuBuild {
 
     /** The g++ flags this translation builds with: {@link #GXX_FLAGS}, at -O0 past {@link #LARGE_SOURCE_BYTES}. */
     public static List<String> gxxFlags(Translation t) {
-        if (t.source().length() <= LARGE_SOURCE_BYTES) {
+        return gxxFlags(t.source().length());
+    }
+
+    private static List<String> gxxFlags(long kernelLength) {
+        if (kernelLength <= LARGE_SOURCE_BYTES) {
             return GXX_FLAGS;
         }
         return GXX_FLAGS.stream().map(f -> f.equals("-O2") ? "-O0" : f).toList();
@@ -234,12 +243,7 @@ public final class CpuBuild {
         try (var list = Files.list(folder)) {
             files = list.filter(CpuBuild::source).sorted().toList();
         }
-        long kernelBytes = Files.size(folder.resolve("kernel.cu"));
-        List<String> base = optimisation != null || kernelBytes <= LARGE_SOURCE_BYTES ? null
-                : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? "-O0" : f).toList();
-        List<String> flags = new ArrayList<>(base != null ? base : optimisation == null ? GXX_FLAGS
-                : GXX_FLAGS.stream().map(f -> f.equals("-O2") ? optimisation : f).toList());
-        flags.addAll(defines);
+        List<String> flags = flagsFor(Files.size(folder.resolve("kernel.cu")));
         String h;
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
