@@ -129,11 +129,19 @@ final class RunDaemon implements AutoCloseable {
         Files.deleteIfExists(socket); // a daemon before this one that died without removing it
         RunCommand.deleteTree(work); // and its node's folders
         Files.createDirectories(work);
+        // bound (and listening) under another name first, then renamed: a client that sees the socket's path can
+        // connect at once (bind makes the file before listen, and a connect between them is refused)
+        // (a name no longer than the socket's own: a Unix socket's path is at most 107 bytes)
+        Path binding = socket.resolveSibling("." + ProcessHandle.current().pid() + "."
+                + Integer.toHexString(socket.getFileName().toString().hashCode()));
+        Files.deleteIfExists(binding);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            s.bind(UnixDomainSocketAddress.of(socket));
+            s.bind(UnixDomainSocketAddress.of(binding));
+            Files.move(binding, socket, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
             s.close();
+            Files.deleteIfExists(binding);
             throw e;
         }
         server = s;
