@@ -73,6 +73,10 @@ public final class Job {
     }
 
     /** The comparison at the end is done (or failed: {@code error}). */
+    /** The merge's outcome, made on the blocking dispatcher (the in-order pass of order-dependent groups runs there). */
+    record Merged(Evaluation.Outcome outcome, Duration wall, Throwable error) implements Command {
+    }
+
     record Compared(Evaluation.Outcome outcome, double seconds, Comparison.Result result, Throwable error) implements Command {
     }
 
@@ -135,7 +139,8 @@ public final class Job {
         Config c = config.getConfig("replay.coordinator");
         this.state = new JobState(spec.totalGroups(), settings(c, spec));
         this.defaultSlots = c.getInt("slices-per-node");
-        this.totals = new Evaluation.Totals(spec.kernel());
+        this.totals = new Evaluation.Totals(spec.kernel(), spec.budget() > 0 ? spec.budget()
+                : org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, org.replayfarm.evalnode.hostmodel.HostModel.Tier.byDefault());
         ActorRef<SliceResultChunk> chunkRef = ctx.messageAdapter(SliceResultChunk.class, ChunkArrived::new);
         this.replyTo = ActorRefResolver.get(ctx.getSystem()).toSerializationFormat(chunkRef);
         this.drainingRef = ctx.messageAdapter(org.replayfarm.proto.NodeDraining.class, Draining::new);
@@ -456,7 +461,25 @@ public final class Job {
      */
     private Behavior<Command> finish() {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
-        Evaluation.Outcome outcome = totals.outcome(wall, spec.reportThreads());
+        java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
+        // the merge's last step may run groups again in order (order-dependent atomics): off this actor's thread
+        ctx.pipeToSelf(java.util.concurrent.CompletableFuture.supplyAsync(() -> totals.outcome(wall, spec.reportThreads()),
+                blocking), (o, e) -> new Merged(o, wall, e));
+        return Behaviors.receive(Command.class)
+                .onMessage(Merged.class, this::onMerged)
+                .onMessage(Cancel.class, this::onCancel)
+                .onAnyMessage(m -> Behaviors.same()) // late chunks, ticks and membership no longer matter
+                .build();
+    }
+
+    private Behavior<Command> onMerged(Merged merged) {
+        if (merged.error() != null) {
+            Throwable e = merged.error() instanceof java.util.concurrent.CompletionException
+                    && merged.error().getCause() != null ? merged.error().getCause() : merged.error();
+            return fail("merging the groups' results: " + e);
+        }
+        Duration wall = merged.wall();
+        Evaluation.Outcome outcome = merged.outcome();
         // every group is evaluated and merged: said now (a progress still running, every group done), before the
         // comparison and the report begin, so a watcher (replay run --timings) tells the two phases apart
         report(true);

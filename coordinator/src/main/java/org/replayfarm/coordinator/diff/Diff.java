@@ -505,6 +505,8 @@ public final class Diff {
         long comparedElements = 0;
         long[] byRule = new long[Tolerance.Rule.values().length];
         long approxOk = 0;
+        long reassociated = 0;
+        DiffResult.Ordered ordered = DiffResult.Ordered.NONE;
         DiffResult.Spread spread = DiffResult.Spread.NONE;
         BitSet differing = new BitSet();   // bytes
         BitSet deviceOnly = new BitSet();  // bytes
@@ -531,6 +533,35 @@ public final class Diff {
             }
             compared += stored;
             boolean same = Arrays.equals(host, at, end, device, at, end);
+            MemoryMerge.OrderDependent od = stored > 0 && !tail && memory.hasOrderDependent(r.index())
+                    ? memory.orderDependentAt(r.index(), at) : null;
+            if (od != null && od.offset() == at) {
+                // a location the groups' order decides, compared whole: equal, or as another order of a float sum
+                int w = od.bytes();
+                boolean asFloat = (w == 4 || w == 8) && at + w <= host.length
+                        && (!view.typed() || (floating && eb == w && type.components() == 1));
+                boolean whole = Arrays.equals(host, at, at + Math.min(w, host.length - at), device, at,
+                        at + Math.min(w, host.length - at));
+                double bound = asFloat ? od.reassociationBound(w) : Double.NaN;
+                if (whole) {
+                    ordered = ordered.with(1, 0, 0, bound, Double.NaN, od.op(), od.groups().size(), od.changes());
+                } else {
+                    double h = asFloat ? floatAt(host, at, w) : Double.NaN;
+                    double v = asFloat ? floatAt(device, at, w) : Double.NaN;
+                    double apartBy = Math.abs(h - v);
+                    if (asFloat && Double.isFinite(h) && Double.isFinite(v) && apartBy <= bound) {
+                        ordered = ordered.with(0, 1, 0, bound, apartBy, od.op(), od.groups().size(), od.changes());
+                        reassociated++;
+                        comparedElements += Math.max(1, w / eb);
+                        for (int i = at + eb; i < at + w; i++) {
+                            compared += storer[i] != 0 ? 1 : 0; // the bytes of the location's other elements
+                        }
+                        e += Math.max(1, w / eb) - 1; // the location's other elements are taken with it
+                        continue;
+                    }
+                    ordered = ordered.with(0, 0, 1, bound, apartBy, od.op(), od.groups().size(), od.changes());
+                }
+            }
             if (stored > 0) {
                 comparedElements += tail ? 0 : 1;
                 if (distance != null && e < distance.length) {
@@ -655,12 +686,21 @@ public final class Diff {
                 : lo < 0 ? "empty (the selected groups wrote no byte)" : "bytes " + lo + ".." + hi;
         long deviceOnlyElements = view.typed() ? badElements.cardinality() - differingElements.cardinality() : deviceOnly.cardinality();
         DiffResult.Tolerated tolerated = new DiffResult.Tolerated(byRule[Tolerance.Rule.ULP.ordinal()],
-                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk);
+                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk, reassociated);
         return new RangeDiff(r.index(), name, true, r.size(), compared, differing.cardinality(), deviceOnly.cardinality(),
                 footprint, count, runs, view, view.typed() ? elements : host.length,
                 view.typed() ? comparedElements : compared, view.typed() ? differingElements.cardinality()
                         : differing.cardinality(), deviceOnlyElements, tolerated, values,
-                view.typed() ? differingElements : differing, distance, tolerance, spread);
+                view.typed() ? differingElements : differing, distance, tolerance, spread, ordered);
+    }
+
+    /** The little-endian float of {@code width} bytes (4 or 8) at {@code at}. */
+    private static double floatAt(byte[] b, int at, int width) {
+        long bits = 0;
+        for (int i = 0; i < width; i++) {
+            bits |= (long) (b[at + i] & 0xFF) << (8 * i);
+        }
+        return width == 8 ? Double.longBitsToDouble(bits) : Float.intBitsToFloat((int) bits);
     }
 
     /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */

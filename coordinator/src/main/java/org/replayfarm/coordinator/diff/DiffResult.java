@@ -53,11 +53,38 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
      * rules for its components counts under the last of them in that order) and {@code approximate}
      * ({@code --approximate}, tried after them).
      */
-    public record Tolerated(long ulp, long abs, long rel, long approximate) {
-        public static final Tolerated NONE = new Tolerated(0, 0, 0, 0);
+    public record Tolerated(long ulp, long abs, long rel, long approximate, long reassociated) {
+        public static final Tolerated NONE = new Tolerated(0, 0, 0, 0, 0);
+
+        public Tolerated(long ulp, long abs, long rel, long approximate) {
+            this(ulp, abs, rel, approximate, 0);
+        }
 
         public long total() {
-            return ulp + abs + rel + approximate;
+            return ulp + abs + rel + approximate + reassociated;
+        }
+    }
+
+    /**
+     * A range's locations whose final value depends on the order of the groups' atomics (evaluated by the host in
+     * group order, memory carried): how many were compared, bit-equal, within the reassociation bound of their
+     * float terms (another order of the same sum), or beyond it or not floats and different; the largest bound and
+     * the largest difference met, and the op and group count of the first.
+     */
+    public record Ordered(long locations, long equal, long withinBound, long beyond, double largestBound,
+                         double largestDifference, String op, int groups, int terms) {
+        public static final Ordered NONE = new Ordered(0, 0, 0, 0, 0, 0, "", 0, 0);
+
+        Ordered with(long eq, long within, long out, double bound, double difference, String firstOp, int firstGroups,
+                     int firstTerms) {
+            return new Ordered(locations + 1, equal + eq, withinBound + within, beyond + out,
+                    Double.isNaN(bound) ? largestBound : Math.max(largestBound, bound),
+                    Double.isNaN(difference) ? largestDifference : Math.max(largestDifference, difference),
+                    op.isEmpty() ? firstOp : op, op.isEmpty() ? firstGroups : groups, op.isEmpty() ? firstTerms : terms);
+        }
+
+        public boolean any() {
+            return locations > 0;
         }
     }
 
@@ -126,11 +153,21 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
                             List<ByteRun> regions, RangeView view, long elements, long comparedElements,
                             long differingElements, long deviceOnlyElements, Tolerated tolerated,
                             List<ElementValue> values, BitSet differingElementSet, double[] distance,
-                            Tolerance tolerance, Spread spread) {
+                            Tolerance tolerance, Spread spread, Ordered ordered) {
+        public RangeDiff(int index, String name, boolean recorded, long bytes, long compared, long differing,
+                         long deviceOnly, String footprint, long regionCount, List<ByteRun> regions, RangeView view,
+                         long elements, long comparedElements, long differingElements, long deviceOnlyElements,
+                         Tolerated tolerated, List<ElementValue> values, BitSet differingElementSet, double[] distance,
+                         Tolerance tolerance, Spread spread) {
+            this(index, name, recorded, bytes, compared, differing, deviceOnly, footprint, regionCount, regions, view,
+                    elements, comparedElements, differingElements, deviceOnlyElements, tolerated, values,
+                    differingElementSet, distance, tolerance, spread, Ordered.NONE);
+        }
+
         public RangeDiff withValues(List<ElementValue> v) {
             return new RangeDiff(index, name, recorded, bytes, compared, differing, deviceOnly, footprint, regionCount,
                     regions, view, elements, comparedElements, differingElements, deviceOnlyElements, tolerated,
-                    List.copyOf(v), differingElementSet, distance, tolerance, spread);
+                    List.copyOf(v), differingElementSet, distance, tolerance, spread, ordered);
         }
 
         public long toleratedUlp() {

@@ -75,6 +75,9 @@ public final class RunReport {
                     reasons.add(String.format("range %d (%s): %d of %d compared bytes differ, %d device-only", d.index(),
                             d.name(), d.differing(), d.compared(), d.deviceOnly()));
                 }
+                if (d.ordered().beyond() > 0) {
+                    reasons.add(String.format("range %d (%s): %s", d.index(), d.name(), orderedText(d.ordered())));
+                }
             }
             ToleranceSuggestion.of(diff).ifPresent(s -> reasons.add(s.text()));
         }
@@ -260,6 +263,14 @@ public final class RunReport {
             tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
                     : d.view().tolerance().none() ? "command" : "--view", d.spread(), d.differingElements());
             i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
+            if (d.ordered().any()) {
+                DiffResult.Ordered o = d.ordered();
+                i.putObject("order_dependent").put("locations", o.locations()).put("equal", o.equal())
+                        .put("within_reassociation_bound", o.withinBound()).put("beyond", o.beyond())
+                        .put("largest_bound", o.largestBound()).put("largest_difference", o.largestDifference())
+                        .put("op", o.op()).put("groups", o.groups()).put("terms", o.terms())
+                        .put("host_order", "group order").put("text", orderedText(o));
+            }
             ObjectNode view = i.putObject("view").put("typed", v.typed()).put("type", v.typed() ? v.type().spelling() : "u8")
                     .put("element_bytes", v.elementBytes()).put("rows", v.rows()).put("cols", v.cols())
                     .put("source", v.source());
@@ -289,7 +300,7 @@ public final class RunReport {
     private static void tolerated(ObjectNode i, DiffResult.Tolerated t, Tolerance tolerance, String from,
                                   DiffResult.Spread spread, long differing) {
         i.put("tolerated_ulp", t.ulp()).put("tolerated_abs", t.abs()).put("tolerated_rel", t.rel())
-                .put("tolerated_approximate", t.approximate());
+                .put("tolerated_approximate", t.approximate()).put("tolerated_reassociated", t.reassociated());
         i.putObject("tolerance").put("ulp", tolerance.ulp()).put("abs", tolerance.abs()).put("rel", tolerance.rel())
                 .put("from", from);
         if (differing > 0 && spread.count() > 0 && spread.floats()) {
@@ -503,6 +514,9 @@ public final class RunReport {
                     w.printf("  range %d %-10s bytes: %d compared, %d differing, %d device-only, %d run(s)%n", d.index(),
                             d.name(), d.compared(), d.differing(), d.deviceOnly(), d.regionCount());
                 }
+                if (d.ordered().any()) {
+                    w.printf("      %s%n", orderedText(d.ordered()));
+                }
                 d.regions().stream().limit(3).forEach(r -> w.printf("      bytes %d..%d (%d)%s%s%n", r.offset(),
                         r.offset() + r.length() - 1, r.length(), r.firstElement() < 0 ? ""
                                 : ", element(s) " + r.firstElement() + ".." + r.lastElement(),
@@ -510,7 +524,11 @@ public final class RunReport {
                 valuesText(w, d.values());
             }
         }
-        w.printf("result          %s (exit status %d)%n", verdict.status(), verdict.exitStatus());
+        long orderedWithin = diff == null ? 0 : diff.ranges().stream().mapToLong(d -> d.ordered().withinBound()).sum();
+        long orderedLocations = diff == null ? 0 : diff.ranges().stream().mapToLong(d -> d.ordered().locations()).sum();
+        w.printf("result          %s (exit status %d)%s%n", verdict.status(), verdict.exitStatus(), orderedLocations == 0 ? ""
+                : "; " + orderedLocations + " order-dependent location(s) compared against the host's group order"
+                + (orderedWithin == 0 ? "" : ", " + orderedWithin + " of them as another order of a float sum"));
         verdict.reasons().stream().limit(8).forEach(r -> w.println("  " + r));
         // the suggestion is the last of the comparison's reasons: shown even past the first 8
         ToleranceSuggestion.of(diff).map(ToleranceSuggestion::text)
@@ -575,6 +593,30 @@ public final class RunReport {
         }
         by.add(t.approximate() + " by --approximate");
         return ", " + t.total() + " within tolerance (" + String.join(", ", by) + ")";
+    }
+
+    /**
+     * {@code order-dependent: 1 location (cmpswap by 16 groups, host in group order): 1 within the reassociation
+     * bound 3.1e-05 (apart by 1.2e-05)}: what a range's order-dependent locations compared as.
+     */
+    static String orderedText(DiffResult.Ordered o) {
+        List<String> parts = new ArrayList<>();
+        if (o.equal() > 0) {
+            parts.add(o.equal() + " bit-equal");
+        }
+        if (o.withinBound() > 0) {
+            parts.add(String.format(java.util.Locale.ROOT, "%d within the reassociation bound %.3g of its %d float "
+                    + "terms (apart by %.3g: another order of the same sum)", o.withinBound(), o.largestBound(), o.terms(),
+                    o.largestDifference()));
+        }
+        if (o.beyond() > 0) {
+            parts.add(o.beyond() + (Double.isNaN(o.largestBound()) || o.largestBound() == 0 && o.withinBound() == 0
+                    && o.largestDifference() == 0 ? " different (not a float sum: compared exactly)"
+                    : String.format(java.util.Locale.ROOT, " beyond the reassociation bound (apart by %.3g, bound %.3g): "
+                    + "no order of the groups gives it", o.largestDifference(), o.largestBound())));
+        }
+        return String.format("order-dependent: %d location(s) (%s by %d groups; the host ran them one after another in "
+                + "group order): %s", o.locations(), o.op(), o.groups(), String.join(", ", parts));
     }
 
     private static String tolerated(long n) {

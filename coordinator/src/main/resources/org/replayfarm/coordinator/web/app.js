@@ -397,6 +397,9 @@ async function showReport(id) {
       <td class="num">${rg.differing_elements ?? rg.differing}</td><td class="num">${rg.device_only_elements ?? rg.device_only}</td>
       <td class="num">${rg.regions_total}</td>
       <td>${rg.recorded ? `<a class="view" href="#/job/${encodeURIComponent(id)}/range/${rg.index}">view</a>` : ''}</td></tr>`;
+    if (rg.order_dependent) {
+      h += `<tr class="order-dependent" data-range-order="${rg.index}"><td></td><td colspan="8" class="small">${esc(rg.order_dependent.text)}</td></tr>`;
+    }
   }
   h += `</tbody></table></section>`;
   const regions = [];
@@ -762,6 +765,7 @@ function rangePage(id, index) {
       <p class="small dim">${esc(rg.type_name || '')} viewed as ${esc(v.type)}${shaped ? `[${v.rows}×${v.cols}]` : ''} (${esc(v.source)}) ·
         ${rg.compared_elements} of ${rg.elements} ${esc(v.unit)}s compared, ${rg.differing_elements} differing, ${rg.device_only_elements} device-only
         ${rg.values.length < rg.differing_elements + rg.device_only_elements ? ` · the report lists the first ${rg.values.length}` : ''}</p>
+      ${rg.order_dependent ? `<p class="small order-dependent">${esc(rg.order_dependent.text)}</p>` : ''}
       <section><h2>Differing ${esc(v.unit)}s</h2><table id="range-values"><thead><tr><th class="num">Index</th>${shaped ? '<th class="num">Row</th><th class="num">Col</th>' : ''}
         <th>Host</th><th>Device</th><th>Bits (host / device)</th><th class="num">Apart</th><th>Groups</th></tr></thead><tbody>
         ${rg.values.map(e => `<tr data-index="${e.index}"><td class="num">${e.index}</td>${shaped ? `<td class="num">${e.row}</td><td class="num">${e.col}</td>` : ''}

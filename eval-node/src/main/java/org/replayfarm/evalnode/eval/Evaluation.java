@@ -33,7 +33,14 @@ public final class Evaluation {
     /** Totals of one evaluation. */
     public record Outcome(int groups, long waveInstructions, long laneInstructions, long exact, long approximate,
                           long unsupported, List<FaultRecord> faults, MemoryMerge memory, ImageMerge images,
-                          List<MemoryMerge.OrderDependent> orderDependent, Duration wallTime, int threads) {
+                          List<MemoryMerge.OrderDependent> orderDependent, Duration wallTime, int threads,
+                          InOrder.Pass inOrder) {
+        public Outcome(int groups, long waveInstructions, long laneInstructions, long exact, long approximate,
+                       long unsupported, List<FaultRecord> faults, MemoryMerge memory, ImageMerge images,
+                       List<MemoryMerge.OrderDependent> orderDependent, Duration wallTime, int threads) {
+            this(groups, waveInstructions, laneInstructions, exact, approximate, unsupported, faults, memory, images,
+                    orderDependent, wallTime, threads, InOrder.Pass.NONE);
+        }
     }
 
     private Evaluation() {
@@ -83,7 +90,7 @@ public final class Evaluation {
         } finally {
             pool.shutdownNow();
         }
-        Totals totals = new Totals(kernel);
+        Totals totals = new Totals(kernel, budget, tier);
         for (int i = 0; i < results.length; i++) {
             totals.add(results[i]);
         }
@@ -104,8 +111,20 @@ public final class Evaluation {
         private long approximate;
         private long unsupported;
         private final List<FaultRecord> faults = new ArrayList<>();
+        private final Kernel kernel;
+        private final long budget;
+        private final HostModel.Tier tier;
 
+        /** Totals whose order-dependent groups run again in order under the default budget and tier. */
         public Totals(Kernel kernel) {
+            this(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.byDefault());
+        }
+
+        /** {@code budget} and {@code tier} are the evaluation's: the groups run again in order run under them. */
+        public Totals(Kernel kernel, long budget, HostModel.Tier tier) {
+            this.kernel = kernel;
+            this.budget = budget;
+            this.tier = tier;
             this.merge = new MemoryMerge(kernel.memory(), kernel.dispatch());
             this.images = new ImageMerge(kernel.images(), kernel.dispatch());
         }
@@ -145,14 +164,17 @@ public final class Evaluation {
         }
 
         /**
-         * Applies the memory and image atomics (once, after every group was added) and returns the totals
-         * (the image merge keeps its order-dependent texels, {@link ImageMerge#orderDependent}).
+         * Runs the groups that meet on order-dependent atomic locations again in group order, memory carried
+         * ({@link InOrder}), applies the memory and image atomics (once, after every group was added) and returns
+         * the totals (the image merge keeps its order-dependent texels, {@link ImageMerge#orderDependent}). The
+         * counters are the first evaluation's; the in-order pass says what it ran.
          */
         public Outcome outcome(Duration wallTime, int threads) {
+            InOrder.Pass pass = InOrder.run(kernel, budget, tier, merge);
             List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
             images.applyAtomics();
             return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, images, dependent,
-                    wallTime, threads);
+                    wallTime, threads, pass);
         }
     }
 
@@ -249,7 +271,8 @@ public final class Evaluation {
         }
         ArrayNode dependent = report.putArray("order_dependent_atomics");
         for (MemoryMerge.OrderDependent d : o.orderDependent()) {
-            ObjectNode n = dependent.addObject().put("range", d.range()).put("offset", d.offset()).put("op", d.op());
+            ObjectNode n = dependent.addObject().put("range", d.range()).put("offset", d.offset()).put("op", d.op())
+                    .put("bytes", d.bytes()).put("changes", d.changes());
             ArrayNode groups = n.putArray("groups");
             d.groups().forEach(groups::add);
         }
@@ -259,6 +282,15 @@ public final class Evaluation {
                     .put("op", d.op()).put("after_store", d.afterStore());
             ArrayNode groups = n.putArray("groups");
             d.groups().forEach(groups::add);
+        }
+        if (o.inOrder().ran()) {
+            ObjectNode inOrder = report.putObject("order_dependent_in_order");
+            inOrder.put("order", "group order");
+            inOrder.put("group_count", o.inOrder().groups().size());
+            ArrayNode named = inOrder.putArray("groups");
+            o.inOrder().groups().stream().limit(1000).forEach(named::add);
+            inOrder.put("wave_instructions", o.inOrder().waveInstructions());
+            o.inOrder().fault().ifPresent(f -> inOrder.put("fault", f.toString()));
         }
         ArrayNode ranges = report.putArray("ranges");
         for (InitialMemory.Range r : memory.ranges()) {
@@ -290,6 +322,12 @@ public final class Evaluation {
         o.faults().stream().limit(10).forEach(f -> out.println("  " + f));
         out.printf("store conflicts %d%n", o.memory().conflictCount() + o.images().conflictCount());
         out.printf("order-dependent atomics %d%n", o.orderDependent().size() + o.images().orderDependent().size());
+        if (o.inOrder().ran()) {
+            out.printf("  their %d group(s) ran again one after another in group order, memory carried (%s%s), %d wave "
+                    + "instructions%s%n", o.inOrder().groups().size(), String.join(", ", o.inOrder().groups().subList(0,
+                    Math.min(4, o.inOrder().groups().size()))), o.inOrder().groups().size() > 4 ? ", ..." : "",
+                    o.inOrder().waveInstructions(), o.inOrder().fault().map(f -> "; a fault: " + f).orElse(""));
+        }
         out.flush();
     }
 }

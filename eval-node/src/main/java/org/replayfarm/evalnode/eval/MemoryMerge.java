@@ -26,8 +26,32 @@ public final class MemoryMerge {
     public record StoreConflict(int range, long offset, String firstGroup, String secondGroup) {
     }
 
-    /** A non-commutative atomic on a location several groups touched: the final value depends on their order. */
-    public record OrderDependent(int range, long offset, String op, List<String> groups) {
+    /**
+     * A non-commutative atomic on a location several groups touched: the final value depends on their order.
+     * {@code bytes} is the location's extent from {@code offset}; {@code changes} counts the contributions that
+     * changed it as they were applied, and {@code absSumF32} / {@code absSumF64} add up the magnitudes of the
+     * initial value and of every change (new minus old), read as 4- or 8-byte floats: the terms of a float
+     * accumulation, whatever instruction made it (a native float add or a compare-and-swap loop).
+     */
+    public record OrderDependent(int range, long offset, String op, List<String> groups, int bytes, int changes,
+                                 double absSumF32, double absSumF64) {
+        public OrderDependent(int range, long offset, String op, List<String> groups) {
+            this(range, offset, op, groups, 0, 0, 0, 0);
+        }
+
+        /**
+         * How far apart two sums of this location's terms in different orders can be when its elements are floats
+         * of {@code width} bytes (4 or 8): 2·γ(n)·Σ|terms|, γ(n) = n·u / (1 − n·u), u the unit roundoff (each order's
+         * sum is within γ(n)·Σ|terms| of the exact one); infinite where n·u reaches 1.
+         */
+        public double reassociationBound(int width) {
+            double u = width == 8 ? 0x1p-53 : 0x1p-24;
+            double nu = changes * u;
+            if (nu >= 1) {
+                return Double.POSITIVE_INFINITY;
+            }
+            return 2 * nu / (1 - nu) * (width == 8 ? absSumF64 : absSumF32);
+        }
     }
 
     /** Ops whose combined result is the same in any order (float add is not: its rounding depends on order). */
@@ -46,11 +70,23 @@ public final class MemoryMerge {
     /** Approximate instructions executed, per group key, for the groups that executed any (diffs trace to them). */
     private final Map<Integer, Long> approximateByGroup = new HashMap<>();
 
-    /** One atomic with its group's key and its place in add order (group order, then program order). */
-    private record Contribution(AtomicContribution atomic, int group, long sequence) {
+    /**
+     * One atomic with its group's key and its place in add order: the group's place ({@code order}, group order)
+     * then its place in the group's program order ({@code index}).
+     */
+    private record Contribution(AtomicContribution atomic, int group, long order, int index) {
     }
 
-    private long sequence;
+    private static final java.util.Comparator<Contribution> ADD_ORDER =
+            java.util.Comparator.comparingLong(Contribution::order).thenComparingInt(Contribution::index);
+
+    /** Groups added so far (a group's place in add order). */
+    private long added;
+    /** The place in add order of every group that contributed atomics, by key. */
+    private final Map<Integer, Long> orderOfKey = new HashMap<>();
+
+    /** The order-dependent locations per range, by their lowest offset (after {@link #applyAtomics}). */
+    private final Map<Integer, java.util.TreeMap<Long, OrderDependent>> dependentAt = new HashMap<>();
 
     /** Per merged atomic location (range &lt;&lt; 40 | offset): its width and every contributing group's key, in order. */
     private final Map<Long, int[]> atomicGroups = new HashMap<>();
@@ -97,10 +133,74 @@ public final class MemoryMerge {
                 who[at] = key;
             }
         }
+        long order = added++;
+        addAtomics(g, key, order);
+    }
+
+    private void addAtomics(GroupResult g, int key, long order) {
+        int index = 0;
         for (AtomicContribution a : g.atomics()) {
             long location = (long) a.range() << 40 | a.offset();
-            atomics.computeIfAbsent(location, k -> new ArrayList<>()).add(new Contribution(a, key, sequence++));
+            atomics.computeIfAbsent(location, k -> new ArrayList<>()).add(new Contribution(a, key, order, index++));
         }
+        if (!g.atomics().isEmpty()) {
+            orderOfKey.put(key, order);
+        }
+    }
+
+    /**
+     * The groups (by key, in add order) whose atomics meet another group's on a location where order matters
+     * (see {@link #applyAtomics}): the groups that must run one after another, memory carried, for the merged
+     * value to be one some execution produces. Before {@link #applyAtomics}; empty when there are none.
+     */
+    public List<Integer> orderDependentGroups() {
+        Set<Integer> keys = new java.util.HashSet<>();
+        for (List<Contribution> cluster : clusters()) {
+            Set<Integer> groups = new TreeSet<>();
+            cluster.forEach(c -> groups.add(c.group()));
+            if (groups.size() > 1 && !independent(cluster)) {
+                keys.addAll(groups);
+            }
+        }
+        List<Integer> ordered = new ArrayList<>(keys);
+        ordered.sort(java.util.Comparator.comparingLong(orderOfKey::get));
+        return ordered;
+    }
+
+    /**
+     * Replaces what the group {@code g} names contributed with {@code g} (its result when run again on the memory
+     * earlier groups left): its stores are written again over the merged bytes, and its atomics take the place
+     * of the earlier ones in add order. Before {@link #applyAtomics}; the group must have been added.
+     */
+    public void replace(GroupResult g) {
+        int key = key(g);
+        Long order = orderOfKey.get(key);
+        if (order == null) {
+            throw new IllegalArgumentException("group " + name(key) + " contributed no atomics to this merge");
+        }
+        for (StoreRun run : g.stores()) {
+            for (int i = 0; i < run.data().length; i++) {
+                int at = (int) run.offset() + i;
+                bytes[run.range()][at] = run.data()[i];
+                storer[run.range()][at] = key;
+            }
+        }
+        for (var it = atomics.values().iterator(); it.hasNext(); ) {
+            List<Contribution> list = it.next();
+            list.removeIf(c -> c.group() == key);
+            if (list.isEmpty()) {
+                it.remove();
+            }
+        }
+        addAtomics(g, key, order);
+        orderOfKey.put(key, order);
+    }
+
+    /** The group with this key as (x, y, z). */
+    public int[] groupId(int key) {
+        long linear = key - 1L;
+        return new int[] {(int) (linear % groupsX), (int) (linear / groupsX % groupsY),
+                (int) (linear / ((long) groupsX * groupsY))};
     }
 
     /** A group's key: its linear id plus one (0 means "no group"), so per-byte owners cost an int. */
@@ -164,56 +264,45 @@ public final class MemoryMerge {
      */
     public List<OrderDependent> applyAtomics() {
         List<OrderDependent> dependent = new ArrayList<>();
-        // every contribution in add order (group order, then program order): its index is its sequence
-        List<Contribution> all = new ArrayList<>();
-        for (List<Contribution> list : atomics.values()) {
-            all.addAll(list);
-        }
-        all.sort(java.util.Comparator.comparingLong(Contribution::sequence));
-        // clusters: per range, contributions sorted by offset, swept into runs of overlapping byte intervals
-        List<Contribution> byPlace = new ArrayList<>(all);
-        byPlace.sort(java.util.Comparator.comparingInt((Contribution c) -> c.atomic().range())
-                .thenComparingLong(c -> c.atomic().offset()).thenComparingLong(Contribution::sequence));
-        List<List<Contribution>> clusters = new ArrayList<>();
-        List<Contribution> current = null;
-        int currentRange = -1;
-        long currentEnd = -1;
-        for (Contribution c : byPlace) {
-            AtomicContribution a = c.atomic();
-            if (current == null || a.range() != currentRange || a.offset() >= currentEnd) {
-                current = new ArrayList<>();
-                clusters.add(current);
-                currentRange = a.range();
-                currentEnd = a.offset() + a.bytes();
-            } else {
-                currentEnd = Math.max(currentEnd, a.offset() + a.bytes());
-            }
-            current.add(c);
-        }
+        List<List<Contribution>> clusters = clusters();
         for (List<Contribution> cluster : clusters) {
-            cluster.sort(java.util.Comparator.comparingLong(Contribution::sequence));
             AtomicContribution first = cluster.get(0).atomic();
             Set<Integer> groups = new TreeSet<>();
-            boolean independent = true;
-            String kind = additive(first.op());
             for (Contribution c : cluster) {
                 groups.add(c.group());
-                AtomicContribution a = c.atomic();
-                independent &= COMMUTATIVE.contains(a.op()) && additive(a.op()).equals(kind)
-                        && a.offset() == first.offset() && a.bytes() == first.bytes();
             }
-            if (!independent && groups.size() > 1) {
-                long lowest = cluster.stream().mapToLong(c -> c.atomic().offset()).min().orElse(first.offset());
-                dependent.add(new OrderDependent(first.range(), lowest, first.op(),
-                        groups.stream().map(this::name).toList()));
+            boolean orderMatters = !independent(cluster) && groups.size() > 1;
+            long lowest = cluster.stream().mapToLong(c -> c.atomic().offset()).min().orElse(first.offset());
+            long end = cluster.stream().mapToLong(c -> c.atomic().offset() + c.atomic().bytes()).max().orElse(lowest);
+            int changes = 0;
+            double sum32 = 0;
+            double sum64 = 0;
+            if (orderMatters && end - lowest <= 8) {
+                long initialValue = read(first.range(), lowest, (int) (end - lowest));
+                sum32 = Math.abs(f32(initialValue));
+                sum64 = Math.abs(f64(initialValue));
             }
             // each contribution at its own place and width, in sequence
             for (Contribution c : cluster) {
                 AtomicContribution a = c.atomic();
-                write(a.range(), a.offset(), a.bytes(), apply(a, read(a.range(), a.offset(), a.bytes())));
+                long old = read(a.range(), a.offset(), a.bytes());
+                long now = apply(a, old);
+                write(a.range(), a.offset(), a.bytes(), now);
+                if (orderMatters && now != old) {
+                    changes++;
+                    sum32 += Math.abs(f32(now) - f32(old));
+                    sum64 += Math.abs(f64(now) - f64(old));
+                }
                 for (int i = 0; i < a.bytes(); i++) {
                     storer[a.range()][(int) a.offset() + i] = c.group();
                 }
+            }
+            if (orderMatters) {
+                OrderDependent d = new OrderDependent(first.range(), lowest, first.op(),
+                        groups.stream().map(this::name).toList(), (int) (end - lowest), changes,
+                        finite(sum32), finite(sum64));
+                dependent.add(d);
+                dependentAt.computeIfAbsent(first.range(), k -> new java.util.TreeMap<>()).put(lowest, d);
             }
             // contributors per location: its widest width, and every group of the cluster (all of them shaped the bytes)
             Map<Long, Integer> widths = new LinkedHashMap<>();
@@ -231,6 +320,84 @@ public final class MemoryMerge {
             }
         }
         return dependent;
+    }
+
+    /**
+     * Contributions whose bytes overlap, each cluster in add order: per range, contributions sorted by offset,
+     * swept into runs of overlapping byte intervals.
+     */
+    private List<List<Contribution>> clusters() {
+        List<Contribution> byPlace = new ArrayList<>();
+        for (List<Contribution> list : atomics.values()) {
+            byPlace.addAll(list);
+        }
+        byPlace.sort(java.util.Comparator.comparingInt((Contribution c) -> c.atomic().range())
+                .thenComparingLong(c -> c.atomic().offset()).thenComparing(ADD_ORDER));
+        List<List<Contribution>> clusters = new ArrayList<>();
+        List<Contribution> current = null;
+        int currentRange = -1;
+        long currentEnd = -1;
+        for (Contribution c : byPlace) {
+            AtomicContribution a = c.atomic();
+            if (current == null || a.range() != currentRange || a.offset() >= currentEnd) {
+                current = new ArrayList<>();
+                clusters.add(current);
+                currentRange = a.range();
+                currentEnd = a.offset() + a.bytes();
+            } else {
+                currentEnd = Math.max(currentEnd, a.offset() + a.bytes());
+            }
+            current.add(c);
+        }
+        for (List<Contribution> cluster : clusters) {
+            cluster.sort(ADD_ORDER);
+        }
+        return clusters;
+    }
+
+    /** Whether a cluster's contributions give one value in any order: one place, one width, one commutative op. */
+    private static boolean independent(List<Contribution> cluster) {
+        AtomicContribution first = cluster.get(0).atomic();
+        String kind = additive(first.op());
+        for (Contribution c : cluster) {
+            AtomicContribution a = c.atomic();
+            if (!(COMMUTATIVE.contains(a.op()) && additive(a.op()).equals(kind) && a.offset() == first.offset()
+                    && a.bytes() == first.bytes())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static double f32(long bits) {
+        return Float.intBitsToFloat((int) bits);
+    }
+
+    private static double f64(long bits) {
+        return Double.longBitsToDouble(bits);
+    }
+
+    /** A sum of magnitudes that met a NaN or an infinity bounds nothing. */
+    private static double finite(double sum) {
+        return Double.isFinite(sum) ? sum : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * The order-dependent location covering byte {@code offset} of range {@code n}, or null (after {@link
+     * #applyAtomics}).
+     */
+    public OrderDependent orderDependentAt(int n, long offset) {
+        java.util.TreeMap<Long, OrderDependent> m = dependentAt.get(n);
+        if (m == null) {
+            return null;
+        }
+        Map.Entry<Long, OrderDependent> e = m.floorEntry(offset);
+        return e != null && offset < e.getKey() + Math.max(1, e.getValue().bytes()) ? e.getValue() : null;
+    }
+
+    /** Whether any location of range {@code n} is order-dependent (after {@link #applyAtomics}). */
+    public boolean hasOrderDependent(int n) {
+        return dependentAt.containsKey(n);
     }
 
     /** add and sub combine with each other in any order; every other op only with itself. */

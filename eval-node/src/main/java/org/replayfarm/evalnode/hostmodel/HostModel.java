@@ -113,6 +113,14 @@ public final class HostModel {
         return run(x, y, z, null, null, java.util.Objects.requireNonNull(cancelled)).result();
     }
 
+    /**
+     * As {@link #runGroup(int, int, int)}, the group reading {@code memory} (the capture's ranges with other
+     * contents: what earlier groups left) instead of the capture's initial memory.
+     */
+    public GroupResult runGroup(int x, int y, int z, InitialMemory memory) {
+        return run(x, y, z, null, null, NEVER, java.util.Objects.requireNonNull(memory)).result();
+    }
+
     /** How many instructions a wave executes between two looks at a group's cancellation. */
     public static final long CANCEL_CHECK_EVERY = 1 << 16;
 
@@ -198,7 +206,12 @@ public final class HostModel {
 
     private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
                     java.util.function.BooleanSupplier cancelled) {
-        Workgroup group = new Workgroup(kernel, x, y, z);
+        return run(x, y, z, tracer, setup, cancelled, kernel.memory());
+    }
+
+    private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
+                    java.util.function.BooleanSupplier cancelled, InitialMemory memory) {
+        Workgroup group = new Workgroup(kernel, memory, x, y, z);
         if (tracer != null) {
             group.memory().traceWith(tracer);
         }

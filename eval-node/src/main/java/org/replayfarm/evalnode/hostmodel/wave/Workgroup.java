@@ -20,12 +20,20 @@ public final class Workgroup {
     private final GroupMemory memory;
 
     public Workgroup(Kernel kernel, int x, int y, int z) {
+        this(kernel, kernel.memory(), x, y, z);
+    }
+
+    /**
+     * A group that reads {@code memory} instead of the capture's initial memory (the same ranges at the same
+     * addresses: the memory earlier groups left, when groups run one after another in a defined order).
+     */
+    public Workgroup(Kernel kernel, org.replayfarm.evalnode.hostmodel.InitialMemory memory, int x, int y, int z) {
         this.kernel = kernel;
         this.id = new int[] {x, y, z};
         this.lds = ByteBuffer.allocate(kernel.ldsBytes()).order(ByteOrder.LITTLE_ENDIAN);
         this.scratch = new Scratch((int) Math.min(Integer.MAX_VALUE - 8,
                 (long) kernel.scratchBytesPerLane() * kernel.waveSize() * kernel.wavesPerGroup()));
-        this.memory = new GroupMemory(kernel.memory());
+        this.memory = new GroupMemory(memory);
     }
 
     public Kernel kernel() {
