@@ -27,8 +27,6 @@ import org.replayfarm.model.testing.Toolchain;
 class AmberCorpusTest {
     /** Scripts that do not pass yet, and why (issue 33's closing note has the detail). */
     static final Map<String, String> OPEN = Map.ofEntries(
-            Map.entry("25_atomic_exchange_compswap.amber", "compare-and-swap across workgroups: the farm evaluates groups apart, so a CAS sees only its own group's "
-                    + "stores (order-dependent atomics across groups: issue 39)"),
             Map.entry("40_denormals.amber", "every EXPECT passes; the host model flushes f32 denormals as ACO's "
                     + "FLOAT_MODE says, lavapipe keeps them, and values computed from a flushed input differ far beyond ulps: "
                     + "SPIR-V allows it, the classifier does not trace it yet"),
@@ -81,12 +79,12 @@ class AmberCorpusTest {
 
     /** Scripts whose first run the translation does not run equal to the host model, and why. */
     static final Map<String, String> OPEN_CUDA_CPU = Map.of(
-            "25_atomic_exchange_compswap.amber", "compare-and-swap across workgroups (see OPEN)",
             "99_graphics_refused.amber", "a graphics pipeline: no capture");
 
     /** A sample that CI runs by default; -Dreplay.amber.cuda=true runs every script. */
     static final List<String> CUDA_CPU_SAMPLE = List.of("01_storage_basic.amber", "13_storage_image_rgba8.amber",
-            "18_sampler_linear_separate.amber", "20_texel_buffers.amber", "28_subgroup_shuffle_broadcast.amber",
+            "18_sampler_linear_separate.amber", "20_texel_buffers.amber", "25_atomic_exchange_compswap.amber",
+            "28_subgroup_shuffle_broadcast.amber",
             "31_subgroup_scan_vs_reference.amber", "35_double.amber", "50_tile_classifier.amber");
 
     /**

@@ -33,7 +33,7 @@ class OrderDependentAtomicsTest {
 
     static final String SOURCE = """
             #include <hip/hip_runtime.h>
-            __global__ void fsum(const float *in, float *out, unsigned n) {
+            __global__ void fsum(const float *in, float *out, unsigned n, int *last) {
                 unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
                 __shared__ float part[64];
                 part[threadIdx.x] = i < n ? in[i] : 0.0f;
@@ -44,6 +44,7 @@ class OrderDependentAtomicsTest {
                         s += part[k];
                     }
                     atomicAdd(out, s);
+                    atomicExch(last, (int) blockIdx.x);
                 }
             }
             """;
@@ -60,7 +61,7 @@ class OrderDependentAtomicsTest {
         Files.write(dir.resolve("x.bin"), x.array());
         capture = dir.resolve("fsum.capture");
         String[] args = {"--kernel", "fsum", "--groups", "16", "--group-size", "64", "--arg",
-                "buffer:" + dir.resolve("x.bin"), "--arg", "zeros:4", "--arg", "u32:1024"};
+                "buffer:" + dir.resolve("x.bin"), "--arg", "zeros:4", "--arg", "u32:1024", "--arg", "zeros:4"};
         CliRun built = CliRun.of(concat(new String[] {"capture", "build", "--source", hip.toString()}, args,
                 new String[] {"-o", capture.toString()}));
         assertEquals(0, built.exitCode(), built.out() + built.err());
@@ -89,7 +90,7 @@ class OrderDependentAtomicsTest {
         JsonNode out = report.path("comparison").path("ranges").get(1);
         assertEquals("f32", out.path("view").path("type").asText(), out.toString());
         assertEquals(1, out.path("order_dependent").path("equal").asInt(), out.toString());
-        assertTrue(run.out().contains("1 order-dependent location(s) compared against the host's group order"), run.out());
+        assertTrue(run.out().contains("2 order-dependent location(s) compared against the host's group order"), run.out());
     }
 
     @Test
@@ -126,10 +127,33 @@ class OrderDependentAtomicsTest {
         assertTrue(far.out().contains("result          different"), far.out());
     }
 
+    @Test
+    void an_exchange_may_end_on_any_groups_value_but_no_other() throws Exception {
+        assertEquals(15, ByteBuffer.wrap(Files.readAllBytes(nativeOut.resolve("guest-2.bin")))
+                .order(ByteOrder.LITTLE_ENDIAN).getInt(), "the native build ran the blocks in order");
+        float sum = ByteBuffer.wrap(Files.readAllBytes(nativeOut.resolve("guest-1.bin"))).order(ByteOrder.LITTLE_ENDIAN)
+                .getFloat();
+        Path third = device("third", sum, 3);
+        CliRun other = CliRun.of("run", capture.toString(), "--every-group", "--device", "dir:" + third, "--out",
+                dir.resolve("x3").toString());
+        assertEquals(0, other.exitCode(), other.out() + other.err());
+        assertTrue(other.out().contains("1 holding another group's exchanged value"), other.out());
+        Path none = device("none", sum, 99);
+        CliRun wrong = CliRun.of("run", capture.toString(), "--every-group", "--device", "dir:" + none, "--out",
+                dir.resolve("x99").toString());
+        assertEquals(1, wrong.exitCode(), wrong.out() + wrong.err());
+        assertTrue(wrong.out().contains("different (not a float sum: compared exactly)"), wrong.out());
+    }
+
     private static Path device(String name, float sum) throws Exception {
+        return device(name, sum, 15);
+    }
+
+    private static Path device(String name, float sum, int last) throws Exception {
         Path d = Files.createDirectories(dir.resolve(name));
         Files.copy(nativeOut.resolve("guest-0.bin"), d.resolve("guest-0.bin"));
         Files.write(d.resolve("guest-1.bin"), ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putFloat(sum).array());
+        Files.write(d.resolve("guest-2.bin"), ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(last).array());
         return d;
     }
 

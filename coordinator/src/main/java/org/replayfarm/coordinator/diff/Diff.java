@@ -549,6 +549,19 @@ public final class Diff {
                     double h = asFloat ? floatAt(host, at, w) : Double.NaN;
                     double v = asFloat ? floatAt(device, at, w) : Double.NaN;
                     double apartBy = Math.abs(h - v);
+                    boolean exchanged = w <= 8 && at + w <= host.length && od.anotherOrderGives(bitsAt(device, at, w));
+                    if (exchanged) {
+                        // every contribution an exchange: the device kept another group's value, as another order does
+                        ordered = ordered.with(0, 0, 0, Double.NaN, Double.NaN, od.op(), od.groups().size(), od.changes())
+                                .plusExchanged();
+                        reassociated++;
+                        comparedElements += Math.max(1, w / eb);
+                        for (int i = at + eb; i < at + w; i++) {
+                            compared += storer[i] != 0 ? 1 : 0;
+                        }
+                        e += Math.max(1, w / eb) - 1;
+                        continue;
+                    }
                     if (asFloat && Double.isFinite(h) && Double.isFinite(v) && apartBy <= bound) {
                         ordered = ordered.with(0, 1, 0, bound, apartBy, od.op(), od.groups().size(), od.changes());
                         reassociated++;
@@ -696,11 +709,17 @@ public final class Diff {
 
     /** The little-endian float of {@code width} bytes (4 or 8) at {@code at}. */
     private static double floatAt(byte[] b, int at, int width) {
+        long bits = bitsAt(b, at, width);
+        return width == 8 ? Double.longBitsToDouble(bits) : Float.intBitsToFloat((int) bits);
+    }
+
+    /** The little-endian value of {@code width} bytes (at most 8) at {@code at}. */
+    private static long bitsAt(byte[] b, int at, int width) {
         long bits = 0;
         for (int i = 0; i < width; i++) {
             bits |= (long) (b[at + i] & 0xFF) << (8 * i);
         }
-        return width == 8 ? Double.longBitsToDouble(bits) : Float.intBitsToFloat((int) bits);
+        return bits;
     }
 
     /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */

@@ -72,15 +72,22 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
      * the largest difference met, and the op and group count of the first.
      */
     public record Ordered(long locations, long equal, long withinBound, long beyond, double largestBound,
-                         double largestDifference, String op, int groups, int terms) {
-        public static final Ordered NONE = new Ordered(0, 0, 0, 0, 0, 0, "", 0, 0);
+                         double largestDifference, String op, int groups, int terms, long exchanged) {
+        public static final Ordered NONE = new Ordered(0, 0, 0, 0, 0, 0, "", 0, 0, 0);
 
         Ordered with(long eq, long within, long out, double bound, double difference, String firstOp, int firstGroups,
                      int firstTerms) {
             return new Ordered(locations + 1, equal + eq, withinBound + within, beyond + out,
                     Double.isNaN(bound) ? largestBound : Math.max(largestBound, bound),
                     Double.isNaN(difference) ? largestDifference : Math.max(largestDifference, difference),
-                    op.isEmpty() ? firstOp : op, op.isEmpty() ? firstGroups : groups, op.isEmpty() ? firstTerms : terms);
+                    op.isEmpty() ? firstOp : op, op.isEmpty() ? firstGroups : groups, op.isEmpty() ? firstTerms : terms,
+                    exchanged);
+        }
+
+        /** The last location counted held another group's exchanged value (another order of the exchanges). */
+        Ordered plusExchanged() {
+            return new Ordered(locations, equal, withinBound, beyond, largestBound, largestDifference, op, groups, terms,
+                    exchanged + 1);
         }
 
         public boolean any() {

@@ -266,7 +266,8 @@ public final class RunReport {
             if (d.ordered().any()) {
                 DiffResult.Ordered o = d.ordered();
                 i.putObject("order_dependent").put("locations", o.locations()).put("equal", o.equal())
-                        .put("within_reassociation_bound", o.withinBound()).put("beyond", o.beyond())
+                        .put("within_reassociation_bound", o.withinBound()).put("another_exchange", o.exchanged())
+                        .put("beyond", o.beyond())
                         .put("largest_bound", o.largestBound()).put("largest_difference", o.largestDifference())
                         .put("op", o.op()).put("groups", o.groups()).put("terms", o.terms())
                         .put("host_order", "group order").put("text", orderedText(o));
@@ -608,6 +609,9 @@ public final class RunReport {
             parts.add(String.format(java.util.Locale.ROOT, "%d within the reassociation bound %.3g of its %d float "
                     + "terms (apart by %.3g: another order of the same sum)", o.withinBound(), o.largestBound(), o.terms(),
                     o.largestDifference()));
+        }
+        if (o.exchanged() > 0) {
+            parts.add(o.exchanged() + " holding another group's exchanged value (the last exchange in another order)");
         }
         if (o.beyond() > 0) {
             parts.add(o.beyond() + (Double.isNaN(o.largestBound()) || o.largestBound() == 0 && o.withinBound() == 0

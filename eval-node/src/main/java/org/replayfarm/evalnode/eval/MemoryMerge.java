@@ -34,9 +34,18 @@ public final class MemoryMerge {
      * accumulation, whatever instruction made it (a native float add or a compare-and-swap loop).
      */
     public record OrderDependent(int range, long offset, String op, List<String> groups, int bytes, int changes,
-                                 double absSumF32, double absSumF64) {
+                                 double absSumF32, double absSumF64, Set<Long> lastValues) {
         public OrderDependent(int range, long offset, String op, List<String> groups) {
-            this(range, offset, op, groups, 0, 0, 0, 0);
+            this(range, offset, op, groups, 0, 0, 0, 0, Set.of());
+        }
+
+        /**
+         * Whether {@code value} is one this location holds after some order of its contributions: where every one is
+         * an exchange at the location's place and width, the value the last one wrote, whichever group's it is
+         * ({@code lastValues}); unknown (false) for other ops.
+         */
+        public boolean anotherOrderGives(long value) {
+            return lastValues.contains(value);
         }
 
         /**
@@ -298,9 +307,18 @@ public final class MemoryMerge {
                 }
             }
             if (orderMatters) {
+                Set<Long> lastValues = new java.util.HashSet<>();
+                for (Contribution c : cluster) {
+                    AtomicContribution a = c.atomic();
+                    if (!a.op().equals("swap") || a.offset() != lowest || a.bytes() != end - lowest) {
+                        lastValues.clear();
+                        break;
+                    }
+                    lastValues.add(a.bytes() == 8 ? a.operand() : a.operand() & 0xFFFF_FFFFL);
+                }
                 OrderDependent d = new OrderDependent(first.range(), lowest, first.op(),
                         groups.stream().map(this::name).toList(), (int) (end - lowest), changes,
-                        finite(sum32), finite(sum64));
+                        finite(sum32), finite(sum64), Set.copyOf(lastValues));
                 dependent.add(d);
                 dependentAt.computeIfAbsent(first.range(), k -> new java.util.TreeMap<>()).put(lowest, d);
             }

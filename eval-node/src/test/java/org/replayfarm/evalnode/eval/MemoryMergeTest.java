@@ -114,4 +114,30 @@ class MemoryMergeTest {
         assertEquals(1, x.applyAtomics().size(), "(100 + 1) ^ 1 differs from (100 ^ 1) + 1");
         assertEquals((100 + 1) ^ 1, ByteBuffer.wrap(x.range(0)).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
     }
+
+    /**
+     * Two groups' compare-and-swaps on one location, each made against the initial value: the merge names both as
+     * the groups to run again; replaced by their in-order results (the second against the first's value), the
+     * merged value is the sum both orders' loops build, where the first results kept only the first group's.
+     */
+    @Test
+    void groups_run_again_in_order_replace_their_first_results() {
+        MemoryMerge m = new MemoryMerge(memory(16), org.replayfarm.proto.Dispatch.newBuilder().setGroupCountX(8).setGroupCountY(1).setGroupCountZ(1).build());
+        m.add(group(0, List.of(), List.of(new AtomicContribution(0, 4, "add", 4, 1, 0, 0))));
+        m.add(group(2, List.of(), List.of(new AtomicContribution(0, 0, "cmpswap", 4, 110, 100, 100))));
+        m.add(group(3, List.of(new StoreRun(0, 12, new byte[] {1})), List.of()));
+        m.add(group(5, List.of(), List.of(new AtomicContribution(0, 0, "cmpswap", 4, 105, 100, 100))));
+        assertEquals(List.of(3, 6), m.orderDependentGroups(), "the keys (linear id + 1) of groups 2 and 5, in order");
+        m.replace(group(5, List.of(new StoreRun(0, 13, new byte[] {7})),
+                List.of(new AtomicContribution(0, 0, "cmpswap", 4, 115, 110, 110))));
+        var dependent = m.applyAtomics();
+        ByteBuffer r = ByteBuffer.wrap(m.range(0)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(115, r.getInt(0), "group 5's swap, made against group 2's value, succeeds after it");
+        assertEquals(1, r.getInt(4), "other groups' atomics stay");
+        assertEquals(7, m.range(0)[13], "the replacing result's stores land");
+        assertEquals(1, dependent.size());
+        assertEquals(2, dependent.get(0).changes());
+        assertEquals(m.orderDependentAt(0, 2), dependent.get(0), "a byte inside the location finds it");
+        assertEquals(null, m.orderDependentAt(0, 4));
+    }
 }
