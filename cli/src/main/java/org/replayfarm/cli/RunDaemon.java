@@ -278,7 +278,9 @@ final class RunDaemon implements AutoCloseable {
             answerNow = true; // its one-line error, from the command line that prints it
         }
         if (answerNow) {
-            return session.ended(commandLine(session, out, err).execute(args.toArray(String[]::new)));
+            int status = commandLine(session, out, err).execute(args.toArray(String[]::new));
+            leaveIfCold();
+            return session.ended(status);
         }
         try {
             if (!runs.tryLock(0, java.util.concurrent.TimeUnit.SECONDS)) { // fair: no jumping the queue
@@ -318,6 +320,19 @@ final class RunDaemon implements AutoCloseable {
             Thread.interrupted(); // a hang-up that raced with taking the lock: the job was cancelled instead
             lastUsed.set(System.nanoTime());
             runs.unlock();
+            leaveIfCold();
+        }
+    }
+
+    /**
+     * A daemon whose runs never needed its node (each was answered or failed before that: a wrong option, a
+     * capture that is not there) has nothing warm to keep: it leaves now instead of idling for its idle time, unless
+     * a run is under way or waiting.
+     */
+    private synchronized void leaveIfCold() {
+        if (node == null && !stopping && !runs.isLocked() && !runs.hasQueuedThreads()) {
+            log.info("run daemon {}: no run needed its node; exiting", socket);
+            stop();
         }
     }
 

@@ -574,6 +574,25 @@ class RunDaemonTest {
         assertTrue(!Files.exists(socket), "a later build's STOP stopped it");
     }
 
+    /**
+     * Issue 39: a run that failed before it needed the cluster left the daemon it started resident for its idle
+     * time (15 minutes), holding memory for nothing. A daemon none of whose runs needed its node leaves once the run
+     * is answered; the idle time here is long, so only that rule can end it within the test's wait.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void a_daemon_whose_runs_never_needed_its_node_leaves_once_they_are_answered() throws Exception {
+        Path socket = dir.resolve("c.sock");
+        RunDaemon d = new RunDaemon(socket, Duration.ofHours(1));
+        CompletableFuture<Void> serving = servingThenClosing(d);
+        awaitSocket(socket, serving);
+        Reply missing = call(socket, dir, "nothere.capture", "--every-group", "--no-metrics", "--out", "o");
+        assertEquals(Replay.EXIT_ERROR, missing.status(), missing.err());
+        assertTrue(missing.err().contains("nothere.capture"), missing.err());
+        serving.get(60, TimeUnit.SECONDS);
+        assertTrue(!Files.exists(socket), "the daemon removed its socket and left");
+    }
+
     private static byte[] versioned(int version, String kind) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         java.io.DataOutputStream d = new java.io.DataOutputStream(b);
