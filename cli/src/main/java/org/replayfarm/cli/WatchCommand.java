@@ -113,9 +113,14 @@ final class WatchCommand implements Callable<Integer> {
     static String summary(JobProgress p) {
         if (p.state().equals("finished")) {
             JobProgress.Figures f = p.figures();
+            // a typed range counts elements, an untyped one bytes (a coordinator of an earlier build sends bytes only)
+            boolean elements = f.elementsCompared() > 0 || f.elementsDiffering() > 0;
             String compared = f.texelsCompared() + f.bytesCompared() == 0 ? ", nothing compared with a device"
-                    : String.format(", %d of %d texels and %d of %d bytes differ from the device", f.texelsDiffering(),
-                    f.texelsCompared(), f.bytesDiffering(), f.bytesCompared());
+                    : String.format(", %d of %d texels and %d of %d %s differ from the device%s", f.texelsDiffering(),
+                    f.texelsCompared(), elements ? f.elementsDiffering() : f.bytesDiffering(),
+                    elements ? f.elementsCompared() : f.bytesCompared(), elements ? "memory elements" : "bytes",
+                    f.orderDependent() == 0 ? "" : " (" + f.orderDependent() + " order-dependent location(s) compared "
+                            + "against the host's group order)");
             return String.format("job %s finished: %d group%s, %d fault%s, %d wave instructions, %s%s%s", p.jobId(),
                     p.groupsDone(), p.groupsDone() == 1 ? "" : "s", p.faults(), p.faults() == 1 ? "" : "s",
                     p.waveInstructions(), rate(p), compared, sampling(p));

@@ -39,7 +39,8 @@ public final class Comparison {
                 return figures.withComparison(0, 0, 0, 0);
             }
             return figures.withComparison(diff.comparedTexels(), diff.differingTexels() + diff.deviceOnlyTexels(),
-                    diff.comparedBytes(), diff.differingBytes() + diff.deviceOnlyBytes());
+                    diff.comparedBytes(), diff.differingBytes() + diff.deviceOnlyBytes(), diff.comparedElements(),
+                    diff.differingElements(), diff.orderDependentLocations());
         }
     }
 

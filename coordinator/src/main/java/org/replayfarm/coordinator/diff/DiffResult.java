@@ -221,6 +221,21 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
         return ranges.stream().mapToLong(RangeDiff::deviceOnly).sum();
     }
 
+    /** Memory compared in elements: a typed range's elements, an untyped range's bytes. */
+    public long comparedElements() {
+        return ranges.stream().mapToLong(RangeDiff::comparedElements).sum();
+    }
+
+    /** Memory elements (an untyped range's bytes) that differ or that only the device changed. */
+    public long differingElements() {
+        return ranges.stream().mapToLong(r -> r.differingElements() + r.deviceOnlyElements()).sum();
+    }
+
+    /** Locations whose final value depends on the order of the groups' atomics, compared. */
+    public long orderDependentLocations() {
+        return ranges.stream().mapToLong(r -> r.ordered().locations()).sum();
+    }
+
     /** Whether nothing compared differs. */
     public boolean equal() {
         return images.stream().allMatch(ImageDiff::equal) && ranges.stream().allMatch(RangeDiff::equal);

@@ -53,6 +53,9 @@ public final class ProgressJson {
         n.put("texels_differing", f.texelsDiffering());
         n.put("bytes_compared", f.bytesCompared());
         n.put("bytes_differing", f.bytesDiffering());
+        n.put("elements_compared", f.elementsCompared());
+        n.put("elements_differing", f.elementsDiffering());
+        n.put("order_dependent", f.orderDependent());
         JobProgress.Sampling s = f.sampling();
         ObjectNode sampling = n.putObject("sampling");
         sampling.put("mode", s.mode());
@@ -91,7 +94,13 @@ public final class ProgressJson {
                 number(n, "wave_instructions_per_second"), number(n, "lane_instructions_per_second"),
                 integer(n, "slices_in_flight"), integer(n, "slices_resent"), integer(n, "store_conflicts"),
                 integer(n, "nondeterministic_slices"), integer(n, "texels_compared"), integer(n, "texels_differing"),
-                integer(n, "bytes_compared"), integer(n, "bytes_differing"), sampling(field(n, "sampling"))));
+                integer(n, "bytes_compared"), integer(n, "bytes_differing"), sampling(field(n, "sampling")), 0,
+                optional(n, "elements_compared"), optional(n, "elements_differing"), optional(n, "order_dependent")));
+    }
+
+    /** An integer field a coordinator of an earlier build does not send: 0 when absent, an error when mistyped. */
+    private static long optional(JsonNode n, String name) {
+        return n.has(name) ? integer(n, name) : 0;
     }
 
     private static JobProgress.Sampling sampling(JsonNode s) {

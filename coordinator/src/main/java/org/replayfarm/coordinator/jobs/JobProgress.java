@@ -18,13 +18,28 @@ public record JobProgress(String jobId, String captureSha256, String state, long
     public record Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
                           long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
                           long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering,
-                          Sampling sampling, long slicesQueued) {
+                          Sampling sampling, long slicesQueued, long elementsCompared, long elementsDiffering,
+                          long orderDependent) {
         public static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Figures {
             if (sampling == null) {
                 throw new IllegalArgumentException("figures need their sampling part (Sampling.NONE when no GPU node reported)");
             }
+        }
+
+        /**
+         * Figures without the memory's element counts: {@code elementsCompared} and {@code elementsDiffering} count
+         * a typed range's elements and an untyped range's bytes, {@code orderDependent} the locations whose value
+         * depends on the order of the groups' atomics (all three set by the comparison, {@link #withComparison}).
+         */
+        public Figures(long laneInstructions, double waveInstructionsPerSecond, double laneInstructionsPerSecond,
+                       long slicesInFlight, long slicesResent, long storeConflicts, long nondeterministicSlices,
+                       long texelsCompared, long texelsDiffering, long bytesCompared, long bytesDiffering,
+                       Sampling sampling, long slicesQueued) {
+            this(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight, slicesResent,
+                    storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared, bytesDiffering,
+                    sampling, slicesQueued, 0, 0, 0);
         }
 
         /** Figures with no slices queued (the queue is the job actor's: {@link #withSlicesQueued}). */
@@ -44,7 +59,7 @@ public record JobProgress(String jobId, String captureSha256, String state, long
         public Figures withSlicesQueued(long n) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
                     slicesResent, storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared,
-                    bytesDiffering, sampling, n);
+                    bytesDiffering, sampling, n, elementsCompared, elementsDiffering, orderDependent);
         }
 
         /** Figures without sampling (no GPU node reported). */
@@ -58,16 +73,22 @@ public record JobProgress(String jobId, String captureSha256, String state, long
 
         /** These figures with the diff's counts. */
         public Figures withComparison(long texels, long texelsDiffer, long bytes, long bytesDiffer) {
+            return withComparison(texels, texelsDiffer, bytes, bytesDiffer, 0, 0, 0);
+        }
+
+        /** These figures with the diff's counts, the memory's in elements too, and its order-dependent locations. */
+        public Figures withComparison(long texels, long texelsDiffer, long bytes, long bytesDiffer, long elements,
+                                      long elementsDiffer, long ordered) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
                     slicesResent, storeConflicts, nondeterministicSlices, texels, texelsDiffer, bytes, bytesDiffer, sampling,
-                    slicesQueued);
+                    slicesQueued, elements, elementsDiffer, ordered);
         }
 
         /** These figures with the GPU nodes' sampling as the coordinator's store knows it now. */
         public Figures withSampling(Sampling s) {
             return new Figures(laneInstructions, waveInstructionsPerSecond, laneInstructionsPerSecond, slicesInFlight,
                     slicesResent, storeConflicts, nondeterministicSlices, texelsCompared, texelsDiffering, bytesCompared,
-                    bytesDiffering, s, slicesQueued);
+                    bytesDiffering, s, slicesQueued, elementsCompared, elementsDiffering, orderDependent);
         }
     }
 

@@ -56,6 +56,7 @@ function jobResult(p) {
   if (p.faults > 0 || p.store_conflicts > 0 || p.nondeterministic_slices > 0) return 'incomplete';
   if (p.texels_differing > 0 || p.bytes_differing > 0) return 'different';
   if (p.texels_compared + p.bytes_compared === 0) return 'host only';
+  if (p.order_dependent > 0) return 'order-dependent';
   return 'equal';
 }
 
@@ -85,7 +86,7 @@ function jobsPage() {
     </section>
     <section>
       <label class="small">show <select id="result-filter">
-        <option value="">every job</option><option>equal</option><option>different</option><option>incomplete</option>
+        <option value="">every job</option><option>equal</option><option>order-dependent</option><option>different</option><option>incomplete</option>
         <option>host only</option><option value="none">failed or cancelled</option></select></label>
       <table id="jobs"><thead><tr>
         <th>Job</th><th>Capture</th><th>Selection</th><th>State</th><th>Result</th><th>Progress</th><th class="num">Groups</th>
@@ -311,7 +312,9 @@ function jobPage(id) {
       ['faults', p.faults], ['slices', `${p.slices_in_flight} in flight, ${p.slices_resent} re-sent, ${p.nondeterministic_slices} nondeterministic`],
       ['instructions', `${p.wave_instructions} wave, ${p.lane_instructions} lane`],
       ['nodes', `<div id="jnodes" class="small">${$('#jnodes') ? $('#jnodes').innerHTML : ''}</div>`],
-      ['compared', `${p.texels_differing} of ${p.texels_compared} texels and ${p.bytes_differing} of ${p.bytes_compared} bytes differ`],
+      ['compared', p.elements_compared > 0 || p.elements_differing > 0
+        ? `${p.texels_differing} of ${p.texels_compared} texels and ${p.elements_differing} of ${p.elements_compared} memory elements differ`
+        : `${p.texels_differing} of ${p.texels_compared} texels and ${p.bytes_differing} of ${p.bytes_compared} bytes differ`],
     ];
     if (p.error && p.state === 'failed') kv.push(['error', `<span class="error">${esc(p.error)}</span>`]);
     $('#jfacts').innerHTML = kv.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
