@@ -101,7 +101,8 @@ public final class ClusterJobService implements JobService {
 
     /**
      * Every job the journal holds: a finished (or failed) one answers again with its final progress and
-     * outputs; a running one starts again under its id, its finished slices read back from its own log.
+     * outputs; a running one starts again under its id, its finished slices read back from its own log. Returns how
+     * many started again (the jobs that had not ended).
      */
     public int resume() {
         Journal.Jobs all;
@@ -112,6 +113,7 @@ public final class ClusterJobService implements JobService {
         } catch (Exception e) {
             throw new IllegalStateException("the coordinator's journal did not answer: " + e, e);
         }
+        int unfinished = 0;
         for (Journal.Entry entry : all.jobs()) {
             JobAccepted a = entry.accepted();
             Path out = Path.of(a.getOutDir());
@@ -123,6 +125,7 @@ public final class ClusterJobService implements JobService {
                 endedAt.put(a.getJobId(), at > 0 ? at : a.getAcceptedAtMillis());
                 continue;
             }
+            unfinished++;
             try {
                 launch(a, false, r -> { });
             } catch (RuntimeException e) {
@@ -134,7 +137,8 @@ public final class ClusterJobService implements JobService {
         }
         // a coordinator down past a job's retention removes it now, beside the API (many removals, each a
         // journal write and a log purge, must not keep the newly active coordinator answering 503)
-        int known = board.jobs().size();
+        log.info("the journal holds {} job(s): {} had ended, {} start again", all.jobs().size(),
+                all.jobs().size() - unfinished, unfinished);
         if (retention != Retention.KEEP) {
             system.scheduler().scheduleOnce(java.time.Duration.ZERO, () -> {
                 try {
@@ -145,7 +149,7 @@ public final class ClusterJobService implements JobService {
                 }
             }, system.dispatchers().lookup(DispatcherSelector.blocking()));
         }
-        return known;
+        return unfinished;
     }
 
     /** What the journal keeps of a job accepted now: everything {@link #launch} needs to start it again. */

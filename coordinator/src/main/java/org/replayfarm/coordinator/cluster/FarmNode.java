@@ -419,12 +419,12 @@ public final class FarmNode implements AutoCloseable {
                             j.gpuSource(gpus);
                             // ended jobs expire (journal, list, outputs, unused captures); the sweep runs here only
                             j.retention(retention, List.of(s.workDir().resolve("uploads")));
-                            int known = j.resume(); // every job the journal holds: the running ones start again
+                            int known = j.resume(); // the jobs the journal holds that had not ended start again
                             // the cluster learns where the active coordinator's API is (standbys forward there)
                             ActiveCoordinator.spawn(system, self, ctx -> ctx.spawn(coordinators.announcer(), "active-http"));
                             h.delegate = j;
-                            system.log().info("this coordinator is the active one: {} job(s) in the journal, the API "
-                                    + "serves at {}", known, captureUrl);
+                            system.log().info("this coordinator is the active one: {} unfinished job(s) started again, "
+                                    + "the API serves at {}", known, captureUrl);
                             active.complete(known);
                         } catch (IOException | RuntimeException e) {
                             active.completeExceptionally(e);
@@ -450,10 +450,10 @@ public final class FarmNode implements AutoCloseable {
                     system.log().info("this coordinator stands by: another coordinator is active");
                 }
                 if (known != null && known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
-                    startupWarnings.add("this coordinator ran before (its journal holds " + known + " job(s)) and was "
-                            + "started without --seed: it formed a new cluster of its own, which the evaluators of the "
-                            + "earlier one do not join, so its jobs wait for evaluators. Start it with --seed naming "
-                            + "itself and a surviving evaluator to rejoin the cluster.");
+                    startupWarnings.add("this coordinator ran before (its journal holds " + known + " unfinished job(s)) "
+                            + "and was started without --seed: it formed a new cluster of its own, which the evaluators "
+                            + "of the earlier one do not join, so those jobs wait for evaluators. Start it with --seed "
+                            + "naming itself and a surviving evaluator to rejoin the cluster.");
                 }
             }
             awaitSharding(sharding); // every node: a sharding that did not start fails the node's start
