@@ -310,6 +310,34 @@ class WebUiBrowserTest {
         browser.screenshot(SHOTS.resolve("range-store-trace.png"));
     }
 
+    /**
+     * Issue 34: what {@code replay explain --first-divergence} finds in a job's outputs is shown on the job's page:
+     * the instruction, the register and lanes with both values, the instructions before it.
+     */
+    @Test
+    void the_first_divergence_explain_found_is_on_the_jobs_page() throws Exception {
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        String job = startJob(saxpy, "\"every\"", "recorded");
+        assertEquals("finished", awaitEnd(job).get("state").asText());
+        Path out = node.jobs().results(job).orElseThrow();
+        Path t = dir.resolve("saxpy-planted");
+        CliRun translated = CliRun.of("translate", saxpy.toString(), "--out", t.toString());
+        assertEquals(0, translated.exitCode(), translated.out() + translated.err());
+        String k = Files.readString(t.resolve("kernel.cu"));
+        var site = Mutants.sites(k).stream().filter(m -> m.pc() == 0x100060084L).findFirst().orElseThrow();
+        Files.writeString(t.resolve("kernel.cu"), Mutants.apply(k, site, Mutants.Operator.BITFLIP).orElseThrow());
+        CliRun explained = CliRun.of("explain", out.toString(), "--first-divergence", "--device", "cuda-cpu:" + t,
+                "--group", "0,0,0");
+        assertEquals(0, explained.exitCode(), explained.out() + explained.err());
+
+        browser.navigate(url + "/#/job/" + job);
+        browser.waitFor("document.querySelector('#first-divergence')", 30);
+        String shown = browser.text("#first-divergence");
+        assertTrue(shown.contains("0x100060084") && shown.contains("v_fmac_f32"), shown);
+        assertTrue(shown.contains("v3") && shown.contains("0x447a0000"), shown);
+        browser.screenshot(SHOTS.resolve("job-first-divergence.png"));
+    }
+
     @Test
     void cancel_on_the_job_list_stops_a_running_job() throws Exception {
         // a job that runs until it is cancelled, however fast the machine: each group loops under a budget of 1e12
