@@ -127,6 +127,15 @@ class OrderDependentAtomicsTest {
         assertEquals(1, far.exitCode(), far.out() + far.err());
         assertTrue(far.out().contains("beyond the reassociation bound"), far.out());
         assertTrue(far.out().contains("result          different"), far.out());
+        // the store trace shows the groups as the in-order pass ran them: the last group's compare-and-swap stored
+        // the host's final sum (run apart, it stored only its own block's)
+        JsonNode value = new ObjectMapper().readTree(dir.resolve("far/report.json").toFile()).path("comparison")
+                .path("ranges").get(1).path("values").get(0);
+        JsonNode stores = value.path("stores");
+        assertTrue(stores.size() >= 16, value.toString());
+        JsonNode last = stores.get(stores.size() - 1);
+        assertEquals("(15, 0, 0)", last.path("group").asText(), value.toString());
+        assertTrue(last.path("value").asText().startsWith(value.path("host").get(0).asText() + " ("), value.toString());
     }
 
     @Test
