@@ -53,8 +53,9 @@ import org.replayfarm.proto.WorkItemVgpr;
  * <p>Mesa 22.3's descriptor layout (radv_descriptor_set.c), pinned by golden tests: bindings of a set in
  * binding order, each at its size's alignment: storage and uniform buffers and texel buffers 16 bytes
  * (a V#), samplers 16 (an S#), storage images 32 (a T#), sampled images 64 (T#, then FMASK), combined
- * image-samplers 96 (T#, FMASK, the S# at +80); dynamic buffers take no room in the set: their V#s
- * follow the push constants (whose size is rounded up to 16) in the push-constant buffer.
+ * image-samplers 96 (T#, FMASK, the S# at +80); an array's elements one such size apart from the
+ * binding's aligned start; dynamic buffers take no room in the set: their V#s (an array's in element
+ * order) follow the push constants (whose size is rounded up to 16) in the push-constant buffer.
  */
 public final class VulkanBuild {
     /** RADV's 32-bit address space: the high half every descriptor-set and push-constant pointer gets. */
