@@ -451,8 +451,29 @@ public final class VulkanBuild {
 
     private static void checkImage(SpirvModule.Resource r, KernelArg.ImageArg image) throws VulkanException {
         SpirvModule.ImageShape s = r.image().orElseThrow();
-        if (s.arrayed() || s.multisampled() || s.dim() == 3) {
-            throw new VulkanException(r.describe() + ": arrayed, cube and multisampled images are not supported yet");
+        if (s.multisampled()) {
+            // RDNA 2's MSAA T# types (14, 15) and FMASK are not modelled by the host model or the translator
+            throw new VulkanException(r.describe() + ": multisampled images are not supported (the host model does not "
+                    + "model MSAA surfaces)");
+        }
+        if (s.dim() == 3) {
+            if (s.arrayed()) {
+                throw new VulkanException(r.describe() + ": cube arrays are not supported; a cube (six layers) is");
+            }
+            if (image.layers() != 6 || image.width() != image.height() || image.depth() != 1) {
+                throw new VulkanException(r.describe() + ": a cube needs a square image of six layers (faces +X, -X, +Y, "
+                        + "-Y, +Z, -Z): image:raw:PATH,NxN,layers=6,...; " + image.path() + " is " + image.width() + "x"
+                        + image.height() + (image.depth() > 1 ? "x" + image.depth() : "") + " with " + image.layers()
+                        + " layer(s)");
+            }
+            return;
+        }
+        if (s.dim() != 0 && s.dim() != 1 && s.dim() != 2) {
+            throw new VulkanException(r.describe() + ": images of this dimensionality are not supported");
+        }
+        if (!s.arrayed() && image.layers() > 1) {
+            throw new VulkanException(r.describe() + ": not an arrayed image, but " + image.path() + " is given "
+                    + image.layers() + " layers (layers=N is for arrayed images)");
         }
         int dims = s.dim() + 1;
         int given = image.depth() > 1 ? 3 : image.height() > 1 ? 2 : 1;
@@ -629,9 +650,11 @@ public final class VulkanBuild {
         if (i.mips() != 1) {
             throw new VulkanException("binding " + key + ": images with mip levels have no reference run yet (use --no-reference)");
         }
-        int viewType = r.image().orElseThrow().dim(); // 1D 0, 2D 1, 3D 2 are VkImageViewType's too
-        return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " 1 "
-                + i.texels().length + " " + data;
+        SpirvModule.ImageShape shape = r.image().orElseThrow();
+        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5
+        int viewType = shape.arrayed() ? shape.dim() + 4 : shape.dim();
+        return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " "
+                + i.layers() + " " + i.texels().length + " " + data;
     }
 
     private static String samplerSpec(KernelArg.SamplerArg s, String key) throws VulkanException {
@@ -921,12 +944,15 @@ public final class VulkanBuild {
     }
 
     private int[] image(String key, SpirvModule.Resource r, KernelArg.ImageArg arg) throws VulkanException {
-        int dim = r.image().orElseThrow().dim();
-        ImageType type = dim == 0 ? ImageType.IMAGE_1D : dim == 2 ? ImageType.IMAGE_3D : ImageType.IMAGE_2D;
+        SpirvModule.ImageShape shape = r.image().orElseThrow();
+        int dim = shape.dim();
+        ImageType type = dim == 3 ? ImageType.IMAGE_CUBE : dim == 2 ? ImageType.IMAGE_3D
+                : shape.arrayed() ? (dim == 0 ? ImageType.IMAGE_1D_ARRAY : ImageType.IMAGE_2D_ARRAY)
+                : dim == 0 ? ImageType.IMAGE_1D : ImageType.IMAGE_2D;
         org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
                 .setGuestAddress(layout.allocate(arg.texels().length)).setType(type)
                 .setDataFormat(arg.format().data()).setNumericFormat(arg.format().numeric()).setWidth(arg.width())
-                .setHeight(arg.height()).setDepth(arg.depth()).setLayers(1).setMipLevels(arg.mips())
+                .setHeight(arg.height()).setDepth(arg.depth()).setLayers(arg.layers()).setMipLevels(arg.mips())
                 .addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("binding " + key + " " + r.name());
         long want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());
