@@ -20,7 +20,8 @@ import org.replayfarm.proto.ImageType;
  * images read and written, a 2D-array combined sampler sampled and fetched, image atomics on a 1D array,
  * a sampled cube (RADV's v_cubeid/v_cubesc/v_cubetc/v_cubema then image_sample with DIM cube) and a cube
  * storage image; each through ACO and LLVM, wave32 and wave64, the host model equal to lavapipe (float
- * results through unorm texels within 2 ulps, measured). Wrong shapes are named.
+ * results through unorm texels within 2 ulps, measured), and through {@code --device cuda-cpu} equal to the
+ * host model. Wrong shapes are named.
  */
 @Tag("corpus")
 class VulkanImageShapeTest {
@@ -152,6 +153,25 @@ class VulkanImageShapeTest {
         var images = CaptureFile.open(dir.resolve("cube.capture")).metadata().getImagesList();
         assertEquals(ImageType.IMAGE_CUBE, images.get(0).getType());
         assertEquals(6, images.get(0).getLayers());
+    }
+
+    @Test
+    void theTranslatorRunsArraysAndCubesAsTheHostModelDoes() throws Exception {
+        Files.write(dir.resolve("line.raw"), new byte[8 * 4 * 3]);
+        for (String name : List.of("arrays", "cube")) {
+            Path capture = dir.resolve(name + ".capture");
+            List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source",
+                    write(name + ".comp", name.equals("cube") ? CUBE : ARRAYS).toString(), "--groups",
+                    name.equals("cube") ? "6" : "3", "--no-reference", "-o", capture.toString()));
+            cmd.addAll(name.equals("cube") ? cubeBindings() : arrayBindings());
+            CliRun built = CliRun.of(cmd.toArray(String[]::new));
+            assertEquals(0, built.exitCode(), built.err());
+            Path out = dir.resolve(name + "-cuda");
+            CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
+            assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
+            assertTrue(summary(out).contains("result          equal"), () -> summary(out));
+            assertTrue(summary(out).contains("0 group(s) faulted"), () -> summary(out));
+        }
     }
 
     @Test
