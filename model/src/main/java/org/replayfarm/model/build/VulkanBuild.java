@@ -317,7 +317,7 @@ public final class VulkanBuild {
                 out.put(key, resource(r, g));
                 continue;
             }
-            Map<Integer, List<BindingArg>> byElement = new java.util.TreeMap<>();
+            java.util.TreeMap<Integer, List<BindingArg>> byElement = new java.util.TreeMap<>();
             for (BindingArg a : g) {
                 if (a.element() < 0) {
                     throw new VulkanException("--binding " + a.where() + "=" + a.value() + ": " + r.describe()
@@ -330,7 +330,7 @@ public final class VulkanBuild {
                 byElement.computeIfAbsent(a.element(), k -> new ArrayList<>()).add(a);
             }
             // a runtime-sized array gets as many elements as are given (its variable descriptor count), all of them
-            int length = r.count() > 0 ? r.count() : ((java.util.TreeMap<Integer, List<BindingArg>>) byElement).lastKey() + 1;
+            int length = r.count() > 0 ? r.count() : byElement.lastKey() + 1;
             List<Integer> missing = new ArrayList<>();
             for (int e = 0; e < length; e++) {
                 if (!byElement.containsKey(e)) {
