@@ -43,6 +43,28 @@ public final class CoordinatorHttp extends AllDirectives {
         })));
     }
 
+    /**
+     * While {@code cutOff} gives a reason (this coordinator is on the side of a partition that the split-brain
+     * resolver will stop: {@code cluster.Quorum}), every request that would change something ({@code POST},
+     * {@code PUT}, {@code DELETE}: a capture upload, a job, a cancel) is answered 503 with {@code Retry-After} and
+     * {@code {"error": REASON, "cut_off": true}}; reads go on. Otherwise it passes the request on (a rejection).
+     */
+    public static Route refusingWritesWhenCutOff(java.util.function.Supplier<java.util.Optional<String>> cutOff) {
+        CoordinatorHttp d = new CoordinatorHttp(null);
+        return d.extractMethod(method -> {
+            String m = method.name();
+            java.util.Optional<String> why = m.equals("GET") || m.equals("HEAD") || m.equals("OPTIONS")
+                    ? java.util.Optional.empty() : cutOff.get();
+            if (why.isEmpty()) {
+                return d.reject();
+            }
+            String body = ProgressJson.MAPPER.createObjectNode().put("error", why.get()).put("cut_off", true) + "\n";
+            return d.complete(akka.http.javadsl.model.HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                    .withEntity(ContentTypes.APPLICATION_JSON, body));
+        });
+    }
+
     /** Binds {@code host:port} (port 0 picks a free one) with the capture routes and {@code more}. */
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more) {
