@@ -106,6 +106,7 @@ public final class ChaosDriver {
         String url = nodes.apiUrl();
         String sha = client.upload(url, capture);
         String job = client.submit(url, sha).orElseThrow(() -> new IllegalStateException("the job was refused before any fault"));
+        List<JobWatcher> others = new ArrayList<>();
         try (JobWatcher watcher = JobWatcher.start(client, history, () -> url, job)) {
             for (Node e : evaluators) {
                 awaitCaptureFetched(e, sha); // each evaluator holds a slice of the job
@@ -123,7 +124,8 @@ public final class ChaosDriver {
                 Await.until("the coordinator seeing every evaluator unreachable",
                         () -> nodes.unreachable(coordinator).size() == evaluators.size());
                 history.record(history.now(Kind.CUT_OFF).node(url));
-                client.submit(url, sha);
+                // a job it accepted now must not be lost: it is followed as the first one is
+                client.submit(url, sha).ifPresent(j -> others.add(JobWatcher.start(client, history, () -> url, j)));
             }
             awaitDecided();
             net.heal();
@@ -134,6 +136,13 @@ public final class ChaosDriver {
             }
             awaitWhole(coordinator);
             Await.until("job " + job + " ending", Duration.ofSeconds(300), () -> watcher.end().isPresent());
+            for (JobWatcher w : others) {
+                Await.until("job " + w.job() + " ending", Duration.ofSeconds(300), () -> w.end().isPresent());
+            }
+        } finally {
+            for (JobWatcher w : others) {
+                w.close();
+            }
         }
         // one last look, after the watcher: the end it saw must still be the end
         client.observe(url, job).ifPresent(history::record);
@@ -159,7 +168,7 @@ public final class ChaosDriver {
             }
             case ONE_WAY -> {
                 cutOff = List.of(nodes.evaluator(2));
-                goOn = evaluators;
+                goOn = List.of(); // the job waits for the resolver's decision: it must survive it, whichever it is
                 net.dropOneWay(nodes.evaluator(2).host(), c.host());
             }
             case HALVES -> {
@@ -191,16 +200,15 @@ public final class ChaosDriver {
             if (noted.isEmpty()) {
                 return false;
             }
+            // each running node sees exactly the running nodes, every one Up and reachable: a node the resolver
+            // downed but whose process is still shutting down is still running, and not seen Up by the others
+            java.util.Set<String> running = new java.util.TreeSet<>();
+            nodes.all().stream().filter(nodes::alive).forEach(n -> running.add(n.address()));
             for (Node n : nodes.all()) {
-                if (nodes.alive(n)) {
-                    if (!nodes.unreachable(n).isEmpty()) {
-                        return false;
-                    }
-                    for (String up : nodes.upMembers(n)) {
-                        if (nodes.all().stream().noneMatch(m -> m.address().equals(up) && nodes.alive(m))) {
-                            return false;
-                        }
-                    }
+                if (nodes.alive(n) && (!nodes.unreachable(n).isEmpty()
+                        || !new java.util.TreeSet<>(nodes.upMembers(n)).equals(running)
+                        || nodes.members(n).path("members").size() != running.size())) {
+                    return false;
                 }
             }
             return true;

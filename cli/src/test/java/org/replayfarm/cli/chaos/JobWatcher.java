@@ -58,6 +58,11 @@ public final class JobWatcher implements AutoCloseable {
                 || !Objects.equals(before.detail(), now.detail());
     }
 
+    /** The job followed. */
+    public String job() {
+        return job;
+    }
+
     /** The groups done last seen (0 before the first look). */
     public long groupsDone() {
         Event e = last;

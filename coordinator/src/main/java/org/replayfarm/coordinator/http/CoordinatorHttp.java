@@ -46,8 +46,9 @@ public final class CoordinatorHttp extends AllDirectives {
     /**
      * While {@code cutOff} gives a reason (this coordinator is on the side of a partition that the split-brain
      * resolver will stop: {@code cluster.Quorum}), every request that would change something ({@code POST},
-     * {@code PUT}, {@code DELETE}: a capture upload, a job, a cancel) is answered 503 with {@code Retry-After} and
-     * {@code {"error": REASON, "cut_off": true}}; reads go on. Otherwise it passes the request on (a rejection).
+     * {@code PUT}, {@code DELETE}: a capture upload, a job, a cancel) is answered 503 with {@code Retry-After},
+     * {@code X-Replay-Standby} (clients treat it as a standby's answer) and {@code {"error": REASON, "cut_off": true}};
+     * reads go on. Otherwise it passes the request on (a rejection).
      */
     public static Route refusingWritesWhenCutOff(java.util.function.Supplier<java.util.Optional<String>> cutOff) {
         CoordinatorHttp d = new CoordinatorHttp(null);
@@ -61,6 +62,8 @@ public final class CoordinatorHttp extends AllDirectives {
             String body = ProgressJson.MAPPER.createObjectNode().put("error", why.get()).put("cut_off", true) + "\n";
             return d.complete(akka.http.javadsl.model.HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)
                     .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                    // as a standby's answer: a client given several coordinators asks the others, and waits
+                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("X-Replay-Standby", "true"))
                     .withEntity(ContentTypes.APPLICATION_JSON, body));
         });
     }

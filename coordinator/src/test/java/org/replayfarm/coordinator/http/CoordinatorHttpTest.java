@@ -229,6 +229,8 @@ class CoordinatorHttpTest {
             HttpResponse<String> refused = client.send(submit, HttpResponse.BodyHandlers.ofString());
             assertEquals(503, refused.statusCode(), refused.body());
             assertEquals("1", refused.headers().firstValue("Retry-After").orElse(""));
+            assertEquals("true", refused.headers().firstValue("X-Replay-Standby").orElse(""),
+                    "the clients ask another coordinator, and wait, as they do for a standby");
             var body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(refused.body());
             assertEquals("cut off from the majority: 1 of 3", body.path("error").asText());
             assertTrue(body.path("cut_off").asBoolean(), refused.body());
