@@ -572,7 +572,7 @@ public final class FarmNode implements AutoCloseable {
             }
         }
         if (d == null) {
-            throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
+            throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
         }
         return (ClusterJobService) d;
     }
@@ -711,7 +711,7 @@ public final class FarmNode implements AutoCloseable {
 
         private JobService d() {
             if (delegate == null) {
-                throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
+                throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
             }
             return delegate;
         }

@@ -276,6 +276,8 @@ public final class ApiRoutes extends AllDirectives {
                     request.limits());
         } catch (IllegalArgumentException e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
+        } catch (JobService.StandingBy e) {
+            return StandbyForward.standby("it stopped being the active one while taking the job (not taken)");
         } catch (RuntimeException e) {
             log.error("cannot start a job on {}", request.captureSha256(), e);
             return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot start the job: " + e.getMessage());

@@ -123,7 +123,13 @@ public final class CoordinatorHttp extends AllDirectives {
         routes.add(captureRoutes(captures));
         routes.addAll(more);
         CoordinatorHttp d = new CoordinatorHttp(captures);
-        Route served = d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
+        // the service can stop being the active one between the serving check and its answer (the split-brain
+        // resolver downed this node, the singleton moved): that is a standby's 503, not a 500
+        Route served = d.handleExceptions(akka.http.javadsl.server.ExceptionHandler.newBuilder()
+                        .match(org.replayfarm.coordinator.jobs.JobService.StandingBy.class, e -> d.complete(
+                                StandbyForward.standby("it stopped being the active one while answering")))
+                        .build(),
+                () -> d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new)));
         Route forward = standby == null
                 ? d.complete(StandbyForward.standby("another coordinator is the active one (give clients every "
                         + "coordinator's address)"))

@@ -245,4 +245,37 @@ class CoordinatorHttpTest {
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * A service that stops being the active one while it answers (the split-brain resolver downed its node) makes the
+     * API answer as a standby does, 503 with X-Replay-Standby, not a 500 with a stack trace in the log.
+     */
+    @Test
+    void a_service_that_stops_being_active_mid_request_answers_as_a_standby_not_500() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        org.replayfarm.coordinator.jobs.JobService gone = (org.replayfarm.coordinator.jobs.JobService)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.replayfarm.coordinator.jobs.JobService.class}, (proxy, method, args) -> {
+                            throw new org.replayfarm.coordinator.jobs.JobService.StandingBy("this coordinator stands by");
+                        });
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-gone");
+        try {
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store,
+                    List.of(ApiRoutes.routes(gone, ApiRoutes.Limits.defaults(), dir.resolve("uploads"))))
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS);
+            HttpClient client = HttpClient.newHttpClient();
+            HttpResponse<String> read = client.send(HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding)
+                    + "/jobs/j")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, read.statusCode(), read.body());
+            assertEquals("true", read.headers().firstValue("X-Replay-Standby").orElse(""), read.body());
+            HttpResponse<String> submit = client.send(HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding)
+                    + "/jobs")).POST(HttpRequest.BodyPublishers.ofString("{\"capture\": \"" + "a".repeat(64)
+                    + "\", \"groups\": \"every\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, submit.statusCode(), submit.body());
+            assertTrue(submit.body().contains("stands by"), submit.body());
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
 }
