@@ -174,6 +174,8 @@ class NetworkFaultsTest {
                 .redirectErrorStream(true).redirectOutput(err.toFile()).start();
         boolean ended = driver.waitFor(540, TimeUnit.SECONDS);
         if (!ended) {
+            // its node processes first: they would outlive it in the namespace
+            driver.descendants().forEach(ProcessHandle::destroyForcibly);
             driver.destroyForcibly();
         }
         List<Event> events = Files.exists(work.resolve("history.jsonl")) ? History.read(work.resolve("history.jsonl")) : List.of();

@@ -190,13 +190,7 @@ public final class ChaosDriver {
     private void awaitDecided() throws InterruptedException {
         List<Node> noted = new ArrayList<>();
         Await.until("the split-brain resolver deciding (a side downed, the other whole)", Duration.ofSeconds(180), () -> {
-            for (Node n : nodes.all()) {
-                if (!nodes.alive(n) && !noted.contains(n)) {
-                    noted.add(n);
-                    history.record(history.now(Kind.NOTE).node(n.address())
-                            .detail("exited " + n.name() + " " + nodes.process(n).exitValue()));
-                }
-            }
+            noteExits(noted);
             if (noted.isEmpty()) {
                 return false;
             }
@@ -213,6 +207,18 @@ public final class ChaosDriver {
             }
             return true;
         });
+        noteExits(noted); // a node that exited while the others were looked at
+    }
+
+    /** Records each node that exited since {@code noted} was last brought up to date, with its exit status. */
+    private void noteExits(List<Node> noted) {
+        for (Node n : nodes.all()) {
+            if (!nodes.alive(n) && !noted.contains(n)) {
+                noted.add(n);
+                history.record(history.now(Kind.NOTE).node(n.address())
+                        .detail("exited " + n.name() + " " + nodes.process(n).exitValue()));
+            }
+        }
     }
 
     /**

@@ -376,7 +376,7 @@ public final class FarmNode implements AutoCloseable {
                 JobServiceHolder h = new JobServiceHolder();
                 holder = h;
                 // a coordinator the split-brain resolver is about to stop (cut off from the majority) accepts nothing
-                routes.add(CoordinatorHttp.refusingWritesWhenCutOff(() -> Quorum.cutOff(cluster)));
+                routes.add(CoordinatorHttp.refusingWritesWhenCutOff(() -> Quorum.cutOff(system)));
                 routes.addAll(s.routes().apply(h));
                 // a standby forwards to the active coordinator the cluster names (Coordinators, known once bound)
                 CompletableFuture<Coordinators> directory = new CompletableFuture<>();

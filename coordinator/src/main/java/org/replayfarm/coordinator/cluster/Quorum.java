@@ -43,12 +43,23 @@ public final class Quorum {
                 + "coordinator on the majority side, or again once the network heals");
     }
 
-    /** {@link #cutOff(String, List, Set)} over the cluster state {@code cluster} has now. */
-    public static Optional<String> cutOff(akka.cluster.typed.Cluster cluster) {
+    /**
+     * {@link #cutOff(String, List, Set)} over the cluster state {@code system}'s node has now, counting the members
+     * of {@code keep-majority.role} when one is set. Under another strategy than keep-majority this node cannot
+     * tell which side stays: it never says it is cut off.
+     */
+    public static Optional<String> cutOff(akka.actor.typed.ActorSystem<?> system) {
+        var sbr = system.settings().config().getConfig("akka.cluster.split-brain-resolver");
+        if (!sbr.getString("active-strategy").equals("keep-majority")) {
+            return Optional.empty();
+        }
+        String role = sbr.getString("keep-majority.role");
+        akka.cluster.typed.Cluster cluster = akka.cluster.typed.Cluster.get(system);
         var state = cluster.state();
         List<Member> counted = new ArrayList<>();
         StreamSupport.stream(state.getMembers().spliterator(), false)
                 .filter(m -> m.status() == MemberStatus.up() || m.status() == MemberStatus.leaving())
+                .filter(m -> role.isEmpty() || m.hasRole(role))
                 .forEach(counted::add);
         counted.sort(Member.ordering());
         Set<String> unreachable = new java.util.HashSet<>();
