@@ -145,12 +145,12 @@ public final class ClusterJobService implements JobService {
             }
         }
         awaitReplayed();
-        // a coordinator down past a job's retention removes it now, beside the API (many removals, each a
-        // journal write and a log purge, must not keep the newly active coordinator answering 503)
         if (!all.jobs().isEmpty()) {
             log.info("the journal holds {} job(s): {} had ended, {} start again", all.jobs().size(),
                     all.jobs().size() - unfinished, unfinished);
         }
+        // a coordinator down past a job's retention removes it now, beside the API (many removals, each a
+        // journal write and a log purge, must not keep the newly active coordinator answering 503)
         if (retention != Retention.KEEP) {
             system.scheduler().scheduleOnce(java.time.Duration.ZERO, () -> {
                 try {
