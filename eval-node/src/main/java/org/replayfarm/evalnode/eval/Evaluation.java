@@ -170,7 +170,7 @@ public final class Evaluation {
          * counters are the first evaluation's; the in-order pass says what it ran.
          */
         public Outcome outcome(Duration wallTime, int threads) {
-            InOrder.Pass pass = InOrder.run(kernel, budget, tier, merge);
+            InOrder.Pass pass = InOrder.run(kernel, budget, tier, merge, images);
             List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
             images.applyAtomics();
             return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, images, dependent,
@@ -323,7 +323,7 @@ public final class Evaluation {
         out.printf("store conflicts %d%n", o.memory().conflictCount() + o.images().conflictCount());
         out.printf("order-dependent atomics %d%n", o.orderDependent().size() + o.images().orderDependent().size());
         if (o.inOrder().ran()) {
-            out.printf("  their %d group(s) ran again one after another in group order, memory carried (%s%s), %d wave "
+            out.printf("  their %d group(s) ran again one after another in group order, memory and images carried (%s%s), %d wave "
                     + "instructions%s%n", o.inOrder().groups().size(), String.join(", ", o.inOrder().groups().subList(0,
                     Math.min(4, o.inOrder().groups().size()))), o.inOrder().groups().size() > 4 ? ", ..." : "",
                     o.inOrder().waveInstructions(), o.inOrder().fault().map(f -> "; a fault: " + f).orElse(""));

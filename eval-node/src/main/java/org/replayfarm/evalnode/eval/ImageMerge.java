@@ -37,8 +37,14 @@ public final class ImageMerge {
                                  List<String> groups) {
     }
 
-    private record Contribution(TexelAtomic atomic, int group) {
+    /** One image atomic with its group's key and the group's place in add order. */
+    private record Contribution(TexelAtomic atomic, int group, long order) {
     }
+
+    /** Groups added so far (a group's place in add order). */
+    private long added;
+    /** The place in add order of every group that performed image atomics, by key. */
+    private final Map<Integer, Long> orderOfKey = new java.util.HashMap<>();
 
     private final InitialImages initial;
     /** Per texel (image in the high bits), its atomic contributions in group order. */
@@ -85,8 +91,62 @@ public final class ImageMerge {
             System.arraycopy(t.value(), 0, target, at, bpt);
             who[(int) t.texel()] = key;
         }
+        long order = added++;
         for (TexelAtomic a : g.texelAtomics()) {
-            atomics.computeIfAbsent((long) a.image() << 40 | a.texel(), k -> new ArrayList<>()).add(new Contribution(a, key));
+            atomics.computeIfAbsent((long) a.image() << 40 | a.texel(), k -> new ArrayList<>())
+                    .add(new Contribution(a, key, order));
+        }
+        if (!g.texelAtomics().isEmpty()) {
+            orderOfKey.put(key, order);
+        }
+    }
+
+    /**
+     * The groups (key to place in add order) whose non-commutative image atomics meet another group's on one
+     * texel: the groups the in-order pass runs again ({@link InOrder}). Before {@link #applyAtomics}.
+     */
+    public Map<Integer, Long> orderDependentGroups() {
+        Map<Integer, Long> out = new LinkedHashMap<>();
+        for (List<Contribution> list : atomics.values()) {
+            Set<Integer> groups = new TreeSet<>();
+            boolean nonCommutative = false;
+            for (Contribution c : list) {
+                groups.add(c.group());
+                nonCommutative |= !MemoryMerge.commutative(c.atomic().op());
+            }
+            if (nonCommutative && groups.size() > 1) {
+                list.forEach(c -> out.put(c.group(), c.order()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Replaces what the group {@code g} names contributed with {@code g} (its result when run again on the texels
+     * earlier groups left): its texel stores are written again, its image atomics take the place of the earlier
+     * ones at {@code order} in add order. Before {@link #applyAtomics}.
+     */
+    public void replace(GroupResult g, long order) {
+        int key = (int) (g.x() + (long) groupsX * (g.y() + (long) groupsY * g.z())) + 1;
+        for (TexelStore t : g.texels()) {
+            int bpt = t.value().length;
+            System.arraycopy(t.value(), 0, texels[t.image()], Math.toIntExact(t.texel() * bpt), bpt);
+            storer[t.image()][(int) t.texel()] = key;
+        }
+        for (var it = atomics.values().iterator(); it.hasNext(); ) {
+            List<Contribution> list = it.next();
+            list.removeIf(c -> c.group() == key);
+            if (list.isEmpty()) {
+                it.remove();
+            }
+        }
+        for (TexelAtomic a : g.texelAtomics()) {
+            List<Contribution> list = atomics.computeIfAbsent((long) a.image() << 40 | a.texel(), k -> new ArrayList<>());
+            list.add(new Contribution(a, key, order));
+            list.sort(java.util.Comparator.comparingLong(Contribution::order)); // stable: program order kept
+        }
+        if (!g.texelAtomics().isEmpty()) {
+            orderOfKey.put(key, order);
         }
     }
 

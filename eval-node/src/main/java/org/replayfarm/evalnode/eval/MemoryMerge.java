@@ -163,6 +163,11 @@ public final class MemoryMerge {
      * value to be one some execution produces. Before {@link #applyAtomics}; empty when there are none.
      */
     public List<Integer> orderDependentGroups() {
+        return List.copyOf(orderDependentOrders().keySet());
+    }
+
+    /** As {@link #orderDependentGroups}, each key with its group's place in add order. */
+    public Map<Integer, Long> orderDependentOrders() {
         Set<Integer> keys = new java.util.HashSet<>();
         for (List<Contribution> cluster : clusters()) {
             Set<Integer> groups = new TreeSet<>();
@@ -173,7 +178,9 @@ public final class MemoryMerge {
         }
         List<Integer> ordered = new ArrayList<>(keys);
         ordered.sort(java.util.Comparator.comparingLong(orderOfKey::get));
-        return ordered;
+        Map<Integer, Long> out = new LinkedHashMap<>();
+        ordered.forEach(k -> out.put(k, orderOfKey.get(k)));
+        return out;
     }
 
     /**
@@ -182,11 +189,16 @@ public final class MemoryMerge {
      * of the earlier ones in add order. Before {@link #applyAtomics}; the group must have been added.
      */
     public void replace(GroupResult g) {
-        int key = key(g);
-        Long order = orderOfKey.get(key);
+        Long order = orderOfKey.get(key(g));
         if (order == null) {
-            throw new IllegalArgumentException("group " + name(key) + " contributed no atomics to this merge");
+            throw new IllegalArgumentException("group " + name(key(g)) + " contributed no atomics to this merge");
         }
+        replace(g, order);
+    }
+
+    /** As above, the group's place in add order given ({@code order}: a group the image merge named). */
+    public void replace(GroupResult g, long order) {
+        int key = key(g);
         for (StoreRun run : g.stores()) {
             for (int i = 0; i < run.data().length; i++) {
                 int at = (int) run.offset() + i;

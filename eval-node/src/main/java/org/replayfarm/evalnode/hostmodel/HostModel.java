@@ -118,12 +118,19 @@ public final class HostModel {
      * contents: what earlier groups left) instead of the capture's initial memory.
      */
     public GroupResult runGroup(int x, int y, int z, InitialMemory memory) {
-        return run(x, y, z, null, null, NEVER, java.util.Objects.requireNonNull(memory)).result();
+        return run(x, y, z, null, null, NEVER, java.util.Objects.requireNonNull(memory), kernel.images()).result();
+    }
+
+    /** As above, the group's images reading {@code images} too (the capture's images with other texels). */
+    public GroupResult runGroup(int x, int y, int z, InitialMemory memory, InitialImages images) {
+        return run(x, y, z, null, null, NEVER, java.util.Objects.requireNonNull(memory),
+                java.util.Objects.requireNonNull(images)).result();
     }
 
     /** As {@link #runTraced(int, int, int, StoreTracer)}, the group reading {@code memory} (see above). */
-    public Run runTraced(int x, int y, int z, StoreTracer tracer, InitialMemory memory) {
-        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null, NEVER, java.util.Objects.requireNonNull(memory));
+    public Run runTraced(int x, int y, int z, StoreTracer tracer, InitialMemory memory, InitialImages images) {
+        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null, NEVER, java.util.Objects.requireNonNull(memory),
+                java.util.Objects.requireNonNull(images));
     }
 
     /** How many instructions a wave executes between two looks at a group's cancellation. */
@@ -211,12 +218,12 @@ public final class HostModel {
 
     private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
                     java.util.function.BooleanSupplier cancelled) {
-        return run(x, y, z, tracer, setup, cancelled, kernel.memory());
+        return run(x, y, z, tracer, setup, cancelled, kernel.memory(), kernel.images());
     }
 
     private Run run(int x, int y, int z, StoreTracer tracer, java.util.function.Consumer<Wave> setup,
-                    java.util.function.BooleanSupplier cancelled, InitialMemory memory) {
-        Workgroup group = new Workgroup(kernel, memory, x, y, z);
+                    java.util.function.BooleanSupplier cancelled, InitialMemory memory, InitialImages images) {
+        Workgroup group = new Workgroup(kernel, memory, images, x, y, z);
         if (tracer != null) {
             group.memory().traceWith(tracer);
         }

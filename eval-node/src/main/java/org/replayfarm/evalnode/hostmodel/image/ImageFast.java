@@ -88,7 +88,7 @@ public final class ImageFast {
             int s = m.srsrc();
             Target t = last;
             if (t != null) {
-                boolean same = true;
+                boolean same = t.images == w.group().images(); // a group of the in-order pass reads other texels
                 for (int i = 0; i < count && same; i++) {
                     same = w.sgpr(s + i) == t.words[i];
                 }
@@ -100,7 +100,7 @@ public final class ImageFast {
             for (int i = 0; i < count; i++) {
                 words[i] = w.sgpr(s + i);
             }
-            t = new Target(words, ImageView.of(w, s, m.r128()), m, dmask);
+            t = new Target(words, ImageView.of(w, s, m.r128()), m, dmask, w.group().images());
             last = t;
             return t;
         }
@@ -223,6 +223,8 @@ public final class ImageFast {
         final int[] bits;
         final int bytesPerTexel;
         final ByteBuffer texels;
+        /** The images the view was resolved in (the texels above are theirs). */
+        final org.replayfarm.evalnode.hostmodel.InitialImages images;
         final int kind;
         final int[][] table;
         /** Per VDATA register of a load: the storage channel it reads, or -1 for {@link #constant}. */
@@ -235,8 +237,9 @@ public final class ImageFast {
         private final int width;
         private final int height;
 
-        Target(int[] words, ImageView view, Fields.Mimg m, int dmask) {
+        Target(int[] words, ImageView view, Fields.Mimg m, int dmask, org.replayfarm.evalnode.hostmodel.InitialImages images) {
             this.words = words;
+            this.images = images;
             this.index = view.index;
             this.format = view.format;
             this.bits = format.channelBits();

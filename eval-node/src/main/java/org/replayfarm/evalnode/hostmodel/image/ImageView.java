@@ -60,7 +60,7 @@ final class ImageView {
                     + " below 8 is a buffer or no resource) (word 3 0x%08x)", srsrc, srsrc + words.length - 1, d.type(),
                     words[3]));
         }
-        InitialImages images = w.group().kernel().images();
+        InitialImages images = w.group().images();
         List<Image> list = new ArrayList<>(images.size());
         for (InitialImages.Entry e : images.images()) {
             list.add(e.image());

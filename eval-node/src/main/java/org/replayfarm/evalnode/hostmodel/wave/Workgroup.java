@@ -18,6 +18,7 @@ public final class Workgroup {
     private final ByteBuffer lds;
     private final Scratch scratch;
     private final GroupMemory memory;
+    private final org.replayfarm.evalnode.hostmodel.InitialImages images;
 
     public Workgroup(Kernel kernel, int x, int y, int z) {
         this(kernel, kernel.memory(), x, y, z);
@@ -28,7 +29,14 @@ public final class Workgroup {
      * addresses: the memory earlier groups left, when groups run one after another in a defined order).
      */
     public Workgroup(Kernel kernel, org.replayfarm.evalnode.hostmodel.InitialMemory memory, int x, int y, int z) {
+        this(kernel, memory, kernel.images(), x, y, z);
+    }
+
+    /** As above, the group's images reading {@code images} (what earlier groups left of the capture's). */
+    public Workgroup(Kernel kernel, org.replayfarm.evalnode.hostmodel.InitialMemory memory,
+                     org.replayfarm.evalnode.hostmodel.InitialImages images, int x, int y, int z) {
         this.kernel = kernel;
+        this.images = images;
         this.id = new int[] {x, y, z};
         this.lds = ByteBuffer.allocate(kernel.ldsBytes()).order(ByteOrder.LITTLE_ENDIAN);
         this.scratch = new Scratch((int) Math.min(Integer.MAX_VALUE - 8,
@@ -38,6 +46,11 @@ public final class Workgroup {
 
     public Kernel kernel() {
         return kernel;
+    }
+
+    /** The images' texels this group starts from: the capture's, or what earlier groups left of them. */
+    public org.replayfarm.evalnode.hostmodel.InitialImages images() {
+        return images;
     }
 
     /** The group's id in x (0), y (1) or z (2). */
