@@ -176,6 +176,7 @@ public final class Job {
             state.updated(Journal.decode(m));
         }
         merge();
+        state.takeStopped(); // attempts of a run before the restart: nothing of them runs now
         state.updated(new JobState.Restarted());
         if (!r.events().isEmpty()) {
             resumed = state.groupsFinished();
@@ -369,6 +370,12 @@ public final class Job {
                     spec.jobId(), r.getAttempt(), r.getSliceId(), r.getNodeAddress(), r.getError());
             default -> {
             }
+        }
+        // the losing attempt of a slice another attempt finished is stopped as a cancelled job's slices are
+        for (JobState.LiveAttempt lost : state.takeStopped()) {
+            shards.tell(SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
+                    .setSliceId(lost.sliceId()).setAttempt(lost.attempt()).setTargetNode(lost.node()).setCancel(true)
+                    .build());
         }
         if (a == JobState.Accepted.NEW) {
             parsed.put(r.getSliceId(), r); // merged from this object, not parsed again from the payload

@@ -155,6 +155,8 @@ public final class JobState {
     private final TreeMap<Long, Slice> finished = new TreeMap<>();
     private final Map<Long, byte[]> mergedHashes = new HashMap<>();
     private final List<Ready> ready = new ArrayList<>();
+    /** Attempts no longer wanted (their slice finished by another attempt): the job tells their nodes to stop them. */
+    private final List<LiveAttempt> stopped = new ArrayList<>();
     private long nextStart;
     private long nextSliceId;
     private long mergedUpTo;
@@ -425,6 +427,13 @@ public final class JobState {
         if (a != null) {
             free(a.node());
         }
+        // the slice's other attempts (a copy sent at its deadline, or the late first one after its copy won) are not
+        // wanted: their slots are free now, and the job tells their nodes to stop them as a cancelled job's are
+        for (Map.Entry<Integer, Attempt> other : s.live.entrySet()) {
+            free(other.getValue().node());
+            stopped.add(new LiveAttempt(s.id, other.getKey(), other.getValue().node()));
+        }
+        s.live.clear();
         resend.remove(s);
         s.queued = false;
         failuresInARow.remove(e.node());
@@ -662,6 +671,16 @@ public final class JobState {
 
     /** An attempt sent and not back yet: its slice, number and node. */
     public record LiveAttempt(long sliceId, int attempt, String node) {
+    }
+
+    /**
+     * The attempts stopped since the last call because another attempt of their slice finished first (each once);
+     * a late answer of one is still counted as a duplicate, its slot already free.
+     */
+    public List<LiveAttempt> takeStopped() {
+        List<LiveAttempt> out = List.copyOf(stopped);
+        stopped.clear();
+        return out;
     }
 
     /** Every attempt sent and not back yet (a cancelled job tells their nodes to stop them). */

@@ -119,7 +119,7 @@ class FarmClusterTest {
     }
 
     @Test
-    void a_slice_evaluated_twice_is_counted_once_and_its_hashes_agree() throws Exception {
+    void a_slice_sent_twice_is_merged_once_and_its_copy_stopped() throws Exception {
         // every slice passes its deadline at once (1 ms): a slice sent again comes back twice, and both are compared
         var config = ConfigFactory.parseString("""
                 replay.coordinator.slice-timeout = 1ms
@@ -156,7 +156,10 @@ class FarmClusterTest {
             JobProgress p = end.get(120, TimeUnit.SECONDS);
             assertEquals("finished", p.state(), p.error());
             Job.JobStats stats = farm.stats("twice");
-            assertTrue(stats.duplicates() >= 1, "some slice came back twice: " + stats);
+            // the second attempts were sent; once a first attempt wins, its copy is stopped (issue 36), so a copy
+            // comes back only when it finished before the stop reached it: counted once, its hash compared
+            assertTrue(stats.resent() >= 1, "a slice was sent again: " + stats);
+            assertTrue(stats.duplicates() <= stats.resent(), stats.toString());
             assertEquals(0, stats.nondeterministic(), stats.toString());
             TestCaptures.assertSameOutputs(TestCaptures.reference(spin, GroupSelection.everyGroup(), dir.resolve("ref")),
                     dir.resolve("out"));
