@@ -124,7 +124,7 @@ public final class Registers {
     }
 
     /** The registers each operand of a listing names, operand by operand (splitting at top-level commas). */
-    static List<List<Integer>> operands(String text, int waveSize) {
+    public static List<List<Integer>> operands(String text, int waveSize) {
         int space = text.indexOf(' ');
         List<List<Integer>> out = new ArrayList<>();
         if (space < 0) {
