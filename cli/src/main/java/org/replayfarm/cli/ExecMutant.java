@@ -28,6 +28,8 @@ final class ExecMutant implements HostModel.StepListener {
     private long savedExec;
     private int savedMode;
     private int[] swapped;
+    private int[] savedX;
+    private int[] savedY;
     private long execBefore;
 
     ExecMutant(Mutants.Operator op, long site, int waveSize) {
@@ -97,11 +99,14 @@ final class ExecMutant implements HostModel.StepListener {
     /** The two register sources (operands 1 and 2, one register each, of one kind, different), or null. */
     private static int[] sources(Instruction insn, String text, int waveSize) {
         var ops = Registers.operands(text, waveSize);
-        if (ops.size() < 3 || ops.get(1).size() != 1 || ops.get(2).size() != 1) {
+        // after the destination (and a carry-out the instruction writes: VOP3b)
+        int first = Registers.of(insn, text, waveSize).writes().length > 0 && ops.size() > 1
+                && ops.get(1).stream().allMatch(r -> contains(Registers.of(insn, text, waveSize).writes(), r)) ? 2 : 1;
+        if (ops.size() < first + 2 || ops.get(first).size() != 1 || ops.get(first + 1).size() != 1) {
             return null;
         }
-        int x = ops.get(1).get(0);
-        int y = ops.get(2).get(0);
+        int x = ops.get(first).get(0);
+        int y = ops.get(first + 1).get(0);
         boolean same = (x >= Registers.VGPR) == (y >= Registers.VGPR) && x != Registers.SCC && y != Registers.SCC;
         return same && x != y ? new int[] {x, y} : null;
     }
@@ -128,7 +133,10 @@ final class ExecMutant implements HostModel.StepListener {
             case SWAP -> {
                 swapped = sources(insn, Disassembler.text(insn, syntax), waveSize);
                 if (swapped != null) {
-                    exchange(wave, swapped[0], swapped[1]);
+                    savedX = read(wave, swapped[0]);
+                    savedY = read(wave, swapped[1]);
+                    write(wave, swapped[0], savedY);
+                    write(wave, swapped[1], savedX);
                 }
             }
             default -> { }
@@ -163,11 +171,12 @@ final class ExecMutant implements HostModel.StepListener {
             case ROUNDING, DENORMAL -> wave.setMode((wave.mode() & ~0xff) | (savedMode & 0xff));
             case SWAP -> {
                 if (swapped != null) {
-                    // the sources get their own values back unless the instruction wrote them
-                    boolean x = contains(a.writes(), swapped[0]);
-                    boolean y = contains(a.writes(), swapped[1]);
-                    if (!x && !y) {
-                        exchange(wave, swapped[0], swapped[1]);
+                    // each source gets its own value back unless the instruction wrote it
+                    if (!contains(a.writes(), swapped[0])) {
+                        write(wave, swapped[0], savedX);
+                    }
+                    if (!contains(a.writes(), swapped[1])) {
+                        write(wave, swapped[1], savedY);
                     }
                 }
             }
@@ -175,17 +184,24 @@ final class ExecMutant implements HostModel.StepListener {
         }
     }
 
-    private void exchange(Wave wave, int x, int y) {
-        if (x >= Registers.VGPR) {
-            for (int l = 0; l < waveSize; l++) {
-                int a = wave.vgpr(x - Registers.VGPR, l);
-                wave.setVgpr(x - Registers.VGPR, l, wave.vgpr(y - Registers.VGPR, l));
-                wave.setVgpr(y - Registers.VGPR, l, a);
-            }
-        } else {
-            int a = wave.sgpr(x);
-            wave.setSgpr(x, wave.sgpr(y));
-            wave.setSgpr(y, a);
+    private int[] read(Wave wave, int r) {
+        if (r < Registers.VGPR) {
+            return new int[] {wave.sgpr(r)};
+        }
+        int[] v = new int[waveSize];
+        for (int l = 0; l < waveSize; l++) {
+            v[l] = wave.vgpr(r - Registers.VGPR, l);
+        }
+        return v;
+    }
+
+    private void write(Wave wave, int r, int[] v) {
+        if (r < Registers.VGPR) {
+            wave.setSgpr(r, v[0]);
+            return;
+        }
+        for (int l = 0; l < waveSize; l++) {
+            wave.setVgpr(r - Registers.VGPR, l, v[l]);
         }
     }
 }

@@ -246,8 +246,13 @@ final class ProbeDivergence {
             w.printf("  note: %s%n", n);
         }
         w.printf(Locale.ROOT, "searched: probe bisection of group %s on %s: %d probe run(s), %.2f s on the device, "
-                + "host model %.2f s%n", g, o.device(), r.runs().size(), r.deviceSeconds(), o.hostSeconds());
+                + "host model %.2f s%n", g, shortened(o.device()), r.runs().size(), r.deviceSeconds(), o.hostSeconds());
         w.flush();
+    }
+
+    /** A device's spelling for one line: a long exec: command's middle left out. */
+    static String shortened(String device) {
+        return device.length() <= 120 ? device : device.substring(0, 60) + " ... " + device.substring(device.length() - 55);
     }
 
     private static String trim(String s) {

@@ -23,7 +23,8 @@ public final class Execution {
      * One executed instruction of a wave: its index in the wave's sequence, PC, listing, access, and {@code hit}: how
      * many times the wave executed this PC before (0 the first time).
      */
-    public record Step(int wave, int index, long pc, Instruction insn, String text, Registers.Access access, int hit) {
+    public record Step(int wave, int index, long pc, Instruction insn, String text, Registers.Access access, int hit,
+                       long exec) {
     }
 
     /** What to find the last write of: bytes {@code [offset, offset + length)} of a range, or a texel of an image. */
@@ -101,7 +102,8 @@ public final class Execution {
                 });
                 int hit = hits.get(w).merge(pc, 1, Integer::sum) - 1;
                 List<Step> steps = waves.get(w);
-                steps.add(new Step(w, steps.size(), pc, insn, (String) known[0], (Registers.Access) known[1], hit));
+                steps.add(new Step(w, steps.size(), pc, insn, (String) known[0], (Registers.Access) known[1], hit,
+                        wave.exec()));
                 current[0] = w;
                 current[1] = steps.size() - 1;
             }

@@ -69,6 +69,9 @@ public final class Registers {
             boolean written = (i == 0 && writesFirst) || (i == 1 && writesFirst && carryOut(mnemonic)
                     && operands.get(1).stream().allMatch(r -> r < VGPR));
             (written ? writes : reads).addAll(operands.get(i));
+            if (i == 0 && written && keepsDestination(mnemonic, text)) {
+                reads.addAll(operands.get(0));
+            }
         }
         if (vector) {
             reads.add(EXEC_LO);
@@ -108,6 +111,17 @@ public final class Registers {
         }
         return new Access(reads.stream().mapToInt(Integer::intValue).toArray(),
                 writes.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /**
+     * Whether the instruction reads its destination too: accumulating forms (mac, fmac, dot2c, SOPK's addk and mulk),
+     * conditional moves and bit sets, and partial writes (d16 loads, v_writelane, movreld, SDWA preserving the rest).
+     */
+    private static boolean keepsDestination(String mnemonic, String text) {
+        return mnemonic.contains("mac") || mnemonic.startsWith("v_dot2c") || mnemonic.equals("s_addk_i32")
+                || mnemonic.equals("s_mulk_i32") || mnemonic.startsWith("s_cmov") || mnemonic.startsWith("s_bitset")
+                || mnemonic.contains("d16") || mnemonic.startsWith("v_writelane") || mnemonic.contains("movreld")
+                || text.contains("UNUSED_PRESERVE");
     }
 
     /** VOP3b: a VALU instruction whose second operand is a carry or condition it writes. */

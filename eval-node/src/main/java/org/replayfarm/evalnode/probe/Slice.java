@@ -43,6 +43,7 @@ public final class Slice {
         if (storeStep < 0 || storeStep >= steps.size()) {
             throw new IllegalArgumentException("wave " + w + " has no step " + storeStep);
         }
+        long full = steps.isEmpty() ? 0 : steps.get(0).exec();
         BitSet needed = new BitSet();
         BitSet in = new BitSet();
         in.set(storeStep);
@@ -69,7 +70,7 @@ public final class Slice {
             for (int r : s.access().writes()) {
                 needed.clear(r);
             }
-            for (int r : s.access().reads()) {
+            for (int r : reads(s, full)) {
                 needed.set(r);
             }
             memory |= isLoad(s);
@@ -81,7 +82,7 @@ public final class Slice {
             Execution.Step s = steps.get(i);
             if (in.get(i)) {
                 Map<Integer, Integer> inputs = new java.util.LinkedHashMap<>();
-                for (int r : s.access().reads()) {
+                for (int r : reads(s, full)) {
                     inputs.put(r, lastWriter.getOrDefault(r, -1));
                 }
                 out.add(new Entry(s, inputs));
@@ -91,6 +92,26 @@ public final class Slice {
             }
         }
         return new Slice(w, out);
+    }
+
+    /**
+     * What a step reads: its access's reads, and the VGPRs it writes when some of the wave's lanes are inactive (their
+     * lanes keep the value an earlier instruction wrote).
+     */
+    private static int[] reads(Execution.Step s, long full) {
+        if (s.exec() == full) {
+            return s.access().reads();
+        }
+        java.util.TreeSet<Integer> all = new java.util.TreeSet<>();
+        for (int r : s.access().reads()) {
+            all.add(r);
+        }
+        for (int r : s.access().writes()) {
+            if (r >= Registers.VGPR) {
+                all.add(r);
+            }
+        }
+        return all.stream().mapToInt(Integer::intValue).toArray();
     }
 
     private static boolean isLoad(Execution.Step s) {
