@@ -129,7 +129,7 @@ public final class Execution {
 
     /**
      * The registers of some steps of one wave as the host model has them: for each step asked for, the values after
-     * it of the registers it writes and before it of those it reads (a VGPR: every lane), and EXEC before it.
+     * it of the registers it writes and before it of those it reads or writes (a VGPR: every lane), and EXEC before it.
      */
     public record Values(Map<Integer, int[]> after, Map<Integer, int[]> before, long execBefore) {
     }
@@ -150,6 +150,7 @@ public final class Execution {
                 if (wanted.contains(index[0])) {
                     Step s = steps(w).get(index[0]);
                     before[0] = read(wave, s.access().reads());
+                    before[0].putAll(read(wave, s.access().writes())); // what a partial write keeps
                     exec[0] = wave.exec();
                 }
             }
