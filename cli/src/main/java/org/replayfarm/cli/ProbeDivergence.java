@@ -238,7 +238,8 @@ final class ProbeDivergence {
                     .map(pc -> String.format("0x%x", pc)).reduce((x, y) -> x + ", " + y).orElse(""));
             for (ProbeSearch.Probe p : r.probes()) {
                 if (p.run() == run.number()) {
-                    w.printf("      0x%x #%d %-40s %s%n", p.pc(), p.hit(), trim(p.instruction()), p.verdict());
+                    w.printf("      wave %d 0x%x #%d %-40s %s%n", p.wave(), p.pc(), p.hit(), trim(p.instruction()),
+                            p.verdict());
                 }
             }
         }
@@ -303,7 +304,8 @@ final class ProbeDivergence {
         });
         ArrayNode probes = f.putArray("probes");
         for (ProbeSearch.Probe p : r.probes()) {
-            probes.addObject().put("run", p.run()).put("pc", String.format("0x%x", p.pc())).put("execution", p.hit())
+            probes.addObject().put("run", p.run()).put("wave", p.wave()).put("pc", String.format("0x%x", p.pc()))
+                    .put("execution", p.hit())
                     .put("instruction", p.instruction()).put("verdict", p.verdict());
         }
         ArrayNode notes = f.putArray("notes");

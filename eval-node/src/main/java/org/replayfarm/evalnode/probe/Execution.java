@@ -24,7 +24,7 @@ public final class Execution {
      * many times the wave executed this PC before (0 the first time).
      */
     public record Step(int wave, int index, long pc, Instruction insn, String text, Registers.Access access, int hit,
-                       long exec) {
+                       long exec, int seq) {
     }
 
     /** What to find the last write of: bytes {@code [offset, offset + length)} of a range, or a texel of an image. */
@@ -52,13 +52,20 @@ public final class Execution {
     private final int[] group;
     private final int waveSize;
     private final List<List<Step>> waves;
+    private final List<Step> order;
     private final Store store;
 
-    private Execution(int[] group, int waveSize, List<List<Step>> waves, Store store) {
+    private Execution(int[] group, int waveSize, List<List<Step>> waves, List<Step> order, Store store) {
         this.group = group;
         this.waveSize = waveSize;
         this.waves = waves;
+        this.order = order;
         this.store = store;
+    }
+
+    /** Every step of the group in execution order (index = {@link Step#seq}). */
+    public List<Step> order() {
+        return order;
     }
 
     public int[] group() {
@@ -84,6 +91,7 @@ public final class Execution {
         int ws = model.kernel().waveSize();
         Syntax syntax = ws == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
         List<List<Step>> waves = new ArrayList<>();
+        List<Step> order = new ArrayList<>();
         Map<Long, Object[]> byPc = new HashMap<>();
         List<Map<Long, Integer>> hits = new ArrayList<>();
         Store[] last = new Store[1];
@@ -102,8 +110,10 @@ public final class Execution {
                 });
                 int hit = hits.get(w).merge(pc, 1, Integer::sum) - 1;
                 List<Step> steps = waves.get(w);
-                steps.add(new Step(w, steps.size(), pc, insn, (String) known[0], (Registers.Access) known[1], hit,
-                        wave.exec()));
+                Step step = new Step(w, steps.size(), pc, insn, (String) known[0], (Registers.Access) known[1], hit,
+                        wave.exec(), order.size());
+                steps.add(step);
+                order.add(step);
                 current[0] = w;
                 current[1] = steps.size() - 1;
             }
@@ -116,7 +126,7 @@ public final class Execution {
                 last[0] = new Store(e.wave(), current[1], e.pc(), e.lane(), e.kind());
             }
         });
-        return new Execution(g.clone(), ws, waves, last[0]);
+        return new Execution(g.clone(), ws, waves, order, last[0]);
     }
 
     static String text(Instruction insn, Syntax syntax) {
@@ -134,32 +144,33 @@ public final class Execution {
     public record Values(Map<Integer, int[]> after, Map<Integer, int[]> before, long execBefore) {
     }
 
-    /** Runs the group again and keeps the values of wave {@code w}'s steps {@code wanted}. */
-    public Map<Integer, Values> values(HostModel model, int w, Set<Integer> wanted) {
+    /** Runs the group again and keeps the values of the steps {@code wanted} (by {@link Step#seq}), of any wave. */
+    public Map<Integer, Values> values(HostModel model, Set<Integer> wanted) {
         Map<Integer, Values> out = new HashMap<>();
-        int[] index = {-1};
-        Map<Integer, int[]>[] before = new Map[1];
-        long[] exec = {0};
+        int[] seq = {-1};
+        Map<Integer, Map<Integer, int[]>> before = new HashMap<>();
+        Map<Integer, Long> exec = new HashMap<>();
+        Map<Integer, Integer> current = new HashMap<>();
         model.runStepped(group[0], group[1], group[2], new HostModel.StepListener() {
             @Override
             public void before(Wave wave, long pc, Instruction insn) {
-                if (wave.index() != w) {
-                    return;
-                }
-                index[0]++;
-                if (wanted.contains(index[0])) {
-                    Step s = steps(w).get(index[0]);
-                    before[0] = read(wave, s.access().reads());
-                    before[0].putAll(read(wave, s.access().writes())); // what a partial write keeps
-                    exec[0] = wave.exec();
+                seq[0]++;
+                current.put(wave.index(), seq[0]);
+                if (wanted.contains(seq[0])) {
+                    Step s = order.get(seq[0]);
+                    Map<Integer, int[]> b = read(wave, s.access().reads());
+                    b.putAll(read(wave, s.access().writes())); // what a partial write keeps
+                    before.put(seq[0], b);
+                    exec.put(seq[0], wave.exec());
                 }
             }
 
             @Override
             public void after(Wave wave, long pc, Instruction insn) {
-                if (wave.index() == w && wanted.contains(index[0])) {
-                    Step s = steps(w).get(index[0]);
-                    out.put(index[0], new Values(read(wave, s.access().writes()), before[0], exec[0]));
+                int at = current.get(wave.index());
+                if (wanted.contains(at)) {
+                    Step s = order.get(at);
+                    out.put(at, new Values(read(wave, s.access().writes()), before.remove(at), exec.remove(at)));
                 }
             }
         }, null);

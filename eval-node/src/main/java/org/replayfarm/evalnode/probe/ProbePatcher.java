@@ -42,15 +42,16 @@ import org.replayfarm.proto.WorkItemVgpr;
  * EXEC and sets every lane for its stores, then restores it; VCC and M0 it does not touch. Its registers are SGPRs
  * above every one the program names and three VGPRs above the program's count: the probe capture raises
  * {@code vgpr_count} (and COMPUTE_PGM_RSRC1's VGPR granules) and {@code sgpr_count}, refusing past gfx1030's limits.</li>
- * <li>Each probe point has a counter of its executions and, for each of its first {@code maxHits}, a record: EXEC,
- * SCC, then each chosen register (a VGPR: every lane, lane l at 4*l from v_mbcnt; a scalar: one word).</li>
+ * <li>Each probe point has, per wave of the group, a counter of its executions and, for each of its first
+ * {@code maxHits}, a record: EXEC, SCC, then each chosen register (a VGPR: every lane, lane l at 4*l from v_mbcnt; a scalar: one word).</li>
  * <li><b>Group attribution.</b> The capture model has no grid offset (a dispatch always starts at group (0, 0, 0), and
  * the workgroup ids the kernel reads are its real ones), so a probe capture cannot dispatch one group alone without
  * changing what the kernel computes. Instead the whole dispatch runs, as in the original, and the probes store only
- * in the chosen group's chosen wave: a prologue, the probe capture's new entry, compares the workgroup-id SGPRs (and
- * the wave's index, from TG_SIZE or the work-item ids of lane 0) with the chosen ones before the kernel can overwrite
- * them, keeps the verdict in a spare SGPR and branches to the original entry. This is correct for every device that
- * runs the capture as given: groups other than the chosen one execute the same instructions with no store.</li>
+ * in the chosen group: a prologue, the probe capture's new entry, compares the workgroup-id SGPRs with the chosen
+ * ones before the kernel can overwrite them, keeps the verdict and the wave's index in the group (from TG_SIZE, or the
+ * work-item ids of lane 0) in spare SGPRs, and branches to the original entry; each wave's records lie apart. This
+ * is correct for every device that runs the capture as given: groups other than the chosen one execute the same
+ * instructions with no store.</li>
  * </ul>
  */
 public final class ProbePatcher {
@@ -58,8 +59,14 @@ public final class ProbePatcher {
     public record Point(long pc, int[] registers, int maxHits) {
     }
 
-    /** Where a point's counter and records lie in the probe range. */
+    /**
+     * Where a point's counters (one word per wave of the group) and records (per wave, {@code maxHits} records of
+     * {@code recordBytes}) lie in the probe range.
+     */
     public record Layout(Point point, int countOffset, int recordOffset, int recordBytes) {
+        int waveStride() {
+            return point.maxHits() * recordBytes;
+        }
     }
 
     /** One execution's record: EXEC and SCC after the instruction, and the registers (VGPR: every lane). */
@@ -67,17 +74,19 @@ public final class ProbePatcher {
     }
 
     /** A written probe capture: its file, the probe range's index and address, and the points' layouts. */
-    public record Patched(Path file, int range, long address, List<Layout> layouts, int waveSize) {
-        /** The executions of each point: its records in order (at most maxHits) and how many times it ran. */
-        public Map<Long, List<Record>> read(ByteBuffer probeRange) {
+    public record Patched(Path file, int range, long address, List<Layout> layouts, int waveSize, int waves) {
+        /** The executions of each point in each wave of the group: its records in order (at most maxHits). */
+        public Map<Long, List<List<Record>>> read(ByteBuffer probeRange) {
             ByteBuffer b = probeRange.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            Map<Long, List<Record>> out = new HashMap<>();
+            Map<Long, List<List<Record>>> out = new HashMap<>();
             int header = 4 * (waveSize / 32) + 4;
             for (Layout l : layouts) {
-                int count = b.getInt(l.countOffset());
+                List<List<Record>> byWave = new ArrayList<>();
+                for (int w = 0; w < waves; w++) {
+                int count = b.getInt(l.countOffset() + 4 * w);
                 List<Record> records = new ArrayList<>();
                 for (int h = 0; h < Math.min(count, l.point().maxHits()); h++) {
-                    int at = l.recordOffset() + h * l.recordBytes();
+                    int at = l.recordOffset() + w * l.waveStride() + h * l.recordBytes();
                     long exec = Integer.toUnsignedLong(b.getInt(at)) | (waveSize == 64
                             ? Integer.toUnsignedLong(b.getInt(at + 4)) << 32 : 0);
                     int scc = b.getInt(at + header - 4);
@@ -94,17 +103,9 @@ public final class ProbePatcher {
                     }
                     records.add(new Record(exec, scc, values));
                 }
-                out.put(l.point().pc(), records);
-            }
-            return out;
-        }
-
-        /** How many times each point's PC ran in the chosen wave. */
-        public Map<Long, Integer> counts(ByteBuffer probeRange) {
-            ByteBuffer b = probeRange.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            Map<Long, Integer> out = new HashMap<>();
-            for (Layout l : layouts) {
-                out.put(l.point().pc(), b.getInt(l.countOffset()));
+                byWave.add(records);
+                }
+                out.put(l.point().pc(), byWave);
             }
             return out;
         }
@@ -113,7 +114,7 @@ public final class ProbePatcher {
     private static final Set<String> NOT_PROBED = Set.of("s_getpc_b64", "s_setpc_b64", "s_swappc_b64", "s_call_b64",
             "s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps_done", "s_code_end");
     /** Spare SGPRs the stub needs besides one counter per point. */
-    private static final int FIXED_SGPRS = 7;
+    private static final int FIXED_SGPRS = 8;
     private static final int STUB_VGPRS = 3;
 
     private ProbePatcher() {
@@ -126,13 +127,13 @@ public final class ProbePatcher {
     }
 
     /**
-     * Writes the probe capture of {@code file} to {@code out}: {@code points} in wave {@code wave} of group
+     * Writes the probe capture of {@code file} to {@code out}: {@code points}, recorded in every wave of group
      * {@code group}.
      *
      * @throws IllegalArgumentException when a point cannot be probed (its PC holds no instruction or one that cannot be
      *         moved) or the capture leaves no room (registers, a group id the kernel is not given)
      */
-    public static Patched write(CaptureFile file, int[] group, int wave, List<Point> points, Path out)
+    public static Patched write(CaptureFile file, int[] group, List<Point> points, Path out)
             throws IOException, CaptureFormatException {
         Kernel kernel = new Kernel(file);
         Capture meta = file.metadata();
@@ -168,6 +169,8 @@ public final class ProbePatcher {
         int sSel = spare + 3;
         int sExec = spare + 4;
         int sOff = spare + 6;
+        int sWave = spare + 7;
+        int waves = kernel.wavesPerGroup();
         int sgprsNeeded = spare + FIXED_SGPRS + points.size();
         if (sgprsNeeded > CaptureValidator.SGPR_LIMIT) {
             throw new IllegalArgumentException("the program uses SGPRs up to s" + (highest - 1) + ": no room for "
@@ -201,9 +204,14 @@ public final class ProbePatcher {
             for (int r : pt.registers()) {
                 rb += r >= Registers.VGPR ? 4 * ws : 4;
             }
-            layouts.add(new Layout(pt, offset, offset + 16, rb));
-            offset += 16 + pt.maxHits() * rb;
+            int counters = (4 * waves + 15) & ~15;
+            layouts.add(new Layout(pt, offset, offset + counters, rb));
+            offset += counters + waves * pt.maxHits() * rb;
             offset = (offset + 15) & ~15;
+            if (offset > (64 << 20)) {
+                throw new IllegalArgumentException("the probes would need more than 64 MiB of records: probe fewer "
+                        + "executions");
+            }
         }
         int rangeBytes = Math.max(16, offset);
 
@@ -236,10 +244,14 @@ public final class ProbePatcher {
             a.asm("s_cmp_eq_u32 s" + s + ", " + group[d]);
             a.branch(ProbeAssembler.S_CBRANCH_SCC0, "pend");
         }
-        if (kernel.wavesPerGroup() > 1) {
+        a.asm("s_mov_b32 s" + sSel + ", 1");
+        a.label("pend");
+        if (waves == 1) {
+            a.asm("s_mov_b32 s" + sWave + ", 0");
+        } else {
             Integer info = system.get(SystemSgprKind.WORKGROUP_INFO);
             if (info != null) {
-                a.asm("s_bfe_u32 s" + sOff + ", s" + info + ", 0x60006"); // TG_SIZE [11:6]: the wave's index
+                a.asm("s_bfe_u32 s" + sWave + ", s" + info + ", 0x60006"); // TG_SIZE [11:6]: the wave's index
             } else {
                 Map<Integer, Integer> itemVgpr = new HashMap<>();
                 for (WorkItemVgpr v : meta.getRegisters().getWorkItemVgprsList()) {
@@ -256,24 +268,21 @@ public final class ProbePatcher {
                                     + "the kernel is given neither TG_SIZE nor the work-item id in " + "xyz".charAt(d)
                                     + ": a probe cannot tell the waves apart");
                         }
-                        String to = d == 0 ? "s" + sOff : "s" + sA;
+                        String to = d == 0 ? "s" + sWave : "s" + sA;
                         a.asm("v_readfirstlane_b32 " + to + ", v" + v);
                         if (d > 0) {
                             a.asm("s_mul_i32 s" + sA + ", s" + sA + ", " + stride);
-                            a.asm("s_add_u32 s" + sOff + ", s" + sOff + ", s" + sA);
+                            a.asm("s_add_u32 s" + sWave + ", s" + sWave + ", s" + sA);
                         }
                     } else if (d == 0) {
-                        a.asm("s_mov_b32 s" + sOff + ", 0");
+                        a.asm("s_mov_b32 s" + sWave + ", 0");
                     }
                     stride *= size[d];
                 }
-                a.asm("s_lshr_b32 s" + sOff + ", s" + sOff + ", " + Integer.numberOfTrailingZeros(ws));
+                // lane 0 (the first active lane at the entry) holds the wave's first work-item
+                a.asm("s_lshr_b32 s" + sWave + ", s" + sWave + ", " + Integer.numberOfTrailingZeros(ws));
             }
-            a.asm("s_cmp_eq_u32 s" + sOff + ", " + wave);
-            a.branch(ProbeAssembler.S_CBRANCH_SCC0, "pend");
         }
-        a.asm("s_mov_b32 s" + sSel + ", 1");
-        a.label("pend");
         a.asm("s_cmp_lg_u32 s" + sScc + ", 0");
         a.branchTo(ProbeAssembler.S_BRANCH, base + p.getEntryOffset());
 
@@ -316,12 +325,18 @@ public final class ProbePatcher {
             a.asm("v_mov_b32 v" + vT + ", s" + sHit);
             a.asm("s_mov_b32 s" + sA + ", " + lo(count));
             a.asm("s_mov_b32 s" + (sA + 1) + ", " + hi(count));
+            a.asm("s_lshl_b32 s" + sOff + ", s" + sWave + ", 2");
+            a.asm("s_add_u32 s" + sA + ", s" + sA + ", s" + sOff);
+            a.asm("s_addc_u32 s" + (sA + 1) + ", s" + (sA + 1) + ", 0");
             a.asm("global_store_dword v" + vZ + ", v" + vT + ", " + pair);
             a.asm("s_cmp_gt_u32 s" + sHit + ", " + pt.maxHits());
             a.branch(ProbeAssembler.S_CBRANCH_SCC1, "exec" + k);
-            a.asm("s_mul_i32 s" + sOff + ", s" + sHit + ", " + l.recordBytes());
             a.asm("s_mov_b32 s" + sA + ", " + lo(records));
             a.asm("s_mov_b32 s" + (sA + 1) + ", " + hi(records));
+            a.asm("s_mul_i32 s" + sOff + ", s" + sWave + ", " + l.waveStride());
+            a.asm("s_add_u32 s" + sA + ", s" + sA + ", s" + sOff);
+            a.asm("s_addc_u32 s" + (sA + 1) + ", s" + (sA + 1) + ", 0");
+            a.asm("s_mul_i32 s" + sOff + ", s" + sHit + ", " + l.recordBytes());
             a.asm("s_add_u32 s" + sA + ", s" + sA + ", s" + sOff);
             a.asm("s_addc_u32 s" + (sA + 1) + ", s" + (sA + 1) + ", 0");
             a.asm("v_mbcnt_lo_u32_b32 v" + vL + ", -1, 0");
@@ -398,7 +413,7 @@ public final class ProbePatcher {
             b.addImages(i.toBuilder().setTexels(writer.add(file.blob(i.getTexels()))));
         }
         writer.write(b.build(), out);
-        return new Patched(out, index, address, List.copyOf(layouts), ws);
+        return new Patched(out, index, address, List.copyOf(layouts), ws, waves);
     }
 
     /** Where each point's stub starts: encoded again with the labels alone (the lengths are llvm-mc's). */

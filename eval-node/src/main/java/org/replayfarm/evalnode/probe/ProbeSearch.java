@@ -16,7 +16,8 @@ import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.model.capture.CaptureFile;
 
 /**
- * Probe bisection along a slice: the slice's instructions that can be probed, in execution order, are searched for
+ * Probe bisection along a slice: the slice's instructions that can be probed, in the group's execution order (any
+ * wave: the slice follows LDS across waves), are searched for
  * the first whose result differs on the device; a run of the device takes a probe capture ({@link ProbePatcher}) with
  * up to {@link #BATCH} PCs, splitting the interval still open into {@code BATCH + 1} parts (every execution of a
  * probed PC up to the one needed comes back, and is judged too). A candidate is accepted once the instructions that
@@ -42,7 +43,7 @@ public final class ProbeSearch {
     }
 
     /** One probed execution: which run, the instruction, and the verdict. */
-    public record Probe(int run, long pc, int hit, int step, String instruction, String verdict) {
+    public record Probe(int run, int wave, long pc, int hit, String instruction, String verdict) {
     }
 
     /** One device run of a probe capture: the PCs it probed and how long it took. */
@@ -98,12 +99,12 @@ public final class ProbeSearch {
         for (int i = 0; i < entries.size() - 1; i++) {
             Slice.Entry e = entries.get(i);
             if (e.step().access().writes().length > 0 && ProbePatcher.probeable(e.step().insn())) {
-                candOfStep.put(e.step().index(), cands.size());
+                candOfStep.put(e.step().seq(), cands.size());
                 cands.add(e);
             }
         }
-        Set<Integer> steps = entries.stream().map(e -> e.step().index()).collect(Collectors.toSet());
-        this.host = execution.values(model, slice.wave(), steps);
+        Set<Integer> steps = entries.stream().map(e -> e.step().seq()).collect(Collectors.toSet());
+        this.host = execution.values(model, steps);
     }
 
     /** Searches {@code slice} of {@code execution} on {@code device}; probe captures are written under {@code work}. */
@@ -217,13 +218,13 @@ public final class ProbeSearch {
         }
         int number = runs.size() + 1;
         Path out = work.resolve("probe-" + number + ".capture");
-        ProbePatcher.Patched patched = ProbePatcher.write(file, execution.group(), slice.wave(), list, out);
+        ProbePatcher.Patched patched = ProbePatcher.write(file, execution.group(), list, out);
         CaptureFile probe = CaptureFile.open(out);
         long start = System.nanoTime();
         ByteBuffer bytes = device.run(probe, patched.range());
         double seconds = (System.nanoTime() - start) / 1e9;
         runs.add(new Run(number, List.copyOf(hits.keySet()), seconds));
-        Map<Long, List<ProbePatcher.Record>> records = patched.read(bytes);
+        Map<Long, List<List<ProbePatcher.Record>>> records = patched.read(bytes);
         // judge every candidate at a probed PC whose execution came back
         for (int i = 0; i < cands.size(); i++) {
             Execution.Step s = cands.get(i).step();
@@ -231,7 +232,8 @@ public final class ProbeSearch {
             if (max == null || s.hit() >= max || verdicts.containsKey(i)) {
                 continue;
             }
-            List<ProbePatcher.Record> got = records.getOrDefault(s.pc(), List.of());
+            List<List<ProbePatcher.Record>> byWave = records.getOrDefault(s.pc(), List.of());
+            List<ProbePatcher.Record> got = s.wave() < byWave.size() ? byWave.get(s.wave()) : List.of();
             Verdict v;
             if (s.hit() >= got.size()) {
                 v = Verdict.NOT_REACHED;
@@ -242,7 +244,7 @@ public final class ProbeSearch {
                 v = judge(i, s, got.get(s.hit()));
             }
             verdicts.put(i, v);
-            probes.add(new Probe(number, s.pc(), s.hit(), s.index(), s.text(), describe(i, v)));
+            probes.add(new Probe(number, s.wave(), s.pc(), s.hit(), s.text(), describe(i, v)));
         }
         Files.deleteIfExists(out);
     }
@@ -257,7 +259,7 @@ public final class ProbeSearch {
     }
 
     private Verdict judge(int i, Execution.Step s, ProbePatcher.Record r) {
-        Execution.Values h = host.get(s.index());
+        Execution.Values h = host.get(s.seq());
         List<Value> wrong = differing(s, h, r);
         if (wrong.isEmpty()) {
             return Verdict.AGREES;
@@ -305,7 +307,7 @@ public final class ProbeSearch {
 
     private Answer answerFor(Slice.Entry c, Verdict v) {
         Execution.Step s = c.step();
-        Execution.Values h = host.get(s.index());
+        Execution.Values h = host.get(s.seq());
         List<Value> differs = List.of();
         String kind;
         String why;
@@ -315,12 +317,12 @@ public final class ProbeSearch {
             why = "the bytes it stored differ while every register it reads agrees (probed where they were written)";
         } else if (v == Verdict.NOT_REACHED) {
             kind = "path";
-            why = "the path diverged before it: " + reasons.get(candOfStep.get(s.index()));
+            why = "the path diverged before it: " + reasons.get(candOfStep.get(s.seq()));
         } else {
             kind = "registers";
-            differs = differing(s, h, deviceRecords.get(candOfStep.get(s.index())));
+            differs = differing(s, h, deviceRecords.get(candOfStep.get(s.seq())));
             lane = differs.stream().filter(d -> d.lane() >= 0).mapToInt(Value::lane).findFirst().orElse(0);
-            why = reasons.get(candOfStep.get(s.index())) + " while the instructions that wrote its inputs agree";
+            why = reasons.get(candOfStep.get(s.seq())) + " while the instructions that wrote its inputs agree";
             differs = differs.subList(0, Math.min(8, differs.size()));
         }
         List<Value> operands = new ArrayList<>();
@@ -340,6 +342,6 @@ public final class ProbeSearch {
             }
             operands.add(new Value(Registers.name(reg), l, hv[Math.max(0, l)], dv));
         }
-        return new Answer(slice.wave(), s.pc(), s.index(), s.text(), kind, why, differs, operands);
+        return new Answer(s.wave(), s.pc(), s.index(), s.text(), kind, why, differs, operands);
     }
 }

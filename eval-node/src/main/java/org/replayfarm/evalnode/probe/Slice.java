@@ -3,20 +3,23 @@ package org.replayfarm.evalnode.probe;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.replayfarm.model.isa.MemoryAccess;
 
 /**
- * The backward slice of a store over one wave's executed instructions: the steps whose results reached the stored
- * value or its address, through registers (def/use over the host's sequence, {@link Registers}) and through memory
- * (a load in the slice brings in every earlier store and atomic of the wave: the farm does not track which bytes a
- * load read, so the slice is an over-approximation there). Each step in the slice knows, per register it reads, the
- * step that last wrote it before (its input's definer; -1: the register's value when the wave started, the same on
- * both sides).
+ * The backward slice of a store over its group's executed instructions (every wave, in the host model's order): the
+ * steps whose results reached the stored value or its address, through registers (def/use per wave over the host's
+ * sequence, {@link Registers}) and through memory (a load in the slice brings in every earlier store and atomic of
+ * the group, LDS and global alike: the farm does not track which bytes a load read, so the slice over-approximates
+ * there, and it follows LDS written by another wave of the group). Each step in the slice knows, per register it
+ * reads, the step of its wave that last wrote it before (its input's definer, as a {@link Execution.Step#seq}; -1:
+ * the register's value when the wave started, the same on both sides).
  */
 public final class Slice {
-    /** A step of the slice and the definers of the registers it reads (register key to step index, -1 initial). */
+    /** A step of the slice and the definers of the registers it reads (register key to seq, -1 initial). */
     public record Entry(Execution.Step step, Map<Integer, Integer> inputs) {
     }
 
@@ -28,6 +31,7 @@ public final class Slice {
         this.entries = entries;
     }
 
+    /** The wave of the store the slice ends at. */
     public int wave() {
         return wave;
     }
@@ -39,56 +43,58 @@ public final class Slice {
 
     /** The slice of step {@code storeStep} of wave {@code w}. */
     public static Slice of(Execution e, int w, int storeStep) {
-        List<Execution.Step> steps = e.steps(w);
-        if (storeStep < 0 || storeStep >= steps.size()) {
+        List<Execution.Step> wave = e.steps(w);
+        if (storeStep < 0 || storeStep >= wave.size()) {
             throw new IllegalArgumentException("wave " + w + " has no step " + storeStep);
         }
-        long full = steps.isEmpty() ? 0 : steps.get(0).exec();
-        BitSet needed = new BitSet();
-        BitSet in = new BitSet();
-        in.set(storeStep);
-        for (int r : steps.get(storeStep).access().reads()) {
-            needed.set(r);
+        List<Execution.Step> order = e.order();
+        int end = wave.get(storeStep).seq();
+        Map<Integer, Long> full = new HashMap<>();
+        for (Execution.Step s : order) {
+            full.putIfAbsent(s.wave(), s.exec());
         }
-        boolean memory = isLoad(steps.get(storeStep));
-        for (int i = storeStep - 1; i >= 0; i--) {
-            Execution.Step s = steps.get(i);
-            boolean take = false;
+        Map<Integer, BitSet> needed = new HashMap<>();
+        BitSet in = new BitSet();
+        in.set(end);
+        Execution.Step store = order.get(end);
+        for (int r : reads(store, full.get(store.wave()))) {
+            needed.computeIfAbsent(store.wave(), k -> new BitSet()).set(r);
+        }
+        boolean memory = isLoad(store);
+        for (int i = end - 1; i >= 0; i--) {
+            Execution.Step s = order.get(i);
+            BitSet mine = needed.computeIfAbsent(s.wave(), k -> new BitSet());
+            boolean take = memory && isStore(s);
             for (int r : s.access().writes()) {
-                if (needed.get(r)) {
-                    take = true;
-                    break;
-                }
-            }
-            if (!take && memory && isStore(s)) {
-                take = true;
+                take |= mine.get(r);
             }
             if (!take) {
                 continue;
             }
             in.set(i);
             for (int r : s.access().writes()) {
-                needed.clear(r);
+                mine.clear(r);
             }
-            for (int r : reads(s, full)) {
-                needed.set(r);
+            for (int r : reads(s, full.get(s.wave()))) {
+                mine.set(r);
             }
             memory |= isLoad(s);
         }
-        // the definers, forward: the last writer of each register before each step
-        Map<Integer, Integer> lastWriter = new HashMap<>();
+        // the definers, forward: the last writer of each register of each wave before each step
+        Map<Integer, Map<Integer, Integer>> lastWriter = new HashMap<>();
         List<Entry> out = new ArrayList<>();
-        for (int i = 0; i <= storeStep; i++) {
-            Execution.Step s = steps.get(i);
+        for (int i = 0; i <= end; i++) {
+            Execution.Step s = order.get(i);
+            Map<Integer, Integer> writers = lastWriter.computeIfAbsent(s.wave(), k -> new HashMap<>());
             if (in.get(i)) {
-                Map<Integer, Integer> inputs = new java.util.LinkedHashMap<>();
-                for (int r : reads(s, full)) {
-                    inputs.put(r, lastWriter.getOrDefault(r, -1));
+                Map<Integer, Integer> inputs = new LinkedHashMap<>();
+                for (int r : reads(s, full.get(s.wave()))) {
+                    inputs.put(r, writers.getOrDefault(r, -1));
                 }
                 out.add(new Entry(s, inputs));
             }
             for (int r : s.access().writes()) {
-                lastWriter.put(r, i);
+                writers.put(r, i);
             }
         }
         return new Slice(w, out);
@@ -98,11 +104,11 @@ public final class Slice {
      * What a step reads: its access's reads, and the VGPRs it writes when some of the wave's lanes are inactive (their
      * lanes keep the value an earlier instruction wrote).
      */
-    private static int[] reads(Execution.Step s, long full) {
+    static int[] reads(Execution.Step s, long full) {
         if (s.exec() == full) {
             return s.access().reads();
         }
-        java.util.TreeSet<Integer> all = new java.util.TreeSet<>();
+        TreeSet<Integer> all = new TreeSet<>();
         for (int r : s.access().reads()) {
             all.add(r);
         }

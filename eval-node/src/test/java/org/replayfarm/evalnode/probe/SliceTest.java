@@ -48,9 +48,9 @@ class SliceTest {
         assertTrue(expected.containsAll(pcs), "beyond the hand-read slice: " + hex(pcs));
         // the fmac's inputs: a (s0 from the scalar load at 0x68), x[i] (v2 from 0x70), y[i] (v3, accumulated, 0x78)
         Slice.Entry fmac = slice.entries().stream().filter(x -> x.step().pc() == 0x100060084L).findFirst().orElseThrow();
-        assertEquals(e.steps(0).get(fmac.inputs().get(0)).pc(), 0x100060068L);
-        assertEquals(e.steps(0).get(fmac.inputs().get(Registers.VGPR + 2)).pc(), 0x100060070L);
-        assertEquals(e.steps(0).get(fmac.inputs().get(Registers.VGPR + 3)).pc(), 0x100060078L);
+        assertEquals(e.order().get(fmac.inputs().get(0)).pc(), 0x100060068L);
+        assertEquals(e.order().get(fmac.inputs().get(Registers.VGPR + 2)).pc(), 0x100060070L);
+        assertEquals(e.order().get(fmac.inputs().get(Registers.VGPR + 3)).pc(), 0x100060078L);
         assertEquals(0x100060088L, slice.entries().get(slice.entries().size() - 1).step().pc());
     }
 
