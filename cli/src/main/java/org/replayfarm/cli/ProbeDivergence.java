@@ -236,11 +236,24 @@ final class ProbeDivergence {
         for (ProbeSearch.Run run : r.runs()) {
             w.printf(Locale.ROOT, "    run %d (%.2f s): %s%n", run.number(), run.seconds(), run.pcs().stream()
                     .map(pc -> String.format("0x%x", pc)).reduce((x, y) -> x + ", " + y).orElse(""));
+            // every execution that does not agree, and the first few that do (report.json has them all)
+            int agreeing = 0;
+            int shown = 0;
             for (ProbeSearch.Probe p : r.probes()) {
-                if (p.run() == run.number()) {
-                    w.printf("      wave %d 0x%x #%d %-40s %s%n", p.wave(), p.pc(), p.hit(), trim(p.instruction()),
-                            p.verdict());
+                if (p.run() != run.number()) {
+                    continue;
                 }
+                boolean agrees = p.verdict().startsWith("agrees");
+                if (agrees && shown >= 4) {
+                    agreeing++;
+                    continue;
+                }
+                shown += agrees ? 1 : 0;
+                w.printf("      wave %d 0x%x #%d %-40s %s%n", p.wave(), p.pc(), p.hit(), trim(p.instruction()),
+                        p.verdict());
+            }
+            if (agreeing > 0) {
+                w.printf("      (%d more execution(s) agree)%n", agreeing);
             }
         }
         for (String n : r.notes()) {
