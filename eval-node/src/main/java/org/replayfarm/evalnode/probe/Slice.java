@@ -14,7 +14,8 @@ import org.replayfarm.model.isa.MemoryAccess;
  * steps whose results reached the stored value or its address, through registers (def/use per wave over the host's
  * sequence, {@link Registers}) and through memory (a load in the slice brings in every earlier store and atomic of
  * the group, LDS and global alike: the farm does not track which bytes a load read, so the slice over-approximates
- * there, and it follows LDS written by another wave of the group). Each step in the slice knows, per register it
+ * there, and it follows LDS written by another wave of the group) and through control (the conditional branch each
+ * step's wave executed last before it, and what that branch read). Each step in the slice knows, per register it
  * reads, the step of its wave that last wrote it before (its input's definer, as a {@link Execution.Step#seq}; -1:
  * the register's value when the wave started, the same on both sides).
  */
@@ -53,9 +54,23 @@ public final class Slice {
         for (Execution.Step s : order) {
             full.putIfAbsent(s.wave(), s.exec());
         }
+        // control dependence: the conditional branch each step's wave executed last before it
+        int[] branch = new int[end + 1];
+        Map<Integer, Integer> lastBranch = new HashMap<>();
+        for (int i = 0; i <= end; i++) {
+            Execution.Step s = order.get(i);
+            branch[i] = lastBranch.getOrDefault(s.wave(), -1);
+            if (s.insn().mnemonic().startsWith("s_cbranch")) {
+                lastBranch.put(s.wave(), i);
+            }
+        }
         Map<Integer, BitSet> needed = new HashMap<>();
         BitSet in = new BitSet();
+        BitSet forced = new BitSet();
         in.set(end);
+        if (branch[end] >= 0) {
+            forced.set(branch[end]);
+        }
         Execution.Step store = order.get(end);
         for (int r : reads(store, full.get(store.wave()))) {
             needed.computeIfAbsent(store.wave(), k -> new BitSet()).set(r);
@@ -64,7 +79,7 @@ public final class Slice {
         for (int i = end - 1; i >= 0; i--) {
             Execution.Step s = order.get(i);
             BitSet mine = needed.computeIfAbsent(s.wave(), k -> new BitSet());
-            boolean take = memory && isStore(s);
+            boolean take = (memory && isStore(s)) || forced.get(i);
             for (int r : s.access().writes()) {
                 take |= mine.get(r);
             }
@@ -72,6 +87,9 @@ public final class Slice {
                 continue;
             }
             in.set(i);
+            if (branch[i] >= 0) {
+                forced.set(branch[i]);
+            }
             for (int r : s.access().writes()) {
                 mine.clear(r);
             }
@@ -82,6 +100,7 @@ public final class Slice {
         }
         // the definers, forward: the last writer of each register of each wave before each step
         Map<Integer, Map<Integer, Integer>> lastWriter = new HashMap<>();
+        Map<Integer, Map<Integer, Integer>> branchInputs = new HashMap<>();
         List<Entry> out = new ArrayList<>();
         for (int i = 0; i <= end; i++) {
             Execution.Step s = order.get(i);
@@ -91,7 +110,14 @@ public final class Slice {
                 for (int r : reads(s, full.get(s.wave()))) {
                     inputs.put(r, writers.getOrDefault(r, -1));
                 }
+                if (branch[i] >= 0) {
+                    // the condition that chose the path to it: a wrong one makes the device miss this step
+                    branchInputs.getOrDefault(branch[i], Map.of()).forEach(inputs::putIfAbsent);
+                }
                 out.add(new Entry(s, inputs));
+                if (s.insn().mnemonic().startsWith("s_cbranch")) {
+                    branchInputs.put(i, inputs);
+                }
             }
             for (int r : s.access().writes()) {
                 writers.put(r, i);
