@@ -329,6 +329,9 @@ public final class ProbeSearch {
         for (var in : new TreeMap<>(c.inputs()).entrySet()) {
             int reg = in.getKey();
             int[] hv = h.before().get(reg);
+            if (hv == null) {
+                continue; // the condition of the branch that led here: judged as an input, not an operand
+            }
             Integer dv;
             Integer ci = in.getValue() < 0 ? null : candOfStep.get(in.getValue());
             int l = reg >= Registers.VGPR ? lane : -1;
