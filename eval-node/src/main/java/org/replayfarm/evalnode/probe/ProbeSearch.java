@@ -160,12 +160,13 @@ public final class ProbeSearch {
             Slice.Entry c = bad == sentinel ? slice.entries().get(slice.entries().size() - 1) : cands.get(bad);
             List<Integer> unknown = new ArrayList<>();
             int worst = -1;
-            for (int d : c.inputs().values()) {
+            List<Integer> definers = inputsOf(c);
+            for (int d : definers) {
                 Integer ci = d < 0 ? null : candOfStep.get(d);
                 if (ci == null) {
                     continue;
                 }
-                if (!verdicts.containsKey(ci)) {
+                if (!verdicts.containsKey(ci) && !unknown.contains(ci)) {
                     unknown.add(ci);
                 }
             }
@@ -174,7 +175,7 @@ public final class ProbeSearch {
                     probe(unknown.subList(from, Math.min(unknown.size(), from + BATCH)));
                 }
             }
-            for (int d : c.inputs().values()) {
+            for (int d : definers) {
                 Integer ci = d < 0 ? null : candOfStep.get(d);
                 Verdict v = ci == null ? null : verdicts.get(ci);
                 if (v == Verdict.DIFFERS || v == Verdict.NOT_REACHED) {
@@ -197,6 +198,30 @@ public final class ProbeSearch {
         }
         return new Result(answer, List.copyOf(probes), List.copyOf(runs), slice.entries().size(), cands.size(),
                 List.copyOf(notes));
+    }
+
+    /**
+     * The steps that wrote what {@code c} read: its registers' (and its branch condition's) definers, and for a load,
+     * those of every store before it in the slice (the bytes it loaded may come from any of them, another wave's
+     * included).
+     */
+    private List<Integer> inputsOf(Slice.Entry c) {
+        List<Integer> out = new ArrayList<>(c.inputs().values());
+        var m = c.step().insn().opcode().memory();
+        if (m != null && (m.kind() == org.replayfarm.model.isa.MemoryAccess.Kind.LOAD
+                || m.kind() == org.replayfarm.model.isa.MemoryAccess.Kind.ATOMIC)) {
+            for (Slice.Entry e : slice.entries()) {
+                if (e.step().seq() >= c.step().seq()) {
+                    break;
+                }
+                var em = e.step().insn().opcode().memory();
+                if (em != null && (em.kind() == org.replayfarm.model.isa.MemoryAccess.Kind.STORE
+                        || em.kind() == org.replayfarm.model.isa.MemoryAccess.Kind.ATOMIC)) {
+                    out.addAll(e.inputs().values());
+                }
+            }
+        }
+        return out;
     }
 
     /** One device run probing the PCs of the candidates {@code points} (and their earlier executions). */
