@@ -48,8 +48,19 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "34", description = "The sample's seed (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--method", defaultValue = "both", paramLabel = "trace|probes|both",
+            description = "Which half to measure: lockstep traces of mutated translations (cuda-cpu:DIR), probe "
+                    + "bisection of an exec: device that mutates the same kind of instruction in whatever capture it is "
+                    + "given (replay mutant-run), or both (default).")
+    String method;
+
     @Option(names = "--work", paramLabel = "DIR", description = "Where the mutant folders and runs go (default: a temporary folder, removed).")
     Path work;
+
+    /** One exec: mutant's verdict under probe bisection, with the probe runs its search took. */
+    record ProbeVerdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
+                        int probeRuns, double seconds) {
+    }
 
     /** One mutant's verdict. */
     record Verdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
@@ -66,17 +77,34 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         }
         setUp();
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("replay-mutants");
+        if (!List.of("trace", "probes", "both").contains(method)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--method " + method
+                    + ": expected trace, probes or both");
+        }
         List<Verdict> all = new ArrayList<>();
+        List<ProbeVerdict> probed = new ArrayList<>();
         try {
             for (Path c : captures) {
-                all.addAll(bench(c, dir, out));
+                if (!method.equals("probes")) {
+                    all.addAll(bench(c, dir, out));
+                }
+                if (!method.equals("trace")) {
+                    probed.addAll(benchProbes(c, dir, out));
+                }
             }
         } finally {
             if (work == null) {
                 CpuBuild.deleteTree(dir);
             }
         }
-        summary(all, out);
+        if (!method.equals("probes")) {
+            out.println("lockstep traces (cuda-cpu:DIR mutants):");
+            summary(all, out);
+        }
+        if (!method.equals("trace")) {
+            out.println("probe bisection (exec: mutants):");
+            probeSummary(probed, out);
+        }
         out.flush();
         return Replay.EXIT_OK;
     }
@@ -239,7 +267,144 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
             out.printf("  %-10s changed %d, exact %d%n", e.getKey().name().toLowerCase(Locale.ROOT), e.getValue()[0],
                     e.getValue()[1]);
         }
-        out.println("probe bisection (exec: devices): not measured (not built)");
+    }
+
+    /**
+     * The exec: half: plants mutants into the host model through {@code replay mutant-run} run as an {@code exec:}
+     * device (a new JVM per run, as any exec: program is), runs each over the whole dispatch, and where an output
+     * changed, {@code explain --first-divergence} (probe bisection, the default for exec:).
+     */
+    List<ProbeVerdict> benchProbes(Path file, Path dir, PrintWriter out) throws Exception {
+        CaptureFile capture = CaptureFile.open(file);
+        org.replayfarm.evalnode.hostmodel.Kernel kernel = new org.replayfarm.evalnode.hostmodel.Kernel(capture);
+        int ws = kernel.waveSize();
+        String name = file.getFileName().toString().replaceAll("\\.capture$", "");
+        List<org.replayfarm.model.isa.Instruction> program = new ArrayList<>();
+        for (var insn : kernel.program().instructions()) {
+            if (!insn.mnemonic().equals("s_code_end")) {
+                program.add(insn);
+            }
+        }
+        List<Object[]> candidates = new ArrayList<>();
+        for (var insn : program) {
+            if (!org.replayfarm.evalnode.probe.ProbePatcher.probeable(insn)) {
+                continue;
+            }
+            for (Mutants.Operator op : Mutants.Operator.values()) {
+                if (ExecMutant.applies(op, insn, ws)) {
+                    candidates.add(new Object[] {insn, op});
+                }
+            }
+        }
+        Collections.shuffle(candidates, new Random(seed));
+        out.printf("%s (exec: mutants): wave%d, %d instructions, %d candidate mutants%n", file, ws, program.size(),
+                candidates.size());
+        out.flush();
+        long budget = budgetOf(capture);
+        var p = capture.metadata().getProgram();
+        java.nio.ByteBuffer code = capture.blob(p.getCode()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        List<ProbeVerdict> verdicts = new ArrayList<>();
+        for (Object[] c : candidates.subList(0, Math.min(perCapture, candidates.size()))) {
+            var insn = (org.replayfarm.model.isa.Instruction) c[0];
+            Mutants.Operator op = (Mutants.Operator) c[1];
+            long start = System.nanoTime();
+            int word = code.getInt((int) (insn.pc() - p.getCodeAddress()));
+            String tag = name + "-exec-" + Long.toHexString(insn.pc()) + "-" + op.name().toLowerCase(Locale.ROOT);
+            Path run = dir.resolve(tag + "-run");
+            CpuBuild.deleteTree(run);
+            String device = "exec:" + mutantCommand(op, insn.pc(), word, budget);
+            int status = quiet("run", file.toString(), "--every-group", "--device", device, "--out", run.toString(),
+                    "--budget", Long.toString(budget));
+            String outcome;
+            long found = -1;
+            int runs = 0;
+            if (status == Replay.EXIT_OK) {
+                outcome = "unchanged";
+            } else if (status != Replay.EXIT_DIFFERENCES) {
+                outcome = "no-run";
+            } else {
+                int e = quiet("explain", run.toString(), "--first-divergence");
+                JsonNode f = Files.isRegularFile(run.resolve("report.json"))
+                        ? new ObjectMapper().readTree(run.resolve("report.json").toFile()).path("first_divergence")
+                        : null;
+                runs = f == null ? 0 : f.path("probe_runs").asInt(0);
+                if (e != 0 || f == null || !f.path("found").asBoolean(false)) {
+                    outcome = "missed";
+                } else {
+                    found = Long.parseUnsignedLong(f.path("pc").asText().substring(2), 16);
+                    int at = indexIn(program, insn.pc());
+                    int got = indexIn(program, found);
+                    outcome = found == insn.pc() ? "exact" : got >= 0 && Math.abs(got - at) <= 2 ? "neighbour" : "missed";
+                }
+            }
+            if (work == null) {
+                CpuBuild.deleteTree(run);
+            }
+            String text = org.replayfarm.model.isa.Disassembler.text(insn, ws == 64
+                    ? org.replayfarm.model.isa.Syntax.WAVE64 : org.replayfarm.model.isa.Syntax.WAVE32);
+            ProbeVerdict v = new ProbeVerdict(name, insn.pc(), text, op, outcome, found, runs,
+                    (System.nanoTime() - start) / 1e9);
+            verdicts.add(v);
+            out.printf(Locale.ROOT, "  0x%x %-40s %-9s %-10s%s%s (%.1f s)%n", v.pc(), trim(v.instruction()), v.op(),
+                    v.outcome(), v.foundPc() >= 0 && v.foundPc() != v.pc() ? " named 0x" + Long.toHexString(v.foundPc())
+                            : "", v.probeRuns() > 0 ? ", " + v.probeRuns() + " probe run(s)" : "", v.seconds());
+            out.flush();
+        }
+        return verdicts;
+    }
+
+    /** The exec: command that runs a capture on the host model with the planted bug: this JVM's java, class path. */
+    static String mutantCommand(Mutants.Operator op, long pc, int word, long budget) {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        return java + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp " + System.getProperty("java.class.path")
+                + " org.replayfarm.cli.Replay mutant-run {capture} {out} --op " + op.name() + " --pc 0x"
+                + Long.toHexString(pc) + " --word 0x" + Integer.toHexString(word) + " --budget " + budget;
+    }
+
+    private static int indexIn(List<org.replayfarm.model.isa.Instruction> program, long pc) {
+        for (int i = 0; i < program.size(); i++) {
+            if (program.get(i).pc() == pc) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static void probeSummary(List<ProbeVerdict> all, PrintWriter out) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        Map<Mutants.Operator, int[]> byOp = new EnumMap<>(Mutants.Operator.class);
+        int searches = 0;
+        int runs = 0;
+        int most = 0;
+        for (ProbeVerdict v : all) {
+            counts.merge(v.outcome(), 1, Integer::sum);
+            if (!v.outcome().equals("unchanged") && !v.outcome().equals("no-run")) {
+                int[] c = byOp.computeIfAbsent(v.op(), k -> new int[2]);
+                c[0]++;
+                c[1] += v.outcome().equals("exact") ? 1 : 0;
+                searches++;
+                runs += v.probeRuns();
+                most = Math.max(most, v.probeRuns());
+            }
+        }
+        int exact = counts.getOrDefault("exact", 0);
+        out.printf(Locale.ROOT, "mutants %d, changed an output %d, named exactly %d (%.1f%%), named a neighbour %d, "
+                        + "missed %d; unchanged %d, did not run %d; probe runs per search: mean %.1f, max %d%n",
+                all.size(), searches, exact, searches == 0 ? 0.0 : 100.0 * exact / searches,
+                counts.getOrDefault("neighbour", 0), counts.getOrDefault("missed", 0),
+                counts.getOrDefault("unchanged", 0), counts.getOrDefault("no-run", 0),
+                searches == 0 ? 0.0 : (double) runs / searches, most);
+        for (Map.Entry<Mutants.Operator, int[]> e : byOp.entrySet()) {
+            out.printf("  %-10s changed %d, exact %d%n", e.getKey().name().toLowerCase(Locale.ROOT), e.getValue()[0],
+                    e.getValue()[1]);
+        }
+    }
+
+    /** For tests: the share of probe verdicts named exactly among those that changed an output. */
+    static Optional<Double> probeExactShare(List<ProbeVerdict> all) {
+        long changed = all.stream().filter(v -> !v.outcome().equals("unchanged") && !v.outcome().equals("no-run")).count();
+        long exact = all.stream().filter(v -> v.outcome().equals("exact")).count();
+        return changed == 0 ? Optional.empty() : Optional.of((double) exact / changed);
     }
 
     /** For tests: the figures of a list of verdicts, as {@link #summary} counts them. */

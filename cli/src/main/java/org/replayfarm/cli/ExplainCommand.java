@@ -91,6 +91,13 @@ final class ExplainCommand implements Callable<Integer> {
             description = "With --first-divergence: the device to trace (default: the report's, device.choice).")
     String device;
 
+    @Option(names = "--method", paramLabel = "trace|probes",
+            description = "With --first-divergence: lockstep traces (a translation: cuda-cpu, cuda-cpu:DIR) or probe "
+                    + "bisection (patched captures run on the device: exec:, cuda-cpu); default: trace where the device "
+                    + "can trace, else probes. A device that cannot run code (dir:, recorded) lists the slice as "
+                    + "candidates.")
+    String method;
+
     @Option(names = "--max-steps", paramLabel = "N", defaultValue = "1000000",
             description = "With --first-divergence: trace at most N instructions of the group (default ${DEFAULT-VALUE}).")
     long maxSteps;
@@ -180,12 +187,27 @@ final class ExplainCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            if (choice.kind() != org.replayfarm.gpunode.device.DeviceChoice.Kind.CUDA_CPU) {
-                // a device that cannot be traced: the storing instructions the report lists, as candidates
+            boolean traces = choice.kind() == org.replayfarm.gpunode.device.DeviceChoice.Kind.CUDA_CPU;
+            String how = method != null ? method : traces ? "trace" : "probes";
+            if (!how.equals("trace") && !how.equals("probes")) {
+                throw new ParameterException(spec.commandLine(), "--method " + method + ": expected trace or probes");
+            }
+            if (how.equals("trace") && !traces) {
+                if (method != null && ProbeDivergence.runsCaptures(choice)) {
+                    throw new ParameterException(spec.commandLine(), FirstDivergence.cannotTrace(choice));
+                }
                 int listed = FirstDivergence.printCandidates(w, report);
                 w.println(FirstDivergence.cannotTrace(choice));
                 w.flush();
                 return listed > 0 ? 0 : Replay.EXIT_ERROR;
+            }
+            if (how.equals("probes")) {
+                try {
+                    return ProbeDivergence.explain(w, out, file, report, groups.isEmpty() ? null : group, choice,
+                            Math.max(1, tolerance), lines);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
             }
             FirstDivergence.Outcome o;
             try {

@@ -127,14 +127,18 @@ final class FirstDivergence {
         String what = switch (choice.kind()) {
             case RECORDED -> "a recorded run cannot run code again";
             case DIR -> "a folder of outputs (dir:) cannot run code";
-            case CUDA -> "the GPU build does not trace (lockstep traces are recorded by the CPU runner)";
-            case EXEC -> "an exec: program runs captures, not translations, and probe bisection (patched captures that "
-                    + "store chosen registers at chosen PCs) is not built yet";
+            case CUDA -> "the GPU build does not trace (lockstep traces are recorded by the CPU runner); --method "
+                    + "probes runs probe captures on it";
+            case EXEC -> "an exec: program runs captures, not translations: it cannot trace; --method probes (its "
+                    + "default) localises by probe bisection";
+            case CUDA_CPU -> "a translation folder holds the original program's code and cannot run probe captures; "
+                    + "--method trace traces it";
             case NONE, AUTO -> "no device was compared";
             default -> "it cannot be traced";
         };
-        return "--device " + choice.spelling() + ": " + what + "; a translation device (--device cuda-cpu, or "
-                + "cuda-cpu:DIR for a translation folder) would localise the first wrong instruction by lockstep traces";
+        return "--device " + choice.spelling() + ": " + what + "; an exec: device (a program that runs captures: "
+                + "probe bisection) or a translation (--device cuda-cpu or cuda-cpu:DIR: lockstep traces) would "
+                + "localise the first wrong instruction";
     }
 
     static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {

@@ -13,7 +13,7 @@ public final class Replay {
             InspectCommand.class, DisasmCommand.class, TranslateCommand.class, EvalCommand.class, RunCommand.class,
             NodeCommand.class, BenchCommand.class, BenchFarmCommand.class, BenchTranslateCommand.class, BenchFirstDivergenceCommand.class, SubmitCommand.class,
             WatchCommand.class, ResultsCommand.class, JobsCommand.class, CancelCommand.class, PurgeCommand.class, StatusCommand.class,
-            ExplainCommand.class,
+            ExplainCommand.class, MutantRunCommand.class,
             DaemonCommand.class, CommandLine.HelpCommand.class);
 
     /** Exit status: no differences / differences found / error (DESIGN.md, "Running it"). */

@@ -316,7 +316,11 @@ final class RunCommand implements Callable<Integer> {
                 FirstDivergence.print(w, o, lines);
                 FirstDivergence.record(out, o, lines);
             } else {
-                w.println(FirstDivergence.cannotTrace(choice));
+                com.fasterxml.jackson.databind.JsonNode report = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(out.resolve("report.json").toFile());
+                ProbeDivergence.explain(w, out, file, report, null, choice, Math.max(1, report.path("comparison")
+                        .path("tolerances").path("ulp").asInt(0)), org.replayfarm.coordinator.diff.DwarfLines
+                        .forCapture(file, capture));
             }
             w.flush();
         }

@@ -116,12 +116,12 @@ class FirstDivergenceTest {
         assertEquals(0, clean.exitCode(), clean.out() + clean.err());
         assertTrue(clean.out().contains("no divergence: the 48 instructions of group (3, 0, 0) agree"), clean.out());
 
-        // a device that cannot run code says what would localise it
+        // a device that cannot run code lists the slice as candidates and says what would localise it
         CliRun recorded = CliRun.of("explain", out.toString(), "--first-divergence", "--device", "dir:" + out.resolve("device"));
         assertEquals(0, recorded.exitCode(), recorded.out() + recorded.err());
-        assertTrue(recorded.out().contains("candidates: the instructions that stored the first differing values")
-                && recorded.out().contains("0x100060088 (0, 0, 0) wave 0: global_store_dword v[0:1], v3, off"),
-                recorded.out());
+        assertTrue(recorded.out().contains("candidates: the backward slice of range 1")
+                && recorded.out().contains("0x100060088: global_store_dword v[0:1], v3, off")
+                && recorded.out().contains("0x100060084: v_fmac_f32_e32 v3, s0, v2"), recorded.out());
         assertTrue(recorded.out().contains("cannot run code") && recorded.out().contains("--device cuda-cpu"),
                 recorded.out());
     }
