@@ -24,7 +24,7 @@ import org.replayfarm.proto.NumericFormat;
  * The sampler object is the 128-bit S# (the library tests word 0 bit 15, FORCE_UNNORMALIZED, and word 2 bit 20,
  * the bilinear magnification filter).
  */
-final class OpenClImages {
+public final class OpenClImages {
     /** Bytes of ROCm's image object: the T# and four metadata words. */
     static final int IMAGE_OBJECT_BYTES = 48;
 
@@ -108,6 +108,23 @@ final class OpenClImages {
         b.putInt(36, channelOrder(format, order, what));
         b.putInt(40, width);
         return b.array();
+    }
+
+    /** The {@code CLK_*} channel data type of an HSA channel type (opencl.bc's table for get_image_channel_data_type). */
+    private static final int[] CL_CHANNEL_TYPE = {0x10D0, 0x10D1, 0x10D2, 0x10D3, 0x10DF, 0x10D5, 0x10D4, 0x10D6, 0x10D7,
+        0x10D8, 0x10D9, 0x10DA, 0x10DB, 0x10DC, 0x10DD, 0x10DE};
+    /** The {@code CLK_*} channel order of an HSA channel order (opencl.bc's table for get_image_channel_order). */
+    private static final int[] CL_CHANNEL_ORDER = {0x10B1, 0x10B0, 0x10BA, 0x10B2, 0x10BB, 0x10B3, 0x10B4, 0x10BC, 0x10B5,
+        0x10B6, 0x10B7, 666, 0x10BF, 0x10C0, 0x10C1, 0x10C2, 0x10B8, 0x10B9, 0x10BD, 0x10BE};
+
+    /** What get_image_channel_data_type returns for an image of this format. */
+    public static int clChannelDataType(ImageFormat f, String what) throws CodeObjectException {
+        return CL_CHANNEL_TYPE[channelType(f, what)];
+    }
+
+    /** What get_image_channel_order returns for an image of this format and channel order. */
+    public static int clChannelOrder(ImageFormat f, ChannelSelect[] order, String what) throws CodeObjectException {
+        return CL_CHANNEL_ORDER[channelOrder(f, order, what)];
     }
 
     /** {@code hsa_ext_image_channel_type_t} of a format (CLK_UNORM_INT8 and kin once opencl.bc maps it). */
