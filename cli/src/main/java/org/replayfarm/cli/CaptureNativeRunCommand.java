@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
                 + "work-items share; a by-value argument is passed with its exact bytes as its OpenCL C type (bytes: needs "
                 + ",type=C-TYPE). An image: or sampler: argument goes to the harness's own OpenCL image implementation "
                 + "(written from the OpenCL C specification: level 0, linear weights in float, see docs/captures.md).",
-                "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n): the outputs "
+                "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n) and DIR/image-<k>.raw "
+                        + "for image k (its final texels; an image with mips=N is not written): the outputs "
                         + "replay capture add-run attaches as a recorded run."})
 final class CaptureNativeRunCommand implements Callable<Integer> {
     @Spec
@@ -90,6 +91,7 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             // images follow the buffers in the harness's file list: guest-<n> stays the capture's range n
             int files = (int) kernelArgs.stream().filter(a -> a instanceof KernelArg.Buffer || a instanceof KernelArg.Zeros).count();
             List<String> imageFiles = new ArrayList<>();
+            int imageCount = 0;
             for (KernelArg a : kernelArgs) {
                 if (a instanceof KernelArg.ImageArg || a instanceof KernelArg.SamplerArg) {
                     try {
@@ -98,7 +100,11 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                             Files.write(in, NativeImages.levelZero(im));
                             call.add(NativeImages.image(im, files));
                             imageFiles.add(in.toString());
-                            imageFiles.add(work.resolve("image-out-" + files++ + ".bin").toString());
+                            // image k's final texels as add-run takes them (level 0: an image with mips is not written back)
+                            imageFiles.add((im.mips() == 1 ? out.resolve("image-" + imageCount + ".raw").toAbsolutePath()
+                                    : work.resolve("image-out-" + files + ".bin")).toString());
+                            files++;
+                            imageCount++;
                         } else {
                             call.add(NativeImages.sampler((KernelArg.SamplerArg) a));
                         }
@@ -153,7 +159,8 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                         + " failed: " + NativeHarness.firstError(e.getMessage(), work, source));
             }
             Llvm.run(run);
-            spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
+            spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s)%s in %s%n", kernel, n,
+                    imageCount > 0 ? ", " + imageCount + " image(s)" : "", out);
         } finally {
             RunCommand.deleteTree(work);
         }
