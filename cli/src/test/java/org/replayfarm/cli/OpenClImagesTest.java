@@ -237,6 +237,25 @@ class OpenClImagesTest {
         assertEquals(0, translated.exitCode(), translated.out() + translated.err());
     }
 
+    /** 1D and 3D images; a 3D linear read is within 3/512 of the reference (three axes of 1/512). */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"'point,mirror', 0.0625, 0", "'bilinear,wrap', 0.0625, 0.006", "'bilinear,border,unnormalized', 1, 0.006"})
+    void one_and_three_dimensional_images_read_as_the_native_reference_and_translate_exactly(String sampler, String scale,
+            String abs) throws Exception {
+        Path source = kernel("dims.cl");
+        List<String> dispatch = List.of("--groups", "1", "--group-size", "32",
+                "--arg", "image:raw:" + bytes("a.raw", 16 * 4, 5) + ",16x1,format=8_8_8_8_UNORM",
+                "--arg", "image:raw:" + bytes("b.raw", 4 * 3 * 2 * 4, 6) + ",4x3x2,format=8_8_8_8_UNORM",
+                "--arg", "sampler:" + sampler, "--arg", "zeros:2560", "--arg", "f32:" + scale);
+        Path capture = buildAndRunNatively(source, "dims", "2", 32, dispatch);
+        CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--device", "recorded:native", "--abs", abs,
+                "--out", dir.resolve("native").toString());
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        CliRun translated = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu",
+                "--out", dir.resolve("cuda").toString());
+        assertEquals(0, translated.exitCode(), translated.out() + translated.err());
+    }
+
     @Test
     void an_image_or_sampler_parameter_given_the_wrong_kind_is_an_error_naming_it() throws Exception {
         Path resample = kernel("resample.cl");
