@@ -161,6 +161,9 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             Llvm.run(run);
             spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s)%s in %s%n", kernel, n,
                     imageCount > 0 ? ", " + imageCount + " image(s)" : "", out);
+            if (kernelArgs.stream().anyMatch(NativeImages::filtersLinearly)) {
+                spec.commandLine().getOut().println(NativeImages.LINEAR_HINT);
+            }
         } finally {
             RunCommand.deleteTree(work);
         }

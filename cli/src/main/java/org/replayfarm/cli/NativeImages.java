@@ -12,7 +12,21 @@ import org.replayfarm.model.image.SamplerDescriptor;
  * and channel order; a sampler as its {@code CLK_*} bits.
  */
 final class NativeImages {
+    /**
+     * What native-run says after a run with a linear sampler: the device's 8-bit sub-texel fraction against the
+     * reference's float weights (docs/captures.md, "The native reference's images").
+     */
+    static final String LINEAR_HINT = "linear filtering: the device weighs taps with 8-bit sub-texel fractions, this run "
+            + "with float weights; compare with --abs 0.004 for values in [0, 1] in 2D (span/256; 3*span/512 in 3D), "
+            + "see docs/captures.md";
+
     private NativeImages() {
+    }
+
+    /** Whether the argument is a sampler that filters linearly. */
+    static boolean filtersLinearly(KernelArg a) {
+        return a instanceof KernelArg.SamplerArg s && (s.sampler().magFilter() == SamplerDescriptor.Filter.BILINEAR
+                || s.sampler().minFilter() == SamplerDescriptor.Filter.BILINEAR);
     }
 
     /** The C expression of an image whose texels the harness holds in {@code __replay_buf[buffer]}. */

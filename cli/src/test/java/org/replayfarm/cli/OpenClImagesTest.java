@@ -101,8 +101,12 @@ class OpenClImagesTest {
         }
         ok(CliRun.of(args(build, dispatch)));
         Path nat = dir.resolve("native-" + capture.getFileName());
-        ok(CliRun.of(args(List.of("capture", "native-run", source.toString(), "--kernel", kernel, "--wave-size",
-                String.valueOf(wave), "--out", nat.toString()), dispatch)));
+        CliRun ran = CliRun.of(args(List.of("capture", "native-run", source.toString(), "--kernel", kernel, "--wave-size",
+                String.valueOf(wave), "--out", nat.toString()), dispatch));
+        ok(ran);
+        // a linear sampler's run names the tolerance to compare it with; a nearest one's does not
+        assertEquals(dispatch.stream().anyMatch(a -> a.startsWith("sampler:bilinear")),
+                ran.out().contains("compare with --abs 0.004"), ran.out());
         ok(CliRun.of("capture", "add-run", capture.toString(), "--label", "native", "--from", nat.toString()));
         return capture;
     }
