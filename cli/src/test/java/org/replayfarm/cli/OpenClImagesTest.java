@@ -286,7 +286,7 @@ class OpenClImagesTest {
         String[] want = {
             "argument 0 (image2d_t src) is an OpenCL image2d_t; give image:PNG or image:raw:PATH,WxH[xD],format=FMT, "
                     + "not 'zeros:64'",
-            "argument 0 (image2d_t src) is a 2D image; 'image:raw:volume.raw,4x4x3,format=8_8_8_8_UNORM,order=XYZW,mips=1'"
+            "argument 0 (image2d_t src) is a 2D image; 'image:raw:volume.raw,4x4,format=8_8_8_8_UNORM,order=XYZW,mips=1'"
                     + " is a 3D image (4x4x3)",
             "argument 1 (sampler_t smp) is an OpenCL sampler_t; give sampler:FILTER,ADDRESS_MODE[,unnormalized], not 'u32:0'",
             "argument 3 (uint dst_width) is a by_value, not a sampler_t; 'sampler:point,clamp' does not fit it",

@@ -284,19 +284,21 @@ public final class CaptureBuilder {
     /**
      * Lays out an image: guest address space for its texels (not a memory range: only image instructions
      * reach it, through the T#), the captured image numbered in argument order, and a range holding its
-     * 256-bit T#. Returns the T#'s address.
+     * 256-bit T# (for an OpenCL image parameter, {@code openClType} non-null: ROCm's 48-byte image object, the
+     * image typed as the parameter). Returns the range's address.
      */
     private long addImage(int argument, KernelArg.ImageArg arg, org.replayfarm.proto.ImageType openClType)
             throws CodeObjectException {
-        org.replayfarm.proto.ImageType type = openClType != null ? openClType
-                : arg.depth() > 1 ? org.replayfarm.proto.ImageType.IMAGE_3D : org.replayfarm.proto.ImageType.IMAGE_2D;
         org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
                 .setGuestAddress(layout.allocate(arg.texels().length))
-                .setType(type)
+                .setType(arg.depth() > 1 ? org.replayfarm.proto.ImageType.IMAGE_3D : org.replayfarm.proto.ImageType.IMAGE_2D)
                 .setDataFormat(arg.format().data()).setNumericFormat(arg.format().numeric()).setWidth(arg.width())
                 .setHeight(arg.height()).setDepth(arg.depth())
                 .setLayers(1).setMipLevels(arg.mips()).addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("arg" + argument + " " + arg.path().getFileName());
+        if (openClType != null) {
+            im.setType(openClType); // the OpenCL parameter's type: image1d_t is a 1D image
+        }
         long want;
         try {
             want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());

@@ -142,7 +142,6 @@ public sealed interface KernelArg {
                 o.append(c.name().substring(4));
             }
             return "image:" + (i.kind().equals("raw") ? "raw:" + i.path().getFileName() + "," + i.width() + "x" + i.height()
-                    + (i.depth() > 1 ? "x" + i.depth() : "")
                     : String.valueOf(i.path().getFileName())) + ",format=" + i.format() + ",order=" + o + ",mips=" + i.mips();
         } else if (this instanceof SamplerArg s) {
             return "sampler:" + s.text();
