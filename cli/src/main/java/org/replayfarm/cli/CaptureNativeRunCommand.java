@@ -94,6 +94,10 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             int imageCount = 0;
             for (KernelArg a : kernelArgs) {
                 if (a instanceof KernelArg.ImageArg || a instanceof KernelArg.SamplerArg) {
+                    if (hip) {
+                        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "argument '" + a.describe()
+                                + "': native-run implements OpenCL C's images and samplers; a HIP kernel takes none");
+                    }
                     try {
                         if (a instanceof KernelArg.ImageArg im) {
                             Path in = work.resolve("image-" + files + ".bin");

@@ -308,4 +308,16 @@ class OpenClImagesTest {
             assertTrue(!Files.exists(dir.resolve("wrong.capture")), "case " + k + " wrote no capture");
         }
     }
+
+    @Test
+    void native_run_refuses_an_image_for_a_hip_kernel_by_argument() throws Exception {
+        Path hip = dir.resolve("copy.hip");
+        Files.writeString(hip, "__global__ void copy(float *out) { out[threadIdx.x] = 1.0f; }\n");
+        CliRun r = CliRun.of("capture", "native-run", hip.toString(), "--kernel", "copy", "--groups", "1",
+                "--group-size", "8", "--arg", "image:raw:" + bytes("i.raw", 16, 1) + ",2x2,format=8_8_8_8_UNORM",
+                "--out", dir.resolve("n").toString());
+        assertEquals(2, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("native-run implements OpenCL C's images and samplers; a HIP kernel takes none"),
+                r.err());
+    }
 }
