@@ -343,9 +343,10 @@ final class AmberCommand implements Callable<Integer> {
         List<VulkanBuild.BindingArg> bindings = new ArrayList<>();
         Map<String, String> bufferOfBinding = new LinkedHashMap<>();
         for (Binding b : p.bindings()) {
-            String key = b.set() + "." + b.binding();
+            String element = b.element() < 0 ? "" : "[" + b.element() + "]";
+            String key = b.set() + "." + b.binding() + element;
             if (b.kind() == Binding.Kind.SAMPLER) {
-                bindings.add(new VulkanBuild.BindingArg(b.set(), b.binding(), sampler(script, b.what(), b.line())));
+                bindings.add(new VulkanBuild.BindingArg(b.set(), b.binding(), b.element(), sampler(script, b.what(), b.line())));
                 continue;
             }
             BufferDecl decl = script.buffers().get(b.what());
@@ -356,7 +357,7 @@ final class AmberCommand implements Callable<Integer> {
             if (b.descriptorOffset() != 0 || (b.descriptorRange() >= 0 && b.descriptorRange() != bytes.length)) {
                 throw AmberException.unsupported("DESCRIPTOR_OFFSET / DESCRIPTOR_RANGE", b.line());
             }
-            Path data = dir.resolve("binding-" + b.set() + "-" + b.binding() + ".bin");
+            Path data = dir.resolve("binding-" + b.set() + "-" + b.binding() + (b.element() < 0 ? "" : "-" + b.element()) + ".bin");
             Files.write(data, bytes);
             bufferOfBinding.put(key, b.what());
             String value = switch (b.kind()) {
@@ -368,7 +369,7 @@ final class AmberCommand implements Callable<Integer> {
                 case STORAGE_IMAGE, SAMPLED_IMAGE, COMBINED_IMAGE_SAMPLER -> image(decl, data, b.line());
                 case SAMPLER -> throw new IllegalStateException();
             };
-            bindings.add(new VulkanBuild.BindingArg(b.set(), b.binding(), value));
+            bindings.add(new VulkanBuild.BindingArg(b.set(), b.binding(), b.element(), value));
             if (b.kind() == Binding.Kind.COMBINED_IMAGE_SAMPLER) {
                 bindings.add(new VulkanBuild.BindingArg(b.set(), b.binding(), sampler(script, b.samplerName(), b.line())));
             }

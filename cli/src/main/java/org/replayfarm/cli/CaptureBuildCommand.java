@@ -89,6 +89,19 @@ final class CaptureBuildCommand implements Callable<Integer> {
     @Option(names = "--wave32", description = "Vulkan shaders: compile for wave32 (RADV's default for compute is wave64).")
     boolean wave32;
 
+    @Option(names = "--native-run", description = "OpenCL C and HIP sources: also run the kernel natively on this "
+            + "machine (replay capture native-run with the same source, kernel, dispatch, arguments and flags) and "
+            + "attach its outputs to the capture as the recorded run '" + CaptureBuildCommand.NATIVE_LABEL
+            + "' (capture add-run), so the argument list is typed once.")
+    boolean nativeRun;
+
+    /** The label of the native run --native-run attaches (the one the examples' BUILD files give add-run). */
+    static final String NATIVE_LABEL = "native x86-64 (clang-19)";
+
+    /** The options of a --source build that capture native-run takes as they were given (the rest are the device's). */
+    private static final java.util.Set<String> NATIVE_OPTIONS = java.util.Set.of("-O", "-D", "-I", "-include", "--cflag",
+            "--groups", "--group-size", "--arg", "--kernel", "--wave64", "--wave-size");
+
     @Option(names = "--compiler", paramLabel = "aco|llvm", defaultValue = "aco",
             description = "Vulkan shaders: RADV's compiler, ACO (default) or LLVM (RADV_DEBUG=llvm).")
     String compiler;
@@ -147,6 +160,11 @@ final class CaptureBuildCommand implements Callable<Integer> {
             if (sizes[i] < 0) {
                 throw new ParameterException(spec.commandLine(), names[i] + " " + sizes[i] + ": must not be negative");
             }
+        }
+        if (nativeRun && (input.source == null || org.replayfarm.model.vulkan.ShaderSource.isShader(input.source))) {
+            throw new ParameterException(spec.commandLine(), "--native-run runs an OpenCL C or HIP --source natively; "
+                    + (input.source != null || input.amber != null ? "a Vulkan shader's reference is its lavapipe run, "
+                    + "recorded unless --no-reference" : "an object or assembly has no source to build for this machine"));
         }
         if (input.amber != null) {
             return AmberCommand.buildCapture(spec, input.amber, run, compiler, wave32, wave64, !noReference, out);
@@ -257,6 +275,9 @@ final class CaptureBuildCommand implements Callable<Integer> {
             spec.commandLine().getOut().printf("wrote %s: the code object with its line table (replay explain shows "
                     + "source lines from it)%n", debugObject);
         }
+        if (nativeRun) {
+            return runNatively(name);
+        }
         return Replay.EXIT_OK;
     }
 
@@ -346,5 +367,57 @@ final class CaptureBuildCommand implements Callable<Integer> {
             p.addArguments("--workgroup-id-sgpr").addArguments(workgroupIdSgpr.toString());
         }
         return p.build();
+    }
+
+    /**
+     * --native-run: capture native-run with the options of this command line that it takes, as they were given, into
+     * a temporary folder, then capture add-run attaching its outputs to the capture just written. The capture stays
+     * written when the native run fails; the error says so.
+     */
+    private int runNatively(String kernelName) throws java.io.IOException {
+        Path folder = Files.createTempDirectory("replay-native-run");
+        try {
+            List<String> args = new java.util.ArrayList<>(List.of("capture", "native-run", input.source.toString()));
+            boolean kernelGiven = false;
+            // an option given N times is matched N times, each with all its values: once each
+            for (picocli.CommandLine.Model.OptionSpec o : new java.util.LinkedHashSet<>(
+                    spec.commandLine().getParseResult().matchedOptions())) {
+                String option = o.longestName();
+                if (!NATIVE_OPTIONS.contains(option)) {
+                    continue;
+                }
+                kernelGiven |= option.equals("--kernel");
+                if (o.arity().max() == 0) {
+                    args.add(option); // a flag (--wave64)
+                    continue;
+                }
+                for (String value : o.originalStringValues()) {
+                    args.add(option);
+                    args.add(value);
+                }
+            }
+            if (!kernelGiven) {
+                args.add("--kernel");
+                args.add(baseName(kernelName)); // the one kernel the source defines
+            }
+            args.add("--out");
+            args.add(folder.resolve("out").toString());
+            picocli.CommandLine line = Replay.commandLine("capture");
+            line.setOut(spec.commandLine().getOut());
+            line.setErr(spec.commandLine().getErr());
+            int ran = line.execute(args.toArray(String[]::new));
+            if (ran != Replay.EXIT_OK) {
+                spec.commandLine().getErr().printf("replay capture build: %s is written; its native run failed (above), "
+                        + "so no run is attached%n", out);
+                return ran;
+            }
+            picocli.CommandLine attach = Replay.commandLine("capture");
+            attach.setOut(spec.commandLine().getOut());
+            attach.setErr(spec.commandLine().getErr());
+            return attach.execute("capture", "add-run", out.toString(), "--label", NATIVE_LABEL, "--from",
+                    folder.resolve("out").toString(), "--replace");
+        } finally {
+            RunCommand.deleteTree(folder);
+        }
     }
 }

@@ -305,8 +305,11 @@ final class ExplainCommand implements Callable<Integer> {
         w.printf("re-running %d group(s) with store tracing: %s%n", who.size(), named.size() <= GROUPS_NAMED
                 ? String.join(" ", named)
                 : String.join(" ", named.subList(0, GROUPS_NAMED)) + " and " + (named.size() - GROUPS_NAMED) + " more");
+        // the groups the merge ran again in order (order-dependent atomics) are traced as they ran there
+        List<String> inOrder = new java.util.ArrayList<>();
+        report.path("order_dependent_in_order").path("groups").forEach(n -> inOrder.add(n.asText()));
         Map<StoreTrace.Target, List<StoreTrace.Store>> stores = StoreTrace.trace(kernel, HostModel.DEFAULT_BUDGET,
-                Map.of(target, List.copyOf(who)), lines);
+                Map.of(target, List.copyOf(who)), lines, inOrder);
         List<StoreTrace.Store> found = stores.get(target);
         if (found.isEmpty()) {
             w.println("  no store or atomic of these groups wrote it");

@@ -70,7 +70,7 @@ final class VulkanShaders {
      */
     static String withoutFolders(String binding, Provenance.Builder p) {
         java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("(\\d+\\.\\d+=(?:buffer|uniform|dynamic-buffer|dynamic-uniform|texel-buffer|image:raw|image):)([^,]*)(.*)")
+                .compile("(\\d+\\.\\d+(?:\\[\\d+\\])?=(?:buffer|uniform|dynamic-buffer|dynamic-uniform|texel-buffer|image:raw|image):)([^,]*)(.*)")
                 .matcher(binding);
         if (!m.matches()) {
             return binding;

@@ -27,9 +27,6 @@ import org.replayfarm.model.testing.Toolchain;
 class AmberCorpusTest {
     /** Scripts that do not pass yet, and why (issue 33's closing note has the detail). */
     static final Map<String, String> OPEN = Map.ofEntries(
-            Map.entry("40_denormals.amber", "every EXPECT passes; the host model flushes f32 denormals as ACO's "
-                    + "FLOAT_MODE says, lavapipe keeps them, and values computed from a flushed input differ far beyond ulps: "
-                    + "SPIR-V allows it, the classifier does not trace it yet"),
             Map.entry("99_graphics_refused.amber", "a graphics pipeline: refused by name, exit 2"));
 
     /** Options a script needs, and why. */

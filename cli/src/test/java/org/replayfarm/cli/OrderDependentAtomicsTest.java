@@ -30,6 +30,7 @@ class OrderDependentAtomicsTest {
     static Path dir;
     static Path capture;
     static Path nativeOut;
+    static String[] ARGS;
 
     static final String SOURCE = """
             #include <hip/hip_runtime.h>
@@ -60,8 +61,9 @@ class OrderDependentAtomicsTest {
         }
         Files.write(dir.resolve("x.bin"), x.array());
         capture = dir.resolve("fsum.capture");
-        String[] args = {"--kernel", "fsum", "--groups", "16", "--group-size", "64", "--arg",
+        ARGS = new String[] {"--kernel", "fsum", "--groups", "16", "--group-size", "64", "--arg",
                 "buffer:" + dir.resolve("x.bin"), "--arg", "zeros:4", "--arg", "u32:1024", "--arg", "zeros:4"};
+        String[] args = ARGS;
         CliRun built = CliRun.of(concat(new String[] {"capture", "build", "--source", hip.toString()}, args,
                 new String[] {"-o", capture.toString()}));
         assertEquals(0, built.exitCode(), built.out() + built.err());
@@ -125,6 +127,15 @@ class OrderDependentAtomicsTest {
         assertEquals(1, far.exitCode(), far.out() + far.err());
         assertTrue(far.out().contains("beyond the reassociation bound"), far.out());
         assertTrue(far.out().contains("result          different"), far.out());
+        // the store trace shows the groups as the in-order pass ran them: the last group's compare-and-swap stored
+        // the host's final sum (run apart, it stored only its own block's)
+        JsonNode value = new ObjectMapper().readTree(dir.resolve("far/report.json").toFile()).path("comparison")
+                .path("ranges").get(1).path("values").get(0);
+        JsonNode stores = value.path("stores");
+        assertTrue(stores.size() >= 16, value.toString());
+        JsonNode last = stores.get(stores.size() - 1);
+        assertEquals("(15, 0, 0)", last.path("group").asText(), value.toString());
+        assertTrue(last.path("value").asText().startsWith(value.path("host").get(0).asText() + " ("), value.toString());
     }
 
     @Test
@@ -143,6 +154,28 @@ class OrderDependentAtomicsTest {
                 dir.resolve("x99").toString());
         assertEquals(1, wrong.exitCode(), wrong.out() + wrong.err());
         assertTrue(wrong.out().contains("different (not a float sum: compared exactly)"), wrong.out());
+    }
+
+    /**
+     * Issue 39, point 4: {@code capture build --native-run} builds, runs natively and attaches the run in one command
+     * (the argument list typed once): the capture is byte for byte the one the three commands make.
+     */
+    @Test
+    void one_command_builds_runs_natively_and_attaches_the_run() throws Exception {
+        Path three = dir.resolve("three.capture");
+        CliRun added = CliRun.of("capture", "add-run", capture.toString(), "--label", "native x86-64 (clang-19)",
+                "--from", nativeOut.toString(), "-o", three.toString());
+        assertEquals(0, added.exitCode(), added.out() + added.err());
+        Path one = dir.resolve("one.capture");
+        CliRun built = CliRun.of(concat(new String[] {"capture", "build", "--source", dir.resolve("fsum.hip").toString()},
+                ARGS, new String[] {"-o", one.toString(), "--native-run"}));
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        assertTrue(built.out().contains("added run 'native x86-64 (clang-19)'"), built.out());
+        assertArrayEquals(Files.readAllBytes(three), Files.readAllBytes(one), "the same capture as build, native-run and add-run");
+        CliRun vulkan = CliRun.of("capture", "build", "--source", dir.resolve("x.comp").toString(), "--groups", "1",
+                "-o", dir.resolve("v.capture").toString(), "--native-run");
+        assertEquals(2, vulkan.exitCode(), vulkan.out() + vulkan.err());
+        assertTrue(vulkan.err().contains("a Vulkan shader's reference is its lavapipe run"), vulkan.err());
     }
 
     private static Path device(String name, float sum) throws Exception {

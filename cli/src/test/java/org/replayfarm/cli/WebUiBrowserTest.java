@@ -257,6 +257,87 @@ class WebUiBrowserTest {
         browser.screenshot(SHOTS.resolve("viewer-toggle-device.png"));
     }
 
+    /**
+     * Issue 39: a job whose outputs hold an order-dependent location says so in the jobs list (Result
+     * "order-dependent", a filter of its own), and a range's page shows each differing element's store trace and
+     * what its order-dependent locations compared as.
+     */
+    @Test
+    void order_dependent_results_and_a_ranges_store_trace_are_shown() throws Exception {
+        Path hip = dir.resolve("fsum.hip");
+        Files.writeString(hip, OrderDependentAtomicsTest.SOURCE.replace(", int *last", "")
+                .replace("atomicExch(last, (int) blockIdx.x);", ""));
+        ByteBuffer x = ByteBuffer.allocate(4 * 256).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 256; i++) {
+            x.putFloat(0.25f + i / 64f);
+        }
+        Files.write(dir.resolve("x.bin"), x.array());
+        Path capture = dir.resolve("fsum.capture");
+        CliRun built = CliRun.of("capture", "build", "--source", hip.toString(), "--kernel", "fsum", "--groups", "4",
+                "--group-size", "64", "--arg", "buffer:" + dir.resolve("x.bin"), "--arg", "zeros:4", "--arg", "u32:256",
+                "-o", capture.toString(), "--native-run");
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        String equal = startJob(capture, "\"every\"", "recorded");
+        assertEquals("finished", awaitEnd(equal).get("state").asText());
+        // the same capture with a wrong sum recorded: beyond any order of the groups
+        Path wrongRun = Files.createDirectories(dir.resolve("wrong-sum"));
+        Files.write(wrongRun.resolve("guest-1.bin"), ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putFloat(12345.5f).array());
+        Path wrong = dir.resolve("fsum-wrong.capture");
+        CliRun added = CliRun.of("capture", "add-run", capture.toString(), "--from", wrongRun.toString(), "--label",
+                "wrong", "-o", wrong.toString());
+        assertEquals(0, added.exitCode(), added.err());
+        String different = startJob(wrong, "\"every\"", "recorded:wrong");
+        assertEquals("finished", awaitEnd(different).get("state").asText());
+
+        browser.navigate(url + "/#/");
+        browser.waitFor("(r => r && r.dataset.result === 'order-dependent')(document.querySelector('" + row(equal) + "'))", 30);
+        assertEquals("order-dependent", browser.text(row(equal) + " .result"));
+        browser.eval("(s => { s.value = 'order-dependent'; s.dispatchEvent(new Event('change')); })(document.getElementById('result-filter'))");
+        browser.waitFor("document.querySelector('" + row(different) + "').hidden === true", 10);
+        assertTrue(!browser.eval("document.querySelector('" + row(equal) + "').hidden").asBoolean());
+        browser.eval("(s => { s.value = ''; s.dispatchEvent(new Event('change')); })(document.getElementById('result-filter'))");
+
+        JsonNode value = json("GET", "/jobs/" + different + "/results/report.json", null).get("comparison")
+                .get("ranges").get(1).get("values").get(0);
+        browser.navigate(url + "/#/job/" + different + "/range/1");
+        browser.waitFor("document.getElementById('main').dataset.ready === 'range'", 30);
+        String stores = browser.text("#range-values tr.stores");
+        assertTrue(stores.contains(value.get("stores").get(0).get("pc").asText()), stores);
+        assertTrue(stores.contains("global_atomic_cmpswap"), stores);
+        assertTrue(browser.text("#main .order-dependent").contains("beyond the reassociation bound"),
+                browser.text("#main .order-dependent"));
+        browser.screenshot(SHOTS.resolve("range-store-trace.png"));
+    }
+
+    /**
+     * Issue 34: what {@code replay explain --first-divergence} finds in a job's outputs is shown on the job's page:
+     * the instruction, the register and lanes with both values, the instructions before it.
+     */
+    @Test
+    void the_first_divergence_explain_found_is_on_the_jobs_page() throws Exception {
+        Path saxpy = Toolchain.root().resolve("examples/saxpy/saxpy.capture");
+        String job = startJob(saxpy, "\"every\"", "recorded");
+        assertEquals("finished", awaitEnd(job).get("state").asText());
+        Path out = node.jobs().results(job).orElseThrow();
+        Path t = dir.resolve("saxpy-planted");
+        CliRun translated = CliRun.of("translate", saxpy.toString(), "--out", t.toString());
+        assertEquals(0, translated.exitCode(), translated.out() + translated.err());
+        String k = Files.readString(t.resolve("kernel.cu"));
+        var site = Mutants.sites(k).stream().filter(m -> m.pc() == 0x100060084L).findFirst().orElseThrow();
+        Files.writeString(t.resolve("kernel.cu"), Mutants.apply(k, site, Mutants.Operator.BITFLIP).orElseThrow());
+        CliRun explained = CliRun.of("explain", out.toString(), "--first-divergence", "--device", "cuda-cpu:" + t,
+                "--group", "0,0,0");
+        assertEquals(0, explained.exitCode(), explained.out() + explained.err());
+
+        browser.navigate(url + "/#/job/" + job);
+        browser.waitFor("document.querySelector('#first-divergence')", 30);
+        String shown = browser.text("#first-divergence");
+        assertTrue(shown.contains("0x100060084") && shown.contains("v_fmac_f32"), shown);
+        assertTrue(shown.contains("v3") && shown.contains("0x447a0000"), shown);
+        browser.screenshot(SHOTS.resolve("job-first-divergence.png"));
+    }
+
     @Test
     void cancel_on_the_job_list_stops_a_running_job() throws Exception {
         // a job that runs until it is cancelled, however fast the machine: each group loops under a budget of 1e12

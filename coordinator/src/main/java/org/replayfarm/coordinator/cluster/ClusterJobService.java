@@ -59,6 +59,15 @@ public final class ClusterJobService implements JobService {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClusterJobService.class);
     /** When each ended job ended (epoch ms): retention counts from here. */
     private final Map<String, Long> endedAt = new ConcurrentHashMap<>();
+    /**
+     * Jobs resumed from the journal whose actor has not yet reported what its log holds: until it does, the board
+     * shows nothing for them rather than 0 groups done (a client would see the job's progress go backwards).
+     */
+    private final Map<String, Replaying> replaying = new ConcurrentHashMap<>();
+
+    /** A resumed job not yet heard from: done when it reports; {@code start} is what it is shown as if it never does. */
+    private record Replaying(java.util.concurrent.CompletableFuture<Void> reported, JobProgress start) {
+    }
     /** Captures this process already opened and decoded, by SHA-256, for the next job launched on each. */
     private final Map<String, Opened> opened = new ConcurrentHashMap<>();
 
@@ -135,10 +144,13 @@ public final class ClusterJobService implements JobService {
                 update(failed);
             }
         }
+        awaitReplayed();
         // a coordinator down past a job's retention removes it now, beside the API (many removals, each a
         // journal write and a log purge, must not keep the newly active coordinator answering 503)
-        log.info("the journal holds {} job(s): {} had ended, {} start again", all.jobs().size(),
-                all.jobs().size() - unfinished, unfinished);
+        if (!all.jobs().isEmpty()) {
+            log.info("the journal holds {} job(s): {} had ended, {} start again", all.jobs().size(),
+                    all.jobs().size() - unfinished, unfinished);
+        }
         if (retention != Retention.KEEP) {
             system.scheduler().scheduleOnce(java.time.Duration.ZERO, () -> {
                 try {
@@ -327,11 +339,44 @@ public final class ClusterJobService implements JobService {
                 throw new IllegalStateException("the coordinator's journal did not keep job " + id + ": " + e, e);
             }
         }
-        update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        if (record) {
+            update(new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, ""));
+        } else {
+            // a resumed job shows its progress once its actor has read its log back (awaitReplayed)
+            replaying.put(id, new Replaying(new java.util.concurrent.CompletableFuture<>(),
+                    new JobProgress(id, sha, "running", total, 0, 0, -1, 0, 0, "")));
+        }
         actors.put(id, ActiveCoordinator.spawn(system, owner, ctx -> ctx.spawn(
                 Job.create(spec, shards, system.settings().config(), listener), "job-" + id,
                 DispatcherSelector.fromConfig("replay.coordinator.job-dispatcher"))));
         return id;
+    }
+
+    /**
+     * Waits until every resumed job has read its log back and reported what it holds, so that the API, which serves
+     * once resume() returns, never shows a resumed job at 0 groups done. A job whose log does not answer within
+     * the journal's timeout is shown at 0 (and says so in the log): the API must not wait for ever.
+     */
+    private void awaitReplayed() {
+        try {
+            java.util.concurrent.CompletableFuture.allOf(replaying.values().stream().map(Replaying::reported)
+                            .toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(JOURNAL_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // shown below
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Replaying r : List.copyOf(replaying.values())) {
+            String id = r.start().jobId();
+            synchronized (replaying) { // not over a report that comes now
+                if (replaying.remove(id) != null && board.get(id).isEmpty()) {
+                    log.warn("job {}: its log was not read back within {} s; shown at 0 groups done until it is", id,
+                            JOURNAL_TIMEOUT.toSeconds());
+                    board.update(r.start());
+                }
+            }
+        }
     }
 
     private void update(JobProgress p) {
@@ -343,7 +388,13 @@ public final class ClusterJobService implements JobService {
             // daemon) sends its Remove after this End, which the journal then holds (it persists in order)
             registry.tell(new Journal.End(ended(shown)));
         }
-        board.update(shown);
+        synchronized (replaying) {
+            board.update(shown);
+        }
+        Replaying replayed = replaying.remove(shown.jobId());
+        if (replayed != null) {
+            replayed.reported().complete(null);
+        }
     }
 
     private static org.replayfarm.proto.JobEnded ended(JobProgress p) {

@@ -375,6 +375,8 @@ public final class FarmNode implements AutoCloseable {
                 List<Route> routes = new ArrayList<>();
                 JobServiceHolder h = new JobServiceHolder();
                 holder = h;
+                // a coordinator the split-brain resolver is about to stop (cut off from the majority) accepts nothing
+                routes.add(CoordinatorHttp.refusingWritesWhenCutOff(() -> Quorum.cutOff(system)));
                 routes.addAll(s.routes().apply(h));
                 // a standby forwards to the active coordinator the cluster names (Coordinators, known once bound)
                 CompletableFuture<Coordinators> directory = new CompletableFuture<>();
@@ -570,7 +572,7 @@ public final class FarmNode implements AutoCloseable {
             }
         }
         if (d == null) {
-            throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
+            throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
         }
         return (ClusterJobService) d;
     }
@@ -709,7 +711,7 @@ public final class FarmNode implements AutoCloseable {
 
         private JobService d() {
             if (delegate == null) {
-                throw new IllegalStateException("this coordinator stands by: another coordinator is the active one");
+                throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
             }
             return delegate;
         }

@@ -66,6 +66,11 @@ public final class Comparison {
      * wrote them (at most {@link #TRACED_GROUPS} groups re-run in all).
      */
     static DiffResult traced(DiffResult diff, Kernel kernel, StoreTrace.SourceLines lines) {
+        return traced(diff, kernel, lines, List.of());
+    }
+
+    /** As above; groups of the merge's in-order pass ({@code inOrder}, in its order) are traced as they ran there. */
+    static DiffResult traced(DiffResult diff, Kernel kernel, StoreTrace.SourceLines lines, List<String> inOrder) {
         Map<StoreTrace.Target, List<String>> targets = new LinkedHashMap<>();
         Set<String> groups = new LinkedHashSet<>();
         for (DiffResult.RangeDiff r : diff.ranges()) {
@@ -87,7 +92,7 @@ public final class Comparison {
             return diff;
         }
         Map<StoreTrace.Target, List<StoreTrace.Store>> stores = StoreTrace.trace(kernel,
-                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, targets, lines);
+                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET, targets, lines, inOrder);
         List<DiffResult.RangeDiff> ranges = new ArrayList<>();
         for (DiffResult.RangeDiff r : diff.ranges()) {
             int eb = r.view().elementBytes();
@@ -152,7 +157,16 @@ public final class Comparison {
         if (run != null) {
             List<RangeView> views = RangeViews.of(o.memory().initial(), kernel.capture().getProgram().getKernelName(),
                     options.views());
-            diff = traced(Diff.compare(o.memory(), o.images(), run, options, views), kernel, lines(capture, options));
+            diff = Diff.compare(o.memory(), o.images(), run, options, views);
+            if (!diff.equal() && FloatModeCheck.asks(run.kind(), kernel)) {
+                // another implementation's run may keep denormals the capture's mode flushes: asked, and said
+                FloatModeCheck.Alternate alt = FloatModeCheck.of(diff, o.memory(), kernel,
+                        org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET);
+                if (!alt.isEmpty()) {
+                    diff = Diff.compare(o.memory(), o.images(), run, options, views, alt);
+                }
+            }
+            diff = traced(diff, kernel, lines(capture, options), o.inOrder().groups());
         }
         double diffSeconds = (System.nanoTime() - diffStart) / 1e9;
         RunReport.Device device = new RunReport.Device(choice.spelling(), resolved.reason(), run, deviceSeconds);

@@ -53,11 +53,15 @@ public final class Diff {
     /** The tolerances {@code image:K} views give each image (by index). */
     private final List<Tolerance.Override> imageTolerances;
 
-    private Diff(MemoryMerge memory, ImageMerge images, DiffOptions options) {
+    /** What the last storers of differing float elements store with denormals kept (null: not asked). */
+    private final FloatModeCheck.Alternate floatMode;
+
+    private Diff(MemoryMerge memory, ImageMerge images, DiffOptions options, FloatModeCheck.Alternate floatMode) {
         this.memory = memory;
         this.images = images;
         this.options = options;
         this.imageTolerances = RangeViews.images(images.initial(), options.views());
+        this.floatMode = floatMode;
     }
 
     /** Compares every range and image with untyped ranges and the {@code --view}s alone (no kernel metadata). */
@@ -71,7 +75,16 @@ public final class Diff {
      */
     public static DiffResult compare(MemoryMerge memory, ImageMerge images, DeviceRun device, DiffOptions options,
                                      List<RangeView> views) {
-        Diff d = new Diff(memory, images, options);
+        return compare(memory, images, device, options, views, null);
+    }
+
+    /**
+     * As above; a float element whose bytes {@code floatMode} (not null) has as the device's is counted as differing
+     * only by the float mode ({@link FloatModeCheck}).
+     */
+    static DiffResult compare(MemoryMerge memory, ImageMerge images, DeviceRun device, DiffOptions options,
+                              List<RangeView> views, FloatModeCheck.Alternate floatMode) {
+        Diff d = new Diff(memory, images, options, floatMode);
         List<ImageDiff> imageDiffs = new ArrayList<>();
         for (InitialImages.Entry e : images.initial().images()) {
             imageDiffs.add(d.image(e, device.imageTexels(e.index())));
@@ -506,6 +519,7 @@ public final class Diff {
         long[] byRule = new long[Tolerance.Rule.values().length];
         long approxOk = 0;
         long reassociated = 0;
+        long floatModeOk = 0;
         DiffResult.Ordered ordered = DiffResult.Ordered.NONE;
         DiffResult.Spread spread = DiffResult.Spread.NONE;
         BitSet differing = new BitSet();   // bytes
@@ -622,6 +636,10 @@ public final class Diff {
                     approxOk++;
                     continue;
                 }
+                if (!tail && floatMode != null && floatMode.matches(r.index(), at, end, device)) {
+                    floatModeOk++; // the device's value is the program's with denormals kept
+                    continue;
+                }
                 spread = spread.and(!tail && floating && !integerDiffers && apart.number(), approximate, apart.ulps(),
                         apart.abs(), apart.rel());
                 for (int i = at; i < end; i++) {
@@ -699,7 +717,7 @@ public final class Diff {
                 : lo < 0 ? "empty (the selected groups wrote no byte)" : "bytes " + lo + ".." + hi;
         long deviceOnlyElements = view.typed() ? badElements.cardinality() - differingElements.cardinality() : deviceOnly.cardinality();
         DiffResult.Tolerated tolerated = new DiffResult.Tolerated(byRule[Tolerance.Rule.ULP.ordinal()],
-                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk, reassociated);
+                byRule[Tolerance.Rule.ABS.ordinal()], byRule[Tolerance.Rule.REL.ordinal()], approxOk, reassociated, floatModeOk);
         return new RangeDiff(r.index(), name, true, r.size(), compared, differing.cardinality(), deviceOnly.cardinality(),
                 footprint, count, runs, view, view.typed() ? elements : host.length,
                 view.typed() ? comparedElements : compared, view.typed() ? differingElements.cardinality()

@@ -53,15 +53,15 @@ public record DiffResult(List<ImageDiff> images, List<RangeDiff> ranges) {
      * rules for its components counts under the last of them in that order) and {@code approximate}
      * ({@code --approximate}, tried after them).
      */
-    public record Tolerated(long ulp, long abs, long rel, long approximate, long reassociated) {
-        public static final Tolerated NONE = new Tolerated(0, 0, 0, 0, 0);
+    public record Tolerated(long ulp, long abs, long rel, long approximate, long reassociated, long floatMode) {
+        public static final Tolerated NONE = new Tolerated(0, 0, 0, 0, 0, 0);
 
         public Tolerated(long ulp, long abs, long rel, long approximate) {
-            this(ulp, abs, rel, approximate, 0);
+            this(ulp, abs, rel, approximate, 0, 0);
         }
 
         public long total() {
-            return ulp + abs + rel + approximate + reassociated;
+            return ulp + abs + rel + approximate + reassociated + floatMode;
         }
     }
 

@@ -301,7 +301,8 @@ public final class RunReport {
     private static void tolerated(ObjectNode i, DiffResult.Tolerated t, Tolerance tolerance, String from,
                                   DiffResult.Spread spread, long differing) {
         i.put("tolerated_ulp", t.ulp()).put("tolerated_abs", t.abs()).put("tolerated_rel", t.rel())
-                .put("tolerated_approximate", t.approximate()).put("tolerated_reassociated", t.reassociated());
+                .put("tolerated_approximate", t.approximate()).put("tolerated_reassociated", t.reassociated())
+                .put("tolerated_float_mode", t.floatMode());
         i.putObject("tolerance").put("ulp", tolerance.ulp()).put("abs", tolerance.abs()).put("rel", tolerance.rel())
                 .put("from", from);
         if (differing > 0 && spread.count() > 0 && spread.floats()) {
@@ -512,8 +513,10 @@ public final class RunReport {
                             d.index(), d.name(), d.view().describe(), d.comparedElements(), d.differingElements(),
                             d.deviceOnlyElements(), toleratedRange(d), d.regionCount());
                 } else {
-                    w.printf("  range %d %-10s bytes: %d compared, %d differing, %d device-only, %d run(s)%n", d.index(),
-                            d.name(), d.compared(), d.differing(), d.deviceOnly(), d.regionCount());
+                    w.printf("  range %d %-10s bytes: %d compared, %d differing, %d device-only%s, %d run(s)%n", d.index(),
+                            d.name(), d.compared(), d.differing(), d.deviceOnly(), d.tolerated().floatMode() == 0 ? ""
+                                    : ", " + d.tolerated().floatMode() + " differing only by the float mode (the "
+                                    + "program's value with denormals kept)", d.regionCount());
                 }
                 if (d.ordered().any()) {
                     w.printf("      %s%n", orderedText(d.ordered()));
@@ -525,11 +528,18 @@ public final class RunReport {
                 valuesText(w, d.values());
             }
         }
+        long floatMode = diff == null ? 0 : diff.ranges().stream().mapToLong(d -> d.tolerated().floatMode()).sum();
         long orderedWithin = diff == null ? 0 : diff.ranges().stream().mapToLong(d -> d.ordered().withinBound()).sum();
         long orderedLocations = diff == null ? 0 : diff.ranges().stream().mapToLong(d -> d.ordered().locations()).sum();
-        w.printf("result          %s (exit status %d)%s%n", verdict.status(), verdict.exitStatus(), orderedLocations == 0 ? ""
-                : "; " + orderedLocations + " order-dependent location(s) compared against the host's group order"
-                + (orderedWithin == 0 ? "" : ", " + orderedWithin + " of them as another order of a float sum"));
+        w.printf("result          %s (exit status %d)%s%s%n", verdict.status(), verdict.exitStatus(), orderedLocations == 0
+                ? "" : "; " + orderedLocations + " order-dependent location(s) compared against the host's group order"
+                + (orderedWithin == 0 ? "" : ", " + orderedWithin + " of them as another order of a float sum"),
+                floatMode == 0 ? "" : "; " + floatMode + " element(s) differ only by the float mode (denormals kept)");
+        if (floatMode > 0) {
+            w.printf("  %d element(s) (bytes where untyped) differ only by the float mode: the capture's MODE flushes "
+                    + "denormals, the device (another implementation, free to keep them) kept them, and the host model "
+                    + "with denormals kept gives the device's value%n", floatMode);
+        }
         verdict.reasons().stream().limit(8).forEach(r -> w.println("  " + r));
         // the suggestion is the last of the comparison's reasons: shown even past the first 8
         ToleranceSuggestion.of(diff).map(ToleranceSuggestion::text)
@@ -593,6 +603,12 @@ public final class RunReport {
             by.add(t.rel() + " by --rel");
         }
         by.add(t.approximate() + " by --approximate");
+        if (t.floatMode() > 0) {
+            by.add(t.floatMode() + " by the float mode: the program's value with denormals kept");
+        }
+        if (t.reassociated() > 0) {
+            by.add(t.reassociated() + " as another order of the groups");
+        }
         return ", " + t.total() + " within tolerance (" + String.join(", ", by) + ")";
     }
 

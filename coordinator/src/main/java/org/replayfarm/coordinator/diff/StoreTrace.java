@@ -116,34 +116,73 @@ public final class StoreTrace {
      */
     public static Map<Target, List<Store>> trace(Kernel kernel, long budget, Map<Target, List<String>> groups,
                                                  SourceLines lines) {
+        return trace(kernel, budget, groups, lines, List.of());
+    }
+
+    /**
+     * As above; a group of {@code inOrder} (the groups the merge ran again one after another, in that order, for
+     * order-dependent atomics) is traced as it ran there: the pass runs again up to the last such group named, each
+     * on the memory the ones before it left, so its stores show the values it stored in the merged result.
+     */
+    public static Map<Target, List<Store>> trace(Kernel kernel, long budget, Map<Target, List<String>> groups,
+                                                 SourceLines lines, List<String> inOrder) {
         Set<String> all = new LinkedHashSet<>();
         groups.values().forEach(all::addAll);
         Map<Target, List<Store>> out = new LinkedHashMap<>();
         groups.keySet().forEach(t -> out.put(t, new ArrayList<>()));
         HostModel model = new HostModel(kernel, budget);
-        Syntax syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
-        for (String g : all) {
-            int[] id = groupId(g);
-            List<Target> mine = groups.entrySet().stream().filter(e -> e.getValue().contains(g)).map(Map.Entry::getKey)
-                    .toList();
-            Map<Target, int[]> kept = new java.util.HashMap<>();
-            model.runTraced(id[0], id[1], id[2], e -> {
-                for (Target t : mine) {
-                    List<Store> list = out.get(t);
-                    int[] n = kept.computeIfAbsent(t, k -> new int[1]);
-                    if (n[0] < STORES_KEPT && t.hit(e)) {
-                        n[0]++;
-                        String text;
-                        try {
-                            text = Disassembler.text(e.instruction(), syntax);
-                        } catch (IllegalArgumentException ex) {
-                            text = e.instruction().mnemonic();
-                        }
-                        list.add(new Store(g, e.wave(), e.lane(), e.pc(), text, e.kind(), t.value(e), lines.at(e.pc())));
-                    }
+        Set<String> sequenced = new java.util.HashSet<>(inOrder);
+        sequenced.retainAll(all);
+        if (!sequenced.isEmpty()) {
+            org.replayfarm.evalnode.eval.InOrder.Sequence sequence = new org.replayfarm.evalnode.eval.InOrder.Sequence(
+                    kernel, budget, HostModel.Tier.byDefault());
+            int left = sequenced.size();
+            for (String g : inOrder) {
+                if (left == 0) {
+                    break;
                 }
-            });
+                int[] id = groupId(g);
+                if (sequenced.contains(g)) {
+                    left--;
+                    sequence.next(id[0], id[1], id[2], tracer(g, groups, out, kernel, lines));
+                } else {
+                    sequence.next(id[0], id[1], id[2], null);
+                }
+            }
+        }
+        for (String g : all) {
+            if (sequenced.contains(g)) {
+                continue;
+            }
+            int[] id = groupId(g);
+            model.runTraced(id[0], id[1], id[2], tracer(g, groups, out, kernel, lines));
         }
         return out;
     }
+
+    /** What records group {@code g}'s writes to the targets that name it, at most {@link #STORES_KEPT} each. */
+    private static StoreTracer tracer(String g, Map<Target, List<String>> groups, Map<Target, List<Store>> out,
+                                      Kernel kernel, SourceLines lines) {
+        Syntax syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
+        List<Target> mine = groups.entrySet().stream().filter(e -> e.getValue().contains(g)).map(Map.Entry::getKey)
+                .toList();
+        Map<Target, int[]> kept = new java.util.HashMap<>();
+        return e -> {
+            for (Target t : mine) {
+                List<Store> list = out.get(t);
+                int[] n = kept.computeIfAbsent(t, k -> new int[1]);
+                if (n[0] < STORES_KEPT && t.hit(e)) {
+                    n[0]++;
+                    String text;
+                    try {
+                        text = Disassembler.text(e.instruction(), syntax);
+                    } catch (IllegalArgumentException ex) {
+                        text = e.instruction().mnemonic();
+                    }
+                    list.add(new Store(g, e.wave(), e.lane(), e.pc(), text, e.kind(), t.value(e), lines.at(e.pc())));
+                }
+            }
+        };
+    }
+
 }

@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *     {@code "device"}, {@code "ulp"}, {@code "abs"}, {@code "rel"}, {@code "approximate"}, {@code "views"},
  *     {@code "capture_name"}: {@link JobRequest}):
  *     201 {@code {"job": id}}; 400 for a malformed body or device spelling, an unknown capture, groups
- *     outside the dispatch, or a recorded run the capture does not hold.</li>
+ *     outside the dispatch, a recorded run the capture does not hold, or a {@code "budget"} past the node's
+ *     {@code replay.coordinator.max-budget} ({@code "field": "budget"}).</li>
  * <li>{@code GET /jobs?offset=0&limit=50}: one page of every job, newest first: {@code {"total": n,
  *     "offset": 0, "limit": 50, "jobs": [...]}}, each the job's progress plus {@code capture_name},
  *     {@code selection}, {@code device}, {@code accepted_at_millis} and {@code nodes} (each evaluator node's
@@ -233,6 +234,7 @@ public final class ApiRoutes extends AllDirectives {
                         return complete(tooLarge("job request", declared.getAsLong()));
                     }
                     Executor blocking = system.dispatchers().lookup(BLOCKING);
+                    long maxBudget = system.settings().config().getLong(MAX_BUDGET);
                     CompletionStage<HttpResponse> response = entity.getDataBytes()
                             .runFold(ByteString.emptyByteString(), ByteString::concat, mat)
                             .handleAsync((bytes, failure) -> {
@@ -241,18 +243,28 @@ public final class ApiRoutes extends AllDirectives {
                                             ? tooLarge("job request", -1)
                                             : error(StatusCodes.BAD_REQUEST, "the request did not complete: " + rootMessage(failure));
                                 }
-                                return start(bytes.toArray());
+                                return start(bytes.toArray(), maxBudget);
                             }, blocking);
                     return completeWithFuture(response);
                 }))));
     }
 
-    private HttpResponse start(byte[] body) {
+    /** The setting that bounds a job's {@code "budget"} (instructions per wave). */
+    static final String MAX_BUDGET = "replay.coordinator.max-budget";
+
+    private HttpResponse start(byte[] body, long maxBudget) {
         JobRequest request;
         try {
             request = JobRequest.parse(body, execAllowed);
         } catch (JobRequest.Invalid e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
+        }
+        if (request.limits().budget() > maxBudget) {
+            // a runaway group holds an evaluator's thread until its budget ends it: the node bounds what a job may ask
+            ObjectNode refused = ProgressJson.MAPPER.createObjectNode().put("error", "'budget' " + request.limits().budget()
+                    + " is past this coordinator's limit of " + maxBudget + " instructions per wave (" + MAX_BUDGET + ")")
+                    .put("field", "budget");
+            return json(StatusCodes.BAD_REQUEST, refused);
         }
         if (!jobs.hasCapture(request.captureSha256())) {
             return error(StatusCodes.BAD_REQUEST, "no capture " + request.captureSha256()
@@ -264,6 +276,8 @@ public final class ApiRoutes extends AllDirectives {
                     request.limits());
         } catch (IllegalArgumentException e) {
             return error(StatusCodes.BAD_REQUEST, e.getMessage());
+        } catch (JobService.StandingBy e) {
+            return StandbyForward.standby("it stopped being the active one while taking the job (not taken)");
         } catch (RuntimeException e) {
             log.error("cannot start a job on {}", request.captureSha256(), e);
             return error(StatusCodes.INTERNAL_SERVER_ERROR, "cannot start the job: " + e.getMessage());

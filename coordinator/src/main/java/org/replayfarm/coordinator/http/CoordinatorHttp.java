@@ -43,6 +43,31 @@ public final class CoordinatorHttp extends AllDirectives {
         })));
     }
 
+    /**
+     * While {@code cutOff} gives a reason (this coordinator is on the side of a partition that the split-brain
+     * resolver will stop: {@code cluster.Quorum}), every request that would change something ({@code POST},
+     * {@code PUT}, {@code DELETE}: a capture upload, a job, a cancel) is answered 503 with {@code Retry-After},
+     * {@code X-Replay-Standby} (clients treat it as a standby's answer) and {@code {"error": REASON, "cut_off": true}};
+     * reads go on. Otherwise it passes the request on (a rejection).
+     */
+    public static Route refusingWritesWhenCutOff(java.util.function.Supplier<java.util.Optional<String>> cutOff) {
+        CoordinatorHttp d = new CoordinatorHttp(null);
+        return d.extractMethod(method -> {
+            String m = method.name();
+            java.util.Optional<String> why = m.equals("GET") || m.equals("HEAD") || m.equals("OPTIONS")
+                    ? java.util.Optional.empty() : cutOff.get();
+            if (why.isEmpty()) {
+                return d.reject();
+            }
+            String body = ProgressJson.MAPPER.createObjectNode().put("error", why.get()).put("cut_off", true) + "\n";
+            return d.complete(akka.http.javadsl.model.HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("Retry-After", "1"))
+                    // as a standby's answer: a client given several coordinators asks the others, and waits
+                    .addHeader(akka.http.javadsl.model.headers.RawHeader.create("X-Replay-Standby", "true"))
+                    .withEntity(ContentTypes.APPLICATION_JSON, body));
+        });
+    }
+
     /** Binds {@code host:port} (port 0 picks a free one) with the capture routes and {@code more}. */
     public static CompletionStage<ServerBinding> start(ActorSystem<?> system, String host, int port, CaptureStore captures,
                                                        List<Route> more) {
@@ -98,7 +123,13 @@ public final class CoordinatorHttp extends AllDirectives {
         routes.add(captureRoutes(captures));
         routes.addAll(more);
         CoordinatorHttp d = new CoordinatorHttp(captures);
-        Route served = d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new));
+        // the service can stop being the active one between the serving check and its answer (the split-brain
+        // resolver downed this node, the singleton moved): that is a standby's 503, not a 500
+        Route served = d.handleExceptions(akka.http.javadsl.server.ExceptionHandler.newBuilder()
+                        .match(org.replayfarm.coordinator.jobs.JobService.StandingBy.class, e -> d.complete(
+                                StandbyForward.standby("it stopped being the active one while answering")))
+                        .build(),
+                () -> d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new)));
         Route forward = standby == null
                 ? d.complete(StandbyForward.standby("another coordinator is the active one (give clients every "
                         + "coordinator's address)"))

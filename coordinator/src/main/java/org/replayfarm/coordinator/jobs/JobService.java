@@ -16,6 +16,16 @@ import org.replayfarm.model.capture.CaptureFormatException;
  */
 public interface JobService extends AutoCloseable {
     /**
+     * Thrown by a coordinator's service that is not (or no longer: the split-brain resolver downed it, the singleton
+     * moved) the active one; the API answers it as a standby does (503, {@code X-Replay-Standby}), never 500.
+     */
+    final class StandingBy extends IllegalStateException {
+        public StandingBy(String message) {
+            super(message);
+        }
+    }
+
+    /**
      * A job's own bounds: the instructions one wave may execute ({@code budget}) and how long one slice may
      * take before it is sent once more ({@code sliceDeadlineNanos}; 0: the coordinator's, measured from the
      * time per group).

@@ -360,6 +360,26 @@ function jobPage(id) {
   return () => { if (es) es.close(); if (timer) clearInterval(timer); };
 }
 
+// the first wrong instruction (replay explain --first-divergence writes it into report.json)
+function firstDivergence(f) {
+  if (!f) return '';
+  const g = (f.group || []).join(', ');
+  if (!f.found) {
+    return `<section id="first-divergence"><h2>First divergence</h2><p class="small">${esc(f.method)} on ${esc(f.device)}, group (${esc(g)}):
+      none found in ${esc(f.instructions_compared)} instructions${(f.notes || []).map(n => `<div class="dim">${esc(n)}</div>`).join('')}</p></section>`;
+  }
+  const regs = list => (list || []).map(d => `<tr><td class="mono">${esc(d.register)}${d.lane !== undefined ? ` lane ${esc(d.lane)}` : ''}</td>
+    <td class="mono host">${esc(d.host)}</td><td class="mono device">${esc(d.device)}</td></tr>`).join('');
+  return `<section id="first-divergence"><h2>First divergence</h2>
+    <p>group (${esc(g)}) wave ${esc(f.wave)} pc <span class="mono">${esc(f.pc)}</span>: <span class="mono insn">${esc(f.instruction)}</span>
+      ${f.source_line ? `<div class="small mono">${esc(f.source_line)}</div>` : ''}<div class="small">${esc(f.why || f.kind)} · ${esc(f.method)} on ${esc(f.device)}</div></p>
+    <table class="small"><thead><tr><th>Differs</th><th>Host</th><th>Device</th></tr></thead><tbody>${regs(f.differs)}</tbody></table>
+    ${(f.operands || []).length ? `<table class="small"><thead><tr><th>Operand before it</th><th>Host</th><th>Device</th></tr></thead><tbody>${regs(f.operands)}</tbody></table>` : ''}
+    ${(f.recent || []).length ? `<table class="small"><thead><tr><th>Before it</th><th>Host</th><th>Device</th></tr></thead><tbody>
+      ${f.recent.map(x => `<tr><td class="mono">${esc(x.pc)} ${esc(x.instruction)}</td><td class="mono">${esc(x.host)}</td><td class="mono">${esc(x.device)}</td></tr>`).join('')}</tbody></table>` : ''}
+    </section>`;
+}
+
 function groupsList(groups) {
   return (groups || []).map(g => `<span class="mono">${esc(g.group)}</span>${g.stored !== undefined ? ` <span class="dim">${g.stored}</span>` : ''}`).join(', ');
 }
@@ -380,6 +400,7 @@ async function showReport(id) {
     <dt>kernel</dt><dd class="mono">${esc(r.kernel_demangled || r.kernel)} · wave${esc(r.wave_size)} · ${esc(r.groups)} groups · ${esc(r.selection)}</dd>
     <dt>timings</dt><dd>host ${(+r.timings?.host_seconds || 0).toFixed(2)} s · device ${(+r.timings?.device_seconds || 0).toFixed(2)} s · diff ${(+r.timings?.diff_seconds || 0).toFixed(2)} s</dd>
     </dl></section>`;
+  h += firstDivergence(r.first_divergence);
   h += `<section><h2>Images</h2><table id="images"><thead><tr><th>#</th><th>Name</th><th>Format</th><th>Size</th><th>Recorded</th>
     <th class="num">Compared</th><th class="num">Differing</th><th class="num">Device-only</th><th class="num">Regions</th><th></th></tr></thead><tbody>`;
   for (const im of c.images || []) {
@@ -775,7 +796,10 @@ function rangePage(id, index) {
           <td class="mono host">${e.host.map(esc).join(', ')}</td><td class="mono device">${e.device.map(esc).join(', ')}</td>
           <td class="mono small dim">${e.host_bits.map(esc).join(',')} / ${e.device_bits.map(esc).join(',')}</td>
           <td class="num ulps">${e.ulps.map(u => u < 0 ? 'NaN/inf' : u).join(', ')} ${esc(e.unit)}</td>
-          <td class="small">${(e.groups || []).map(esc).join(', ')}</td></tr>`).join('') || `<tr><td colspan="8" class="dim">none</td></tr>`}
+          <td class="small">${(e.groups || []).map(esc).join(', ')}</td></tr>${(e.stores || []).length ? `<tr class="stores" data-stores="${e.index}">
+          <td></td><td colspan="${shaped ? 7 : 5}" class="small">${e.stores.map(st => `<div class="store">group <span class="mono">${esc(st.group)}</span>
+            wave ${esc(st.wave)} lane ${esc(st.lane)} pc <span class="mono">${esc(st.pc)}</span> · ${esc(st.kind)} wrote
+            <span class="mono">${esc(st.value)}</span> <span class="mono insn">${esc(st.instruction)}</span>${st.source ? ` <span class="dim">${esc(st.source)}</span>` : ''}</div>`).join('')}</td></tr>` : ''}`).join('') || `<tr><td colspan="8" class="dim">none</td></tr>`}
       </tbody></table></section>
       ${rg.heat_map_png ? `<section><h2>Heat map</h2><p class="small dim">one block per element, row-major: black equal, yellow (1 ulp) to red
         (2^20 ulps or more), magenta NaN/inf or an integer difference, dark grey not compared</p>

@@ -21,8 +21,8 @@ import org.replayfarm.model.testing.Await;
 /**
  * Jobs that survive their coordinator: a coordinator stopped abruptly mid-job (no leaving, no drain) and
  * started again on the same work directory (its H2 journal) resumes the job: the slices that had
- * finished are merged from the journal, not evaluated again, and the outputs equal replay eval's; a
- * finished job still answers after a further restart.
+ * finished are merged from the journal, not evaluated again, and the outputs equal replay eval's; its progress
+ * shows them from its first answer; a finished job still answers after a further restart.
  */
 @Tag("cluster")
 class JobJournalTest {
@@ -104,6 +104,8 @@ class JobJournalTest {
         }
 
         FarmNode second = coordinator(work);
+        // its first answer, before any evaluator joins: what the journal holds, never 0 while it reads it back
+        JobProgress firstSeen = second.jobs().progress("survivor").orElseThrow();
         FarmNode eval2 = evaluator(second, dir.resolve("eval-2"));
         try {
             assertTrue(second.startupWarnings().stream().anyMatch(w -> w.contains("started without --seed")
@@ -121,6 +123,8 @@ class JobJournalTest {
             Job.JobStats stats = jobs.stats("survivor").orElseThrow();
             assertTrue(stats.resumedGroups() >= 2, "the groups finished before the restart came from the journal: "
                     + stats);
+            assertEquals(stats.resumedGroups(), firstSeen.groupsDone(), "the restarted coordinator showed the groups "
+                    + "its journal holds from its first answer (a client never sees the job go backwards): " + firstSeen);
             long evaluatedNow = stats.slicesByNode().values().stream().mapToLong(Long::longValue).sum();
             assertTrue(evaluatedNow <= groups - stats.resumedGroups(), "only what had not finished was evaluated again "
                     + "(one group a slice at first): " + stats);

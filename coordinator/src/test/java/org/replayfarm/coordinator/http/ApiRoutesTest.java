@@ -346,6 +346,14 @@ class ApiRoutesTest {
         HttpResponse<String> badBudget = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", \"budget\": 0}");
         assertEquals(400, badBudget.statusCode());
         assertTrue(error(badBudget).contains("'budget' must be a positive integer"), badBudget.body());
+        HttpResponse<String> pastLimit = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[3]], \"budget\": 2000000001}");
+        assertEquals(400, pastLimit.statusCode(), pastLimit.body());
+        assertEquals("budget", JSON.readTree(pastLimit.body()).path("field").asText(), pastLimit.body());
+        assertTrue(error(pastLimit).contains("'budget' 2000000001 is past this coordinator's limit of 2000000000 "
+                + "instructions per wave (replay.coordinator.max-budget)"), pastLimit.body());
+        HttpResponse<String> atLimit = postJob("{\"capture\": \"" + sha + "\", \"groups\": [[3]], \"budget\": 2000000000}");
+        assertEquals(201, atLimit.statusCode(), "a budget at the limit is taken: " + atLimit.body());
+        assertEquals("finished", lastState(JSON.readTree(atLimit.body()).get("job").asText()));
         HttpResponse<String> badDeadline = postJob("{\"capture\": \"" + sha + "\", \"groups\": \"every\", "
                 + "\"slice_deadline_seconds\": \"soon\"}");
         assertEquals(400, badDeadline.statusCode());

@@ -206,4 +206,76 @@ class CoordinatorHttpTest {
             system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * A coordinator cut off from the majority answers a submission (and any other write) 503 with its reason and
+     * Retry-After, and goes on serving reads; once it is not cut off, the write reaches the API.
+     */
+    @Test
+    void a_coordinator_cut_off_from_the_majority_refuses_writes_with_503_saying_why_and_serves_reads() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        java.util.concurrent.atomic.AtomicReference<java.util.Optional<String>> cutOff =
+                new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.of("cut off from the majority: 1 of 3"));
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-cut-off");
+        try {
+            akka.http.javadsl.server.AllDirectives d = new akka.http.javadsl.server.AllDirectives() { };
+            akka.http.javadsl.server.Route jobs = d.path("jobs", () -> d.post(() -> d.complete(
+                    akka.http.javadsl.model.StatusCodes.CREATED, "{\"job\": \"j\"}")));
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store,
+                    List.of(CoordinatorHttp.refusingWritesWhenCutOff(cutOff::get), jobs)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+            HttpClient client = HttpClient.newHttpClient();
+            HttpRequest submit = HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding) + "/jobs"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+            HttpResponse<String> refused = client.send(submit, HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertEquals("1", refused.headers().firstValue("Retry-After").orElse(""));
+            assertEquals("true", refused.headers().firstValue("X-Replay-Standby").orElse(""),
+                    "the clients ask another coordinator, and wait, as they do for a standby");
+            var body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(refused.body());
+            assertEquals("cut off from the majority: 1 of 3", body.path("error").asText());
+            assertTrue(body.path("cut_off").asBoolean(), refused.body());
+            HttpResponse<String> read = client.send(HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding)
+                    + "/captures/" + "0".repeat(64))).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, read.statusCode(), "a read is served while cut off: " + read.body());
+            cutOff.set(java.util.Optional.empty());
+            HttpResponse<String> accepted = client.send(submit, HttpResponse.BodyHandlers.ofString());
+            assertEquals(201, accepted.statusCode(), accepted.body());
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A service that stops being the active one while it answers (the split-brain resolver downed its node) makes the
+     * API answer as a standby does, 503 with X-Replay-Standby, not a 500 with a stack trace in the log.
+     */
+    @Test
+    void a_service_that_stops_being_active_mid_request_answers_as_a_standby_not_500() throws Exception {
+        CaptureStore store = new CaptureStore(dir.resolve("captures"));
+        org.replayfarm.coordinator.jobs.JobService gone = (org.replayfarm.coordinator.jobs.JobService)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.replayfarm.coordinator.jobs.JobService.class}, (proxy, method, args) -> {
+                            throw new org.replayfarm.coordinator.jobs.JobService.StandingBy("this coordinator stands by");
+                        });
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-gone");
+        try {
+            ServerBinding binding = CoordinatorHttp.start(system, "127.0.0.1", 0, store,
+                    List.of(ApiRoutes.routes(gone, ApiRoutes.Limits.defaults(), dir.resolve("uploads"))))
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS);
+            HttpClient client = HttpClient.newHttpClient();
+            HttpResponse<String> read = client.send(HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding)
+                    + "/jobs/j")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, read.statusCode(), read.body());
+            assertEquals("true", read.headers().firstValue("X-Replay-Standby").orElse(""), read.body());
+            HttpResponse<String> submit = client.send(HttpRequest.newBuilder(URI.create(CoordinatorHttp.url(binding)
+                    + "/jobs")).POST(HttpRequest.BodyPublishers.ofString("{\"capture\": \"" + "a".repeat(64)
+                    + "\", \"groups\": \"every\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, submit.statusCode(), submit.body());
+            assertTrue(submit.body().contains("stands by"), submit.body());
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        }
+    }
 }

@@ -47,21 +47,14 @@ public final class InOrder {
         if (keys.isEmpty()) {
             return Pass.NONE;
         }
-        HostModel model = new HostModel(kernel, budget, tier);
-        List<InitialMemory.Range> initial = kernel.memory().ranges();
-        byte[][] carried = new byte[initial.size()][];
-        for (int i = 0; i < initial.size(); i++) {
-            carried[i] = new byte[(int) initial.get(i).size()];
-            initial.get(i).initial().duplicate().get(carried[i]);
-        }
+        Sequence sequence = new Sequence(kernel, budget, tier);
         List<String> names = new ArrayList<>();
         long wave = 0;
         Optional<FaultRecord> fault = Optional.empty();
         for (int key : keys) {
             int[] id = merge.groupId(key);
-            GroupResult r = model.runGroup(id[0], id[1], id[2], memory(initial, carried));
+            GroupResult r = sequence.next(id[0], id[1], id[2], null);
             merge.replace(r);
-            carry(r, carried);
             names.add(merge.groupName(key));
             wave += r.waveInstructions();
             if (fault.isEmpty()) {
@@ -69,6 +62,34 @@ public final class InOrder {
             }
         }
         return new Pass(List.copyOf(names), wave, fault);
+    }
+
+    /**
+     * Groups run one after another, each on the memory the ones before it left, as the in-order pass runs them (the
+     * store trace runs the pass again to show what a group of it stored there).
+     */
+    public static final class Sequence {
+        private final HostModel model;
+        private final List<InitialMemory.Range> initial;
+        private final byte[][] carried;
+
+        public Sequence(Kernel kernel, long budget, HostModel.Tier tier) {
+            this.model = new HostModel(kernel, budget, tier);
+            this.initial = kernel.memory().ranges();
+            this.carried = new byte[initial.size()][];
+            for (int i = 0; i < initial.size(); i++) {
+                carried[i] = new byte[(int) initial.get(i).size()];
+                initial.get(i).initial().duplicate().get(carried[i]);
+            }
+        }
+
+        /** Runs the next group ({@code tracer}: null, or what sees its stores) and carries what it left. */
+        public GroupResult next(int x, int y, int z, org.replayfarm.evalnode.hostmodel.StoreTracer tracer) {
+            InitialMemory now = memory(initial, carried);
+            GroupResult r = tracer == null ? model.runGroup(x, y, z, now) : model.runTraced(x, y, z, tracer, now).result();
+            carry(r, carried);
+            return r;
+        }
     }
 
     /** The capture's ranges holding {@code carried}'s bytes. */

@@ -121,6 +121,11 @@ public final class HostModel {
         return run(x, y, z, null, null, NEVER, java.util.Objects.requireNonNull(memory)).result();
     }
 
+    /** As {@link #runTraced(int, int, int, StoreTracer)}, the group reading {@code memory} (see above). */
+    public Run runTraced(int x, int y, int z, StoreTracer tracer, InitialMemory memory) {
+        return run(x, y, z, java.util.Objects.requireNonNull(tracer), null, NEVER, java.util.Objects.requireNonNull(memory));
+    }
+
     /** How many instructions a wave executes between two looks at a group's cancellation. */
     public static final long CANCEL_CHECK_EVERY = 1 << 16;
 

@@ -30,6 +30,30 @@ public final class Kernel {
         this.mode = initialMode(p.getFloatMode());
     }
 
+    private Kernel(Kernel other, int mode) {
+        this.capture = other.capture;
+        this.program = other.program;
+        this.memory = other.memory;
+        this.images = other.images;
+        this.mode = mode;
+    }
+
+    /**
+     * This kernel with waves starting in {@code mode} instead of the capture's (the comparison asks what the
+     * program gives under another float mode: denormals kept where the capture's mode flushes them).
+     */
+    public Kernel withMode(int mode) {
+        return new Kernel(this, mode);
+    }
+
+    /** MODE's FP_DENORM field [7:4] with every denormal kept, in and out, for f32 and for f16/f64. */
+    public static final int DENORMALS_KEPT = 0xF << 4;
+
+    /** Whether the capture's mode flushes any denormals (f32, or f16/f64; inputs or outputs). */
+    public boolean flushesDenormals() {
+        return (mode & DENORMALS_KEPT) != DENORMALS_KEPT;
+    }
+
     /**
      * MODE at wave start: FP_ROUND [3:0] (f32 in [1:0], f16/f64 in [3:2]), FP_DENORM [7:4] likewise,
      * DX10_CLAMP [8], IEEE [9], FP16_OVFL [23]; the enum values are the hardware codes plus one.

@@ -271,11 +271,13 @@ public final class ImageEmitter implements UnitEmitter {
     // ---------------------------------------------------------------- sampling
 
     private static void sample(InsnContext cx, Fields.Mimg f, String lod) throws Refusal {
-        if (f.dim() == 3 || f.dim() >= 6) {
-            cx.line("/* DIM %d: the host model samples 1D, 2D, 3D and 1D/2D arrays only; it faults */", f.dim());
+        if (f.dim() >= 6) {
+            cx.line("/* DIM %d (MSAA): the host model does not sample MSAA images; it faults */", f.dim());
             cx.line("RT_FAULT_NOW(RT_FAULT_OTHER, %s, -1, RT_IMG_E_DIM);", cx.pcC());
             return;
         }
+        boolean cube = f.dim() == 3;
+        boolean explicitLod = lod.equals("explicit");
         view(cx, f);
         cx.line("t_e = rt_img_sample_check(&t_v, %d);", f.dim());
         cx.line("if (t_e) { rt_img_fault(C, %s, -1, t_e); RT_CHECK(); }", cx.pcC());
@@ -285,12 +287,21 @@ public final class ImageEmitter implements UnitEmitter {
         }
         cx.line("uint32_t t_ss[4] = {%s};", String.join(", ", samp));
         cx.line("rt_ssharp_t t_s; rt_img_ssharp(t_ss, &t_s);");
+        if (cube) {
+            // one level (checked above): the LOD only picks the magnification or minification filter
+            cx.line("rt_img_cube_sampler(&t_s);");
+            if (!lod.equals("zero")) {
+                cx.line("if (RT_EXEC != 0 && t_s.mag != t_s.min) { rt_img_fault(C, %s, -1, RT_IMG_E_CUBE); RT_CHECK(); }",
+                        cx.pcC());
+            }
+            lod = "zero";
+        }
         cx.line("int t_un = %s || t_s.force_unnorm;", flag(f.unorm()));
         cx.line("float t_border[4];");
         cx.line("if (RT_EXEC != 0) { t_e = rt_img_border(&t_s, t_border); if (t_e) { rt_img_fault(C, %s, -1, t_e); "
                 + "RT_CHECK(); } }", cx.pcC());
         int coords = COORDS[f.dim()];
-        int values = coords + (lod.equals("explicit") ? 1 : 0);
+        int values = coords + (explicitLod ? 1 : 0);
         if (!checkAddresses(cx, f, values)) {
             return;
         }
@@ -311,6 +322,9 @@ public final class ImageEmitter implements UnitEmitter {
         addresses(cx, f, values, "t_l", "t_a");
         cx.line("    rt_img_at_t t_at; rt_img_sample_at(%d, %s, t_a, &t_at);", f.dim(), flag(f.a16()));
         cx.line("    int t_err = 0;");
+        if (cube) {
+            cx.line("    t_err = rt_img_cube_within(&t_v, &t_s, t_un, &t_at);");
+        }
         switch (lod) {
             case "zero" -> cx.line("    double t_lod = 0.0;");
             case "explicit" -> cx.line("    double t_lod = (double)rt_img_addr_float(t_a, %s, %d);", flag(f.a16()), coords);

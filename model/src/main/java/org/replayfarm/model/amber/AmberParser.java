@@ -817,8 +817,27 @@ final class AmberParser {
                 l.end();
                 add(b, new Binding(name, Binding.Kind.SAMPLER, sb[0], sb[1], 0, 0, -1, 0, null, l.line));
             }
-            case "BUFFER_ARRAY", "SAMPLER_ARRAY", "ACCELERATION_STRUCTURE" ->
-                    throw AmberException.unsupported("BIND " + object, l.line);
+            case "BUFFER_ARRAY" -> bindBufferArray(l, b);
+            case "SAMPLER_ARRAY" -> {
+                List<String> names = new ArrayList<>();
+                while (l.more() && !"DESCRIPTOR_SET".equals(l.peek()) && !"KERNEL".equals(l.peek())) {
+                    String name = l.next("sampler name");
+                    if (!samplers.containsKey(name)) {
+                        throw AmberException.error("unknown sampler '" + name + "' in BIND SAMPLER_ARRAY", l.line);
+                    }
+                    names.add(name);
+                }
+                if ("KERNEL".equals(l.peek())) {
+                    throw AmberException.unsupported("BIND ... KERNEL (OpenCL-C)", l.line);
+                }
+                if (names.isEmpty()) {
+                    throw AmberException.error("BIND SAMPLER_ARRAY names no sampler", l.line);
+                }
+                int[] sb = setAndBinding(l);
+                l.end();
+                addArray(b, sb, names, Binding.Kind.SAMPLER, l.line);
+            }
+            case "ACCELERATION_STRUCTURE" -> throw AmberException.unsupported("BIND " + object, l.line);
             default -> throw AmberException.error("expected BUFFER or SAMPLER after BIND, found '" + object + "'",
                     l.line);
         }
@@ -899,6 +918,49 @@ final class AmberParser {
         }
         add(b, new Binding(name, kind, sb[0], sb[1], offset, descriptorOffset, descriptorRange, baseMip, sampler,
                 l.line));
+    }
+
+    /**
+     * {@code BIND BUFFER_ARRAY B0 B1 ... AS KIND DESCRIPTOR_SET s BINDING b}: element i of the binding's array
+     * is Bi. Dynamic buffers (an OFFSET each) and combined image samplers (a sampler each) in arrays, and the
+     * DESCRIPTOR_OFFSET / DESCRIPTOR_RANGE / BASE_MIP_LEVEL parameters of an array, are refused by name.
+     */
+    private void bindBufferArray(Cur l, Builder b) throws AmberException {
+        List<String> names = new ArrayList<>();
+        while (l.more() && !"AS".equals(l.peek()) && !"KERNEL".equals(l.peek())) {
+            String name = l.next("buffer name");
+            if (!buffers.containsKey(name)) {
+                throw AmberException.error("unknown buffer '" + name + "' in BIND BUFFER_ARRAY", l.line);
+            }
+            names.add(name);
+        }
+        if ("KERNEL".equals(l.peek())) {
+            throw AmberException.unsupported("BIND ... KERNEL (OpenCL-C)", l.line);
+        }
+        if (names.isEmpty()) {
+            throw AmberException.error("BIND BUFFER_ARRAY names no buffer", l.line);
+        }
+        l.expect("AS");
+        String as = l.next("buffer type");
+        Binding.Kind kind = Binding.Kind.byAmberName(as);
+        if (kind == null) {
+            throw AmberException.error("unknown buffer type '" + as + "' in BIND BUFFER_ARRAY", l.line);
+        }
+        if (kind.dynamic() || kind == Binding.Kind.COMBINED_IMAGE_SAMPLER) {
+            throw AmberException.unsupported("BIND BUFFER_ARRAY ... AS " + as, l.line);
+        }
+        int[] sb = setAndBinding(l);
+        if (l.more()) {
+            throw AmberException.unsupported("BIND BUFFER_ARRAY ... " + l.peek(), l.line);
+        }
+        addArray(b, sb, names, kind, l.line);
+    }
+
+    private static void addArray(Builder b, int[] sb, List<String> names, Binding.Kind kind, int line) {
+        b.bindings.removeIf(x -> x.set() == sb[0] && x.binding() == sb[1]);
+        for (int e = 0; e < names.size(); e++) {
+            b.bindings.add(new Binding(names.get(e), kind, sb[0], sb[1], 0, 0, -1, 0, null, line, e));
+        }
     }
 
     private static void requireBuffer(Binding.Kind kind, String key, int line) throws AmberException {

@@ -4,10 +4,17 @@ package org.replayfarm.model.amber;
  * A {@code BIND} of a compute pipeline: what is bound (a buffer or image name, or a sampler name for
  * {@link Kind#SAMPLER}), as what, where, the dynamic {@code OFFSET} (0 unless given), {@code DESCRIPTOR_OFFSET}
  * (0 unless given), {@code DESCRIPTOR_RANGE} (-1, VK_WHOLE_SIZE, unless given), {@code BASE_MIP_LEVEL} (0
- * unless given), the sampler of a combined image sampler (null otherwise) and the BIND's line.
+ * unless given), the sampler of a combined image sampler (null otherwise), the BIND's line, and the array
+ * element a {@code BUFFER_ARRAY} or {@code SAMPLER_ARRAY} binds this to (-1 for a plain {@code BIND}).
  */
 public record Binding(String what, Kind kind, int set, int binding, long offset, long descriptorOffset,
-        long descriptorRange, int baseMipLevel, String samplerName, int line) {
+        long descriptorRange, int baseMipLevel, String samplerName, int line, int element) {
+
+    /** A plain {@code BIND} (no array element). */
+    public Binding(String what, Kind kind, int set, int binding, long offset, long descriptorOffset,
+                   long descriptorRange, int baseMipLevel, String samplerName, int line) {
+        this(what, kind, set, binding, offset, descriptorOffset, descriptorRange, baseMipLevel, samplerName, line, -1);
+    }
 
     /** What a binding binds as, with its {@code VkDescriptorType} value. */
     public enum Kind {

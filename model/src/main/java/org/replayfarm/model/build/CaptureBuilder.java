@@ -291,10 +291,11 @@ public final class CaptureBuilder {
             throws CodeObjectException {
         org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
                 .setGuestAddress(layout.allocate(arg.texels().length))
-                .setType(arg.depth() > 1 ? org.replayfarm.proto.ImageType.IMAGE_3D : org.replayfarm.proto.ImageType.IMAGE_2D)
+                .setType(arg.depth() > 1 ? org.replayfarm.proto.ImageType.IMAGE_3D : arg.layers() > 1
+                        ? org.replayfarm.proto.ImageType.IMAGE_2D_ARRAY : org.replayfarm.proto.ImageType.IMAGE_2D)
                 .setDataFormat(arg.format().data()).setNumericFormat(arg.format().numeric()).setWidth(arg.width())
                 .setHeight(arg.height()).setDepth(arg.depth())
-                .setLayers(1).setMipLevels(arg.mips()).addAllChannelOrder(java.util.Arrays.asList(arg.order()))
+                .setLayers(arg.layers()).setMipLevels(arg.mips()).addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("arg" + argument + " " + arg.path().getFileName());
         if (openClType != null) {
             im.setType(openClType); // the OpenCL parameter's type: image1d_t is a 1D image

@@ -22,9 +22,10 @@ import org.replayfarm.proto.ChannelSelect;
  * are; UINT/SINT formats take the integer samples; the others take each sample as value / max, converted
  * by the format's write rule. {@code mips=N} adds N - 1 levels, each a 2x2 box average of the one above
  * (in channel values, then converted).</li>
- * <li>{@code image:raw:PATH,WxH[xD][,format=FMT][,order=..][,mips=N]}: texels exactly as the file holds them,
- * in the format's layout, every level mip-major (a 3D image, WxHxD, slice by slice in each level); the
- * file must be exactly that long. The format is
+ * <li>{@code image:raw:PATH,WxH[xD][,layers=N][,format=FMT][,order=..][,mips=N]}: texels exactly as the file
+ * holds them, in the format's layout, every level mip-major (a 3D image, WxHxD, slice by slice in each level;
+ * an arrayed one, {@code layers=N}, layer by layer in each level: a cube's six faces +X, -X, +Y, -Y, +Z, -Z);
+ * the file must be exactly that long. The format is
  * required (there is no default for raw texels).</li>
  * <li>{@code order=XYZW}: the T#'s DST_SEL, one letter per result channel from X, Y, Z, W, 0, 1: the
  * texels stay as the file gives them (as the binding hands them to the device) and the reader applies
@@ -50,6 +51,7 @@ final class ImageArgs {
         int width = 0;
         int height = 0;
         int depth = 1;
+        int layers = 1;
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].trim();
             if (raw && i == 1 && p.matches("\\d+x\\d+(x\\d+)?")) {
@@ -67,9 +69,22 @@ final class ImageArgs {
                 }
             } else if (p.startsWith("mips=")) {
                 mips = Integer.parseInt(p.substring(5));
+            } else if (p.startsWith("layers=")) {
+                try {
+                    layers = Integer.parseInt(p.substring(7));
+                } catch (NumberFormatException e) {
+                    layers = 0;
+                }
+                if (layers < 1 || layers > 8192) {
+                    throw new IllegalArgumentException("argument '" + text + "': layers= takes 1 to 8192 (RDNA 2's 13-bit slice field)");
+                }
+                if (!raw) {
+                    throw new IllegalArgumentException("argument '" + text + "': a PNG is one layer; give the layers as "
+                            + "image:raw:PATH,WxH,layers=N");
+                }
             } else {
                 throw new IllegalArgumentException("argument '" + text + "': unknown image option '" + p + "' (expected "
-                        + (raw ? "WxH as the second field, " : "") + "format=FMT, order=XYZW or mips=N)");
+                        + (raw ? "WxH as the second field, " : "") + "format=FMT, order=XYZW, mips=N or layers=N)");
             }
         }
         ChannelSelect[] selects = new ChannelSelect[4];
@@ -93,19 +108,22 @@ final class ImageArgs {
             if (width <= 0 || height <= 0 || depth <= 0) {
                 throw new IllegalArgumentException("argument '" + text + "': a raw image needs its size as WxH after the path");
             }
+            if (depth > 1 && layers > 1) {
+                throw new IllegalArgumentException("argument '" + text + "': a 3D image (WxHxD) has no layers");
+            }
             if (format == null) {
                 throw new IllegalArgumentException("argument '" + text + "': a raw image needs format=FMT");
             }
             long want = 0;
             for (int l = 0; l < mips; l++) {
                 want += (long) Math.max(1, width >> l) * Math.max(1, height >> l) * Math.max(1, depth >> l)
-                        * format.bytesPerTexel();
+                        * layers * format.bytesPerTexel();
             }
             if (bytes.length != want) {
                 throw new IllegalArgumentException("argument '" + text + "': " + path + " holds " + bytes.length
-                        + " bytes; " + width + "x" + height + (depth > 1 ? "x" + depth : "") + " " + format + " with " + mips + " level(s) takes " + want);
+                        + " bytes; " + width + "x" + height + (depth > 1 ? "x" + depth : "") + (layers > 1 ? ", " + layers + " layers," : "") + " " + format + " with " + mips + " level(s) takes " + want);
             }
-            return new KernelArg.ImageArg(path, "raw", format, width, height, depth, mips, selects, bytes);
+            return new KernelArg.ImageArg(path, "raw", format, width, height, depth, layers, mips, selects, bytes);
         }
         BufferedImage png;
         try {
@@ -117,7 +135,7 @@ final class ImageArgs {
             throw new IllegalArgumentException("argument '" + text + "': " + path + " is not an image javax.imageio reads (PNG)");
         }
         ImageFormat f = format != null ? format : ImageFormat.parse("8_8_8_8_UNORM");
-        return new KernelArg.ImageArg(path, "png", f, png.getWidth(), png.getHeight(), 1, mips, selects,
+        return new KernelArg.ImageArg(path, "png", f, png.getWidth(), png.getHeight(), 1, 1, mips, selects,
                 texelsFromPng(png, f, mips));
     }
 

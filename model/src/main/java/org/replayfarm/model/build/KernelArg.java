@@ -58,9 +58,9 @@ public sealed interface KernelArg {
      * An image: its texels (every level, mip-major, in the format's layout), a captured image numbered in
      * argument order among the images; its 256-bit T# goes into a descriptor range whose address is passed.
      */
-    /** An image argument; {@code depth} above 1 makes it a 3D image. */
+    /** An image argument; {@code depth} above 1 makes it a 3D image, {@code layers} above 1 an arrayed one. */
     record ImageArg(Path path, String kind, org.replayfarm.model.image.ImageFormat format, int width, int height,
-                    int depth, int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
+                    int depth, int layers, int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
         public int size() {
             return 8;
         }
@@ -142,7 +142,8 @@ public sealed interface KernelArg {
                 o.append(c.name().substring(4));
             }
             return "image:" + (i.kind().equals("raw") ? "raw:" + i.path().getFileName() + "," + i.width() + "x" + i.height()
-                    : String.valueOf(i.path().getFileName())) + ",format=" + i.format() + ",order=" + o + ",mips=" + i.mips();
+                    : String.valueOf(i.path().getFileName())) + (i.layers() > 1 ? ",layers=" + i.layers() : "")
+                    + ",format=" + i.format() + ",order=" + o + ",mips=" + i.mips();
         } else if (this instanceof SamplerArg s) {
             return "sampler:" + s.text();
         } else if (this instanceof Local l) {

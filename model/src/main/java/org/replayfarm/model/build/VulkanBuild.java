@@ -53,8 +53,9 @@ import org.replayfarm.proto.WorkItemVgpr;
  * <p>Mesa 22.3's descriptor layout (radv_descriptor_set.c), pinned by golden tests: bindings of a set in
  * binding order, each at its size's alignment: storage and uniform buffers and texel buffers 16 bytes
  * (a V#), samplers 16 (an S#), storage images 32 (a T#), sampled images 64 (T#, then FMASK), combined
- * image-samplers 96 (T#, FMASK, the S# at +80); dynamic buffers take no room in the set: their V#s
- * follow the push constants (whose size is rounded up to 16) in the push-constant buffer.
+ * image-samplers 96 (T#, FMASK, the S# at +80); an array's elements one such size apart from the
+ * binding's aligned start; dynamic buffers take no room in the set: their V#s (an array's in element
+ * order) follow the push constants (whose size is rounded up to 16) in the push-constant buffer.
  */
 public final class VulkanBuild {
     /** RADV's 32-bit address space: the high half every descriptor-set and push-constant pointer gets. */
@@ -63,22 +64,42 @@ public final class VulkanBuild {
 
     public enum Compiler { ACO, LLVM }
 
-    /** One binding as given: {@code SET.BINDING=KIND:VALUE}. */
-    public record BindingArg(int set, int binding, String value) {
+    /**
+     * One binding as given: {@code SET.BINDING=KIND:VALUE}, or one element of a descriptor array:
+     * {@code SET.BINDING[ELEMENT]=KIND:VALUE} ({@code element} -1 when no element is named).
+     */
+    public record BindingArg(int set, int binding, int element, String value) {
+        private static final java.util.regex.Pattern FORM =
+                java.util.regex.Pattern.compile("\\s*(\\d+)\\s*\\.\\s*(\\d+)\\s*(?:\\[\\s*(\\d+)\\s*\\])?\\s*");
+
+        public BindingArg(int set, int binding, String value) {
+            this(set, binding, -1, value);
+        }
+
         public static BindingArg parse(String text) {
             int eq = text.indexOf('=');
-            String[] sb = eq < 0 ? new String[0] : text.substring(0, eq).split("\\.");
-            if (eq < 0 || sb.length != 2) {
-                throw new IllegalArgumentException("--binding " + text + ": expected SET.BINDING=KIND:VALUE");
+            if (eq < 0) {
+                throw new IllegalArgumentException("--binding " + text + ": expected SET.BINDING=KIND:VALUE or "
+                        + "SET.BINDING[ELEMENT]=KIND:VALUE");
+            }
+            java.util.regex.Matcher m = FORM.matcher(text.substring(0, eq));
+            if (!m.matches()) {
+                throw new IllegalArgumentException("--binding " + text + ": SET and BINDING must be numbers, and an array "
+                        + "element is named as SET.BINDING[ELEMENT]");
             }
             try {
-                return new BindingArg(Integer.parseInt(sb[0].trim()), Integer.parseInt(sb[1].trim()), text.substring(eq + 1));
+                return new BindingArg(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+                        m.group(3) == null ? -1 : Integer.parseInt(m.group(3)), text.substring(eq + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--binding " + text + ": SET and BINDING must be numbers");
+                throw new IllegalArgumentException("--binding " + text + ": a number out of range");
             }
         }
 
         String where() {
+            return set + "." + binding + (element < 0 ? "" : "[" + element + "]");
+        }
+
+        String bindingKey() {
             return set + "." + binding;
         }
     }
@@ -229,7 +250,7 @@ public final class VulkanBuild {
                 } else {
                     continue;
                 }
-                bytes.put(e.getKey(), Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin")));
+                bytes.put(e.getKey(), Files.readAllBytes(outDir.resolve(outFile(e.getKey()))));
             }
             return new Outputs(label, bytes, ranges, images);
         } finally {
@@ -257,37 +278,77 @@ public final class VulkanBuild {
         RecordedRun.Builder run = RecordedRun.newBuilder()
                 .setLabel(runLavapipe(specFile, outDir, " (use --no-reference to build without it)"));
         for (Map.Entry<String, Integer> e : rangeOfBinding.entrySet()) {
-            byte[] data = Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin"));
+            byte[] data = Files.readAllBytes(outDir.resolve(outFile(e.getKey())));
             run.addRanges(RangeContents.newBuilder().setRangeIndex(e.getValue()).setData(writer.add(data)));
         }
         for (Map.Entry<String, Integer> e : imageOfBinding.entrySet()) {
-            byte[] data = Files.readAllBytes(outDir.resolve("out-" + e.getKey().replace('.', '-') + ".bin"));
+            byte[] data = Files.readAllBytes(outDir.resolve(outFile(e.getKey())));
             run.addImages(ImageContents.newBuilder().setImageIndex(e.getValue()).setTexels(writer.add(data)));
         }
         return run.build();
     }
 
     private final Map<String, Integer> rangeOfBinding = new LinkedHashMap<>();
+    /** The number of elements of each descriptor array, by "SET.BINDING" (a runtime-sized one: as many as given). */
+    private final Map<String, Integer> arrayLength = new LinkedHashMap<>();
     private final Map<String, Integer> imageOfBinding = new LinkedHashMap<>();
 
     /** Matches the bindings given to the ones the shader declares; every mismatch is named. */
     private Map<String, Res> resolve(SpirvModule module, List<BindingArg> args) throws VulkanException {
         Map<String, List<BindingArg>> given = new LinkedHashMap<>();
         for (BindingArg a : args) {
-            given.computeIfAbsent(a.where(), k -> new ArrayList<>()).add(a);
+            given.computeIfAbsent(a.bindingKey(), k -> new ArrayList<>()).add(a);
         }
         Map<String, Res> out = new LinkedHashMap<>();
         for (SpirvModule.Resource r : module.resources()) {
             String key = r.set() + "." + r.binding();
             List<BindingArg> g = given.remove(key);
-            if (r.count() != 1) {
-                throw new VulkanException(r.describe() + ": arrays of descriptors are not supported yet");
-            }
             if (g == null) {
                 throw new VulkanException("the shader declares " + r.describe() + " but no --binding " + key
-                        + "=... gives it (" + hint(r.kind()) + ")");
+                        + (isArray(r) ? "[0]" : "") + "=... gives it (" + hint(r.kind()) + ")");
             }
-            out.put(key, resource(r, g));
+            if (!isArray(r)) {
+                for (BindingArg a : g) {
+                    if (a.element() > 0) {
+                        throw new VulkanException("--binding " + a.where() + "=" + a.value() + ": " + r.describe()
+                                + " is not an array of descriptors");
+                    }
+                }
+                out.put(key, resource(r, g));
+                continue;
+            }
+            java.util.TreeMap<Integer, List<BindingArg>> byElement = new java.util.TreeMap<>();
+            for (BindingArg a : g) {
+                if (a.element() < 0) {
+                    throw new VulkanException("--binding " + a.where() + "=" + a.value() + ": " + r.describe()
+                            + " is an array of descriptors: name each element as --binding " + key + "[I]=...");
+                }
+                if (r.count() > 0 && a.element() >= r.count()) {
+                    throw new VulkanException("--binding " + a.where() + "=" + a.value() + ": " + r.describe()
+                            + " has elements 0 to " + (r.count() - 1));
+                }
+                byElement.computeIfAbsent(a.element(), k -> new ArrayList<>()).add(a);
+            }
+            // a runtime-sized array gets as many elements as are given (its variable descriptor count), all of them
+            int length = r.count() > 0 ? r.count() : byElement.lastKey() + 1;
+            List<Integer> missing = new ArrayList<>();
+            for (int e = 0; e < length; e++) {
+                if (!byElement.containsKey(e)) {
+                    missing.add(e);
+                }
+            }
+            if (!missing.isEmpty()) {
+                throw new VulkanException("the shader declares " + r.describe() + " but " + (missing.size() == 1
+                        ? "element " + missing.get(0) + " is" : "elements " + missing.stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining(", ")) + " are") + " not given (--binding "
+                        + key + "[" + missing.get(0) + "]=" + (r.kind() == DescriptorKind.COMBINED_IMAGE_SAMPLER
+                        ? "image:... and sampler:..." : hint(r.kind()).split(" or |, ")[0]) + ")"
+                        + (r.count() == 0 ? "; a runtime-sized array gets elements 0 to the highest one given" : ""));
+            }
+            arrayLength.put(key, length);
+            for (Map.Entry<Integer, List<BindingArg>> e : byElement.entrySet()) {
+                out.put(key + "[" + e.getKey() + "]", resource(r, e.getValue()));
+            }
         }
         if (!given.isEmpty()) {
             throw new VulkanException("--binding " + String.join(", ", given.keySet()) + ": the shader declares no such "
@@ -295,6 +356,29 @@ public final class VulkanBuild {
                     module.resources().stream().map(SpirvModule.Resource::describe).toList())) + ")");
         }
         return out;
+    }
+
+    /** An array of descriptors (a runtime-sized one has count 0); an array of one is given as one binding. */
+    private static boolean isArray(SpirvModule.Resource r) {
+        return r.count() != 1;
+    }
+
+    /** The keys of a resource's descriptors: "SET.BINDING", or "SET.BINDING[I]" for each element of an array. */
+    private List<String> keys(SpirvModule.Resource r) {
+        String key = r.set() + "." + r.binding();
+        if (!isArray(r)) {
+            return List.of(key);
+        }
+        List<String> out = new ArrayList<>();
+        for (int e = 0; e < arrayLength.get(key); e++) {
+            out.add(key + "[" + e + "]");
+        }
+        return out;
+    }
+
+    /** The file the helper writes a descriptor's contents to after the dispatch (see vkcompute.c). */
+    private static String outFile(String key) {
+        return "out-" + key.replace('.', '-').replace('[', '-').replace("]", "") + ".bin";
     }
 
     private static String hint(DescriptorKind kind) {
@@ -367,8 +451,29 @@ public final class VulkanBuild {
 
     private static void checkImage(SpirvModule.Resource r, KernelArg.ImageArg image) throws VulkanException {
         SpirvModule.ImageShape s = r.image().orElseThrow();
-        if (s.arrayed() || s.multisampled() || s.dim() == 3) {
-            throw new VulkanException(r.describe() + ": arrayed, cube and multisampled images are not supported yet");
+        if (s.multisampled()) {
+            // RDNA 2's MSAA T# types (14, 15) and FMASK are not modelled by the host model or the translator
+            throw new VulkanException(r.describe() + ": multisampled images are not supported (the host model does not "
+                    + "model MSAA surfaces)");
+        }
+        if (s.dim() == 3) {
+            if (s.arrayed()) {
+                throw new VulkanException(r.describe() + ": cube arrays are not supported; a cube (six layers) is");
+            }
+            if (image.layers() != 6 || image.width() != image.height() || image.depth() != 1) {
+                throw new VulkanException(r.describe() + ": a cube needs a square image of six layers (faces +X, -X, +Y, "
+                        + "-Y, +Z, -Z): image:raw:PATH,NxN,layers=6,...; " + image.path() + " is " + image.width() + "x"
+                        + image.height() + (image.depth() > 1 ? "x" + image.depth() : "") + " with " + image.layers()
+                        + " layer(s)");
+            }
+            return;
+        }
+        if (s.dim() != 0 && s.dim() != 1 && s.dim() != 2) {
+            throw new VulkanException(r.describe() + ": images of this dimensionality are not supported");
+        }
+        if (!s.arrayed() && image.layers() > 1) {
+            throw new VulkanException(r.describe() + ": not an arrayed image, but " + image.path() + " is given "
+                    + image.layers() + " layers (layers=N is for arrayed images)");
         }
         int dims = s.dim() + 1;
         int given = image.depth() > 1 ? 3 : image.height() > 1 ? 2 : 1;
@@ -510,26 +615,32 @@ public final class VulkanBuild {
             lines.add("push " + push.length + " " + p);
         }
         for (SpirvModule.Resource r : module.resources()) {
-            String key = r.set() + "." + r.binding();
-            Res res = resources.get(key);
-            Path data = work.resolve("in-" + r.set() + "-" + r.binding() + ".bin");
-            String head = "binding " + r.set() + " " + r.binding() + " ";
-            if (res instanceof BufferRes b) {
-                Files.write(data, b.bytes());
-                String kind = (b.uniform() ? "uniform-buffer" : "storage-buffer") + (b.dynamic() ? "-dynamic" : "");
-                lines.add(head + kind + " " + b.bytes().length + " " + data + (b.dynamic() ? " " + b.offset() : ""));
-            } else if (res instanceof TexelRes t) {
-                Files.write(data, t.bytes());
-                lines.add(head + r.kind().spelling() + " " + vkFormat(t.format(), key) + " " + t.bytes().length + " " + data);
-            } else if (res instanceof ImageRes i) {
-                Files.write(data, i.image().texels());
-                lines.add(head + r.kind().spelling() + " " + imageSpec(r, i.image(), key, data));
-            } else if (res instanceof SamplerRes s) {
-                lines.add(head + "sampler " + samplerSpec(s.sampler(), key));
-            } else if (res instanceof CombinedRes c) {
-                Files.write(data, c.image().texels());
-                lines.add(head + "combined-image-sampler " + imageSpec(r, c.image(), key, data) + " "
-                        + samplerSpec(c.sampler(), key));
+            if (isArray(r)) {
+                // a runtime-sized array the set's variable descriptor count, as a game would allocate it
+                lines.add("array " + r.set() + " " + r.binding() + " " + keys(r).size() + " " + (r.count() == 0 ? 1 : 0));
+            }
+            for (String key : keys(r)) {
+                Res res = resources.get(key);
+                String element = key.substring(key.indexOf('.') + 1);
+                Path data = work.resolve("in-" + r.set() + "-" + element.replace('[', '-').replace("]", "") + ".bin");
+                String head = "binding " + r.set() + " " + element + " ";
+                if (res instanceof BufferRes b) {
+                    Files.write(data, b.bytes());
+                    String kind = (b.uniform() ? "uniform-buffer" : "storage-buffer") + (b.dynamic() ? "-dynamic" : "");
+                    lines.add(head + kind + " " + b.bytes().length + " " + data + (b.dynamic() ? " " + b.offset() : ""));
+                } else if (res instanceof TexelRes t) {
+                    Files.write(data, t.bytes());
+                    lines.add(head + r.kind().spelling() + " " + vkFormat(t.format(), key) + " " + t.bytes().length + " " + data);
+                } else if (res instanceof ImageRes i) {
+                    Files.write(data, i.image().texels());
+                    lines.add(head + r.kind().spelling() + " " + imageSpec(r, i.image(), key, data));
+                } else if (res instanceof SamplerRes s) {
+                    lines.add(head + "sampler " + samplerSpec(s.sampler(), key));
+                } else if (res instanceof CombinedRes c) {
+                    Files.write(data, c.image().texels());
+                    lines.add(head + "combined-image-sampler " + imageSpec(r, c.image(), key, data) + " "
+                            + samplerSpec(c.sampler(), key));
+                }
             }
         }
         return lines;
@@ -539,9 +650,11 @@ public final class VulkanBuild {
         if (i.mips() != 1) {
             throw new VulkanException("binding " + key + ": images with mip levels have no reference run yet (use --no-reference)");
         }
-        int viewType = r.image().orElseThrow().dim(); // 1D 0, 2D 1, 3D 2 are VkImageViewType's too
-        return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " 1 "
-                + i.texels().length + " " + data;
+        SpirvModule.ImageShape shape = r.image().orElseThrow();
+        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5
+        int viewType = shape.arrayed() ? shape.dim() + 4 : shape.dim();
+        return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " "
+                + i.layers() + " " + i.texels().length + " " + data;
     }
 
     private static String samplerSpec(KernelArg.SamplerArg s, String key) throws VulkanException {
@@ -634,33 +747,34 @@ public final class VulkanBuild {
         Map<String, int[]> descriptorWords = new LinkedHashMap<>();
         List<byte[]> dynamicDescriptors = new ArrayList<>();
         for (SpirvModule.Resource r : module.resources()) {
-            String key = r.set() + "." + r.binding();
-            Res res = resources.get(key);
-            if (res instanceof BufferRes b) {
-                long address = addRange("binding " + key + " " + (b.uniform() ? "uniform" : "buffer") + " " + r.name(), b.bytes());
-                rangeOfBinding.put(key, ranges.size() - 1);
-                bufferAddress.put(key, address);
-                int[] v = rawBuffer(address + b.offset(), b.bytes().length - b.offset());
-                if (b.dynamic()) {
-                    dynamicDescriptors.add(CaptureBuilder.words(v));
-                } else {
-                    descriptorWords.put(key, v);
+            for (String key : keys(r)) {
+                Res res = resources.get(key);
+                if (res instanceof BufferRes b) {
+                    long address = addRange("binding " + key + " " + (b.uniform() ? "uniform" : "buffer") + " " + r.name(), b.bytes());
+                    rangeOfBinding.put(key, ranges.size() - 1);
+                    bufferAddress.put(key, address);
+                    int[] v = rawBuffer(address + b.offset(), b.bytes().length - b.offset());
+                    if (b.dynamic()) {
+                        dynamicDescriptors.add(CaptureBuilder.words(v));
+                    } else {
+                        descriptorWords.put(key, v);
+                    }
+                } else if (res instanceof TexelRes t) {
+                    long address = addRange("binding " + key + " texel buffer " + r.name(), t.bytes());
+                    rangeOfBinding.put(key, ranges.size() - 1);
+                    descriptorWords.put(key, texelBuffer(address, t));
+                } else if (res instanceof ImageRes i) {
+                    int[] tsharp = image(key, r, i.image());
+                    descriptorWords.put(key, r.kind() == DescriptorKind.SAMPLED_IMAGE ? concat(tsharp, new int[8]) : tsharp);
+                } else if (res instanceof SamplerRes s) {
+                    descriptorWords.put(key, s.sampler().sampler().encode());
+                } else if (res instanceof CombinedRes c) {
+                    int[] tsharp = image(key, r, c.image());
+                    int[] all = new int[24];
+                    System.arraycopy(tsharp, 0, all, 0, 8);
+                    System.arraycopy(c.sampler().sampler().encode(), 0, all, 20, 4);
+                    descriptorWords.put(key, all);
                 }
-            } else if (res instanceof TexelRes t) {
-                long address = addRange("binding " + key + " texel buffer " + r.name(), t.bytes());
-                rangeOfBinding.put(key, ranges.size() - 1);
-                descriptorWords.put(key, texelBuffer(address, t));
-            } else if (res instanceof ImageRes i) {
-                int[] tsharp = image(key, r, i.image());
-                descriptorWords.put(key, r.kind() == DescriptorKind.SAMPLED_IMAGE ? concat(tsharp, new int[8]) : tsharp);
-            } else if (res instanceof SamplerRes s) {
-                descriptorWords.put(key, s.sampler().sampler().encode());
-            } else if (res instanceof CombinedRes c) {
-                int[] tsharp = image(key, r, c.image());
-                int[] all = new int[24];
-                System.arraycopy(tsharp, 0, all, 0, 8);
-                System.arraycopy(c.sampler().sampler().encode(), 0, all, 20, 4);
-                descriptorWords.put(key, all);
             }
         }
         // descriptor sets in RADV's 32-bit space
@@ -672,18 +786,23 @@ public final class VulkanBuild {
                 if (r.set() != set) {
                     continue;
                 }
-                String key = r.set() + "." + r.binding();
-                Res res = resources.get(key);
-                if (res instanceof BufferRes b && b.dynamic()) {
+                List<String> keys = keys(r);
+                if (resources.get(keys.get(0)) instanceof BufferRes b && b.dynamic()) {
                     continue;
                 }
+                // an array's elements follow one another at the descriptor's size (RadvLayoutGoldenTest)
                 int[] sizeAlign = descriptorSizeAlign(r.kind());
                 at = (at + sizeAlign[1] - 1) / sizeAlign[1] * sizeAlign[1];
-                int[] w = descriptorWords.get(key);
-                for (int k = 0; k < w.length; k++) {
-                    mem.putInt(at + 4 * k, w[k]);
+                for (String key : keys) {
+                    int[] w = descriptorWords.get(key);
+                    if (at + 4 * w.length > mem.capacity()) {
+                        throw new VulkanException("descriptor set " + set + " needs more than " + mem.capacity() + " bytes");
+                    }
+                    for (int k = 0; k < w.length; k++) {
+                        mem.putInt(at + 4 * k, w[k]);
+                    }
+                    at += sizeAlign[0];
                 }
-                at += sizeAlign[0];
             }
             setAddress.put(set, addLowRange("descriptor set " + set, java.util.Arrays.copyOf(mem.array(), Math.max(at, 16))));
         }
@@ -825,12 +944,15 @@ public final class VulkanBuild {
     }
 
     private int[] image(String key, SpirvModule.Resource r, KernelArg.ImageArg arg) throws VulkanException {
-        int dim = r.image().orElseThrow().dim();
-        ImageType type = dim == 0 ? ImageType.IMAGE_1D : dim == 2 ? ImageType.IMAGE_3D : ImageType.IMAGE_2D;
+        SpirvModule.ImageShape shape = r.image().orElseThrow();
+        int dim = shape.dim();
+        ImageType type = dim == 3 ? ImageType.IMAGE_CUBE : dim == 2 ? ImageType.IMAGE_3D
+                : shape.arrayed() ? (dim == 0 ? ImageType.IMAGE_1D_ARRAY : ImageType.IMAGE_2D_ARRAY)
+                : dim == 0 ? ImageType.IMAGE_1D : ImageType.IMAGE_2D;
         org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
                 .setGuestAddress(layout.allocate(arg.texels().length)).setType(type)
                 .setDataFormat(arg.format().data()).setNumericFormat(arg.format().numeric()).setWidth(arg.width())
-                .setHeight(arg.height()).setDepth(arg.depth()).setLayers(1).setMipLevels(arg.mips())
+                .setHeight(arg.height()).setDepth(arg.depth()).setLayers(arg.layers()).setMipLevels(arg.mips())
                 .addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("binding " + key + " " + r.name());
         long want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());

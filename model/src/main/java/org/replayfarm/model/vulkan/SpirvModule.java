@@ -54,13 +54,13 @@ public final class SpirvModule {
         }
     }
 
-    /** A resource variable: set, binding, name, kind, array count (1 when not an array), block size in bytes. */
+    /** A resource variable: set, binding, name, kind, array count (1 when not an array, 0 runtime-sized), block size in bytes. */
     public record Resource(int set, int binding, String name, DescriptorKind kind, int count, long blockBytes,
                            Optional<ImageShape> image) {
         public String describe() {
             return "set " + set + " binding " + binding + " (" + (name.isEmpty() ? "unnamed" : name) + ": "
                     + kind.spelling() + image.map(i -> " " + i.describe()).orElse("")
-                    + (count != 1 ? "[" + count + "]" : "") + ")";
+                    + (count == 0 ? "[] (runtime-sized)" : count != 1 ? "[" + count + "]" : "") + ")";
         }
     }
 

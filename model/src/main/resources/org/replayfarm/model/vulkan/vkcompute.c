@@ -6,7 +6,8 @@
  *                            navi21 when run with RADV_FORCE_FAMILY) with its internal representations
  *                            captured, and print every executable's statistics and IRs
  *   vkcompute run SPEC DIR   create the resources, upload the inputs, dispatch once and write every
- *                            binding's contents after the dispatch to DIR/out-SET-BINDING.bin (lavapipe)
+ *                            binding's contents after the dispatch to DIR/out-SET-BINDING.bin, an array's
+ *                            elements to DIR/out-SET-BINDING-ELEMENT.bin (lavapipe)
  *
  * Spec lines:
  *   spirv PATH | entry NAME | groups X Y Z | push SIZE PATH
@@ -15,6 +16,9 @@
  *   binding SET BINDING storage-image|sampled-image VKFORMAT VIEWTYPE W H D LAYERS SIZE PATH
  *   binding SET BINDING sampler MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
  *   binding SET BINDING combined-image-sampler VKFORMAT VIEWTYPE W H D LAYERS SIZE PATH MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
+ *   array SET BINDING COUNT VARIABLE   the binding is an array of COUNT descriptors (VARIABLE 1: a runtime-sized
+ *                                      array, laid out with a variable descriptor count when it is its set's last)
+ * A binding line's BINDING may carry [ELEMENT]: the array element it writes (0 when absent).
  * PATH "-" means zeros. Errors go to stderr as one line "vkcompute: ..." and exit 2.
  */
 #include <vulkan/vulkan.h>
@@ -23,10 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXB 64
+#define MAXB 256
 
 typedef struct {
-    int set, binding;
+    int set, binding, count, variable;
+} ArrayDecl;
+
+static ArrayDecl arrays[MAXB];
+static int na;
+
+typedef struct {
+    int set, binding, element, isArray;
     char kind[40];
     VkDescriptorType type;
     int format, viewType, w, h, d, layers;
@@ -104,13 +115,26 @@ static void parseSpec(const char *path) {
         else if (!strcmp(word, "entry")) sscanf(line, "%*s %255s", entry);
         else if (!strcmp(word, "groups")) sscanf(line, "%*s %d %d %d", &groups[0], &groups[1], &groups[2]);
         else if (!strcmp(word, "push")) sscanf(line, "%*s %zu %1023s", &pushSize, pushPath);
-        else if (!strcmp(word, "binding")) {
+        else if (!strcmp(word, "array")) {
+            if (na == MAXB) die("more than %d arrays", MAXB);
+            ArrayDecl *a = &arrays[na++];
+            if (sscanf(line, "%*s %d %d %d %d", &a->set, &a->binding, &a->count, &a->variable) != 4 || a->count < 1)
+                die("bad array line: %s", line);
+        } else if (!strcmp(word, "binding")) {
             if (nb == MAXB) die("more than %d bindings", MAXB);
             Binding *b = &bindings[nb++];
             memset(b, 0, sizeof *b);
             int used = 0;
-            if (sscanf(line, "%*s %d %d %39s %n", &b->set, &b->binding, b->kind, &used) < 3) die("bad line: %s", line);
+            if (sscanf(line, "%*s %d %d%n", &b->set, &b->binding, &used) < 2) die("bad line: %s", line);
             const char *rest = line + used;
+            if (*rest == '[') {
+                int skip = 0;
+                if (sscanf(rest, "[%d]%n", &b->element, &skip) != 1 || skip == 0) die("bad element in: %s", line);
+                rest += skip;
+                b->isArray = 1;
+            }
+            if (sscanf(rest, " %39s %n", b->kind, &used) < 1) die("bad line: %s", line);
+            rest += used;
             b->type = typeOf(b->kind);
             int n = 0;
             switch (b->type) {
@@ -265,6 +289,7 @@ static void createDevice(int captureIr) {
 }
 
 static VkDescriptorSetLayout setLayouts[8];
+static uint32_t variableCount[8];
 static int setCount;
 static VkPipelineLayout pipelineLayout;
 static VkPipeline pipeline;
@@ -299,17 +324,45 @@ static void createPipeline(int captureIr) {
     if (setCount > 8) die("descriptor set %d: at most 8 sets", setCount - 1);
     for (int s = 0; s < setCount; s++) {
         VkDescriptorSetLayoutBinding lb[MAXB];
+        VkDescriptorBindingFlags flags[MAXB];
         uint32_t n = 0;
+        int anyVariable = 0;
         for (int i = 0; i < nb; i++) {
             if (bindings[i].set != s) continue;
+            int seen = 0;
+            for (uint32_t k = 0; k < n; k++) if (lb[k].binding == (uint32_t) bindings[i].binding) seen = 1;
+            if (seen) continue; /* another element of an array */
             memset(&lb[n], 0, sizeof lb[n]);
             lb[n].binding = bindings[i].binding;
             lb[n].descriptorType = bindings[i].type;
             lb[n].descriptorCount = 1;
             lb[n].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+            flags[n] = 0;
+            for (int a = 0; a < na; a++) {
+                if (arrays[a].set != s || arrays[a].binding != bindings[i].binding) continue;
+                lb[n].descriptorCount = arrays[a].count;
+                if (arrays[a].variable) variableCount[s] = arrays[a].count;
+            }
             n++;
         }
+        /* a variable descriptor count is allowed on the set's highest binding only */
+        if (variableCount[s]) {
+            uint32_t last = 0;
+            for (uint32_t k = 1; k < n; k++) if (lb[k].binding > lb[last].binding) last = k;
+            int isVariable = 0;
+            for (int a = 0; a < na; a++)
+                if (arrays[a].set == s && arrays[a].variable && (uint32_t) arrays[a].binding == lb[last].binding)
+                    isVariable = 1;
+            if (isVariable) {
+                flags[last] = VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+                anyVariable = 1;
+            } else variableCount[s] = 0;
+        }
+        VkDescriptorSetLayoutBindingFlagsCreateInfo bf = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+        bf.bindingCount = n;
+        bf.pBindingFlags = flags;
         VkDescriptorSetLayoutCreateInfo dl = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+        if (anyVariable) dl.pNext = &bf;
         dl.bindingCount = n;
         dl.pBindings = lb;
         VK(vkCreateDescriptorSetLayout(device, &dl, NULL, &setLayouts[s]));
@@ -558,7 +611,7 @@ static void runDispatch(const char *outDir) {
                               VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC};
     for (int t = 0; t < 10; t++) {
         sizes[ns].type = all[t];
-        sizes[ns].descriptorCount = MAXB;
+        sizes[ns].descriptorCount = MAXB * 8;
         ns++;
     }
     VkDescriptorPoolCreateInfo dpci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -573,6 +626,11 @@ static void runDispatch(const char *outDir) {
         dsai.descriptorPool = dpool;
         dsai.descriptorSetCount = setCount;
         dsai.pSetLayouts = setLayouts;
+        VkDescriptorSetVariableDescriptorCountAllocateInfo vc = {
+            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
+        vc.descriptorSetCount = setCount;
+        vc.pDescriptorCounts = variableCount;
+        dsai.pNext = &vc;
         VK(vkAllocateDescriptorSets(device, &dsai, sets));
     }
     uint32_t dynamicOffsets[MAXB];
@@ -582,6 +640,7 @@ static void runDispatch(const char *outDir) {
         VkWriteDescriptorSet w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         w.dstSet = sets[b->set];
         w.dstBinding = b->binding;
+        w.dstArrayElement = b->element;
         w.descriptorCount = 1;
         w.descriptorType = b->type;
         VkDescriptorBufferInfo dbi = {b->buffer, 0, VK_WHOLE_SIZE};
@@ -630,7 +689,8 @@ static void runDispatch(const char *outDir) {
         Binding *b = &bindings[i];
         if (!b->isBuffer && !b->hasImage) continue;
         char out[2048];
-        snprintf(out, sizeof out, "%s/out-%d-%d.bin", outDir, b->set, b->binding);
+        if (b->isArray) snprintf(out, sizeof out, "%s/out-%d-%d-%d.bin", outDir, b->set, b->binding, b->element);
+        else snprintf(out, sizeof out, "%s/out-%d-%d.bin", outDir, b->set, b->binding);
         void *p;
         VK(vkMapMemory(device, b->hasImage ? stagingMem[i] : b->bufferMemory, 0, VK_WHOLE_SIZE, 0, &p));
         FILE *f = fopen(out, "wb");

@@ -122,8 +122,12 @@ class AmberErrorsTest {
                 "hex value 0x3f800000 for a float component in DATA");
         unsupported(HEAD + "PIPELINE compute p\nATTACH comp SPECIALIZE 1 AS uint32 4\nEND\n", 7,
                 "ATTACH ... SPECIALIZE (specialization constants)");
+        unsupported(HEAD + "PIPELINE compute p\nATTACH comp\nBIND BUFFER_ARRAY buf buf AS storage_dynamic DESCRIPTOR_SET 0 "
+                + "BINDING 0 OFFSET 0 0\nEND\n", 8, "BIND BUFFER_ARRAY ... AS storage_dynamic");
         unsupported(HEAD + "PIPELINE compute p\nATTACH comp\nBIND BUFFER_ARRAY buf buf AS storage DESCRIPTOR_SET 0 "
-                + "BINDING 0\nEND\n", 8, "BIND BUFFER_ARRAY");
+                + "BINDING 0 DESCRIPTOR_OFFSET 0 0\nEND\n", 8, "BIND BUFFER_ARRAY ... DESCRIPTOR_OFFSET");
+        unsupported(HEAD + "PIPELINE compute p\nATTACH comp\nBIND ACCELERATION_STRUCTURE tlas DESCRIPTOR_SET 0 "
+                + "BINDING 0\nEND\n", 8, "BIND ACCELERATION_STRUCTURE");
         unsupported(HEAD + "PIPELINE compute p\nATTACH comp\nBIND BUFFER buf KERNEL ARG_NAME x\nEND\n", 8,
                 "BIND ... KERNEL (OpenCL-C)");
         unsupported(HEAD + "PIPELINE compute p\nATTACH comp\nSUBGROUP comp\nEND\nEND\n", 8,

@@ -112,6 +112,28 @@ class PipelineCommandTest {
     }
 
     @Test
+    void buffer_and_sampler_arrays_bind_one_element_per_name_and_a_later_bind_replaces_the_array()
+            throws AmberException {
+        String script = "#!amber\nSHADER compute comp GLSL\nvoid main() {}\nEND\n"
+                + "BUFFER a DATA_TYPE uint32 SIZE 4 FILL 0\nBUFFER b DATA_TYPE uint32 SIZE 4 FILL 1\n"
+                + "SAMPLER s0\nSAMPLER s1 MAG_FILTER linear\n"
+                + "PIPELINE compute p\nATTACH comp\n"
+                + "BIND BUFFER_ARRAY a b a AS storage DESCRIPTOR_SET 0 BINDING 1\n" // 11
+                + "BIND SAMPLER_ARRAY s1 s0 DESCRIPTOR_SET 1 BINDING 0\n" // 12
+                + "BIND BUFFER_ARRAY b AS uniform DESCRIPTOR_SET 2 BINDING 3\n" // 13
+                + "BIND BUFFER a AS uniform DESCRIPTOR_SET 2 BINDING 3\n" // 14
+                + "END\n";
+        Pipeline p = AmberScript.parse(script, "arrays.amber").pipelines().get("p");
+        assertEquals(List.of(
+                new Binding("a", Binding.Kind.STORAGE, 0, 1, 0, 0, -1, 0, null, 11, 0),
+                new Binding("b", Binding.Kind.STORAGE, 0, 1, 0, 0, -1, 0, null, 11, 1),
+                new Binding("a", Binding.Kind.STORAGE, 0, 1, 0, 0, -1, 0, null, 11, 2),
+                new Binding("s1", Binding.Kind.SAMPLER, 1, 0, 0, 0, -1, 0, null, 12, 0),
+                new Binding("s0", Binding.Kind.SAMPLER, 1, 0, 0, 0, -1, 0, null, 12, 1),
+                new Binding("a", Binding.Kind.UNIFORM, 2, 3, 0, 0, -1, 0, null, 14)), p.bindings());
+    }
+
+    @Test
     void derived_pipeline_copies_then_replaces_a_binding() throws AmberException {
         AmberScript s = AmberScript.parse(SCRIPT, "p.amber");
         Pipeline d = s.pipelines().get("pipe2");

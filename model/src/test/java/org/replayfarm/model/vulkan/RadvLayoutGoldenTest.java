@@ -100,6 +100,64 @@ class RadvLayoutGoldenTest {
         RadvLaunch.check(b, false);
     }
 
+    @Test
+    void descriptorArraysStepByTheirDescriptorsSize() throws Exception {
+        String glsl = """
+                #version 450
+                #extension GL_EXT_nonuniform_qualifier : require
+                layout(local_size_x = 64) in;
+                layout(set=0, binding=0) buffer Out { uint o[]; };
+                layout(set=0, binding=1) buffer B { uint v[]; } bufs[3];
+                layout(set=0, binding=2) uniform sampler2D texs[4];
+                layout(set=0, binding=3, r32f) uniform image2D imgs[2];
+                layout(set=0, binding=4) uniform texture2D tex2[2];
+                layout(set=0, binding=5) uniform sampler smps[2];
+                layout(set=0, binding=6) uniform U { uint u; } ubos[2];
+                layout(set=0, binding=7) buffer R { uint r[]; } rt[];
+                void main() {
+                  uint i = gl_GlobalInvocationID.x;
+                  uint s = bufs[0].v[i] + bufs[2].v[i] + bufs[nonuniformEXT(i % 3)].v[i];
+                  float f = textureLod(texs[1], vec2(0.5), 0.0).x + textureLod(texs[nonuniformEXT(i & 3)], vec2(0.5), 0.0).y;
+                  f += imageLoad(imgs[1], ivec2(i, 0)).x + textureLod(sampler2D(tex2[1], smps[1]), vec2(0.5), 0.0).x;
+                  o[i] = s + uint(f) + ubos[1].u + rt[2].r[i];
+                }
+                """;
+        List<String> spec = new ArrayList<>(List.of("array 0 1 3 0", "array 0 2 4 0", "array 0 3 2 0", "array 0 4 2 0",
+                "array 0 5 2 0", "array 0 6 2 0", "array 0 7 3 1", "binding 0 0 storage-buffer 16 -"));
+        for (int e = 0; e < 4; e++) {
+            if (e < 3) {
+                spec.add("binding 0 1[" + e + "] storage-buffer 16 -");
+                spec.add("binding 0 7[" + e + "] storage-buffer 16 -");
+            }
+            spec.add("binding 0 2[" + e + "] combined-image-sampler 37 1 4 4 1 1 64 - 0 0 0 0 0 0 0 0");
+            if (e < 2) {
+                spec.add("binding 0 3[" + e + "] storage-image 100 1 4 4 1 1 64 -");
+                spec.add("binding 0 4[" + e + "] sampled-image 37 1 4 4 1 1 64 -");
+                spec.add("binding 0 5[" + e + "] sampler 0 0 0 0 0 0 0 0");
+                spec.add("binding 0 6[" + e + "] uniform-buffer 16 -");
+            }
+        }
+        for (Map<String, String> env : List.of(Map.<String, String>of(), Map.of("RADV_DEBUG", "llvm"))) {
+            RadvBinary b = compile(glsl, spec, 0, env);
+            // each binding at its kind's alignment, its elements one descriptor size apart (computed by hand):
+            // 0: 0x0; bufs 0x10 + 16e; texs 0x40 + 96e (S# +80); imgs 0x1c0 + 32e; tex2 0x200 + 64e;
+            // smps 0x280 + 16e; ubos 0x2a0 + 16e; rt (runtime-sized, 3 given) 0x2c0 + 16e
+            TreeSet<Integer> constant = setLoadOffsets(b);
+            for (int want : List.of(0x00, 0x10, 0x30, 0xa0, 0xa0 + 80, 0x1e0, 0x240, 0x290, 0x2b0, 0x2e0)) {
+                assertTrue(constant.contains(want), env + ": a load at 0x" + Integer.toHexString(want) + " in " + constant);
+            }
+            String text = String.join("\n", b.assembly().stream().map(RadvBinary.AsmLine::text).toList());
+            if (env.isEmpty()) {
+                // ACO's waterfall over a non-uniform index: the element times 96 from the binding's start (0x40),
+                // the S# 80 bytes on
+                assertTrue(text.contains("s_mulk_i32 s4, 0x60"), text);
+                assertTrue(text.matches("(?s).*s_load_dwordx8 s\\[\\d+:\\d+\\], s\\[2:3\\], s4 offset:0x40.*"), text);
+                assertTrue(text.matches("(?s).*s_load_dwordx4 s\\[\\d+:\\d+\\], s\\[2:3\\], s4 offset:0x90.*"), text);
+            }
+            RadvLaunch.check(b, !env.isEmpty());
+        }
+    }
+
     private static String pushShader(int dwords) {
         return "#version 450\nlayout(local_size_x = 64) in;\nlayout(set=0, binding=0) buffer A { uint a[]; };\n"
                 + "layout(push_constant) uniform P { uint v[" + dwords + "]; } pc;\n"

@@ -10,8 +10,8 @@ import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
 
 /**
- * image_sample, image_sample_lz and image_sample_l on 1D, 2D, 3D, 1D array and 2D array images (cube and
- * MSAA sampling fault as not modelled).
+ * image_sample, image_sample_lz and image_sample_l on 1D, 2D, 3D, 1D array, 2D array and cube images (MSAA
+ * sampling faults as not modelled).
  *
  * <p>Level: _lz samples level 0 of the view; _l the address's LOD; image_sample derives the LOD from the
  * coordinates' differences across the lane's quad (lanes 4k..4k+3 as a 2x2 block: lane ^ 1 is the
@@ -33,6 +33,13 @@ import org.replayfarm.model.isa.Instruction;
  * colour), and the mirror-once forms of both. An array slice is floor(slice + 0.5) clamped to the view's
  * layers (BASE_ARRAY .. LAST_ARRAY).
  *
+ * <p>Cubes (DIM 3): the address is (s, t, face) as v_cubesc/v_cubetc/v_cubeid give it once the code has
+ * scaled s and t by 1 / |v_cubema| and added 1.5: s and t lie in [1, 2] across the face, so the face is
+ * sampled as a layer of a 2D array at (s - 1, t - 1), its coordinates clamped to the face's edge texels
+ * (a cube has no address modes: Vulkan's CLAMP_TO_EDGE). Seamless filtering, a bilinear footprint that
+ * crosses a face's edge into the next face, is not modelled and faults; so do a cube of more than one level
+ * and a derived or explicit LOD that would choose between different magnification and minification filters.
+ *
  * <p>Fidelity: approximate. Bound: the blend is computed in double from f32 taps and rounded once to f32;
  * the hardware's blend arithmetic is not published, and its eight-bit fraction may round where this one
  * does (to nearest), or truncate. Per channel the host result is within (max - min of the taps) * 2^-8 +
@@ -52,10 +59,11 @@ public final class ImageSampler {
 
     private static void sample(Wave w, Instruction insn, Lod lodKind) {
         Fields.Mimg m = (Fields.Mimg) insn.fields();
-        if (m.dim() == 3 || m.dim() >= 6) {
-            throw new GuestFault(insn.mnemonic() + " with DIM " + m.dim() + ": the host model samples 1D, 2D, 3D and "
-                    + "1D/2D arrays only (cube and MSAA sampling are not modelled)");
+        if (m.dim() >= 6) {
+            throw new GuestFault(insn.mnemonic() + " with DIM " + m.dim() + ": the host model samples 1D, 2D, 3D, "
+                    + "1D/2D arrays and cubes only (MSAA sampling is not modelled)");
         }
+        boolean cube = m.dim() == 3;
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
         if (v.levels() <= 0) {
             throw new GuestFault(String.format("%s through %s: BASE_LEVEL %d is past LAST_LEVEL %d, the view has no level "
@@ -68,11 +76,25 @@ public final class ImageSampler {
         }
         int[] words = {w.sgpr(m.ssamp()), w.sgpr(m.ssamp() + 1), w.sgpr(m.ssamp() + 2), w.sgpr(m.ssamp() + 3)};
         SamplerDescriptor s = SamplerDescriptor.decode(words);
+        if (cube) {
+            if (v.levels() != 1) {
+                throw new GuestFault(String.format("%s through %s: a cube of %d levels (mipmapped cube sampling is not "
+                        + "modelled)", insn.mnemonic(), v.descriptor, v.levels()));
+            }
+            if (lodKind != Lod.ZERO && s.magFilter() != s.minFilter()) {
+                throw new GuestFault(insn.mnemonic() + ": a cube LOD choosing between different "
+                        + "magnification and minification filters is not modelled");
+            }
+            s = new SamplerDescriptor(AddressMode.CLAMP_LAST_TEXEL, AddressMode.CLAMP_LAST_TEXEL, s.clampZ(),
+                    s.word0Rest(), s.minLod(), s.maxLod(), s.word1Rest(), s.lodBias(), s.magFilter(), s.minFilter(),
+                    s.zFilter(), s.mipFilter(), s.word2Rest(), s.borderColorPtr(), s.borderColor(), s.word3Rest());
+            lodKind = Lod.ZERO;
+        }
         boolean unnormalized = m.unorm() || s.forceUnnormalized();
         int n = ImageUnit.coordinates(m);
         boolean threeD = m.dim() == 2;
-        boolean twoD = m.dim() == 1 || m.dim() == 5 || threeD;
-        boolean array = m.dim() >= 4;
+        boolean twoD = m.dim() == 1 || m.dim() == 5 || threeD || cube;
+        boolean array = m.dim() >= 4 || cube;
         int size = w.waveSize();
         float[] us = new float[size];
         float[] vs = new float[size];
@@ -85,6 +107,13 @@ public final class ImageSampler {
             rs[lane] = threeD ? ImageUnit.floatAddress(w, m, 2, lane) : 0.5f;
             slices[lane] = array ? ImageUnit.floatAddress(w, m, n - 1, lane) : 0;
             lods[lane] = lodKind == Lod.EXPLICIT ? ImageUnit.floatAddress(w, m, n, lane) : 0;
+            if (cube) {
+                us[lane] -= 1;
+                vs[lane] -= 1;
+            }
+        }
+        if (cube && !v.format.integer()) {
+            checkWithinFaces(w, insn, v, s, unnormalized, us, vs);
         }
         float[] border = null;
         for (int lane = 0; lane < size; lane++) {
@@ -109,6 +138,29 @@ public final class ImageSampler {
                 }
             }
             ImageUnit.writeData(w, m, lane, v.select(channels), v.format);
+        }
+    }
+
+    /** A bilinear cube sample must stay inside its face: seamless filtering across faces is not modelled. */
+    private static void checkWithinFaces(Wave w, Instruction insn, ImageView v, SamplerDescriptor s, boolean unnormalized,
+                                         float[] us, float[] vs) {
+        if (s.magFilter() == SamplerDescriptor.Filter.POINT && s.minFilter() == SamplerDescriptor.Filter.POINT) {
+            return;
+        }
+        int level = v.level(0);
+        int width = v.width(level);
+        int height = v.height(level);
+        for (int lane = 0; lane < us.length; lane++) {
+            if (!w.active(lane)) {
+                continue;
+            }
+            double x = unnormalized ? us[lane] : (double) us[lane] * width;
+            double y = unnormalized ? vs[lane] : (double) vs[lane] * height;
+            if (!(x >= 0.5 && x <= width - 0.5 && y >= 0.5 && y <= height - 0.5)) {
+                throw new GuestFault(String.format("%s lane %d: a bilinear cube sample at texel (%.3f, %.3f) of a %dx%d face "
+                        + "reaches across the face's edge (seamless cube filtering is not modelled)", insn.mnemonic(),
+                        lane, x, y, width, height));
+            }
         }
     }
 

@@ -78,17 +78,61 @@ class ImageSample3dTest {
         }
     }
 
+    /** Lane l samples the cube at (s, t, face) from the coordinate buffer (arg 3) and stores the result at 16 * l. */
+    private static final String CUBE = ImageUnitTest.PROLOGUE + """
+            s_load_dwordx4 s[16:19], s[6:7], 0x0
+            s_load_dwordx2 s[24:25], s[0:1], 0x18
+            s_waitcnt lgkmcnt(0)
+            global_load_dwordx3 v[4:6], v3, s[24:25]
+            s_waitcnt vmcnt(0)
+            image_sample_lz v7, v[4:6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_CUBE
+            s_waitcnt vmcnt(0)
+            global_store_dword v3, v7, s[2:3]
+            """;
+
+    /** A 2x2 cube of 32_FLOAT, face f's texel (x, y) holding 10 f + 2 y + x + 1. */
+    private Path cubeFaces(GuestAsm runner) throws Exception {
+        float[] faces = new float[6 * 4];
+        for (int i = 0; i < faces.length; i++) {
+            faces[i] = 10 * (i / 4) + i % 4 + 1;
+        }
+        return runner.file("cube.raw", GuestAsm.floats(faces));
+    }
+
     @Test
-    void cube_sampling_still_faults_by_name() throws Exception {
+    void a_cube_is_sampled_as_its_face_layer_at_s_and_t_less_one_clamped_to_the_face() throws Exception {
+        // s and t as RADV's code gives them: [1, 2] across the face (v_cubesc / |v_cubema| + 1.5); past the
+        // face's edge they clamp to its edge texels whatever the S# says (a cube has no address modes)
+        float[][] at = {{1.25f, 1.75f, 2}, {1.75f, 1.25f, 5}, {0.9f, 1.5f, 1}, {2.2f, 1.1f, 4}};
+        float[] want = {10 * 2 + 2 + 0 + 1, 10 * 5 + 0 + 1 + 1, 10 * 1 + 2 + 0 + 1, 10 * 4 + 0 + 1 + 1};
+        float[] coords = new float[4 * 4];
+        for (int i = 0; i < 4; i++) {
+            System.arraycopy(at[i], 0, coords, 4 * i, 3);
+        }
         GuestAsm runner = new GuestAsm(dir).groupSize(4);
-        Path raw = runner.file("c.raw", GuestAsm.floats(new float[8]));
-        var out = runner.arg("zeros:256").arg("image:raw:" + raw + ",4x2,format=32_FLOAT").arg("sampler:point,clamp")
-                .execute(ImageUnitTest.PROLOGUE + """
-                        s_load_dwordx4 s[16:19], s[6:7], 0x0
-                        s_waitcnt lgkmcnt(0)
-                        image_sample_lz v7, v[4:6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_CUBE
-                        """);
+        Path in = runner.file("coords.bin", GuestAsm.floats(coords));
+        var out = runner.arg("zeros:64").arg("image:raw:" + cubeFaces(runner) + ",2x2,layers=6,format=32_FLOAT")
+                .arg("sampler:point,wrap").arg("buffer:" + in).execute(CUBE).ok();
+        ByteBuffer b = out.bufferView(0);
+        for (int i = 0; i < 4; i++) {
+            assertEquals(want[i], b.getFloat(16 * i), "lane " + i + " at " + java.util.Arrays.toString(at[i]));
+        }
+    }
+
+    @Test
+    void a_bilinear_cube_sample_across_a_face_edge_faults_by_name() throws Exception {
+        float[] coords = new float[4 * 4];
+        for (int i = 0; i < 4; i++) {
+            coords[4 * i] = i == 3 ? 1.1f : 1.5f; // lane 3's footprint reaches past the face's left edge
+            coords[4 * i + 1] = 1.5f;
+            coords[4 * i + 2] = i;
+        }
+        GuestAsm runner = new GuestAsm(dir).groupSize(4);
+        Path in = runner.file("coords.bin", GuestAsm.floats(coords));
+        var out = runner.arg("zeros:64").arg("image:raw:" + cubeFaces(runner) + ",2x2,layers=6,format=32_FLOAT")
+                .arg("sampler:bilinear,clamp").arg("buffer:" + in).execute(CUBE);
         assertNotNull(out.result().fault().orElse(null));
-        assertTrue(out.result().fault().get().message().contains("cube"), out.result().fault().get().message());
+        String message = out.result().fault().get().message();
+        assertTrue(message.contains("lane 3") && message.contains("seamless cube filtering is not modelled"), message);
     }
 }

@@ -416,7 +416,7 @@ enum {
     RT_IMG_E_BPT = 4,        /* texel size of the T#'s format differs from the captured image's */
     RT_IMG_E_LEVEL = 5,      /* a level inside the view that the capture does not hold */
     RT_IMG_E_LAYER = 6,      /* a layer inside the view that the capture does not hold */
-    RT_IMG_E_DIM = 7,        /* MSAA dims; cube for sampling */
+    RT_IMG_E_DIM = 7,        /* MSAA dims */
     RT_IMG_E_NOLEVEL = 8,    /* sampling a view with BASE_LEVEL past LAST_LEVEL */
     RT_IMG_E_MINLOD = 9,     /* sampling with a T# MIN_LOD clamp (not modelled) */
     RT_IMG_E_BORDER = 10,    /* border colour from the table, used by an address mode */
@@ -425,7 +425,9 @@ enum {
     RT_IMG_E_BVH_FORM = 13,  /* BVH encoding outside the ISA's restrictions */
     RT_IMG_E_BUFFMT = 14,    /* buffer format 0 or unknown */
     RT_IMG_E_PARTIAL = 15,   /* partial store of a packed buffer element */
-    RT_IMG_E_MEMORY = 16     /* a node or element outside every range */
+    RT_IMG_E_MEMORY = 16,    /* a node or element outside every range */
+    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter, a bilinear
+                                footprint across a face's edge (seamless filtering) */
 };
 
 /* One captured image as one T# views it. */
@@ -1010,8 +1012,9 @@ RT_FN double rt_img_derived_lod(const rt_img_view_t *v, int unnorm, const rt_img
 
 /* The per-instruction checks of image_sample*: RT_IMG_OK or the fault. */
 RT_FN int rt_img_sample_check(const rt_img_view_t *v, uint32_t dim) {
-    if (dim == 3 || dim >= 6) return RT_IMG_E_DIM;
+    if (dim >= 6) return RT_IMG_E_DIM;
     if (v->levels <= 0) return RT_IMG_E_NOLEVEL;
+    if (dim == 3 && v->levels != 1) return RT_IMG_E_CUBE;
     if (v->t.min_lod != 0) return RT_IMG_E_MINLOD;
     return RT_IMG_OK;
 }
@@ -1020,11 +1023,33 @@ RT_FN int rt_img_sample_check(const rt_img_view_t *v, uint32_t dim) {
 RT_FN void rt_img_sample_at(uint32_t dim, int a16, const uint32_t *addr, rt_img_at_t *at) {
     uint32_t n = rt_img_coords(dim);
     at->three_d = dim == 2;
-    at->two_d = dim == 1 || dim == 5 || dim == 2;
+    at->two_d = dim == 1 || dim == 5 || dim == 2 || dim == 3;
     at->u = rt_img_addr_float(addr, a16, 0);
     at->v = at->two_d ? rt_img_addr_float(addr, a16, 1) : 0.5f;
     at->r = at->three_d ? rt_img_addr_float(addr, a16, 2) : 0.5f;
-    at->slice = dim >= 4 ? rt_img_addr_float(addr, a16, n - 1) : 0.0f;
+    at->slice = dim >= 3 ? rt_img_addr_float(addr, a16, n - 1) : 0.0f;
+    if (dim == 3) {
+        /* a cube's s and t arrive as v_cubesc / v_cubetc scaled by 1 / |v_cubema| plus 1.5: [1, 2] across the
+           face, whose number is the third value; the face is read as a layer at (s - 1, t - 1) */
+        at->u -= 1.0f;
+        at->v -= 1.0f;
+    }
+}
+
+/* A cube has no address modes (Vulkan's CLAMP_TO_EDGE): its S# is read with both axes clamped to the last texel. */
+RT_FN void rt_img_cube_sampler(rt_ssharp_t *s) {
+    s->clamp[0] = RT_AM_CLAMP_LAST;
+    s->clamp[1] = RT_AM_CLAMP_LAST;
+}
+
+/* A bilinear cube sample must keep its four taps inside the face: RT_IMG_E_CUBE when they reach across an edge. */
+RT_FN int rt_img_cube_within(const rt_img_view_t *v, const rt_ssharp_t *s, int unnorm, const rt_img_at_t *at) {
+    if (rt_img_fmt_integer(&v->fmt) || (s->mag == 0 && s->min == 0)) return RT_IMG_OK;
+    int32_t level = rt_img_image_level(v, 0);
+    double w = (double)rt_img_vw(v, level), h = (double)rt_img_vh(v, level);
+    double x = unnorm ? (double)at->u : (double)at->u * w;
+    double y = unnorm ? (double)at->v : (double)at->v * h;
+    return x >= 0.5 && x <= w - 0.5 && y >= 0.5 && y <= h - 0.5 ? RT_IMG_OK : RT_IMG_E_CUBE;
 }
 
 /* image_sample, _lz, _l for one lane (lod already formed: 0, the address's LOD, or derived + bias); returns the
