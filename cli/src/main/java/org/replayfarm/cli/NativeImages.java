@@ -32,6 +32,10 @@ final class NativeImages {
     /** The C expression of an image whose texels the harness holds in {@code __replay_buf[buffer]}. */
     static String image(KernelArg.ImageArg im, int buffer) {
         String what = "argument '" + im.describe() + "'";
+        if (im.layers() > 1) {
+            throw new IllegalArgumentException(what + ": image arrays are not in the native reference (the host model and "
+                    + "the translation run them); compare with a device run instead");
+        }
         try {
             return String.format(Locale.ROOT, "__replay_image_make(__replay_buf[%d], %d, %d, %d, 0x%x, 0x%x)", buffer,
                     im.width(), im.height(), im.depth(), OpenClImages.clChannelDataType(im.format(), what),

@@ -265,10 +265,11 @@ class OpenClImagesTest {
         Path resample = kernel("resample.cl");
         Path queries = kernel("queries.cl");
         Path array = dir.resolve("array.cl");
-        Files.writeString(array, "kernel void layers(read_only image2d_array_t img, global int *out) {\n"
-                + "    out[0] = get_image_array_size(img);\n}\n");
+        Files.writeString(array, "kernel void texels(read_only image1d_buffer_t img, global int *out) {\n"
+                + "    out[0] = get_image_width(img);\n}\n");
         Path flat = bytes("flat.raw", 8 * 6 * 4, 1);
         Path volume = bytes("volume.raw", 4 * 4 * 3 * 4, 2);
+        Path layered = bytes("layered.raw", 4 * 4 * 3 * 4, 3);
         List<String> named = List.of("--cflag", "-cl-kernel-arg-info", "--groups", "1", "--group-size", "8");
         String[][] cases = {
             {resample + "", "resample", "zeros:64", "sampler:point,clamp", "zeros:64", "u32:1", "u32:1"},
@@ -281,7 +282,9 @@ class OpenClImagesTest {
             {queries + "", "queries", "image:raw:" + flat + ",8x6,format=8_8_8_8_UNORM",
                 "image:raw:" + flat + ",8x6,format=8_8_8_8_UNORM", "image:raw:" + volume + ",4x4x3,format=8_8_8_8_UNORM",
                 "image:raw:" + flat + ",8x6,format=8_8_8_8_UNORM", "zeros:88"},
-            {array + "", "layers", "image:raw:" + flat + ",8x6,format=8_8_8_8_UNORM", "zeros:4"},
+            {array + "", "texels", "image:raw:" + flat + ",8x6,format=8_8_8_8_UNORM", "zeros:4"},
+            {resample + "", "resample", "image:raw:" + layered + ",4x4,layers=3,format=8_8_8_8_UNORM",
+                "sampler:point,clamp", "zeros:64", "u32:1", "u32:1"},
         };
         String[] want = {
             "argument 0 (image2d_t src) is an OpenCL image2d_t; give image:PNG or image:raw:PATH,WxH[xD],format=FMT, "
@@ -292,8 +295,10 @@ class OpenClImagesTest {
             "argument 3 (uint dst_width) is a by_value, not a sampler_t; 'sampler:point,clamp' does not fit it",
             "argument 3 (image1d_t d) is a 1D image; 'image:raw:flat.raw,8x6,format=8_8_8_8_UNORM,order=XYZW,mips=1' is 8x6"
                     + " (give image:raw:PATH,Wx1,format=FMT)",
-            "argument 0 (image2d_array_t img): image2d_array_t parameters are not supported by --arg image: (image1d_t, "
-                    + "image2d_t and image3d_t are)",
+            "argument 0 (image1d_buffer_t img): image1d_buffer_t parameters are not supported by --arg image: (image1d_t, "
+                    + "image2d_t, image3d_t, image1d_array_t and image2d_array_t are)",
+            "argument 0 (image2d_t src) is not an image array; 'image:raw:layered.raw,4x4,layers=3,format=8_8_8_8_UNORM,"
+                    + "order=XYZW,mips=1' has 3 layers",
         };
         for (int k = 0; k < cases.length; k++) {
             List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", cases[k][0], "--kernel", cases[k][1],
@@ -319,5 +324,33 @@ class OpenClImagesTest {
         assertEquals(2, r.exitCode(), r.out() + r.err());
         assertTrue(r.err().contains("native-run implements OpenCL C's images and samplers; a HIP kernel takes none"),
                 r.err());
+    }
+
+    /** Image arrays run on the host model and translate; the native reference has none and says so. */
+    @ParameterizedTest(name = "-O{0} {1}")
+    @CsvSource({"0, 'point,clamp'", "2, 'bilinear,wrap'"})
+    void image_arrays_answer_their_size_and_translate_exactly(String opt, String sampler) throws Exception {
+        Path source = kernel("layers.cl");
+        String[] dispatch = {"--groups", "1", "--group-size", "32",
+            "--arg", "image:raw:" + bytes("a.raw", 4 * 2 * 3 * 4, 9) + ",4x2,layers=3,format=8_8_8_8_UNORM",
+            "--arg", "image:raw:" + bytes("b.raw", 8 * 2 * 4, 10) + ",8x1,layers=2,format=8_8_8_8_UNORM",
+            "--arg", "sampler:" + sampler, "--arg", "zeros:2048", "--arg", "zeros:28"};
+        Path capture = dir.resolve("layers.capture");
+        ok(CliRun.of(args(List.of("capture", "build", "--source", source.toString(), "--kernel", "layers", "-O", opt,
+                "-o", capture.toString()), List.of(dispatch))));
+        CliRun translated = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu",
+                "--out", dir.resolve("cuda").toString());
+        assertEquals(0, translated.exitCode(), translated.out() + translated.err());
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("cuda").resolve("host").resolve("guest-1.bin")))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        int[] got = new int[7];
+        for (int i = 0; i < got.length; i++) {
+            got[i] = b.getInt(4 * i);
+        }
+        assertArrayEquals(new int[] {3, 2, 4, 2, 8, 4, 2}, got, "array sizes, widths, height, dim");
+        CliRun nat = CliRun.of(args(List.of("capture", "native-run", source.toString(), "--kernel", "layers", "--out",
+                dir.resolve("native").toString()), List.of(dispatch)));
+        assertEquals(2, nat.exitCode(), nat.out() + nat.err());
+        assertTrue(nat.err().contains("image arrays are not in the native reference"), nat.err());
     }
 }

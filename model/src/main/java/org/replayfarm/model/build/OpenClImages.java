@@ -73,23 +73,30 @@ public final class OpenClImages {
     private static ImageType imageType(String what, KernelMetadata.Arg slot, KernelArg.ImageArg im)
             throws CodeObjectException {
         String t = typeName(slot);
-        String size = im.width() + "x" + im.height() + (im.depth() > 1 ? "x" + im.depth() : "");
-        if (t.contains("array") || t.contains("buffer") || t.contains("depth") || t.contains("msaa")) {
+        String size = im.width() + "x" + im.height() + (im.depth() > 1 ? "x" + im.depth() : "")
+                + (im.layers() > 1 ? ", " + im.layers() + " layers" : "");
+        if (t.contains("buffer") || t.contains("depth") || t.contains("msaa")) {
             throw new CodeObjectException(what + ": " + t + " parameters are not supported by --arg image: (image1d_t, "
-                    + "image2d_t and image3d_t are)");
+                    + "image2d_t, image3d_t, image1d_array_t and image2d_array_t are)");
+        }
+        boolean array = t.contains("array");
+        if (!array && im.layers() > 1) {
+            throw new CodeObjectException(what + " is not an image array; '" + im.describe() + "' has " + im.layers()
+                    + " layers");
         }
         if (t.contains("image1d")) {
             if (im.height() != 1 || im.depth() != 1) {
-                throw new CodeObjectException(what + " is a 1D image; '" + im.describe() + "' is " + size
-                        + " (give image:raw:PATH,Wx1,format=FMT)");
+                throw new CodeObjectException(what + " is a 1D image" + (array ? " array" : "") + "; '" + im.describe()
+                        + "' is " + size + " (give image:raw:PATH,Wx1" + (array ? ",layers=N" : "") + ",format=FMT)");
             }
-            return ImageType.IMAGE_1D;
+            return array ? ImageType.IMAGE_1D_ARRAY : ImageType.IMAGE_1D;
         }
         if (t.contains("image2d")) {
             if (im.depth() != 1) {
-                throw new CodeObjectException(what + " is a 2D image; '" + im.describe() + "' is a 3D image (" + size + ")");
+                throw new CodeObjectException(what + " is a 2D image" + (array ? " array" : "") + "; '" + im.describe()
+                        + "' is a 3D image (" + size + ")");
             }
-            return ImageType.IMAGE_2D;
+            return array ? ImageType.IMAGE_2D_ARRAY : ImageType.IMAGE_2D;
         }
         if (t.contains("image3d")) {
             return ImageType.IMAGE_3D;
