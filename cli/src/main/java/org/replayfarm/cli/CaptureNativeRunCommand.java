@@ -24,8 +24,10 @@ import picocli.CommandLine.Spec;
                 + "group's work-items together so barriers and cross-lane builtins work, groups one after another) and "
                 + "runs it on the inputs replay capture build takes. A local: argument is a buffer the group's "
                 + "work-items share; a by-value argument is passed with its exact bytes as its OpenCL C type (bytes: needs "
-                + ",type=C-TYPE).",
-                "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n): the outputs "
+                + ",type=C-TYPE). An image: or sampler: argument goes to the harness's own OpenCL image implementation "
+                + "(written from the OpenCL C specification: level 0, linear weights in float, see docs/captures.md).",
+                "Writes DIR/guest-<n>.bin for each buffer:/zeros: argument n (the capture's range n) and DIR/image-<k>.raw "
+                        + "for image k (its final texels; an image with mips=N is not written): the outputs "
                         + "replay capture add-run attaches as a recorded run."})
 final class CaptureNativeRunCommand implements Callable<Integer> {
     @Spec
@@ -86,7 +88,35 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
             List<String> run = new ArrayList<>(List.of(work.resolve("native").toString()));
             int n = 0;
             List<Integer> locals = new ArrayList<>();
+            // images follow the buffers in the harness's file list: guest-<n> stays the capture's range n
+            int files = (int) kernelArgs.stream().filter(a -> a instanceof KernelArg.Buffer || a instanceof KernelArg.Zeros).count();
+            List<String> imageFiles = new ArrayList<>();
+            int imageCount = 0;
             for (KernelArg a : kernelArgs) {
+                if (a instanceof KernelArg.ImageArg || a instanceof KernelArg.SamplerArg) {
+                    if (hip) {
+                        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "argument '" + a.describe()
+                                + "': native-run implements OpenCL C's images and samplers; a HIP kernel takes none");
+                    }
+                    try {
+                        if (a instanceof KernelArg.ImageArg im) {
+                            Path in = work.resolve("image-" + files + ".bin");
+                            Files.write(in, NativeImages.levelZero(im));
+                            call.add(NativeImages.image(im, files));
+                            imageFiles.add(in.toString());
+                            // image k's final texels as add-run takes them (level 0: an image with mips is not written back)
+                            imageFiles.add((im.mips() == 1 ? out.resolve("image-" + imageCount + ".raw").toAbsolutePath()
+                                    : work.resolve("image-out-" + files + ".bin")).toString());
+                            files++;
+                            imageCount++;
+                        } else {
+                            call.add(NativeImages.sampler((KernelArg.SamplerArg) a));
+                        }
+                    } catch (IllegalArgumentException e) {
+                        throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                    }
+                    continue;
+                }
                 if (a instanceof KernelArg.Buffer || a instanceof KernelArg.Zeros) {
                     Path in = work.resolve("in-" + n + ".bin");
                     Files.write(in, a instanceof KernelArg.Buffer b ? b.contents() : new byte[Math.toIntExact(((KernelArg.Zeros) a).bytes())]);
@@ -113,16 +143,17 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                     call.add("(ulong) " + Long.toUnsignedString(d.bits()) + "ul");
                 } else {
                     throw new picocli.CommandLine.ParameterException(spec.commandLine(), "argument '" + a.describe()
-                            + "': native-run supports buffer:, zeros:, local: and by-value arguments");
+                            + "': native-run supports buffer:, zeros:, local:, image:, sampler: and by-value arguments");
                 }
             }
+            run.addAll(imageFiles);
             Files.writeString(work.resolve("prelude.h"), hip ? NativeHarness.hipPrelude() : NativeHarness.prelude());
             if (hip) {
                 NativeHarness.writeHipHeaders(work); // the harness's folder is on -I: #include <hip/hip_runtime.h>
             }
             Files.writeString(work.resolve("harness.c"), NativeHarness.source(kernel,
                     new int[] {shape.groupsX(), shape.groupsY(), shape.groupsZ()},
-                    new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, n,
+                    new int[] {shape.sizeX(), shape.sizeY(), shape.sizeZ()}, files,
                     locals.stream().mapToInt(Integer::intValue).toArray(), String.join(", ", call), true));
             try {
                 Llvm.run(NativeHarness.compileCommand(work, waveSize, shape.dimensions(), hip, build.commonFlags(source)));
@@ -132,7 +163,11 @@ final class CaptureNativeRunCommand implements Callable<Integer> {
                         + " failed: " + NativeHarness.firstError(e.getMessage(), work, source));
             }
             Llvm.run(run);
-            spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s) in %s%n", kernel, n, out);
+            spec.commandLine().getOut().printf("ran %s natively (x86-64, clang-19): %d buffer(s)%s in %s%n", kernel, n,
+                    imageCount > 0 ? ", " + imageCount + " image(s)" : "", out);
+            if (kernelArgs.stream().anyMatch(NativeImages::filtersLinearly)) {
+                spec.commandLine().getOut().println(NativeImages.LINEAR_HINT);
+            }
         } finally {
             RunCommand.deleteTree(work);
         }

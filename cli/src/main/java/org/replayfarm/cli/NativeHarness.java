@@ -70,7 +70,8 @@ final class NativeHarness {
         // reinterpretations generated here), then include/replay-cl.h, so a kernel that calls get_global_id,
         // barrier and their kin (built for the device with the device libraries or -include replay-cl.h) reads the
         // same values natively
-        return resource("native-prelude.h") + "\n" + resource("native-opencl.h") + "\n" + openClNames() + "\n"
+        return resource("native-prelude.h") + "\n" + resource("native-opencl.h") + "\n" + resource("native-image.h") + "\n"
+                + openClNames() + "\n"
                 + resource("replay-cl.h");
     }
 

@@ -98,7 +98,8 @@ public final class CaptureBuilder {
         }
         KernelMetadata meta = KernelMetadata.find(KernelMetadata.read(elf), kernelName).orElse(null);
 
-        addArgumentRanges(args);
+        // an image or sampler parameter (OpenCL's image2d_t, sampler_t) gets ROCm's object for it
+        addArgumentRanges(args, meta != null ? OpenClImages.layoutTypes(meta, args) : new org.replayfarm.proto.ImageType[args.size()]);
         Kernarg kernarg = meta != null ? Kernarg.fromMetadata(meta, kd, args, argumentAddresses, shape)
                 : Kernarg.sequential(args, argumentAddresses, kd.kernargSize(), kd.groupSegmentFixedSize());
         long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.asAllocated()) : 0;
@@ -181,7 +182,7 @@ public final class CaptureBuilder {
 
     private Built raw(ElfFile elf, RawLayout raw, DispatchShape shape, List<KernelArg> args, Provenance provenance)
             throws CodeObjectException, CaptureFormatException {
-        addArgumentRanges(args);
+        addArgumentRanges(args, new org.replayfarm.proto.ImageType[args.size()]);
         Kernarg kernarg = Kernarg.sequential(args, argumentAddresses, 0, raw.ldsBytes());
         long kernargAddress = kernarg.bytes().length > 0 ? addRange("kernarg", kernarg.asAllocated()) : 0;
         long codeBase = layout.allocate(CodeObjectLoader.imageSize(elf));
@@ -237,7 +238,12 @@ public final class CaptureBuilder {
         return new Built(capture, writer);
     }
 
-    private void addArgumentRanges(List<KernelArg> args) throws CodeObjectException {
+    /**
+     * The argument ranges. {@code imageTypes[n]}: the type argument n's image is laid out as for an OpenCL image
+     * parameter (its range then holds ROCm's image object, {@link OpenClImages}), or null for a T# alone.
+     */
+    private void addArgumentRanges(List<KernelArg> args, org.replayfarm.proto.ImageType[] imageTypes)
+            throws CodeObjectException {
         Long[] addresses = new Long[args.size()];
         int n = 0;
         for (KernelArg arg : args) {
@@ -261,7 +267,7 @@ public final class CaptureBuilder {
         n = 0;
         for (KernelArg arg : args) {
             if (arg instanceof KernelArg.ImageArg i) {
-                addresses[n] = addImage(n, i);
+                addresses[n] = addImage(n, i, imageTypes[n]);
             } else if (arg instanceof KernelArg.SamplerArg s) {
                 addresses[n] = addRange("arg" + n + " sampler S#", words(s.sampler().encode()));
             } else if (arg instanceof KernelArg.Bvh v) {
@@ -278,9 +284,11 @@ public final class CaptureBuilder {
     /**
      * Lays out an image: guest address space for its texels (not a memory range: only image instructions
      * reach it, through the T#), the captured image numbered in argument order, and a range holding its
-     * 256-bit T#. Returns the T#'s address.
+     * 256-bit T# (for an OpenCL image parameter, {@code openClType} non-null: ROCm's 48-byte image object, the
+     * image typed as the parameter). Returns the range's address.
      */
-    private long addImage(int argument, KernelArg.ImageArg arg) throws CodeObjectException {
+    private long addImage(int argument, KernelArg.ImageArg arg, org.replayfarm.proto.ImageType openClType)
+            throws CodeObjectException {
         org.replayfarm.proto.Image.Builder im = org.replayfarm.proto.Image.newBuilder().setIndex(images.size())
                 .setGuestAddress(layout.allocate(arg.texels().length))
                 .setType(arg.depth() > 1 ? org.replayfarm.proto.ImageType.IMAGE_3D : arg.layers() > 1
@@ -289,6 +297,9 @@ public final class CaptureBuilder {
                 .setHeight(arg.height()).setDepth(arg.depth())
                 .setLayers(arg.layers()).setMipLevels(arg.mips()).addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("arg" + argument + " " + arg.path().getFileName());
+        if (openClType != null) {
+            im.setType(openClType); // the OpenCL parameter's type: image1d_t is a 1D image
+        }
         long want;
         try {
             want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());
@@ -301,8 +312,12 @@ public final class CaptureBuilder {
         }
         org.replayfarm.proto.Image image = im.setTexels(writer.add(arg.texels())).build();
         images.add(image);
-        return addRange("arg" + argument + " image" + image.getIndex() + " T#",
-                words(org.replayfarm.model.image.ImageDescriptor.of(image).encode()));
+        int[] tsharp = org.replayfarm.model.image.ImageDescriptor.of(image).encode();
+        if (openClType != null) {
+            return addRange("arg" + argument + " image" + image.getIndex() + " object", OpenClImages.imageObject(tsharp,
+                    arg.format(), arg.order(), arg.width(), "argument " + argument + " '" + arg.describe() + "'"));
+        }
+        return addRange("arg" + argument + " image" + image.getIndex() + " T#", words(tsharp));
     }
 
     /** Words little-endian, as guest memory holds them. */

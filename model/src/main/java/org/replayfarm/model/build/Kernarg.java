@@ -77,6 +77,11 @@ record Kernarg(byte[] bytes, int ldsBytes) {
                 throw new CodeObjectException(what + " is a __local pointer (dynamic_shared_pointer); give local:BYTES, not '"
                         + given.describe() + "'");
             }
+            if (slot.valueKind().equals("image") || slot.valueKind().equals("sampler")) {
+                // the address of ROCm's image or sampler object; OpenClImages checked the kinds
+                out.putLong(slot.offset(), addresses.get(i));
+                continue;
+            }
             if (given.passesAddress() && !slot.valueKind().equals("global_buffer")) {
                 throw new CodeObjectException(what + " is a " + slot.valueKind() + ", not a global buffer; '"
                         + given.describe() + "' does not fit it");
