@@ -63,7 +63,9 @@ class WebUiBrowserTest {
     void start() throws Exception {
         node = FarmNode.start(FarmNode.Settings.of(Set.of(FarmNode.COORDINATOR, "eval"), dir.resolve("node"))
                 .withEvalThreads(1).withSerializeMessages(true)
-                .withConfig(ConfigFactory.parseString("replay.api.token = \"" + TOKEN + "\"\nakka.loglevel = WARNING")
+                // the cancel test's runaway job asks for a budget past the default limit: this node's operator allows it
+                .withConfig(ConfigFactory.parseString("replay.api.token = \"" + TOKEN + "\"\nakka.loglevel = WARNING\n"
+                                + "replay.coordinator.max-budget = 1000000000000")
                         .withFallback(EvalGate.config(GATE)))
                 .withRoutes(jobs -> List.of(ApiRoutes.routes(jobs, ApiRoutes.Limits.defaults(), dir.resolve("uploads")))));
         url = node.httpUrl();
