@@ -14,6 +14,7 @@ import org.replayfarm.coordinator.diff.DiffResult.RangeDiff;
 import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.evalnode.eval.ImageMerge;
 import org.replayfarm.evalnode.eval.MemoryMerge;
+import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 import org.replayfarm.gpunode.device.DeviceRun;
@@ -563,7 +564,7 @@ public final class Diff {
                     double h = asFloat ? floatAt(host, at, w) : Double.NaN;
                     double v = asFloat ? floatAt(device, at, w) : Double.NaN;
                     double apartBy = Math.abs(h - v);
-                    boolean exchanged = w <= 8 && at + w <= host.length && od.anotherOrderGives(bitsAt(device, at, w));
+                    boolean exchanged = w <= 8 && at + w <= host.length && od.anotherOrderGives(MemoryOps.littleEndian(device, at, w));
                     if (exchanged) {
                         // every contribution an exchange: the device kept another group's value, as another order does
                         ordered = ordered.with(0, 0, 0, Double.NaN, Double.NaN, od.op(), od.groups().size(), od.changes())
@@ -727,17 +728,8 @@ public final class Diff {
 
     /** The little-endian float of {@code width} bytes (4 or 8) at {@code at}. */
     private static double floatAt(byte[] b, int at, int width) {
-        long bits = bitsAt(b, at, width);
+        long bits = MemoryOps.littleEndian(b, at, width);
         return width == 8 ? Double.longBitsToDouble(bits) : Float.intBitsToFloat((int) bits);
-    }
-
-    /** The little-endian value of {@code width} bytes (at most 8) at {@code at}. */
-    private static long bitsAt(byte[] b, int at, int width) {
-        long bits = 0;
-        for (int i = 0; i < width; i++) {
-            bits |= (long) (b[at + i] & 0xFF) << (8 * i);
-        }
-        return bits;
     }
 
     /** The groups that wrote texel t: every contributor of its merged atomics, else its last storer. */

@@ -158,14 +158,8 @@ public final class InOrder {
         }
 
         private static void apply(byte[] b, int at, int bytes, String op, long operand, long comparand) {
-            long old = 0;
-            for (int i = 0; i < bytes; i++) {
-                old |= (long) (b[at + i] & 0xFF) << (8 * i);
-            }
-            long now = MemoryOps.atomic(op, old, operand, comparand, bytes);
-            for (int i = 0; i < bytes; i++) {
-                b[at + i] = (byte) (now >>> (8 * i));
-            }
+            long now = MemoryOps.atomic(op, MemoryOps.littleEndian(b, at, bytes), operand, comparand, bytes);
+            MemoryOps.putLittleEndian(b, at, now, bytes);
         }
     }
 }
