@@ -2,7 +2,7 @@ package org.replayfarm.gpunode.translate;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import org.replayfarm.model.isa.AtomicOp;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 
@@ -28,12 +28,6 @@ import org.replayfarm.model.isa.Fields;
  * shorter than the addresses, a BVH form outside the ISA's restrictions) are translated as that fault.
  */
 public final class ImageEmitter implements UnitEmitter {
-    private static final Map<String, String> ATOMICS = Map.ofEntries(Map.entry("swap", "RT_IA_SWAP"),
-            Map.entry("cmpswap", "RT_IA_CMPSWAP"), Map.entry("add", "RT_IA_ADD"), Map.entry("sub", "RT_IA_SUB"),
-            Map.entry("smin", "RT_IA_SMIN"), Map.entry("umin", "RT_IA_UMIN"), Map.entry("smax", "RT_IA_SMAX"),
-            Map.entry("umax", "RT_IA_UMAX"), Map.entry("and", "RT_IA_AND"), Map.entry("or", "RT_IA_OR"),
-            Map.entry("xor", "RT_IA_XOR"), Map.entry("inc", "RT_IA_INC"), Map.entry("dec", "RT_IA_DEC"),
-            Map.entry("fcmpswap", "RT_IA_FCMPSWAP"), Map.entry("fmin", "RT_IA_FMIN"), Map.entry("fmax", "RT_IA_FMAX"));
     private static final int[] COORDS = {1, 2, 3, 3, 2, 3, 3, 4};
 
     @Override
@@ -68,8 +62,8 @@ public final class ImageEmitter implements UnitEmitter {
             case "image_bvh_intersect_ray" -> bvh(cx, f, false);
             case "image_bvh64_intersect_ray" -> bvh(cx, f, true);
             default -> {
-                if (m.startsWith("image_atomic_") && ATOMICS.containsKey(m.substring("image_atomic_".length()))) {
-                    atomic(cx, f, ATOMICS.get(m.substring("image_atomic_".length())));
+                if (cx.opcode().memory().isAtomic()) {
+                    atomic(cx, f, cx.opcode().memory().atomic());
                 } else {
                     throw cx.refuse("the host model does not execute " + m + " (it executes image_load[_mip], "
                             + "image_store[_mip], image_get_resinfo, image_atomic_*, image_sample, image_sample_lz, "
@@ -230,7 +224,8 @@ public final class ImageEmitter implements UnitEmitter {
         cx.line("}");
     }
 
-    private static void atomic(InsnContext cx, Fields.Mimg f, String op) throws Refusal {
+    private static void atomic(InsnContext cx, Fields.Mimg f, AtomicOp a) throws Refusal {
+        String op = MemoryEmitter.c(a);
         view(cx, f);
         if (msaa(cx, f)) {
             return;
@@ -238,7 +233,7 @@ public final class ImageEmitter implements UnitEmitter {
         cx.line("uint32_t t_bytes = rt_img_atomic_bytes(&t_v, %s, 0x%xu);", op, f.dmask());
         cx.line("if (!t_bytes) { rt_img_fault(C, %s, -1, RT_IMG_E_ATOMIC); RT_CHECK(); }", cx.pcC());
         int regs = Integer.bitCount(f.dmask() & 0xF);
-        boolean compare = op.endsWith("CMPSWAP");
+        boolean compare = a.compares();
         int bytes = (compare ? regs / 2 : regs) * 4;
         if (bytes != 4 && bytes != 8) {
             return; // the runtime check above faults every time

@@ -1,11 +1,11 @@
 package org.replayfarm.gpunode.translate;
 
-import java.util.Map;
-import org.replayfarm.gpunode.translate.memory.AccessWidth;
-import org.replayfarm.gpunode.translate.memory.AtomicOp;
+import org.replayfarm.model.isa.AtomicOp;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.FlatOffset;
+import org.replayfarm.model.isa.MemoryAccess;
+import org.replayfarm.model.isa.OpcodeFlag;
 
 /**
  * The memory unit: DS, FLAT, GLOBAL, SCRATCH and MUBUF without a format, as C over rt_mem.h.
@@ -19,6 +19,10 @@ import org.replayfarm.model.isa.FlatOffset;
  * that is {@code __syncwarp()}) and {@code RT_CHECK()} stops a faulting wave. s_waitcnt is then nothing to
  * wait for. DS crossbars (ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32) gather every source lane's value
  * before any lane writes.
+ *
+ * <p>What an instruction does (load, store or atomic; its width, sign extension, D16 half and atomic operation;
+ * the DS pairs and *_addtid forms) is its opcode row's {@link MemoryAccess}, read here and never re-derived from
+ * the mnemonic; the mnemonic picks only among the rows that do no load, store or atomic (crossbars, counters).
  *
  * <p>What the host model faults on when executed (a GDS access, the LDS bit of FLAT/MUBUF, the GDS-only
  * DS instructions and ds_condxchg32_rtn_b64 it does not execute) becomes the same fault at run time
@@ -67,8 +71,8 @@ public final class MemoryEmitter implements UnitEmitter {
     /** After an atomic's access in RT_MEM_IN_ORDER: the faulting lane, or the rest of the lane's work (closed by "}"). */
     private static final String ATOMIC_DONE = "(void)t_old; if (t_rc) { t_fl = l; } else { ";
 
-    /** Writes the loaded bytes {@code t_b} of a lane to VGPRs from {@code vdst} as the width says. */
-    private static void writeLoaded(InsnContext cx, int vdst, AccessWidth w) {
+    /** Writes the loaded bytes {@code t_b} of a lane to VGPRs from {@code vdst} as the access's width says. */
+    private static void writeLoaded(InsnContext cx, int vdst, MemoryAccess w) {
         if (w.bytes() >= 4) {
             for (int d = 0; d < w.dwords(); d++) {
                 cx.line("    " + cx.vreg(vdst + d, "l") + " = rt_mem_dword(t_b, " + d + ");");
@@ -77,22 +81,24 @@ public final class MemoryEmitter implements UnitEmitter {
         }
         String ext = "rt_mem_extend(t_b, " + w.bytes() + ", " + (w.signed() ? 1 : 0) + ")";
         String v = cx.vreg(vdst, "l");
-        if (w.d16() == 0) {
+        if (!w.d16()) {
             cx.line("    " + v + " = " + ext + ";");
         } else {
-            cx.line("    " + v + " = rt_mem_d16(" + v + ", " + ext + ", " + (w.d16() == 2 ? 1 : 0) + ");");
+            cx.line("    " + v + " = rt_mem_d16(" + v + ", " + ext + ", " + (w.half() == MemoryAccess.Half.HIGH ? 1 : 0)
+                    + ");");
         }
     }
 
-    /** Fills {@code t_b} with the bytes a store of the width takes from VGPRs from {@code data}. */
-    private static void storeBytes(InsnContext cx, int data, AccessWidth w, String into) {
+    /** Fills {@code t_b} with the bytes a store of the access's width takes from VGPRs from {@code data}. */
+    private static void storeBytes(InsnContext cx, int data, MemoryAccess w, String into) {
         if (w.bytes() >= 4) {
             for (int d = 0; d < w.dwords(); d++) {
                 cx.line("    rt_mem_put_dword(" + into + ", " + d + ", " + cx.vreg(data + d, "l") + ");");
             }
             return;
         }
-        cx.line("    { uint32_t t_v = " + cx.vreg(data, "l") + (w.d16() == 2 ? " >> 16" : "") + "; " + into
+        cx.line("    { uint32_t t_v = " + cx.vreg(data, "l") + (w.half() == MemoryAccess.Half.HIGH ? " >> 16" : "") + "; "
+                + into
                 + "[0] = (uint8_t)t_v; " + (w.bytes() == 2 ? into + "[1] = (uint8_t)(t_v >> 8); " : "") + "}");
     }
 
@@ -113,64 +119,45 @@ public final class MemoryEmitter implements UnitEmitter {
 
     // ------------------------------------------------------------------ DS
 
-    /** DS read/write widths by suffix. */
-    private static final Map<String, AccessWidth> DS_READS = Map.ofEntries(
-            Map.entry("b32", AccessWidth.of(4)), Map.entry("b64", AccessWidth.of(8)), Map.entry("b96", AccessWidth.of(12)),
-            Map.entry("b128", AccessWidth.of(16)), Map.entry("u8", new AccessWidth(1, false, 0)),
-            Map.entry("i8", new AccessWidth(1, true, 0)), Map.entry("u16", new AccessWidth(2, false, 0)),
-            Map.entry("i16", new AccessWidth(2, true, 0)), Map.entry("u8_d16", new AccessWidth(1, false, 1)),
-            Map.entry("u8_d16_hi", new AccessWidth(1, false, 2)), Map.entry("i8_d16", new AccessWidth(1, true, 1)),
-            Map.entry("i8_d16_hi", new AccessWidth(1, true, 2)), Map.entry("u16_d16", new AccessWidth(2, false, 1)),
-            Map.entry("u16_d16_hi", new AccessWidth(2, false, 2)));
-    private static final Map<String, AccessWidth> DS_WRITES = Map.of("b32", AccessWidth.of(4), "b64", AccessWidth.of(8),
-            "b96", AccessWidth.of(12), "b128", AccessWidth.of(16), "b8", new AccessWidth(1, false, 0),
-            "b16", new AccessWidth(2, false, 0), "b8_d16_hi", new AccessWidth(1, false, 2),
-            "b16_d16_hi", new AccessWidth(2, false, 2));
+    /** The C constant of an atomic operation (rt_atomic.h numbers them as {@link AtomicOp} does). */
+    static String c(AtomicOp op) {
+        return "RT_AOP_" + op.name();
+    }
 
     private static void ds(InsnContext cx) throws Refusal {
         Fields.Ds f = cx.fields(Fields.Ds.class);
         String m = cx.mnemonic();
+        MemoryAccess a = cx.opcode().memory();
         if (f.gds()) {
             faultNow(cx, "GDS access: a replay has no global data share (the host model faults alike)");
             return;
         }
         int offset = f.offset1() << 8 | f.offset0();
-        if (m.startsWith("ds_gws_") || m.equals("ds_ordered_count") || m.equals("ds_condxchg32_rtn_b64")) {
+        if (cx.opcode().has(OpcodeFlag.GDS_ONLY) || a.isAtomic() && a.atomic() == AtomicOp.CONDXCHG32) {
             faultNow(cx, m + ": not executed by a replay (the host model faults alike)");
             return;
         }
-        if (m.equals("ds_nop")) {
-            cx.line("/* no effect */");
-            return;
-        }
-        if (m.startsWith("ds_read_addtid") || m.startsWith("ds_write_addtid")) {
-            addtid(cx, f, offset, m.startsWith("ds_read"));
-            return;
-        }
-        if (m.startsWith("ds_read_") && DS_READS.containsKey(m.substring(8))) {
-            dsRead(cx, f, offset, DS_READS.get(m.substring(8)));
-            return;
-        }
-        if (m.startsWith("ds_write_") && DS_WRITES.containsKey(m.substring(9))) {
-            dsWrite(cx, f, offset, DS_WRITES.get(m.substring(9)));
-            return;
-        }
-        if (m.matches("ds_(read2|write2|wrxchg2)(st64)?(_rtn)?_b(32|64)")) {
-            dsPair(cx, f, m);
-            return;
-        }
-        switch (m) {
-            case "ds_swizzle_b32" -> swizzle(cx, f, offset);
-            case "ds_bpermute_b32" -> bpermute(cx, f, offset);
-            case "ds_permute_b32" -> permute(cx, f, offset);
-            case "ds_append", "ds_consume" -> appendConsume(cx, f, offset, m.equals("ds_append"));
-            default -> {
-                AtomicOp.Ds a = AtomicOp.ds(m);
-                if (a == null) {
-                    throw cx.refuse("no translation of " + m);
-                }
-                dsAtomic(cx, f, offset, a);
+        if (a.kind() == MemoryAccess.Kind.OTHER) {
+            switch (m) {
+                case "ds_nop" -> cx.line("/* no effect */");
+                case "ds_swizzle_b32" -> swizzle(cx, f, offset);
+                case "ds_bpermute_b32" -> bpermute(cx, f, offset);
+                case "ds_permute_b32" -> permute(cx, f, offset);
+                case "ds_append", "ds_consume" -> appendConsume(cx, f, offset, m.equals("ds_append"));
+                default -> throw cx.refuse("no translation of " + m);
             }
+            return;
+        }
+        if (a.addtid()) {
+            addtid(cx, f, offset, a.isLoad());
+        } else if (a.pair() != null) {
+            dsPair(cx, f, a);
+        } else if (a.isLoad()) {
+            dsRead(cx, f, offset, a);
+        } else if (a.isStore()) {
+            dsWrite(cx, f, offset, a);
+        } else {
+            dsAtomic(cx, f, offset, a);
         }
     }
 
@@ -178,7 +165,7 @@ public final class MemoryEmitter implements UnitEmitter {
         return "rt_ds_addr(" + cx.vreg(f.addr(), "l") + ", " + InsnContext.hex32(offset) + ")";
     }
 
-    private static void dsRead(InsnContext cx, Fields.Ds f, int offset, AccessWidth w) {
+    private static void dsRead(InsnContext cx, Fields.Ds f, int offset, MemoryAccess w) {
         cx.line("rt_mem_t t_m = rt_mem_of(C);");
         cx.line("RT_FOR_ACTIVE(l) {");
         cx.line("    uint8_t t_b[16];");
@@ -188,7 +175,7 @@ public final class MemoryEmitter implements UnitEmitter {
         cx.line("RT_SYNC_WAVE();");
     }
 
-    private static void dsWrite(InsnContext cx, Fields.Ds f, int offset, AccessWidth w) {
+    private static void dsWrite(InsnContext cx, Fields.Ds f, int offset, MemoryAccess w) {
         cx.line("rt_mem_t t_m = rt_mem_of(C);");
         cx.line("RT_FOR_ACTIVE(l) {");
         cx.line("    uint8_t t_b[16];");
@@ -199,14 +186,13 @@ public final class MemoryEmitter implements UnitEmitter {
     }
 
     /** read2 / write2 / wrxchg2 (st64): two elements of 4 or 8 bytes at ADDR + OFFSETk * size (* 64). */
-    private static void dsPair(InsnContext cx, Fields.Ds f, String m) {
-        int size = m.endsWith("b64") ? 8 : 4;
-        long scale = (long) size * (m.contains("st64") ? 64 : 1);
+    private static void dsPair(InsnContext cx, Fields.Ds f, MemoryAccess w) {
+        int size = w.pair().elementBytes();
+        long scale = w.pair().offsetUnit();
         String a0 = "(" + cx.vreg(f.addr(), "l") + " + " + InsnContext.hex32(f.offset0() * scale) + ")";
         String a1 = "(" + cx.vreg(f.addr(), "l") + " + " + InsnContext.hex32(f.offset1() * scale) + ")";
-        AccessWidth w = AccessWidth.of(size);
         int regs = size / 4;
-        if (m.startsWith("ds_read2")) {
+        if (w.isLoad()) {
             cx.line("rt_mem_t t_m = rt_mem_of(C);");
             cx.line("RT_FOR_ACTIVE(l) {");
             cx.line("    uint8_t t_b[8], t_c[8];");
@@ -218,7 +204,7 @@ public final class MemoryEmitter implements UnitEmitter {
             }
             cx.line("}");
             cx.line("RT_SYNC_WAVE();");
-        } else if (m.startsWith("ds_write2")) {
+        } else if (w.isStore()) {
             cx.line("rt_mem_t t_m = rt_mem_of(C);");
             cx.line("RT_FOR_ACTIVE(l) {");
             cx.line("    uint8_t t_b[8], t_c[8];");
@@ -233,8 +219,8 @@ public final class MemoryEmitter implements UnitEmitter {
             cx.line(IN_ORDER);
             cx.line("    uint64_t t_o0 = 0, t_o1 = 0;");
             cx.line("    uint64_t t_d0 = " + data(cx, f.data0(), size) + ", t_d1 = " + data(cx, f.data1(), size) + ";");
-            cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a0 + ", RT_AOP_SWAP, t_d0, 0, " + size + ", &t_o0, &t_fa);");
-            cx.line("    if (!t_rc) t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a1 + ", RT_AOP_SWAP, t_d1, 0, " + size
+            cx.line("    t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a0 + ", " + c(w.atomic()) + ", t_d0, 0, " + size + ", &t_o0, &t_fa);");
+            cx.line("    if (!t_rc) t_rc = rt_ds_atomic(&t_m, (uint32_t)" + a1 + ", " + c(w.atomic()) + ", t_d1, 0, " + size
                     + ", &t_o1, &t_fa);");
             cx.line("    if (t_rc) { t_fl = l; } else {");
             cx.line("        " + writeData(cx, f.vdst(), size, "t_o0"));
@@ -245,18 +231,18 @@ public final class MemoryEmitter implements UnitEmitter {
         }
     }
 
-    private static void dsAtomic(InsnContext cx, Fields.Ds f, int offset, AtomicOp.Ds a) {
+    private static void dsAtomic(InsnContext cx, Fields.Ds f, int offset, MemoryAccess a) {
         open(cx);
         cx.line(IN_ORDER);
         cx.line("    uint64_t t_old = 0;");
         String d0 = data(cx, f.data0(), a.bytes());
-        String d1 = a.usesData1() ? data(cx, f.data1(), a.bytes()) : "0";
+        String d1 = a.atomic().secondOperand() ? data(cx, f.data1(), a.bytes()) : "0";
         // cmpst: DATA0 is the comparand, DATA1 the new value (the DS order); mskor, wrap: DATA1 is the second operand
-        String operand = a.op() == AtomicOp.CMPSWAP || a.op() == AtomicOp.FCMPSWAP ? d1 : d0;
-        String second = a.op() == AtomicOp.CMPSWAP || a.op() == AtomicOp.FCMPSWAP ? d0 : d1;
-        cx.line("    t_rc = rt_ds_atomic(&t_m, " + dsAddress(cx, f, offset) + ", " + a.op().c() + ", " + operand + ", "
+        String operand = a.atomic().compares() ? d1 : d0;
+        String second = a.atomic().compares() ? d0 : d1;
+        cx.line("    t_rc = rt_ds_atomic(&t_m, " + dsAddress(cx, f, offset) + ", " + c(a.atomic()) + ", " + operand + ", "
                 + second + ", " + a.bytes() + ", &t_old, &t_fa);");
-        cx.line("    " + (a.returns() ? ATOMIC_DONE + writeData(cx, f.vdst(), a.bytes(), "t_old") + " }" : ATOMIC_DONE + "}"));
+        cx.line("    " + (a.returns() == MemoryAccess.Returns.YES ? ATOMIC_DONE + writeData(cx, f.vdst(), a.bytes(), "t_old") + " }" : ATOMIC_DONE + "}"));
         cx.line("}");
         close(cx);
     }
@@ -345,10 +331,9 @@ public final class MemoryEmitter implements UnitEmitter {
         }
         Encoding e = cx.encoding();
         long offset = FlatOffset.of(e, f.offset());
-        boolean addtid = m.endsWith("_addtid");
-        String kind = m.contains("_load_") ? "load" : m.contains("_store_") ? "store" : m.contains("_atomic_") ? "atomic"
-                : null;
-        if (kind == null) {
+        MemoryAccess a = cx.opcode().memory();
+        boolean addtid = a.addtid();
+        if (a.kind() == MemoryAccess.Kind.OTHER) {
             throw cx.refuse("no translation of " + m);
         }
         // the lane's address: a 64-bit guest/FLAT address, or (SCRATCH) a 32-bit private offset
@@ -365,36 +350,30 @@ public final class MemoryEmitter implements UnitEmitter {
             address = cx.vreg64(f.addr(), "l") + " + " + InsnContext.hex64(offset);
         }
         open(cx);
-        cx.line(kind.equals("atomic") ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
+        cx.line(a.isAtomic() ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
         cx.line((e == Encoding.SCRATCH ? "    uint32_t" : "    uint64_t") + " t_a = " + address + ";");
         String access = switch (e) {
             case SCRATCH -> "private";
             case GLOBAL -> "global";
             default -> "flat";
         };
-        switch (kind) {
-            case "load" -> {
-                AccessWidth w = addtid ? AccessWidth.of(4) : AccessWidth.suffix(m.substring(m.indexOf("_load_") + 6));
+        switch (a.kind()) {
+            case LOAD -> {
                 cx.line("    uint8_t t_b[16];");
-                cx.line("    t_rc = " + call(access, "load", w.bytes(), "t_b") + ";");
+                cx.line("    t_rc = " + call(access, "load", a.bytes(), "t_b") + ";");
                 cx.line("    " + FAILED);
-                writeLoaded(cx, f.vdst(), w);
+                writeLoaded(cx, f.vdst(), a);
             }
-            case "store" -> {
-                AccessWidth w = addtid ? AccessWidth.of(4) : AccessWidth.suffix(m.substring(m.indexOf("_store_") + 7));
+            case STORE -> {
                 cx.line("    uint8_t t_b[16];");
-                storeBytes(cx, f.data(), w, "t_b");
-                cx.line("    t_rc = " + call(access, "store", w.bytes(), "t_b") + ";");
+                storeBytes(cx, f.data(), a, "t_b");
+                cx.line("    t_rc = " + call(access, "store", a.bytes(), "t_b") + ";");
                 cx.line("    " + FAILED);
             }
             default -> {
-                AtomicOp.Vmem a = AtomicOp.vmem(m);
-                if (a == null) {
-                    throw cx.refuse("no translation of " + m);
-                }
                 cx.line("    uint64_t t_old = 0;");
-                String cmp = a.compare() ? data(cx, f.data() + a.bytes() / 4, a.bytes()) : "0";
-                String args = a.op().c() + ", " + data(cx, f.data(), a.bytes()) + ", " + cmp + ", " + a.bytes()
+                String cmp = a.atomic().compares() ? data(cx, f.data() + a.bytes() / 4, a.bytes()) : "0";
+                String args = c(a.atomic()) + ", " + data(cx, f.data(), a.bytes()) + ", " + cmp + ", " + a.bytes()
                         + ", &t_old, &t_fa";
                 String callText = switch (access) {
                     case "private" -> "rt_mem_private_atomic(&t_m, W->flat_scratch, t_a, (uint32_t)l, RT_WAVE, " + args + ")";
@@ -429,21 +408,17 @@ public final class MemoryEmitter implements UnitEmitter {
     private static void mubuf(InsnContext cx) throws Refusal {
         Fields.Mubuf f = cx.fields(Fields.Mubuf.class);
         String m = cx.mnemonic();
-        if (m.contains("_format_")) {
+        MemoryAccess a = cx.opcode().memory();
+        if (a.format()) {
             throw cx.refuse("formatted buffer accesses are the image unit's");
         }
-        if (m.equals("buffer_gl0_inv") || m.equals("buffer_gl1_inv")) {
+        if (a.kind() == MemoryAccess.Kind.OTHER) {
             cx.line("/* cache invalidation: no effect on a replay that keeps no caches */");
             return;
         }
         if (f.lds()) {
             faultNow(cx, m + " with the LDS bit (load into LDS): not executed by a replay (the host model faults alike)");
             return;
-        }
-        String kind = m.startsWith("buffer_load_") ? "load" : m.startsWith("buffer_store_") ? "store"
-                : m.startsWith("buffer_atomic_") ? "atomic" : null;
-        if (kind == null) {
-            throw cx.refuse("no translation of " + m);
         }
         int r = f.srsrc();
         cx.line("rt_vsharp_t t_v = rt_buf_vsharp(" + cx.sreg(r) + ", " + cx.sreg(r + 1) + ", " + cx.sreg(r + 2) + ", "
@@ -452,35 +427,29 @@ public final class MemoryEmitter implements UnitEmitter {
         open(cx);
         String v0 = f.idxen() || f.offen() ? cx.vreg(f.vaddr(), "l") : "0u";
         String v1 = f.idxen() && f.offen() ? cx.vreg(f.vaddr() + 1, "l") : "0u";
-        cx.line(kind.equals("atomic") ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
+        cx.line(a.isAtomic() ? IN_ORDER : "RT_FOR_ACTIVE(l) {");
         cx.line("    rt_buf_lane_t t_l = rt_buf_lane(&t_v, " + (f.idxen() ? 1 : 0) + ", " + (f.offen() ? 1 : 0) + ", " + v0
                 + ", " + v1 + ", " + InsnContext.hex32(f.offset()) + ", t_so, (uint32_t)l);");
-        switch (kind) {
-            case "load" -> {
-                AccessWidth w = AccessWidth.suffix(m.substring("buffer_load_".length()));
+        switch (a.kind()) {
+            case LOAD -> {
                 cx.line("    uint8_t t_b[16];");
-                cx.line("    t_rc = rt_buf_load(&t_m, &t_v, &t_l, " + w.bytes() + ", t_b, &t_fa);");
+                cx.line("    t_rc = rt_buf_load(&t_m, &t_v, &t_l, " + a.bytes() + ", t_b, &t_fa);");
                 cx.line("    " + FAILED);
-                writeLoaded(cx, f.vdata(), w);
+                writeLoaded(cx, f.vdata(), a);
                 if (f.tfe()) {
-                    cx.line("    " + cx.vreg(f.vdata() + w.dwords(), "l") + " = 0u; /* TFE: no texture fault */");
+                    cx.line("    " + cx.vreg(f.vdata() + a.dwords(), "l") + " = 0u; /* TFE: no texture fault */");
                 }
             }
-            case "store" -> {
-                AccessWidth w = AccessWidth.suffix(m.substring("buffer_store_".length()));
+            case STORE -> {
                 cx.line("    uint8_t t_b[16];");
-                storeBytes(cx, f.vdata(), w, "t_b");
-                cx.line("    t_rc = rt_buf_store(&t_m, &t_v, &t_l, " + w.bytes() + ", t_b, &t_fa);");
+                storeBytes(cx, f.vdata(), a, "t_b");
+                cx.line("    t_rc = rt_buf_store(&t_m, &t_v, &t_l, " + a.bytes() + ", t_b, &t_fa);");
                 cx.line("    " + FAILED);
             }
             default -> {
-                AtomicOp.Vmem a = AtomicOp.vmem(m);
-                if (a == null) {
-                    throw cx.refuse("no translation of " + m);
-                }
-                String cmp = a.compare() ? data(cx, f.vdata() + a.bytes() / 4, a.bytes()) : "0";
+                String cmp = a.atomic().compares() ? data(cx, f.vdata() + a.bytes() / 4, a.bytes()) : "0";
                 cx.line("    uint64_t t_old = 0;");
-                cx.line("    t_rc = rt_buf_atomic(&t_m, &t_v, &t_l, " + a.op().c() + ", " + data(cx, f.vdata(), a.bytes())
+                cx.line("    t_rc = rt_buf_atomic(&t_m, &t_v, &t_l, " + c(a.atomic()) + ", " + data(cx, f.vdata(), a.bytes())
                         + ", " + cmp + ", " + a.bytes() + ", &t_old, &t_fa);");
                 cx.line("    " + ATOMIC_DONE + (f.glc() ? writeData(cx, f.vdata(), a.bytes(), "t_old") + " " : "") + "}");
             }

@@ -1,6 +1,7 @@
 package org.replayfarm.gpunode.translate;
 
 import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.MemoryAccess;
 
 /**
  * SMEM (RDNA 2 ISA guide, "Scalar Memory Operations"): s_load_dword* from SGPR[SBASE:+1] + OFFSET
@@ -31,12 +32,13 @@ public final class SmemEmitter implements UnitEmitter {
             default -> {
             }
         }
-        boolean buffer = m.startsWith("s_buffer_load_dword");
-        String suffix = m.substring(buffer ? "s_buffer_load_dword".length() : "s_load_dword".length());
-        if (!m.startsWith("s_load_dword") && !buffer) {
+        MemoryAccess a = cx.opcode().memory();
+        if (!a.isLoad()) {
             throw cx.refuse("no translation of " + m);
         }
-        int n = suffix.isEmpty() ? 1 : Integer.parseInt(suffix.substring(1));
+        // the row's SBASE operand: a 64-bit address (s_load_*) or a 128-bit buffer descriptor (s_buffer_load_*)
+        boolean buffer = cx.opcode().operandType("sbase").equals("base128");
+        int n = a.dwords();
         String soffset = f.soffset() == 125 ? "0u" : cx.src32(f.soffset());
         cx.line("uint32_t t_d[" + n + "];");
         if (buffer) {

@@ -83,7 +83,7 @@ class ImageEmitterFormsTest {
         }
         c.append("RT_WAVE_FUNCTION(rt_program_wave) { RT_PROLOGUE(); RT_END(); RT_EPILOGUE(); }\n");
         Path dir = Files.createDirectories(Path.of("target", "image-forms").toAbsolutePath());
-        for (String h : List.of("replay_rt.h", "rt_base.h", "rt_image.h")) {
+        for (String h : List.of("replay_rt.h", "rt_base.h", "rt_atomic.h", "rt_image.h")) {
             try (var in = ImageEmitterFormsTest.class.getResourceAsStream("/org/replayfarm/gpunode/translate/rt/" + h)) {
                 Files.write(dir.resolve(h), in.readAllBytes());
             }

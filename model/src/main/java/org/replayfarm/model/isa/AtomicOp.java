@@ -2,12 +2,14 @@ package org.replayfarm.model.isa;
 
 /**
  * The operation of an atomic memory instruction, whatever its encoding names it ({@code ds_cmpst_b32},
- * {@code global_atomic_cmpswap} and {@code image_atomic_cmpswap} are all {@link #CMPSWAP}). {@link #opName}
- * is the name the host model's atomic arithmetic and its reports use.
+ * {@code global_atomic_cmpswap} and {@code image_atomic_cmpswap} are all {@link #CMPSWAP}): the one list the
+ * host model, the translator and the runtime share. {@link #opName} is the name the host model's atomic
+ * arithmetic and its reports use; the translation's runtime (rt_atomic.h) numbers the operations
+ * {@code RT_AOP_<NAME>} in this order, which a gpu-node test keeps in step.
  */
 public enum AtomicOp {
-    SWAP, CMPSWAP, ADD, SUB, RSUB, CSUB, SMIN, UMIN, SMAX, UMAX, AND, OR, XOR, INC, DEC, MSKOR, WRAP, FCMPSWAP, FMIN,
-    FMAX, FADD,
+    SWAP, CMPSWAP, ADD, SUB, RSUB, CSUB, SMIN, UMIN, SMAX, UMAX, AND, OR, XOR, INC, DEC, FCMPSWAP, FMIN, FMAX, FADD,
+    MSKOR, WRAP,
     /** ds_condxchg32_rtn_b64 (two conditional 32-bit exchanges); the host model does not implement it. */
     CONDXCHG32;
 
@@ -21,6 +23,14 @@ public enum AtomicOp {
     /** Whether the instruction carries a comparand beside its data (cmpswap, fcmpswap). */
     public boolean compares() {
         return this == CMPSWAP || this == FCMPSWAP;
+    }
+
+    /**
+     * Whether the operation takes a second operand beside its data: the comparand of the compare-swaps, the OR
+     * value of mskor, the add value of wrap (a DS form reads it from DATA1).
+     */
+    public boolean secondOperand() {
+        return compares() || this == MSKOR || this == WRAP;
     }
 
     /** Whether the operation reads its operands as floats (fcmpswap, fmin, fmax, fadd). */

@@ -316,8 +316,7 @@ final class MemoryFacts {
                     return registers(op, "vdst", returned);
                 }
                 String d = registers(op, "data0", element);
-                if (d == null && (a.pair() != null || a.isAtomic() && (a.atomic().compares()
-                        || a.atomic() == AtomicOp.MSKOR || a.atomic() == AtomicOp.WRAP))) {
+                if (d == null && (a.pair() != null || a.isAtomic() && a.atomic().secondOperand())) {
                     d = registers(op, "data1", element);
                 }
                 if (d == null && a.isAtomic()) {

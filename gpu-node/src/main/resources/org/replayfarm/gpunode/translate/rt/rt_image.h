@@ -1,5 +1,6 @@
 #pragma once
 #include "rt_base.h"
+#include "rt_atomic.h"
 
 /*
  * rt_image.h — the image unit of the translated program, in software over device copies of the captured
@@ -659,65 +660,21 @@ RT_FN uint32_t rt_img_resinfo(const rt_img_view_t *v, uint32_t dim, uint32_t dma
 
 /* ------------------------------------------------------------------ image atomics */
 
-enum { RT_IA_SWAP, RT_IA_CMPSWAP, RT_IA_ADD, RT_IA_SUB, RT_IA_SMIN, RT_IA_UMIN, RT_IA_SMAX, RT_IA_UMAX, RT_IA_AND,
-       RT_IA_OR, RT_IA_XOR, RT_IA_INC, RT_IA_DEC, RT_IA_FCMPSWAP, RT_IA_FMIN, RT_IA_FMAX };
+/* The operations are rt_atomic.h's RT_AOP_*, their arithmetic rt_atomic_op. */
 
 /* Bytes of the atomic's datum (4 or 8) or 0 when DMASK / the view's format do not allow the op. */
 RT_FN uint32_t rt_img_atomic_bytes(const rt_img_view_t *v, uint32_t op, uint32_t dmask) {
-    int cmp = op == RT_IA_CMPSWAP || op == RT_IA_FCMPSWAP;
+    int cmp = op == RT_AOP_CMPSWAP || op == RT_AOP_FCMPSWAP;
     uint32_t regs = 0;
     for (int c = 0; c < 4; c++) regs += (dmask >> c) & 1u;
     uint32_t bytes = (cmp ? regs / 2 : regs) * 4u;
     if (bytes != 4 && bytes != 8) return 0;
     if (v->fmt.data != (bytes == 8 ? (uint32_t)RT_DF_32_32 : (uint32_t)RT_DF_32)) return 0;
-    int fl = op >= RT_IA_FCMPSWAP;
+    int fl = op == RT_AOP_FCMPSWAP || op == RT_AOP_FMIN || op == RT_AOP_FMAX;
     uint32_t n = v->fmt.num;
     int ok = fl ? n == RT_NF_FLOAT
-                : (n == RT_NF_UINT || n == RT_NF_SINT || (n == RT_NF_FLOAT && (op == RT_IA_SWAP || op == RT_IA_CMPSWAP)));
+                : (n == RT_NF_UINT || n == RT_NF_SINT || (n == RT_NF_FLOAT && (op == RT_AOP_SWAP || op == RT_AOP_CMPSWAP)));
     return ok ? bytes : 0u;
-}
-
-RT_FN double rt_img_as_real(uint64_t x, int wide) {
-    if (wide) { double d; memcpy(&d, &x, 8); return d; }
-    return (double)rt_img_f((uint32_t)x);
-}
-
-/* The new value of an atomic (32-bit values in the low half). */
-RT_FN uint64_t rt_img_atomic_op(uint32_t op, uint64_t old, uint64_t data, uint64_t cmp, int wide) {
-    uint64_t mask = wide ? ~0ull : 0xFFFFFFFFull;
-    old &= mask; data &= mask; cmp &= mask;
-    int64_t so = wide ? (int64_t)old : (int64_t)(int32_t)(uint32_t)old;
-    int64_t sd = wide ? (int64_t)data : (int64_t)(int32_t)(uint32_t)data;
-    uint64_t r;
-    switch (op) {
-    case RT_IA_SWAP: r = data; break;
-    case RT_IA_CMPSWAP: r = old == cmp ? data : old; break;
-    case RT_IA_ADD: r = old + data; break;
-    case RT_IA_SUB: r = old - data; break;
-    case RT_IA_SMIN: r = (uint64_t)(so < sd ? so : sd); break;
-    case RT_IA_SMAX: r = (uint64_t)(so > sd ? so : sd); break;
-    case RT_IA_UMIN: r = old < data ? old : data; break;
-    case RT_IA_UMAX: r = old > data ? old : data; break;
-    case RT_IA_AND: r = old & data; break;
-    case RT_IA_OR: r = old | data; break;
-    case RT_IA_XOR: r = old ^ data; break;
-    case RT_IA_INC: r = old >= data ? 0 : old + 1; break;
-    case RT_IA_DEC: r = (old == 0 || old > data) ? data : old - 1; break;
-    case RT_IA_FCMPSWAP: r = rt_img_as_real(old, wide) == rt_img_as_real(cmp, wide) ? data : old; break;
-    case RT_IA_FMIN: case RT_IA_FMAX: {
-        double x = rt_img_as_real(old, wide), y = rt_img_as_real(data, wide);
-        int mn = op == RT_IA_FMIN;
-        if (rt_img_isnan(x)) r = data;
-        else if (rt_img_isnan(y)) r = old;
-        else if (x == y) {
-            int neg = wide ? (int)(old >> 63) : (int)((old >> 31) & 1u); /* -0 orders below +0 */
-            r = (neg == mn) ? old : data;
-        } else r = ((x < y) == mn) ? old : data;
-        break;
-    }
-    default: r = old; break;
-    }
-    return r & mask;
 }
 
 /* One lane's atomic on its texel: returns the value before (0 when the texel lies outside the view). On the
@@ -726,27 +683,26 @@ RT_FN uint64_t rt_img_atomic(const rt_img_view_t *v, uint32_t op, uint32_t bytes
                              uint64_t cmp) {
     if (texel < 0) return 0;
     uint8_t *p = rt_img_texel_ptr(v, texel);
-    int wide = bytes == 8;
 #if RT_GPU
-    if (wide) {
+    if (bytes == 8) {
         unsigned long long *a = (unsigned long long *)p, seen = *a, was;
         do {
             was = seen;
-            seen = atomicCAS(a, was, (unsigned long long)rt_img_atomic_op(op, was, data, cmp, 1));
+            seen = atomicCAS(a, was, (unsigned long long)rt_atomic_op((int)op, was, data, cmp, 8));
         } while (seen != was);
         return was;
     } else {
         unsigned int *a = (unsigned int *)p, seen = *a, was;
         do {
             was = seen;
-            seen = atomicCAS(a, was, (unsigned int)rt_img_atomic_op(op, was, data, cmp, 0));
+            seen = atomicCAS(a, was, (unsigned int)rt_atomic_op((int)op, was, data, cmp, 4));
         } while (seen != was);
         return was;
     }
 #else
     uint64_t old = 0;
     memcpy(&old, p, bytes);
-    uint64_t next = rt_img_atomic_op(op, old, data, cmp, wide);
+    uint64_t next = rt_atomic_op((int)op, old, data, cmp, (int)bytes);
     memcpy(p, &next, bytes);
     return old;
 #endif

@@ -32,21 +32,23 @@ final class RtImageBuild {
         }
     }
 
-    /** A directory holding rt_image.h and rt_base.h (the lead's, or until it lands the test shim) and the file. */
+    /** A directory holding rt_image.h, rt_atomic.h and rt_base.h (the lead's, or until it lands the test shim) and the file. */
     static Path sources(String driver) throws IOException, InterruptedException {
         byte[] image = resource(RT + "rt_image.h");
+        byte[] atomic = resource(RT + "rt_atomic.h");
         byte[] base = resource(RT + "rt_base.h");
         if (base == null) {
             base = resource(HERE + "rt_base_shim.h");
         }
         byte[] drv = resource(HERE + driver);
-        if (image == null || base == null || drv == null) {
+        if (image == null || atomic == null || base == null || drv == null) {
             throw new IOException("missing runtime header or driver " + driver + " on the test classpath");
         }
-        String hash = hash(image, base, drv, String.join(" ", CPU_FLAGS).getBytes(StandardCharsets.UTF_8));
+        String hash = hash(image, atomic, base, drv, String.join(" ", CPU_FLAGS).getBytes(StandardCharsets.UTF_8));
         Path dir = Path.of("target", "rt-image-cache", hash).toAbsolutePath();
         Files.createDirectories(dir);
         write(dir.resolve("rt_image.h"), image);
+        write(dir.resolve("rt_atomic.h"), atomic);
         write(dir.resolve("rt_base.h"), base);
         write(dir.resolve(driver), drv);
         return dir;

@@ -21,6 +21,7 @@ import org.replayfarm.model.fp.Half;
 import org.replayfarm.model.fp.Rounding;
 import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
+import org.replayfarm.model.isa.AtomicOp;
 
 /**
  * rt_image.h, built with g++ into a driver, against independent oracles: the model's texel codec
@@ -199,7 +200,8 @@ class RtImageHeaderTest {
                 data &= 0xFFFFFFFFL;
                 cmp &= 0xFFFFFFFFL;
             }
-            cmds.add(String.format("A %x %x %x %x %x", op, wide ? 1 : 0, old, data, cmp));
+            int code = AtomicOp.valueOf(ops[op].toUpperCase(java.util.Locale.ROOT)).ordinal(); // rt_atomic.h's RT_AOP_*
+            cmds.add(String.format("A %x %x %x %x %x", code, wide ? 1 : 0, old, data, cmp));
             want.add(String.format("%016x", atomic(ops[op], old, data, cmp, wide)));
         }
         compare(cmds, want, "atomic");

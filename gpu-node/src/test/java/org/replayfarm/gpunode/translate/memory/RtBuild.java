@@ -34,7 +34,7 @@ final class RtBuild {
         Path dir = Paths.get("target", "rt-cache", "include");
         try {
             Files.createDirectories(dir);
-            for (String h : List.of("rt_base.h", "rt_mem.h")) {
+            for (String h : List.of("rt_base.h", "rt_atomic.h", "rt_mem.h")) {
                 try (InputStream in = RtBuild.class.getResourceAsStream(RT + h)) {
                     if (in == null) {
                         throw new IllegalStateException("runtime header " + h + " is not on the class path");

@@ -61,7 +61,7 @@ int main() {
         } else if (cmd == "A") {
             uint32_t op = hx(in), wide = hx(in);
             uint64_t old = hx64(in), data = hx64(in), cmp = hx64(in);
-            printf("%016llx\n", (unsigned long long)rt_img_atomic_op(op, old, data, cmp, (int)wide));
+            printf("%016llx\n", (unsigned long long)rt_atomic_op(op, old, data, cmp, wide ? 8 : 4));
         } else if (!cmd.empty()) {
             printf("bad command %s\n", cmd.c_str());
         }

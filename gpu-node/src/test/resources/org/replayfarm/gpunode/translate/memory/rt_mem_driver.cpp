@@ -40,7 +40,7 @@ int main() {
     uint64_t fa = 0, old = 0;
     if (!strcmp(cmd, "aop")) {
       int op = (int)rd(&s); uint64_t o = rd(&s), d = rd(&s), c = rd(&s); int n = (int)rd(&s);
-      printf("%016" PRIx64 "\n", rt_mem_aop(op, o, d, c, n));
+      printf("%016" PRIx64 "\n", rt_atomic_op(op, o, d, c, n));
     } else if (!strcmp(cmd, "swz")) {
       uint32_t lane = (uint32_t)rd(&s), p = (uint32_t)rd(&s);
       printf("%u\n", rt_ds_swizzle_src(lane, p));
