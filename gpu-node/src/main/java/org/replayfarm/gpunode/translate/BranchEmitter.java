@@ -59,12 +59,15 @@ public final class BranchEmitter implements UnitEmitter {
                 cx.line("/* the wave traps to the trap handler: a fault */");
                 cx.line("RT_FAULT_NOW(RT_FAULT_OTHER, " + cx.pcC() + ", -1, " + InsnContext.hex32(simm16) + ");");
             }
+            case "s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_cbranch_cdbgsys_or_user", "s_cbranch_cdbgsys_and_user" ->
+                    cx.line("/* no debugger is attached to a replay: the conditional-debug flags are clear, the branch "
+                            + "falls through (as in the host model) */");
             case "s_code_end" -> {
                 cx.line("/* the wave ran past its program's end into the padding */");
                 cx.line("RT_FAULT_NOW(RT_FAULT_UNSUPPORTED, " + cx.pcC() + ", -1, 0);");
             }
-            default -> throw cx.refuse("no translation of " + m + " (debugger, kill and halt controls are not "
-                    + "part of a compute replay)");
+            default -> throw cx.refuse("no translation of " + m + " (kill and halt controls are not part of a "
+                    + "compute replay)");
         }
     }
 

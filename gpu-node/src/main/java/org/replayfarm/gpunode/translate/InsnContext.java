@@ -79,6 +79,15 @@ public final class InsnContext {
         return insn.mnemonic();
     }
 
+    /**
+     * Whether the row gives the named operand 64 bits ({@code b64}, {@code r64}: an SGPR pair), as the opcode
+     * table types it; false for a 32-bit operand or one the row does not have.
+     */
+    public boolean wide(String operand) {
+        String type = insn.opcode().operandType(operand);
+        return type != null && type.endsWith("64");
+    }
+
     /** The instruction's fields as the record of its encoding (e.g. {@code cx.fields(Fields.Vop2.class)}). */
     public <T extends Fields> T fields(Class<T> kind) {
         return kind.cast(insn.fields());

@@ -31,17 +31,13 @@ public final class ScalarEmitter implements UnitEmitter {
     private static void sop2(InsnContext cx) throws Refusal {
         Fields.Sop2 f = cx.fields(Fields.Sop2.class);
         String m = cx.mnemonic();
-        boolean wide = m.endsWith("_b64") || m.endsWith("_i64") || m.endsWith("_u64");
-        // 64-bit forms: the first source is 64-bit; the second is 64-bit except for shifts, bfe and bfm
-        boolean wideB = wide && !(m.startsWith("s_lsh") || m.startsWith("s_ashr") || m.startsWith("s_bfe"));
-        boolean bfm64 = m.equals("s_bfm_b64");
-        if (bfm64) {
-            wide = true;
-            wideB = false;
-        }
-        String a = bfm64 ? cx.src32(f.ssrc0()) : wide ? cx.src64(f.ssrc0(), false) : cx.src32(f.ssrc0());
+        // the operand widths the row gives (the 64-bit shifts, bfe and bfm take a 32-bit operand beside 64-bit ones)
+        boolean wideA = cx.wide("ssrc0");
+        boolean wideB = cx.wide("ssrc1");
+        boolean wide = cx.wide("sdst");
+        String a = wideA ? cx.src64(f.ssrc0(), false) : cx.src32(f.ssrc0());
         String b = wideB ? cx.src64(f.ssrc1(), false) : cx.src32(f.ssrc1());
-        String ty = wide && !bfm64 ? "uint64_t" : "uint32_t";
+        String ty = wideA ? "uint64_t" : "uint32_t";
         cx.line(ty + " t_a = " + a + "; " + (wideB ? "uint64_t" : "uint32_t") + " t_b = " + b
                 + "; uint32_t t_scc = RT_SCC; (void)t_scc;");
         String dty = wide ? "uint64_t" : "uint32_t";
@@ -127,6 +123,10 @@ public final class ScalarEmitter implements UnitEmitter {
                 movrel(cx, f, m);
                 return;
             }
+            case "s_movrelsd_2_b32" -> {
+                movrelsd2(cx, f);
+                return;
+            }
             default -> {
             }
         }
@@ -134,15 +134,8 @@ public final class ScalarEmitter implements UnitEmitter {
             saveexec(cx, f, m);
             return;
         }
-        boolean wideSrc = m.endsWith("_b64") && !m.startsWith("s_bitset") || m.equals("s_flbit_i32_i64");
-        boolean wideDst = m.endsWith("_b64") && !m.startsWith("s_bcnt") && !m.startsWith("s_ff")
-                && !m.startsWith("s_flbit") || m.equals("s_bitreplicate_b64_b32");
-        if (m.startsWith("s_bitset")) {
-            wideDst = m.endsWith("_b64");
-        }
-        if (m.equals("s_bitreplicate_b64_b32")) {
-            wideSrc = false;
-        }
+        boolean wideSrc = cx.wide("ssrc0");
+        boolean wideDst = cx.wide("sdst");
         String a = wideSrc ? cx.src64(f.ssrc0(), false) : cx.src32(f.ssrc0());
         cx.line((wideSrc ? "uint64_t" : "uint32_t") + " t_a = " + a + "; uint32_t t_scc = RT_SCC; (void)t_scc;");
         int bits = wideSrc ? 64 : 32;
@@ -190,7 +183,7 @@ public final class ScalarEmitter implements UnitEmitter {
 
     /** s_*_saveexec / s_*_wrexec: D = old EXEC (saveexec) or new EXEC (wrexec); SCC = new EXEC != 0. */
     private static void saveexec(InsnContext cx, Fields.Sop1 f, String m) throws Refusal {
-        boolean wide = m.endsWith("_b64");
+        boolean wide = cx.wide("sdst");
         String a = wide ? cx.src64(f.ssrc0(), false) : cx.src32(f.ssrc0());
         String exec = wide ? "rt_pair(S(126), S(127))" : "(uint64_t)S(126)";
         cx.line("uint64_t t_a = " + a + "; uint64_t t_x = " + exec + ";");
@@ -218,7 +211,7 @@ public final class ScalarEmitter implements UnitEmitter {
 
     /** s_movrels (D = SGPR[src + M0]) and s_movreld (SGPR[dst + M0] = src); an index past the SGPRs faults. */
     private static void movrel(InsnContext cx, Fields.Sop1 f, String m) throws Refusal {
-        boolean wide = m.endsWith("_b64");
+        boolean wide = cx.wide("sdst");
         int n = wide ? 2 : 1;
         boolean s = m.startsWith("s_movrels");
         int base = s ? f.ssrc0() : f.sdst();
@@ -240,13 +233,26 @@ public final class ScalarEmitter implements UnitEmitter {
         }
     }
 
+    /** s_movrelsd_2_b32: SGPR[D + M0[25:16]] = SGPR[S0 + M0[9:0]]; an index past the SGPRs faults (source first). */
+    private static void movrelsd2(InsnContext cx, Fields.Sop1 f) throws Refusal {
+        if (f.ssrc0() > 105 || f.sdst() > 105) {
+            throw cx.refuse("relative addressing from operand " + Math.max(f.ssrc0(), f.sdst())
+                    + " (only SGPRs are translated)");
+        }
+        cx.line("uint32_t t_i = " + f.ssrc0() + "u + (RT_M0 & 0x3ffu);");
+        cx.line("uint32_t t_j = " + f.sdst() + "u + ((RT_M0 >> 16) & 0x3ffu);");
+        cx.line("if (t_i > 105u) RT_FAULT_NOW(RT_FAULT_OTHER, " + cx.pcC() + ", -1, t_i);");
+        cx.line("if (t_j > 105u) RT_FAULT_NOW(RT_FAULT_OTHER, " + cx.pcC() + ", -1, t_j);");
+        cx.line("W->s[t_j] = W->s[t_i];");
+    }
+
     // ---------------------------------------------------------------- SOPC
 
     private static void sopc(InsnContext cx) throws Refusal {
         Fields.Sopc f = cx.fields(Fields.Sopc.class);
         String m = cx.mnemonic();
-        boolean wideA = m.endsWith("_u64") || m.endsWith("_b64");
-        boolean wideB = m.endsWith("_u64");
+        boolean wideA = cx.wide("ssrc0");
+        boolean wideB = cx.wide("ssrc1");
         cx.line((wideA ? "uint64_t" : "uint32_t") + " t_a = " + (wideA ? cx.src64(f.ssrc0(), false) : cx.src32(f.ssrc0()))
                 + "; " + (wideB ? "uint64_t" : "uint32_t") + " t_b = "
                 + (wideB ? cx.src64(f.ssrc1(), false) : cx.src32(f.ssrc1())) + ";");

@@ -173,6 +173,33 @@ class ScalarDifferentialTest {
     }
 
     @Test
+    void m0_relative_moves_and_debugger_branches_agree() throws Exception {
+        String asm = """
+                s_mov_b32 s20, 11
+                s_mov_b32 s21, 22
+                s_mov_b32 s22, 33
+                s_mov_b32 m0, 0x00030001
+                s_movrelsd_2_b32 s10, s20
+                s_mov_b32 m0, 0x00000002
+                s_movrelsd_2_b32 s11, s20
+                s_mov_b32 m0, 1
+                s_movrels_b32 s12, s20
+                s_movreld_b32 s14, s22
+                s_mov_b32 s30, 1
+                s_cbranch_cdbgsys skip
+                s_cbranch_cdbguser skip
+                s_cbranch_cdbgsys_or_user skip
+                s_cbranch_cdbgsys_and_user skip
+                s_mov_b32 s30, 2
+                skip:
+                s_mov_b32 m0, 0x00640000
+                s_movrelsd_2_b32 s10, s20
+                s_endpgm
+                """;
+        agree(asm, 32, 32, 1);
+    }
+
+    @Test
     void an_unknown_target_and_a_runaway_loop_fault_the_same_way() throws Exception {
         agree("""
                 s_mov_b32 s20, 0x1234
