@@ -391,8 +391,15 @@ public final class Translator {
         return out;
     }
 
+    /** The runtime files read so far: they are part of the class path and never change while it runs. */
+    private static final Map<String, String> RESOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** A runtime file's text (a header, or rt_cpu_main.cpp). */
     public static String resource(String name) {
+        return RESOURCES.computeIfAbsent(name, Translator::read);
+    }
+
+    private static String read(String name) {
         try (InputStream in = Translator.class.getResourceAsStream(RUNTIME + name)) {
             if (in == null) {
                 throw new IllegalStateException("runtime file " + name + " is missing from the class path ("
