@@ -31,7 +31,7 @@ public final class VectorEmitter implements UnitEmitter {
         if (cx.encoding() == Encoding.VINTRP) {
             throw cx.refuse("VINTRP (parameter interpolation) is not used by compute programs and not translated");
         }
-        Op op = ValuOps.lookup(cx.mnemonic());
+        Op op = ValuOps.lookup(cx.opcode());
         if (op == null) {
             throw cx.refuse("no translation of this vector ALU instruction yet");
         }
@@ -368,7 +368,8 @@ public final class VectorEmitter implements UnitEmitter {
                             ? function() + "(" + source(0, res) + ", " + k + ", " + source(1, res) + ", &t_m)"
                             : function() + "(" + source(0, res) + ", " + source(1, res) + ", " + k + ", &t_m)";
                 }
-                case "BYTE" -> expr = "rt_valu_cvt_f32_ubyte(" + source(0, "u32") + ", " + op.function() + ")";
+                case "BYTE" -> expr = "rt_valu_cvt_f32_ubyte(" + source(0, "u32") + ", " + cx.opcode().valu().byteIndex()
+                        + ")";
                 case "FN" -> expr = "rt_valu_fn_" + res + "(" + op.function() + ", " + source(0, res) + ", &t_m)";
                 case "FMAS" -> expr = function() + "(" + source(0, res) + ", " + source(1, res) + ", " + source(2, res)
                         + ", (int)((t_vcc >> l) & 1u), &t_m)";
@@ -458,7 +459,7 @@ public final class VectorEmitter implements UnitEmitter {
                 throw cx.refuse("omod on a compare is not translated");
             }
             // CLAMP on a compare only asks for exceptions on NaN (no effect on the mask): ignored
-            boolean toExec = cx.mnemonic().startsWith("v_cmpx_");
+            boolean toExec = cx.opcode().valu().compare().toExec();
             String t0 = op.source(0);
             String t1 = op.source(1);
             boolean fp = floating(t0) && op.kind().equals("CMP");
@@ -473,7 +474,7 @@ public final class VectorEmitter implements UnitEmitter {
             if (op.kind().equals("CLASS")) {
                 test = op.function() + "(" + a + ", " + b + ")";
             } else {
-                ValuOps.Compare c = ValuOps.compare(cx.mnemonic());
+                ValuOps.Compare c = ValuOps.compare(cx.opcode());
                 test = op.function() + "(" + c.condition() + ", " + a + ", " + b + (fp ? ", &t_m" : "") + ")";
             }
             cx.line("  if (%s) t_mask |= 1ull << l;", test);

@@ -1,7 +1,11 @@
 package org.replayfarm.gpunode.translate.vector;
 
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.replayfarm.model.isa.Opcode;
+import org.replayfarm.model.isa.ValuFacts;
 
 /**
  * What the vector emitter knows of each VALU mnemonic: how its rt_valu.h function is called, the value
@@ -17,7 +21,7 @@ import java.util.Map;
  * {@code MAD64}: {@code f(a, b, c64, &carry)};</li>
  * <li>{@code CMP}: a compare ({@code rt_valu_cmp_<type>(cond, a, b[, &t_m])}); {@code CLASS}: a class test;</li>
  * <li>{@code FN}: a transcendental ({@code rt_valu_fn_<type>(k, a, &t_m)}, k in the function column);</li>
- * <li>{@code BYTE}: {@code rt_valu_cvt_f32_ubyte(a, n)};</li>
+ * <li>{@code BYTE}: {@code rt_valu_cvt_f32_ubyte(a, n)}, n the row's byte index ({@code ValuFacts.byteIndex});</li>
  * <li>special moves and cross-lane rows (handled by name in the emitter): {@code MOV CND RL RFL WL PERM NOP
  * FMAC FMAMK FMAAK MOVREL SWAP};</li>
  * <li>{@code PK}: a VOP3P packed pair computed per half with the named 16-bit function ({@code PKM}: with
@@ -140,10 +144,10 @@ public final class ValuOps {
             v_cvt_pk_u16_u32 P - u32 u32 u32
             v_cvt_pk_i16_i32 P - u32 u32 u32
             v_cvt_off_f32_i4 P - f32 u32
-            v_cvt_f32_ubyte0 BYTE 0 f32 u32
-            v_cvt_f32_ubyte1 BYTE 1 f32 u32
-            v_cvt_f32_ubyte2 BYTE 2 f32 u32
-            v_cvt_f32_ubyte3 BYTE 3 f32 u32
+            v_cvt_f32_ubyte0 BYTE - f32 u32
+            v_cvt_f32_ubyte1 BYTE - f32 u32
+            v_cvt_f32_ubyte2 BYTE - f32 u32
+            v_cvt_f32_ubyte3 BYTE - f32 u32
             v_add_nc_u16 C - u16 u16 u16
             v_sub_nc_u16 C - u16 u16 u16
             v_add_nc_i16 C - u16 u16 u16
@@ -344,13 +348,16 @@ public final class ValuOps {
         return m;
     }
 
-    /** The row for a mnemonic, compares included (v_cmp[x]_COND_TYPE), or null when it is not translated. */
-    public static Op lookup(String mnemonic) {
-        Op op = OPS.get(mnemonic);
+    /**
+     * The translation of a row, compares included (the row's {@link ValuFacts.Compare}: relation and type), or
+     * null when it is not translated.
+     */
+    public static Op lookup(Opcode row) {
+        Op op = OPS.get(row.mnemonic());
         if (op != null) {
             return op;
         }
-        Compare c = compare(mnemonic);
+        Compare c = compare(row);
         if (c == null) {
             return null;
         }
@@ -362,7 +369,10 @@ public final class ValuOps {
         return java.util.Collections.unmodifiableSet(OPS.keySet());
     }
 
-    /** A compare mnemonic taken apart: v_cmp[x]_{cond}_{type}. */
+    /**
+     * A compare row's facts as the runtime takes them: the condition's number (its place in {@link
+     * #FLOAT_CONDITIONS} or {@link #INT_CONDITIONS}) and the operand type's name.
+     */
     public record Compare(boolean exec, int condition, String type) {
         /** The value type of the operands: f16 f32 f64 u16 u32 u64. */
         public String valueType() {
@@ -379,36 +389,15 @@ public final class ValuOps {
         }
     }
 
-    public static Compare compare(String mnemonic) {
-        boolean exec;
-        String rest;
-        if (mnemonic.startsWith("v_cmpx_")) {
-            exec = true;
-            rest = mnemonic.substring(7);
-        } else if (mnemonic.startsWith("v_cmp_")) {
-            exec = false;
-            rest = mnemonic.substring(6);
-        } else {
+    /** The compare of a v_cmp / v_cmpx row (VOPC or VOP3) from its {@link ValuFacts}, or null (class tests too). */
+    public static Compare compare(Opcode row) {
+        ValuFacts.Compare f = row.valu() == null ? null : row.valu().compare();
+        if (f == null || f.condition() == ValuFacts.Condition.CLASS) {
             return null;
         }
-        int us = rest.lastIndexOf('_');
-        if (us < 0) {
-            return null;
-        }
-        String cond = rest.substring(0, us);
-        String type = rest.substring(us + 1);
-        if (cond.equals("class")) {
-            return null;
-        }
-        String[] names = type.startsWith("f") ? FLOAT_CONDITIONS : INT_CONDITIONS;
-        for (int i = 0; i < names.length; i++) {
-            if (names[i].equals(cond)) {
-                return switch (type) {
-                    case "f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64" -> new Compare(exec, i, type);
-                    default -> null;
-                };
-            }
-        }
-        return null;
+        String type = f.type().name().toLowerCase(Locale.ROOT);
+        int condition = List.of(f.type().isFloat() ? FLOAT_CONDITIONS : INT_CONDITIONS)
+                .indexOf(f.condition().name().toLowerCase(Locale.ROOT));
+        return condition < 0 ? null : new Compare(f.toExec(), condition, type);
     }
 }

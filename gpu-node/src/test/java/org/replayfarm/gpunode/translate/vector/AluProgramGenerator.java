@@ -56,7 +56,7 @@ final class AluProgramGenerator {
         for (Encoding e : new Encoding[] {Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.VOP3, Encoding.VOP3P}) {
             for (Opcode o : t.rows(e)) {
                 String m = o.mnemonic();
-                ValuOps.Op op = ValuOps.lookup(m);
+                ValuOps.Op op = ValuOps.lookup(o);
                 if (op == null || !seen.add(m)) {
                     continue;
                 }
