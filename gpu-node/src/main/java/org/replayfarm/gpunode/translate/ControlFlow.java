@@ -7,6 +7,7 @@ import java.util.NavigableMap;
 import java.util.TreeSet;
 import org.replayfarm.model.isa.Fields;
 import org.replayfarm.model.isa.Instruction;
+import org.replayfarm.model.isa.OperandSpec;
 
 /**
  * What the translator needs to know about a program's control flow: which instructions the entry can reach, which
@@ -307,8 +308,8 @@ final class ControlFlow {
             for (int r : writes(i, waveSize)) {
                 known.remove(r);
             }
-            if (f instanceof Fields.Smem sm && (m.startsWith("s_load") || m.startsWith("s_buffer_load"))) {
-                for (int k = 0; k < width(m); k++) {
+            if (f instanceof Fields.Smem sm && i.opcode().memory().isLoad()) {
+                for (int k = 0; k < width(i, "sdata"); k++) {
                     put(known, sm.sdata() + k, new Val(Kind.MEM, 0, pc));
                 }
             }
@@ -374,24 +375,14 @@ final class ControlFlow {
         return null;
     }
 
-    /** How many consecutive registers an operand of this mnemonic spans (1 unless the name says 64 bits). */
-    private static int width(String m) {
-        if (m.contains("x16")) {
-            return 16;
+    /** How many consecutive SGPRs the row's named destination spans (its type: b64 two, xN N/32), 0 without one. */
+    private static int width(Instruction i, String operand) {
+        OperandSpec o = i.opcode().operand(operand);
+        if (o == null) {
+            return 0;
         }
-        if (m.contains("x8")) {
-            return 8;
-        }
-        if (m.contains("x4")) {
-            return 4;
-        }
-        if (m.contains("x3")) {
-            return 3;
-        }
-        if (m.contains("x2") || m.endsWith("64")) {
-            return 2;
-        }
-        return 1;
+        int n = o.registers();
+        return n > 0 ? n : o.type().endsWith("64") ? 2 : 1;
     }
 
     private static void add(java.util.List<Integer> out, int code, int n) {
@@ -428,8 +419,8 @@ final class ControlFlow {
             }
         } else if (f instanceof Fields.Smem s) {
             add(out, s.soffset(), 1);
-            if (m.contains("store") || m.contains("atomic")) {
-                add(out, s.sdata(), width(m));
+            if (i.opcode().memory().isStore() || i.opcode().memory().isAtomic()) {
+                add(out, s.sdata(), width(i, "sdata"));
             }
         } else if (f instanceof Fields.Vop1 v) {
             add(out, v.src0(), 1);
@@ -458,18 +449,17 @@ final class ControlFlow {
         java.util.List<Integer> out = new java.util.ArrayList<>();
         String m = i.mnemonic();
         Fields f = i.fields();
-        boolean wide = (m.endsWith("_b64") || m.endsWith("_u64") || m.endsWith("_i64")) && !m.contains("32_");
         if (f instanceof Fields.Sop1 s) {
-            add(out, s.sdst(), wide ? 2 : 1);
+            add(out, s.sdst(), width(i, "sdst"));
         } else if (f instanceof Fields.Sop2 s) {
-            add(out, s.sdst(), wide ? 2 : 1);
+            add(out, s.sdst(), width(i, "sdst"));
         } else if (f instanceof Fields.Sopk s) {
             if (m.equals("s_movk_i32") || m.equals("s_getreg_b32") || m.equals("s_addk_i32") || m.equals("s_mulk_i32")) {
                 add(out, s.sdst(), 1);
             }
         } else if (f instanceof Fields.Smem s) {
-            if (m.startsWith("s_load") || m.startsWith("s_buffer_load")) {
-                add(out, s.sdata(), width(m));
+            if (i.opcode().memory().isLoad()) {
+                add(out, s.sdata(), width(i, "sdata"));
             }
         } else if (f instanceof Fields.Vop3 v) {
             if (v.sdst() >= 0) {

@@ -5,6 +5,7 @@ import java.util.List;
 import org.replayfarm.model.isa.AtomicOp;
 import org.replayfarm.model.isa.Encoding;
 import org.replayfarm.model.isa.Fields;
+import org.replayfarm.model.isa.MemoryAccess;
 
 /**
  * The image unit: MIMG (image_load[_mip], image_store[_mip], image_get_resinfo, the sixteen image atomics,
@@ -40,7 +41,7 @@ public final class ImageEmitter implements UnitEmitter {
         cx.include("rt_image.h");
         String m = cx.mnemonic();
         if (cx.encoding() == Encoding.MUBUF || cx.encoding() == Encoding.MTBUF) {
-            if (!m.contains("_format_")) {
+            if (!cx.opcode().memory().format()) {
                 throw cx.refuse("not a formatted buffer access (the memory unit's)");
             }
             buffer(cx);
@@ -379,7 +380,6 @@ public final class ImageEmitter implements UnitEmitter {
     // ---------------------------------------------------------------- formatted buffers
 
     private static void buffer(InsnContext cx) throws Refusal {
-        String m = cx.mnemonic();
         int offset;
         boolean offen;
         boolean idxen;
@@ -415,10 +415,11 @@ public final class ImageEmitter implements UnitEmitter {
             soffset = b.soffset();
             format = b.format() + "u";
         }
-        boolean load = m.contains("_load_");
-        boolean d16 = m.contains("_d16");
-        boolean hi = m.contains("_d16_hi");
-        int count = m.substring(m.lastIndexOf('_') + 1).length();
+        MemoryAccess access = cx.opcode().memory();
+        boolean load = access.isLoad();
+        boolean d16 = access.d16();
+        boolean hi = access.half() == MemoryAccess.Half.HIGH;
+        int count = access.components();
         List<String> words = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             words.add(cx.sreg(srsrc + i));

@@ -2,7 +2,10 @@ package org.replayfarm.gpunode.translate;
 
 import org.replayfarm.model.isa.Instruction;
 
-/** Which unit translates an instruction: by encoding, and for MUBUF by whether it is a formatted access. */
+/**
+ * Which unit translates an instruction: by encoding, and for MUBUF by whether its row is a formatted access
+ * ({@code MemoryAccess.format}).
+ */
 public final class Routing {
     private Routing() {
     }
@@ -14,7 +17,7 @@ public final class Routing {
             case SMEM -> Unit.SMEM;
             case VOP1, VOP2, VOP3, VOP3P, VOPC, VINTRP -> Unit.VECTOR;
             case DS, FLAT, GLOBAL, SCRATCH -> Unit.MEMORY;
-            case MUBUF -> insn.mnemonic().contains("_format_") ? Unit.IMAGE : Unit.MEMORY;
+            case MUBUF -> insn.opcode().memory().format() ? Unit.IMAGE : Unit.MEMORY;
             case MIMG, MTBUF -> Unit.IMAGE;
             case EXP -> Unit.NONE;
         };
