@@ -121,8 +121,10 @@ class IsaCoverageTest {
         b.append("Generated from the opcode tables (`model/src/main/resources/org/replayfarm/model/isa/*.tsv`), the host\n")
                 .append("model's semantics table and the translator by `IsaCoverageTest` (gpu-node), which fails when this\n")
                 .append("file is stale. Regenerate after a change to any of them:\n\n")
-                .append("    mvn -o test -pl gpu-node -am -Dtest=IsaCoverageTest -Dsurefire.failIfNoSpecifiedTests=false \\\n")
-                .append("        -Dreplay.isa.coverage.update=true\n\n");
+                .append("```sh\n")
+                .append("mvn -o test -pl gpu-node -am -Dtest=IsaCoverageTest -Dsurefire.failIfNoSpecifiedTests=false \\\n")
+                .append("    -Dreplay.isa.coverage.update=true\n")
+                .append("```\n\n");
         b.append("Columns: **host**: the host model's reference tier executes the row bit for bit (exact) or within a\n")
                 .append("documented bound (approximate), or not (—: executing it faults the group); **fast tier**: the\n")
                 .append("fast tier runs the row through a pre-resolved lane kernel or its own lane loop (— : it runs the\n")
