@@ -157,22 +157,10 @@ public final class ImageEmitter implements UnitEmitter {
         return (f.d16() ? (n + 1) / 2 : n) + (f.tfe() ? 1 : 0);
     }
 
-    private static boolean msaa(InsnContext cx, Fields.Mimg f) {
-        if (f.dim() >= 6) {
-            cx.line("/* DIM %d (MSAA) is not modelled by the host model: it faults */", f.dim());
-            cx.line("RT_FAULT_NOW(RT_FAULT_OTHER, %s, -1, RT_IMG_E_DIM);", cx.pcC());
-            return true;
-        }
-        return false;
-    }
-
     // ---------------------------------------------------------------- image_load / store / resinfo / atomics
 
     private static void load(InsnContext cx, Fields.Mimg f, boolean mip) throws Refusal {
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         int values = COORDS[f.dim()] + (mip ? 1 : 0);
         if (!checkAddresses(cx, f, values)) {
             return;
@@ -190,9 +178,6 @@ public final class ImageEmitter implements UnitEmitter {
 
     private static void store(InsnContext cx, Fields.Mimg f, boolean mip) throws Refusal {
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         int values = COORDS[f.dim()] + (mip ? 1 : 0);
         if (!checkAddresses(cx, f, values)) {
             return;
@@ -232,9 +217,6 @@ public final class ImageEmitter implements UnitEmitter {
 
     private static void atomic(InsnContext cx, Fields.Mimg f, String op) throws Refusal {
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         cx.line("uint32_t t_bytes = rt_img_atomic_bytes(&t_v, %s, 0x%xu);", op, f.dmask());
         cx.line("if (!t_bytes) { rt_img_fault(C, %s, -1, RT_IMG_E_ATOMIC); RT_CHECK(); }", cx.pcC());
         int regs = Integer.bitCount(f.dmask() & 0xF);
