@@ -304,9 +304,6 @@ public final class ImageEmitter implements UnitEmitter {
         addresses(cx, f, values, "t_l", "t_a");
         cx.line("    rt_img_at_t t_at; rt_img_sample_at(%d, %s, t_a, &t_at);", f.dim(), flag(f.a16()));
         cx.line("    int t_err = 0;");
-        if (cube) {
-            cx.line("    t_err = rt_img_cube_within(&t_v, &t_s, t_un, &t_at);");
-        }
         switch (lod) {
             case "zero" -> cx.line("    double t_lod = 0.0;");
             case "explicit" -> cx.line("    double t_lod = (double)rt_img_addr_float(t_a, %s, %d);", flag(f.a16()), coords);

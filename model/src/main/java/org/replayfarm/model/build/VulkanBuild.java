@@ -461,12 +461,13 @@ public final class VulkanBuild {
             throw new VulkanException(r.describe() + ": multisampled images are 2D or 2D arrays");
         }
         if (s.dim() == 3) {
-            if (s.arrayed()) {
-                throw new VulkanException(r.describe() + ": cube arrays are not supported; a cube (six layers) is");
-            }
-            if (image.layers() != 6 || image.width() != image.height() || image.depth() != 1) {
-                throw new VulkanException(r.describe() + ": a cube needs a square image of six layers (faces +X, -X, +Y, "
-                        + "-Y, +Z, -Z): image:raw:PATH,NxN,layers=6,...; " + image.path() + " is " + image.width() + "x"
+            boolean faces = s.arrayed() ? image.layers() % 6 == 0 : image.layers() == 6;
+            if (!faces || image.width() != image.height() || image.depth() != 1) {
+                throw new VulkanException(r.describe() + (s.arrayed()
+                        ? ": a cube array needs a square image of six layers a cube (faces +X, -X, +Y, -Y, +Z, -Z of "
+                        + "cube 0, then of cube 1, ...): image:raw:PATH,NxN,layers=6N,...; "
+                        : ": a cube needs a square image of six layers (faces +X, -X, +Y, -Y, +Z, -Z): "
+                        + "image:raw:PATH,NxN,layers=6,...; ") + image.path() + " is " + image.width() + "x"
                         + image.height() + (image.depth() > 1 ? "x" + image.depth() : "") + " with " + image.layers()
                         + " layer(s)");
             }
@@ -673,8 +674,8 @@ public final class VulkanBuild {
             throw new VulkanException("binding " + key + ": images with mip levels have no reference run yet (use --no-reference)");
         }
         SpirvModule.ImageShape shape = r.image().orElseThrow();
-        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5
-        int viewType = shape.arrayed() ? shape.dim() + 4 : shape.dim();
+        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5, cube array 6
+        int viewType = shape.arrayed() ? (shape.dim() == 3 ? 6 : shape.dim() + 4) : shape.dim();
         return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " "
                 + i.layers() + " " + i.samples() + " " + i.texels().length + " " + data;
     }

@@ -438,8 +438,7 @@ enum {
     RT_IMG_E_PARTIAL = 15,   /* partial store of a packed buffer element */
     RT_IMG_E_MEMORY = 16,    /* a node or element outside every range */
     RT_IMG_E_SAMPLES = 18,   /* an MSAA T#'s sample count (2^LAST_LEVEL) differs from the captured image's */
-    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter, a bilinear
-                                footprint across a face's edge (seamless filtering) */
+    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter */
 };
 
 /* One captured image as one T# views it. */
@@ -877,7 +876,7 @@ RT_FN int64_t rt_img_address(uint32_t mode, int64_t i, uint32_t n) {
 /* Where one lane samples. */
 typedef struct {
     float u, v, r, slice;
-    int two_d, three_d;
+    int two_d, three_d, cube;
 } rt_img_at_t;
 
 /* The array slice: floor(slice + 0.5) clamped to the view's layers. */
@@ -907,6 +906,66 @@ RT_FN void rt_img_tap(const rt_img_view_t *v, const rt_ssharp_t *s, int32_t leve
 /* The 8-bit sub-texel fraction, in 1/256 units (0..256), of f in [0, 1): rounded to nearest even. */
 RT_FN double rt_img_frac8(double f) { return rt_img_rne(f * 256.0); }
 
+/* The face and texel a position just past one edge of a cube face lies on: its centre as a direction (Vulkan's
+ * face table: +X sc -z tc -y; -X +z -y; +Y +x +z; -Y +x -z; +Z +x -y; -Z -x -y), then its major axis's face. */
+RT_FN void rt_img_cube_across(uint32_t face, int64_t x, int64_t y, uint32_t size, uint32_t out[3]) {
+    double sc = 2.0 * ((double)x + 0.5) / size - 1.0, tc = 2.0 * ((double)y + 0.5) / size - 1.0, d[3];
+    switch (face) {
+    case 0: d[0] = 1; d[1] = -tc; d[2] = -sc; break;
+    case 1: d[0] = -1; d[1] = -tc; d[2] = sc; break;
+    case 2: d[0] = sc; d[1] = 1; d[2] = tc; break;
+    case 3: d[0] = sc; d[1] = -1; d[2] = -tc; break;
+    case 4: d[0] = sc; d[1] = -tc; d[2] = 1; break;
+    default: d[0] = -sc; d[1] = -tc; d[2] = -1; break;
+    }
+    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), s, t, ma;
+    if (az >= ax && az >= ay) { out[0] = d[2] >= 0 ? 4u : 5u; ma = az; s = d[2] >= 0 ? d[0] : -d[0]; t = -d[1]; }
+    else if (ay >= ax) { out[0] = d[1] >= 0 ? 2u : 3u; ma = ay; s = d[0]; t = d[1] >= 0 ? d[2] : -d[2]; }
+    else { out[0] = d[0] >= 0 ? 0u : 1u; ma = ax; s = d[0] >= 0 ? -d[2] : d[2]; t = -d[1]; }
+    double nx = floor((s / ma + 1.0) / 2.0 * size), ny = floor((t / ma + 1.0) / 2.0 * size);
+    double hi = (double)size - 1.0;
+    out[1] = (uint32_t)(nx < 0.0 ? 0.0 : nx > hi ? hi : nx);
+    out[2] = (uint32_t)(ny < 0.0 ? 0.0 : ny > hi ? hi : ny);
+}
+
+/* Seamless cube filtering (Vulkan's cube map edge handling): a tap past one edge of its face reads the
+ * neighbouring face's texel there; a tap past a corner is the average of the footprint's other three. The
+ * cube is the six layers from the view layer's face 0; w8 are the eight-bit fractions (1/256 units). */
+RT_FN void rt_img_cube_bilinear(const rt_img_view_t *v, int32_t level, int64_t layer, const int64_t lo[3],
+                                const double w8[3], uint32_t size, float out[4], int *err) {
+    uint32_t face = (uint32_t)(layer % 6);
+    int64_t first = layer - face;
+    float taps[4][4];
+    int missing = -1;
+    for (int corner = 0; corner < 4; corner++) {
+        int64_t x = lo[0] + (corner & 1), y = lo[1] + (corner >> 1);
+        int out_x = x < 0 || x >= (int64_t)size, out_y = y < 0 || y >= (int64_t)size;
+        for (int c = 0; c < 4; c++) taps[corner][c] = 0.0f;
+        if (out_x && out_y) { missing = corner; continue; }
+        uint32_t at[3] = {face, (uint32_t)x, (uint32_t)y};
+        if (out_x || out_y) rt_img_cube_across(face, x, y, size, at);
+        int64_t t = rt_img_texel(v, level, first + at[0], at[1], at[2], 0, err);
+        if (*err) return;
+        if (t < 0) continue;
+        uint32_t ch[4];
+        rt_img_channels(v, t, ch);
+        for (int c = 0; c < 4; c++) taps[corner][c] = rt_img_f(ch[c]);
+    }
+    if (missing >= 0) {
+        for (int c = 0; c < 4; c++) {
+            double sum = 0.0;
+            for (int k = 0; k < 4; k++) sum += k == missing ? 0.0 : (double)taps[k][c];
+            taps[missing][c] = (float)(sum / 3.0);
+        }
+    }
+    double acc[4] = {0, 0, 0, 0};
+    for (int corner = 0; corner < 4; corner++) {
+        double wt = ((corner & 1) ? w8[0] : 256.0 - w8[0]) / 256.0 * (((corner >> 1) & 1) ? w8[1] : 256.0 - w8[1]) / 256.0;
+        for (int c = 0; c < 4; c++) acc[c] += wt * (double)taps[corner][c];
+    }
+    for (int c = 0; c < 4; c++) out[c] = (float)acc[c];
+}
+
 /* One level's filtered texel. */
 RT_FN void rt_img_filter_level(const rt_img_view_t *v, const rt_ssharp_t *s, int unnorm, const rt_img_at_t *at,
                                int bilinear, int64_t layer, int32_t view_level, const float border[4], float out[4],
@@ -935,6 +994,10 @@ RT_FN void rt_img_filter_level(const rt_img_view_t *v, const rt_ssharp_t *s, int
         double c = p[a] - 0.5;
         lo[a] = rt_img_tol(floor(c));
         w8[a] = rt_img_frac8(c - (double)lo[a]);
+    }
+    if (at->cube) {
+        rt_img_cube_bilinear(v, level, layer, lo, w8, n[0], out, err);
+        return;
     }
     double acc[4] = {0, 0, 0, 0};
     for (int corner = 0; corner < (1 << axes); corner++) {
@@ -1054,6 +1117,7 @@ RT_FN void rt_img_sample_at(uint32_t dim, int a16, const uint32_t *addr, rt_img_
     uint32_t n = rt_img_coords(dim);
     at->three_d = dim == 2;
     at->two_d = dim == 1 || dim == 5 || dim == 2 || dim == 3;
+    at->cube = dim == 3;
     at->u = rt_img_addr_float(addr, a16, 0);
     at->v = at->two_d ? rt_img_addr_float(addr, a16, 1) : 0.5f;
     at->r = at->three_d ? rt_img_addr_float(addr, a16, 2) : 0.5f;
@@ -1063,6 +1127,13 @@ RT_FN void rt_img_sample_at(uint32_t dim, int a16, const uint32_t *addr, rt_img_
            face, whose number is the third value; the face is read as a layer at (s - 1, t - 1) */
         at->u -= 1.0f;
         at->v -= 1.0f;
+        /* the slice is face + 8 * cube (v_cubeid plus 8 times a cube array's index): the cube's faces are
+           layers 6 * cube .. 6 * cube + 5 */
+        double id = floor((double)at->slice + 0.5);
+        if (id >= 0.0 && id < 8.0 * 8192.0) {
+            uint32_t k = (uint32_t)id;
+            at->slice = (float)((k >> 3) * 6u + (k & 7u));
+        }
     }
 }
 
@@ -1072,15 +1143,6 @@ RT_FN void rt_img_cube_sampler(rt_ssharp_t *s) {
     s->clamp[1] = RT_AM_CLAMP_LAST;
 }
 
-/* A bilinear cube sample must keep its four taps inside the face: RT_IMG_E_CUBE when they reach across an edge. */
-RT_FN int rt_img_cube_within(const rt_img_view_t *v, const rt_ssharp_t *s, int unnorm, const rt_img_at_t *at) {
-    if (rt_img_fmt_integer(&v->fmt) || (s->mag == 0 && s->min == 0)) return RT_IMG_OK;
-    int32_t level = rt_img_image_level(v, 0);
-    double w = (double)rt_img_vw(v, level), h = (double)rt_img_vh(v, level);
-    double x = unnorm ? (double)at->u : (double)at->u * w;
-    double y = unnorm ? (double)at->v : (double)at->v * h;
-    return x >= 0.5 && x <= w - 0.5 && y >= 0.5 && y <= h - 0.5 ? RT_IMG_OK : RT_IMG_E_CUBE;
-}
 
 /* image_sample, _lz, _l for one lane (lod already formed: 0, the address's LOD, or derived + bias); returns the
  * VGPR count written to out. */
