@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.proto.ImageType;
 
@@ -114,6 +115,14 @@ class VulkanImageShapeTest {
             }
             """;
 
+    /** ACO wave64 by default; ACO and LLVM, wave32 and wave64 with -Dreplay.amber.all=true (as the Amber corpus). */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> compilers() {
+        List<org.junit.jupiter.params.provider.Arguments> all = List.of(
+                org.junit.jupiter.params.provider.Arguments.of("aco", 64), org.junit.jupiter.params.provider.Arguments.of("aco", 32),
+                org.junit.jupiter.params.provider.Arguments.of("llvm", 64), org.junit.jupiter.params.provider.Arguments.of("llvm", 32));
+        return (Boolean.getBoolean("replay.amber.all") ? all : all.subList(0, 1)).stream();
+    }
+
     private Path write(String name, String text) throws Exception {
         Path p = dir.resolve(name);
         Files.writeString(p, text);
@@ -198,7 +207,7 @@ class VulkanImageShapeTest {
     }
 
     @ParameterizedTest(name = "{0} wave{1}")
-    @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
+    @MethodSource("compilers")
     void cubeArraysSampledAndStoredEqualLavapipe(String compiler, int wave) throws Exception {
         String s = buildAndRun("cubes", CUBE_ARRAY, "6,2", cubeArrayBindings(), compiler, wave);
         assertTrue(s.contains("binding 0.2 faces 192 compared, 0 differing"), s);
@@ -221,7 +230,7 @@ class VulkanImageShapeTest {
      * 2D bilinear samples).
      */
     @ParameterizedTest(name = "{0} wave{1}")
-    @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
+    @MethodSource("compilers")
     void seamlessCubeFilteringEqualsLavapipe(String compiler, int wave) throws Exception {
         Path capture = dir.resolve("seamless.capture");
         List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source",
