@@ -406,7 +406,8 @@ final class AmberCommand implements Callable<Integer> {
             throw AmberException.unsupported("a BUFFER bound as an image ('" + decl.name() + "'); declare it with IMAGE", line);
         }
         String size = decl.width() + "x" + Math.max(1, decl.height()) + (decl.depth() > 1 ? "x" + decl.depth() : "");
-        return "image:raw:" + data + "," + size + ",format=" + format(decl, line);
+        return "image:raw:" + data + "," + size + ",format=" + format(decl, line)
+                + (decl.samples() > 1 ? ",samples=" + decl.samples() : "");
     }
 
     private static String sampler(AmberScript script, String name, int line) throws AmberException {

@@ -82,7 +82,8 @@ class AmberCorpusTest {
     static final List<String> CUDA_CPU_SAMPLE = List.of("01_storage_basic.amber", "13_storage_image_rgba8.amber",
             "18_sampler_linear_separate.amber", "20_texel_buffers.amber", "25_atomic_exchange_compswap.amber",
             "28_subgroup_shuffle_broadcast.amber",
-            "31_subgroup_scan_vs_reference.amber", "35_double.amber", "50_tile_classifier.amber");
+            "31_subgroup_scan_vs_reference.amber", "35_double.amber", "50_tile_classifier.amber",
+            "55_msaa_texel_fetch.amber");
 
     /**
      * The translator against the host model on RADV's code: each script's first run built with

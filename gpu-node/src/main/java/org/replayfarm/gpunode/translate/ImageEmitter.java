@@ -152,22 +152,10 @@ public final class ImageEmitter implements UnitEmitter {
         return (f.d16() ? (n + 1) / 2 : n) + (f.tfe() ? 1 : 0);
     }
 
-    private static boolean msaa(InsnContext cx, Fields.Mimg f) {
-        if (f.dim() >= 6) {
-            cx.line("/* DIM %d (MSAA) is not modelled by the host model: it faults */", f.dim());
-            cx.line("RT_FAULT_NOW(RT_FAULT_OTHER, %s, -1, RT_IMG_E_DIM);", cx.pcC());
-            return true;
-        }
-        return false;
-    }
-
     // ---------------------------------------------------------------- image_load / store / resinfo / atomics
 
     private static void load(InsnContext cx, Fields.Mimg f, boolean mip) throws Refusal {
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         int values = COORDS[f.dim()] + (mip ? 1 : 0);
         if (!checkAddresses(cx, f, values)) {
             return;
@@ -185,9 +173,6 @@ public final class ImageEmitter implements UnitEmitter {
 
     private static void store(InsnContext cx, Fields.Mimg f, boolean mip) throws Refusal {
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         int values = COORDS[f.dim()] + (mip ? 1 : 0);
         if (!checkAddresses(cx, f, values)) {
             return;
@@ -228,9 +213,6 @@ public final class ImageEmitter implements UnitEmitter {
     private static void atomic(InsnContext cx, Fields.Mimg f, AtomicOp a) throws Refusal {
         String op = MemoryEmitter.c(a);
         view(cx, f);
-        if (msaa(cx, f)) {
-            return;
-        }
         cx.line("uint32_t t_bytes = rt_img_atomic_bytes(&t_v, %s, 0x%xu);", op, f.dmask());
         cx.line("if (!t_bytes) { rt_img_fault(C, %s, -1, RT_IMG_E_ATOMIC); RT_CHECK(); }", cx.pcC());
         int regs = Integer.bitCount(f.dmask() & 0xF);
@@ -318,9 +300,6 @@ public final class ImageEmitter implements UnitEmitter {
         addresses(cx, f, values, "t_l", "t_a");
         cx.line("    rt_img_at_t t_at; rt_img_sample_at(%d, %s, t_a, &t_at);", f.dim(), flag(f.a16()));
         cx.line("    int t_err = 0;");
-        if (cube) {
-            cx.line("    t_err = rt_img_cube_within(&t_v, &t_s, t_un, &t_at);");
-        }
         switch (lod) {
             case "zero" -> cx.line("    double t_lod = 0.0;");
             case "explicit" -> cx.line("    double t_lod = (double)rt_img_addr_float(t_a, %s, %d);", flag(f.a16()), coords);

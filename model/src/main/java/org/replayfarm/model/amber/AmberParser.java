@@ -292,7 +292,12 @@ final class AmberParser {
             }
         } else if (kw.equals("FORMAT")) {
             format = format(c.next("format"), c.line);
-            mipLevels = mipsAndSamples(c);
+            int[] ms = mipsAndSamples(c);
+            mipLevels = ms[0];
+            if (ms[1] != 1) {
+                throw AmberException.unsupported("SAMPLES " + ms[1] + " (multisampled images) on a BUFFER; declare an "
+                        + "IMAGE", c.line);
+            }
         } else {
             throw AmberException.error("expected DATA_TYPE or FORMAT after BUFFER " + name + ", found '" + kw + "'",
                     c.line);
@@ -328,12 +333,13 @@ final class AmberParser {
             throw AmberException.error("unknown initializer '" + initializer + "' for BUFFER " + name, c.line);
         }
         buffers.put(name, new BufferDecl(name, BufferDecl.Kind.BUFFER, type, format, layout, count, null, 1, 1, 1,
-                mipLevels, bytes, c.line));
+                mipLevels, 1, bytes, c.line));
     }
 
-    /** Optional MIP_LEVELS and SAMPLES after a format; returns the MIP level count. */
-    private static int mipsAndSamples(Cur c) throws AmberException {
+    /** Optional MIP_LEVELS and SAMPLES after a format; returns the MIP level count and the samples. */
+    private static int[] mipsAndSamples(Cur c) throws AmberException {
         int mips = 1;
+        int samples = 1;
         while (true) {
             if (c.accept("MIP_LEVELS")) {
                 mips = Numbers.count(c.next("MIP_LEVELS value"), "MIP_LEVELS", c.line);
@@ -341,12 +347,12 @@ final class AmberParser {
                     throw AmberException.error("MIP_LEVELS must be at least 1", c.line);
                 }
             } else if (c.accept("SAMPLES")) {
-                int samples = Numbers.count(c.next("SAMPLES value"), "SAMPLES", c.line);
-                if (samples != 1) {
-                    throw AmberException.unsupported("SAMPLES " + samples + " (multisampled images)", c.line);
+                samples = Numbers.count(c.next("SAMPLES value"), "SAMPLES", c.line);
+                if (samples != 1 && samples != 2 && samples != 4 && samples != 8 && samples != 16) {
+                    throw AmberException.error("SAMPLES must be 1, 2, 4, 8 or 16, not " + samples, c.line);
                 }
             } else {
-                return mips;
+                return new int[] {mips, samples};
             }
         }
     }
@@ -365,7 +371,9 @@ final class AmberParser {
             throw AmberException.error("expected FORMAT or DATA_TYPE after IMAGE " + name + ", found '" + kw + "'",
                     c.line);
         }
-        int mipLevels = mipsAndSamples(c);
+        int[] ms = mipsAndSamples(c);
+        int mipLevels = ms[0];
+        int samples = ms[1];
         String dim = c.next("dimensionality");
         if (!dim.equals("DIM_1D") && !dim.equals("DIM_2D") && !dim.equals("DIM_3D")) {
             throw AmberException.error("unknown image dimensionality '" + dim + "'", c.line);
@@ -387,7 +395,11 @@ final class AmberParser {
         if (dim.equals("DIM_1D") && height != 1 || !dim.equals("DIM_3D") && depth != 1) {
             throw AmberException.error("IMAGE " + name + " " + dim + " has too many dimensions", c.line);
         }
-        int count = Math.multiplyExact(Math.multiplyExact(width, height), depth);
+        if (samples > 1 && (!dim.equals("DIM_2D") || mipLevels > 1)) {
+            throw AmberException.error("IMAGE " + name + " SAMPLES " + samples + ": a multisampled image is DIM_2D of one "
+                    + "MIP level", c.line);
+        }
+        int count = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(width, height), depth), samples);
         DataType.Layout layout = DataType.Layout.STD430;
         Init init = new Init(type != null ? type.slots(layout) : format.dataSlots(),
                 type != null ? type.stride(layout) : format.bytesPerTexel(), type != null && (type.vector() || type.matrix())
@@ -413,7 +425,7 @@ final class AmberParser {
             throw AmberException.error("unknown initializer '" + initializer + "' for IMAGE " + name, c.line);
         }
         buffers.put(name, new BufferDecl(name, BufferDecl.Kind.IMAGE, type, format, layout, count, dim, width, height,
-                depth, mipLevels, bytes, c.line));
+                depth, mipLevels, samples, bytes, c.line));
     }
 
     private static int positive(String s, String what, int line) throws AmberException {

@@ -7,13 +7,15 @@ import java.util.List;
  * ({@link #format()}, for FORMAT) - exactly one is non-null - its layout (std430 unless STD140 was given; only
  * DATA_TYPE buffers have padding), its element (texel) count, an image's dimensionality ({@code DIM_1D},
  * {@code DIM_2D}, {@code DIM_3D}, or null for a buffer) and size (1 where not given), the MIP levels
- * declared, and the bytes Amber would upload before the first command. An image's bytes are its base level,
- * texels tightly packed, x fastest, then y, then z; an image or FORMAT buffer with no initializer is zeros (a
+ * declared, an image's SAMPLES (1 unless multisampled), and the bytes Amber would upload before the first
+ * command. An image's bytes are its base level, texels tightly packed, x fastest, then y, then z; a
+ * multisampled image's elements are its texels' samples, each texel's in order (the farm's layout: Amber
+ * names none for compute); an image or FORMAT buffer with no initializer is zeros (a
  * FORMAT buffer with neither SIZE nor data has no elements: its size comes from a graphics pipeline).
  */
 public record BufferDecl(String name, Kind kind, DataType dataType, AmberFormat format, DataType.Layout layout,
-        int elementCount, String dimension, int width, int height, int depth, int mipLevels, byte[] initialBytes,
-        int line) {
+        int elementCount, String dimension, int width, int height, int depth, int mipLevels, int samples,
+        byte[] initialBytes, int line) {
     /** Whether the declaration was a BUFFER or an IMAGE. */
     public enum Kind {
         BUFFER, IMAGE
@@ -61,6 +63,7 @@ public record BufferDecl(String name, Kind kind, DataType dataType, AmberFormat 
                 && java.util.Objects.equals(dataType, b.dataType) && format == b.format && layout == b.layout
                 && elementCount == b.elementCount && java.util.Objects.equals(dimension, b.dimension)
                 && width == b.width && height == b.height && depth == b.depth && mipLevels == b.mipLevels
+                && samples == b.samples
                 && java.util.Arrays.equals(initialBytes, b.initialBytes) && line == b.line;
     }
 

@@ -26,7 +26,8 @@ import org.replayfarm.proto.ChannelSelect;
  * holds them, in the format's layout, every level mip-major (a 3D image, WxHxD, slice by slice in each level;
  * an arrayed one, {@code layers=N}, layer by layer in each level: a cube's six faces +X, -X, +Y, -Y, +Z, -Z);
  * the file must be exactly that long. The format is
- * required (there is no default for raw texels).</li>
+ * required (there is no default for raw texels). {@code samples=N} (2, 4, 8 or 16) makes it multisampled:
+ * each texel holds its N samples in order, one level.</li>
  * <li>{@code order=XYZW}: the T#'s DST_SEL, one letter per result channel from X, Y, Z, W, 0, 1: the
  * texels stay as the file gives them (as the binding hands them to the device) and the reader applies
  * the order once.</li>
@@ -52,6 +53,7 @@ final class ImageArgs {
         int height = 0;
         int depth = 1;
         int layers = 1;
+        int samples = 1;
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].trim();
             if (raw && i == 1 && p.matches("\\d+x\\d+(x\\d+)?")) {
@@ -69,6 +71,20 @@ final class ImageArgs {
                 }
             } else if (p.startsWith("mips=")) {
                 mips = Integer.parseInt(p.substring(5));
+            } else if (p.startsWith("samples=")) {
+                samples = switch (p.substring(8)) {
+                    case "1" -> 1;
+                    case "2" -> 2;
+                    case "4" -> 4;
+                    case "8" -> 8;
+                    case "16" -> 16;
+                    default -> throw new IllegalArgumentException("argument '" + text + "': samples= takes 1, 2, 4, 8 "
+                            + "or 16, not '" + p.substring(8) + "'");
+                };
+                if (!raw) {
+                    throw new IllegalArgumentException("argument '" + text + "': a PNG has one sample a texel; give the "
+                            + "samples as image:raw:PATH,WxH,samples=N");
+                }
             } else if (p.startsWith("layers=")) {
                 try {
                     layers = Integer.parseInt(p.substring(7));
@@ -84,7 +100,7 @@ final class ImageArgs {
                 }
             } else {
                 throw new IllegalArgumentException("argument '" + text + "': unknown image option '" + p + "' (expected "
-                        + (raw ? "WxH as the second field, " : "") + "format=FMT, order=XYZW, mips=N or layers=N)");
+                        + (raw ? "WxH as the second field, " : "") + "format=FMT, order=XYZW, mips=N, layers=N or samples=N)");
             }
         }
         ChannelSelect[] selects = new ChannelSelect[4];
@@ -114,16 +130,20 @@ final class ImageArgs {
             if (format == null) {
                 throw new IllegalArgumentException("argument '" + text + "': a raw image needs format=FMT");
             }
+            if (samples > 1 && (depth > 1 || mips > 1)) {
+                throw new IllegalArgumentException("argument '" + text + "': a multisampled image is 2D (or a 2D array) "
+                        + "of one level");
+            }
             long want = 0;
             for (int l = 0; l < mips; l++) {
                 want += (long) Math.max(1, width >> l) * Math.max(1, height >> l) * Math.max(1, depth >> l)
-                        * layers * format.bytesPerTexel();
+                        * layers * samples * format.bytesPerTexel();
             }
             if (bytes.length != want) {
                 throw new IllegalArgumentException("argument '" + text + "': " + path + " holds " + bytes.length
-                        + " bytes; " + width + "x" + height + (depth > 1 ? "x" + depth : "") + (layers > 1 ? ", " + layers + " layers," : "") + " " + format + " with " + mips + " level(s) takes " + want);
+                        + " bytes; " + width + "x" + height + (depth > 1 ? "x" + depth : "") + (layers > 1 ? ", " + layers + " layers," : "") + (samples > 1 ? " " + samples + " samples," : "") + " " + format + " with " + mips + " level(s) takes " + want);
             }
-            return new KernelArg.ImageArg(path, "raw", format, width, height, depth, layers, mips, selects, bytes);
+            return new KernelArg.ImageArg(path, "raw", format, width, height, depth, layers, mips, selects, bytes, samples);
         }
         BufferedImage png;
         try {
@@ -136,7 +156,7 @@ final class ImageArgs {
         }
         ImageFormat f = format != null ? format : ImageFormat.parse("8_8_8_8_UNORM");
         return new KernelArg.ImageArg(path, "png", f, png.getWidth(), png.getHeight(), 1, 1, mips, selects,
-                texelsFromPng(png, f, mips));
+                texelsFromPng(png, f, mips), 1);
     }
 
     /** The PNG's channels (x, y, z, w per pixel) as doubles in sample units, and each channel's max sample. */

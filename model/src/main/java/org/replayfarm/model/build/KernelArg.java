@@ -60,7 +60,8 @@ public sealed interface KernelArg {
      */
     /** An image argument; {@code depth} above 1 makes it a 3D image, {@code layers} above 1 an arrayed one. */
     record ImageArg(Path path, String kind, org.replayfarm.model.image.ImageFormat format, int width, int height,
-                    int depth, int layers, int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels) implements KernelArg {
+                    int depth, int layers, int mips, org.replayfarm.proto.ChannelSelect[] order, byte[] texels,
+                    int samples) implements KernelArg {
         public int size() {
             return 8;
         }

@@ -79,6 +79,10 @@ public final class OpenClImages {
             throw new CodeObjectException(what + ": " + t + " parameters are not supported by --arg image: (image1d_t, "
                     + "image2d_t, image3d_t, image1d_array_t and image2d_array_t are)");
         }
+        if (im.samples() > 1) {
+            throw new CodeObjectException(what + ": '" + im.describe() + "' is multisampled (samples=" + im.samples()
+                    + "); OpenCL images here are single-sampled");
+        }
         boolean array = t.contains("array");
         if (!array && im.layers() > 1) {
             throw new CodeObjectException(what + " is not an image array; '" + im.describe() + "' has " + im.layers()

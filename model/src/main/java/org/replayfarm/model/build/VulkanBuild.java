@@ -451,18 +451,23 @@ public final class VulkanBuild {
 
     private static void checkImage(SpirvModule.Resource r, KernelArg.ImageArg image) throws VulkanException {
         SpirvModule.ImageShape s = r.image().orElseThrow();
-        if (s.multisampled()) {
-            // RDNA 2's MSAA T# types (14, 15) and FMASK are not modelled by the host model or the translator
-            throw new VulkanException(r.describe() + ": multisampled images are not supported (the host model does not "
-                    + "model MSAA surfaces)");
+        if (s.multisampled() != image.samples() > 1) {
+            throw new VulkanException(r.describe() + (s.multisampled()
+                    ? ": a multisampled image; give its samples as image:raw:PATH,WxH,samples=N (2, 4, 8 or 16), "
+                    + "each texel's samples in order; " + image.path() + " is single-sampled"
+                    : ": not a multisampled image, but " + image.path() + " is given samples=" + image.samples()));
+        }
+        if (s.multisampled() && s.dim() != 1) {
+            throw new VulkanException(r.describe() + ": multisampled images are 2D or 2D arrays");
         }
         if (s.dim() == 3) {
-            if (s.arrayed()) {
-                throw new VulkanException(r.describe() + ": cube arrays are not supported; a cube (six layers) is");
-            }
-            if (image.layers() != 6 || image.width() != image.height() || image.depth() != 1) {
-                throw new VulkanException(r.describe() + ": a cube needs a square image of six layers (faces +X, -X, +Y, "
-                        + "-Y, +Z, -Z): image:raw:PATH,NxN,layers=6,...; " + image.path() + " is " + image.width() + "x"
+            boolean faces = s.arrayed() ? image.layers() % 6 == 0 : image.layers() == 6;
+            if (!faces || image.width() != image.height() || image.depth() != 1) {
+                throw new VulkanException(r.describe() + (s.arrayed()
+                        ? ": a cube array needs a square image of six layers a cube (faces +X, -X, +Y, -Y, +Z, -Z of "
+                        + "cube 0, then of cube 1, ...): image:raw:PATH,NxN,layers=6N,...; "
+                        : ": a cube needs a square image of six layers (faces +X, -X, +Y, -Y, +Z, -Z): "
+                        + "image:raw:PATH,NxN,layers=6,...; ") + image.path() + " is " + image.width() + "x"
                         + image.height() + (image.depth() > 1 ? "x" + image.depth() : "") + " with " + image.layers()
                         + " layer(s)");
             }
@@ -614,6 +619,10 @@ public final class VulkanBuild {
             Files.write(p, push);
             lines.add("push " + push.length + " " + p);
         }
+        if (resources.values().stream().anyMatch(r -> r instanceof ImageRes i && i.image().samples() > 1
+                || r instanceof CombinedRes c && c.image().samples() > 1)) {
+            lines.add("msaa " + msaaHelper("msaa-upload.comp", work) + " " + msaaHelper("msaa-download.comp", work));
+        }
         for (SpirvModule.Resource r : module.resources()) {
             if (isArray(r)) {
                 // a runtime-sized array the set's variable descriptor count, as a game would allocate it
@@ -646,15 +655,29 @@ public final class VulkanBuild {
         return lines;
     }
 
+    /** One of the helper's shaders for multisampled images (a resource of model/vulkan), compiled into work. */
+    private static Path msaaHelper(String name, Path work) throws IOException, VulkanException {
+        Path src = work.resolve(name);
+        try (var in = org.replayfarm.model.vulkan.VkTool.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new VulkanException("the Vulkan helper's " + name + " is missing from the classpath");
+            }
+            Files.write(src, in.readAllBytes());
+        }
+        Path spv = work.resolve(name + ".spv");
+        Files.write(spv, org.replayfarm.model.vulkan.ShaderSource.compile(src, List.of(), List.of(), null, "vulkan1.1"));
+        return spv;
+    }
+
     private static String imageSpec(SpirvModule.Resource r, KernelArg.ImageArg i, String key, Path data) throws VulkanException {
         if (i.mips() != 1) {
             throw new VulkanException("binding " + key + ": images with mip levels have no reference run yet (use --no-reference)");
         }
         SpirvModule.ImageShape shape = r.image().orElseThrow();
-        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5
-        int viewType = shape.arrayed() ? shape.dim() + 4 : shape.dim();
+        // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5, cube array 6
+        int viewType = shape.arrayed() ? (shape.dim() == 3 ? 6 : shape.dim() + 4) : shape.dim();
         return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " "
-                + i.layers() + " " + i.texels().length + " " + data;
+                + i.layers() + " " + i.samples() + " " + i.texels().length + " " + data;
     }
 
     private static String samplerSpec(KernelArg.SamplerArg s, String key) throws VulkanException {
@@ -953,6 +976,7 @@ public final class VulkanBuild {
                 .setGuestAddress(layout.allocate(arg.texels().length)).setType(type)
                 .setDataFormat(arg.format().data()).setNumericFormat(arg.format().numeric()).setWidth(arg.width())
                 .setHeight(arg.height()).setDepth(arg.depth()).setLayers(arg.layers()).setMipLevels(arg.mips())
+                .setSamples(arg.samples() > 1 ? arg.samples() : 0)
                 .addAllChannelOrder(java.util.Arrays.asList(arg.order()))
                 .setName("binding " + key + " " + r.name());
         long want = org.replayfarm.model.capture.TexelLayout.totalBytes(im.build());

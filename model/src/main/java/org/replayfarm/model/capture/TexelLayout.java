@@ -27,9 +27,15 @@ public final class TexelLayout {
         return Math.max(1, base >> level);
     }
 
+    /** Samples per texel: the image's sample count, 1 for a single-sampled image. */
+    public static int samples(Image image) {
+        return Math.max(1, image.getSamples());
+    }
+
     /**
      * Bytes of all texels, mip-major: each level holds every layer, each layer every slice, row by row.
-     * Depth shrinks with the level for 3D images only; layers never do.
+     * Depth shrinks with the level for 3D images only; layers never do. A multisampled image's texels each
+     * hold their samples in order.
      *
      * @throws ArithmeticException if the size does not fit in a long
      */
@@ -41,8 +47,8 @@ public final class TexelLayout {
             long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), level);
             long d = image.getType() == ImageType.IMAGE_3D
                     ? mipExtent(Integer.toUnsignedLong(image.getDepth()), level) : 1;
-            long texels = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(w, h), d),
-                    Integer.toUnsignedLong(image.getLayers()));
+            long texels = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(w, h), d),
+                    Integer.toUnsignedLong(image.getLayers())), samples(image));
             total = Math.addExact(total, Math.multiplyExact(texels, texel));
         }
         return total;
@@ -65,30 +71,31 @@ public final class TexelLayout {
         long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), level);
         long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), level);
         long d = depthAt(image, level);
-        return w * h * d * Math.max(1, Integer.toUnsignedLong(image.getLayers()));
+        return w * h * d * Math.max(1, Integer.toUnsignedLong(image.getLayers())) * samples(image);
     }
 
     private static long depthAt(Image image, int level) {
         return image.getType() == ImageType.IMAGE_3D ? mipExtent(Integer.toUnsignedLong(image.getDepth()), level) : 1;
     }
 
-    /** Total texels over every level, layer and slice. */
+    /** Total texels over every level, layer and slice (texel samples for a multisampled image). */
     public static long totalTexels(Image image) {
         return mipStartTexel(image, image.getMipLevels());
     }
 
     /**
      * A texel's linear index in the capture's texel layout (mip-major; in a level, layer-major, then slice,
-     * then row by row). The coordinates must lie inside the image.
+     * then row by row). The coordinates must lie inside the image. For a multisampled image the index of the
+     * texel's sample 0 (its sample s is at the index + s).
      */
     public static long texelIndex(Image image, Texel t) {
         long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), t.mip());
         long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), t.mip());
         long d = depthAt(image, t.mip());
-        return mipStartTexel(image, t.mip()) + ((t.layer() * d + t.z()) * h + t.y()) * w + t.x();
+        return mipStartTexel(image, t.mip()) + (((t.layer() * d + t.z()) * h + t.y()) * w + t.x()) * samples(image);
     }
 
-    /** The inverse of {@link #texelIndex}. */
+    /** The inverse of {@link #texelIndex} (a multisampled image's sample is left out). */
     public static Texel texelAt(Image image, long index) {
         if (index < 0) {
             throw new IllegalArgumentException("texel index " + index + " is negative");
@@ -97,6 +104,7 @@ public final class TexelLayout {
         for (int level = 0; level < image.getMipLevels(); level++) {
             long n = texelsAt(image, level);
             if (rest < n) {
+                rest /= samples(image);
                 long w = mipExtent(Integer.toUnsignedLong(image.getWidth()), level);
                 long h = mipExtent(Integer.toUnsignedLong(image.getHeight()), level);
                 long d = depthAt(image, level);

@@ -13,7 +13,8 @@ import org.replayfarm.proto.ImageType;
  * <li>word 2: WIDTH[13:2] [11:0], HEIGHT [27:14], RESOURCE_LEVEL [31] (width and height stored minus 1);</li>
  * <li>word 3: DST_SEL_X/Y/Z/W [11:0] (3 bits each: 0 zero, 1 one, 4..7 x..w), BASE_LEVEL [15:12],
  * LAST_LEVEL [19:16], SW_MODE [24:20] (0 linear), BC_SWIZZLE [27:25], TYPE [31:28] (8 1D, 9 2D, 10 3D,
- * 11 cube, 12 1D array, 13 2D array, 14/15 MSAA);</li>
+ * 11 cube, 12 1D array, 13 2D array, 14 2D MSAA, 15 2D MSAA array; an MSAA T# has one level and holds
+ * log2(samples) in LAST_LEVEL and MAX_MIP, as RADV writes it on gfx10.3);</li>
  * <li>word 4: DEPTH [13:0]: depth - 1 for 3D, the last array slice for arrays and cubes, pitch - 1 for 1D
  * and 2D on gfx10.3 (bit 13 is pitch bit 13); BASE_ARRAY [28:16];</li>
  * <li>word 5: ARRAY_PITCH [3:0], MAX_MIP [7:4] (levels - 1 of the resource); words 6 and 7: compression
@@ -30,6 +31,8 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
     public static final int TYPE_CUBE = 11;
     public static final int TYPE_1D_ARRAY = 12;
     public static final int TYPE_2D_ARRAY = 13;
+    public static final int TYPE_2D_MSAA = 14;
+    public static final int TYPE_2D_MSAA_ARRAY = 15;
 
     public ImageDescriptor {
         dstSel = dstSel.clone();
@@ -88,7 +91,8 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
     /** The 256-bit T# of a captured image: linear, every level and layer, its channel order as DST_SEL. */
     public static ImageDescriptor of(Image im) {
         ImageFormat f = new ImageFormat(im.getDataFormat(), im.getNumericFormat());
-        int type = typeCode(im.getType());
+        int samples = Math.max(1, im.getSamples());
+        int type = samples > 1 ? msaaTypeCode(im.getType()) : typeCode(im.getType());
         int depthField = switch (im.getType()) {
             case IMAGE_3D -> im.getDepth() - 1;
             case IMAGE_CUBE, IMAGE_1D_ARRAY, IMAGE_2D_ARRAY -> im.getLayers() - 1;
@@ -99,8 +103,28 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
             sel[c] = im.getChannelOrderCount() == 4 ? selectCode(im.getChannelOrder(c)) : 4 + c;
         }
         int levels = Math.max(1, im.getMipLevels());
+        int last = samples > 1 ? Integer.numberOfTrailingZeros(samples) : levels - 1;
         return new ImageDescriptor(im.getGuestAddress(), 0, f.number(), im.getWidth(), Math.max(1, im.getHeight()),
-                true, sel, 0, levels - 1, 0, 0, type, depthField, 0, 0, levels - 1, 0, 0, true);
+                true, sel, 0, last, 0, 0, type, depthField, 0, 0, last, 0, 0, true);
+    }
+
+    /** The MSAA T# TYPE code of a multisampled image of type {@code t} (2D or 2D array). */
+    public static int msaaTypeCode(ImageType t) {
+        return switch (t) {
+            case IMAGE_2D -> TYPE_2D_MSAA;
+            case IMAGE_2D_ARRAY -> TYPE_2D_MSAA_ARRAY;
+            default -> throw new IllegalArgumentException("a multisampled image is 2D or a 2D array, not " + t);
+        };
+    }
+
+    /** Whether the TYPE is an MSAA one (14, 15). */
+    public boolean msaa() {
+        return type == TYPE_2D_MSAA || type == TYPE_2D_MSAA_ARRAY;
+    }
+
+    /** Samples per texel: 2^LAST_LEVEL for an MSAA type, else 1. */
+    public int samples() {
+        return msaa() ? 1 << lastLevel : 1;
     }
 
     /** The T# TYPE code of an image type. */
@@ -124,9 +148,10 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
             case TYPE_3D -> ImageType.IMAGE_3D;
             case TYPE_CUBE -> ImageType.IMAGE_CUBE;
             case TYPE_1D_ARRAY -> ImageType.IMAGE_1D_ARRAY;
-            case TYPE_2D_ARRAY -> ImageType.IMAGE_2D_ARRAY;
+            case TYPE_2D_ARRAY, TYPE_2D_MSAA_ARRAY -> ImageType.IMAGE_2D_ARRAY;
+            case TYPE_2D_MSAA -> ImageType.IMAGE_2D;
             default -> throw new IllegalArgumentException("T# type " + type + " is not an image type the host model "
-                    + "reads (8..13: 1D, 2D, 3D, cube, 1D array, 2D array; MSAA and buffers are not modelled)");
+                    + "reads (8..15: 1D, 2D, 3D, cube, 1D array, 2D array, 2D MSAA, 2D MSAA array)");
         };
     }
 
@@ -166,12 +191,13 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
 
     /** Array layers (cube faces count as layers): last slice + 1 for arrays and cubes, else 1. */
     public int layers() {
-        return type == TYPE_CUBE || type == TYPE_1D_ARRAY || type == TYPE_2D_ARRAY ? (depthField & 0x1FFF) + 1 : 1;
+        return type == TYPE_CUBE || type == TYPE_1D_ARRAY || type == TYPE_2D_ARRAY || type == TYPE_2D_MSAA_ARRAY
+                ? (depthField & 0x1FFF) + 1 : 1;
     }
 
-    /** Mip levels the view covers: LAST_LEVEL - BASE_LEVEL + 1. */
+    /** Mip levels the view covers: LAST_LEVEL - BASE_LEVEL + 1 (1 for MSAA, whose LAST_LEVEL is log2 samples). */
     public int levels() {
-        return lastLevel - baseLevel + 1;
+        return msaa() ? 1 : lastLevel - baseLevel + 1;
     }
 
     @Override
@@ -186,8 +212,9 @@ public record ImageDescriptor(long baseAddress, int minLod, int format, int widt
 
     @Override
     public String toString() {
-        return String.format("T#{base 0x%x, %s, %s %dx%dx%d, %d layer(s), levels %d..%d, dst_sel %d%d%d%d}",
-                baseAddress, ImageFormat.ofNumber(format), type, width, height, depth(), layers(), baseLevel,
-                lastLevel, dstSel[0], dstSel[1], dstSel[2], dstSel[3]);
+        return String.format("T#{base 0x%x, %s, %s %dx%dx%d, %d layer(s), %s, dst_sel %d%d%d%d}",
+                baseAddress, ImageFormat.ofNumber(format), type, width, height, depth(), layers(),
+                msaa() ? samples() + " samples" : "levels " + baseLevel + ".." + lastLevel, dstSel[0], dstSel[1],
+                dstSel[2], dstSel[3]);
     }
 }

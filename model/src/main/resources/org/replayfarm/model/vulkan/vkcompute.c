@@ -13,9 +13,13 @@
  *   spirv PATH | entry NAME | groups X Y Z | push SIZE PATH
  *   binding SET BINDING storage-buffer|uniform-buffer|storage-buffer-dynamic|uniform-buffer-dynamic SIZE PATH [DYNAMIC-OFFSET]
  *   binding SET BINDING storage-texel-buffer|uniform-texel-buffer VKFORMAT SIZE PATH
- *   binding SET BINDING storage-image|sampled-image VKFORMAT VIEWTYPE W H D LAYERS SIZE PATH
+ *   binding SET BINDING storage-image|sampled-image VKFORMAT VIEWTYPE W H D LAYERS SAMPLES SIZE PATH
  *   binding SET BINDING sampler MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
- *   binding SET BINDING combined-image-sampler VKFORMAT VIEWTYPE W H D LAYERS SIZE PATH MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
+ *   binding SET BINDING combined-image-sampler VKFORMAT VIEWTYPE W H D LAYERS SAMPLES SIZE PATH MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
+ *   msaa UPLOAD.spv DOWNLOAD.spv   the farm's shaders (msaa-upload.comp, msaa-download.comp) that move a
+ *                                  multisampled image's texels in and out (Vulkan copies no buffer to or from
+ *                                  one): texel-major, each texel's samples in order, through an unsigned view of
+ *                                  the texel's size
  *   array SET BINDING COUNT VARIABLE   the binding is an array of COUNT descriptors (VARIABLE 1: a runtime-sized
  *                                      array, laid out with a variable descriptor count when it is its set's last)
  * A binding line's BINDING may carry [ELEMENT]: the array element it writes (0 when absent).
@@ -40,18 +44,18 @@ typedef struct {
     int set, binding, element, isArray;
     char kind[40];
     VkDescriptorType type;
-    int format, viewType, w, h, d, layers;
+    int format, viewType, w, h, d, layers, samples;
     size_t size, dynamicOffset;
     char path[1024];
     int sampler[8];
     int hasImage, hasSampler, isBuffer, isTexel;
     VkBuffer buffer; VkDeviceMemory bufferMemory;
     VkBufferView bufferView;
-    VkImage image; VkDeviceMemory imageMemory; VkImageView imageView;
+    VkImage image; VkDeviceMemory imageMemory; VkImageView imageView, rawView;
     VkSampler vkSampler;
 } Binding;
 
-static char spirvPath[1024], entry[256] = "main", pushPath[1024];
+static char spirvPath[1024], entry[256] = "main", pushPath[1024], msaaUpload[1024], msaaDownload[1024];
 static int groups[3] = {1, 1, 1};
 static size_t pushSize;
 static Binding bindings[MAXB];
@@ -115,6 +119,9 @@ static void parseSpec(const char *path) {
         else if (!strcmp(word, "entry")) sscanf(line, "%*s %255s", entry);
         else if (!strcmp(word, "groups")) sscanf(line, "%*s %d %d %d", &groups[0], &groups[1], &groups[2]);
         else if (!strcmp(word, "push")) sscanf(line, "%*s %zu %1023s", &pushSize, pushPath);
+        else if (!strcmp(word, "msaa")) {
+            if (sscanf(line, "%*s %1023s %1023s", msaaUpload, msaaDownload) != 2) die("bad msaa line: %s", line);
+        }
         else if (!strcmp(word, "array")) {
             if (na == MAXB) die("more than %d arrays", MAXB);
             ArrayDecl *a = &arrays[na++];
@@ -151,9 +158,9 @@ static void parseSpec(const char *path) {
                 break;
             case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
                 b->hasImage = 1;
-                n = sscanf(rest, "%d %d %d %d %d %d %zu %1023s", &b->format, &b->viewType, &b->w, &b->h, &b->d,
-                           &b->layers, &b->size, b->path);
-                if (n != 8) die("bad image line: %s", line);
+                n = sscanf(rest, "%d %d %d %d %d %d %d %zu %1023s", &b->format, &b->viewType, &b->w, &b->h, &b->d,
+                           &b->layers, &b->samples, &b->size, b->path);
+                if (n != 9) die("bad image line: %s", line);
                 break;
             case VK_DESCRIPTOR_TYPE_SAMPLER:
                 b->hasSampler = 1;
@@ -163,11 +170,11 @@ static void parseSpec(const char *path) {
                 break;
             case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
                 b->hasImage = 1; b->hasSampler = 1;
-                n = sscanf(rest, "%d %d %d %d %d %d %zu %1023s %d %d %d %d %d %d %d %d", &b->format, &b->viewType,
-                           &b->w, &b->h, &b->d, &b->layers, &b->size, b->path, &b->sampler[0], &b->sampler[1],
-                           &b->sampler[2], &b->sampler[3], &b->sampler[4], &b->sampler[5], &b->sampler[6],
-                           &b->sampler[7]);
-                if (n != 16) die("bad combined image sampler line: %s", line);
+                n = sscanf(rest, "%d %d %d %d %d %d %d %zu %1023s %d %d %d %d %d %d %d %d", &b->format, &b->viewType,
+                           &b->w, &b->h, &b->d, &b->layers, &b->samples, &b->size, b->path, &b->sampler[0],
+                           &b->sampler[1], &b->sampler[2], &b->sampler[3], &b->sampler[4], &b->sampler[5],
+                           &b->sampler[6], &b->sampler[7]);
+                if (n != 17) die("bad combined image sampler line: %s", line);
                 break;
             default:
                 break;
@@ -517,6 +524,86 @@ static void barrierImage(VkCommandBuffer cb, VkImage image, VkImageLayout from, 
                          NULL, 1, &ib);
 }
 
+/* A multisampled image's texels in and out: one of the farm's two helper pipelines (binding 0 the words, binding 1
+ * the image through its unsigned view: a storage image to upload, a combined image sampler to download). */
+typedef struct {
+    VkDescriptorSetLayout layout;
+    VkPipelineLayout pipelineLayout;
+    VkPipeline pipeline;
+} MsaaPipe;
+
+static MsaaPipe msaaPipe(const char *spv, VkDescriptorType imageType) {
+    MsaaPipe m;
+    if (!spv[0]) die("a multisampled image needs the spec's msaa line");
+    VkDescriptorSetLayoutBinding lb[2] = {{0}};
+    lb[0].binding = 0; lb[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; lb[0].descriptorCount = 1;
+    lb[0].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    lb[1].binding = 1; lb[1].descriptorType = imageType; lb[1].descriptorCount = 1;
+    lb[1].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    VkDescriptorSetLayoutCreateInfo dl = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dl.bindingCount = 2; dl.pBindings = lb;
+    VK(vkCreateDescriptorSetLayout(device, &dl, NULL, &m.layout));
+    VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 20};
+    VkPipelineLayoutCreateInfo pl = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pl.setLayoutCount = 1; pl.pSetLayouts = &m.layout; pl.pushConstantRangeCount = 1; pl.pPushConstantRanges = &pr;
+    VK(vkCreatePipelineLayout(device, &pl, NULL, &m.pipelineLayout));
+    size_t n;
+    void *code = readFile(spv, 0, &n);
+    VkShaderModuleCreateInfo smci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = n; smci.pCode = code;
+    VkShaderModule sm;
+    VK(vkCreateShaderModule(device, &smci, NULL, &sm));
+    VkComputePipelineCreateInfo c = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    c.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    c.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT; c.stage.module = sm; c.stage.pName = "main";
+    c.layout = m.pipelineLayout;
+    VK(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &c, NULL, &m.pipeline));
+    free(code);
+    return m;
+}
+
+/* Records one helper dispatch over every sample of binding b's image, the words in buffer words. */
+static void msaaMove(VkCommandBuffer cb, VkDescriptorPool pool, const MsaaPipe *m, VkDescriptorType imageType,
+                     Binding *b, VkBuffer words, VkSampler sampler) {
+    VkDescriptorSetAllocateInfo a = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    a.descriptorPool = pool; a.descriptorSetCount = 1; a.pSetLayouts = &m->layout;
+    VkDescriptorSet set;
+    VK(vkAllocateDescriptorSets(device, &a, &set));
+    VkDescriptorBufferInfo dbi = {words, 0, VK_WHOLE_SIZE};
+    VkDescriptorImageInfo dii = {sampler, b->rawView, VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+    w[0].dstSet = set; w[0].dstBinding = 0; w[0].descriptorCount = 1;
+    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; w[0].pBufferInfo = &dbi;
+    w[1].dstSet = set; w[1].dstBinding = 1; w[1].descriptorCount = 1; w[1].descriptorType = imageType;
+    w[1].pImageInfo = &dii;
+    vkUpdateDescriptorSets(device, 2, w, 0, NULL);
+    uint32_t total = (uint32_t) b->w * b->h * b->layers * b->samples;
+    uint32_t push[5] = {(uint32_t) b->w, (uint32_t) b->h, (uint32_t) b->layers, (uint32_t) b->samples,
+                        (uint32_t) (b->size / total)};
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, m->pipelineLayout, 0, 1, &set, 0, NULL);
+    vkCmdPushConstants(cb, m->pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+    vkCmdDispatch(cb, (total + 63) / 64, 1, 1);
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* The unsigned format of a texel size, for the helpers' view of a multisampled image. */
+static VkFormat rawFormat(size_t bpt) {
+    switch (bpt) {
+    case 1: return VK_FORMAT_R8_UINT;
+    case 2: return VK_FORMAT_R16_UINT;
+    case 4: return VK_FORMAT_R32_UINT;
+    case 8: return VK_FORMAT_R32G32_UINT;
+    case 16: return VK_FORMAT_R32G32B32A32_UINT;
+    default: die("a multisampled image of %zu-byte texels has no unsigned view (1, 2, 4, 8 or 16 bytes)", bpt);
+    }
+    return VK_FORMAT_UNDEFINED;
+}
+
 static void runDispatch(const char *outDir) {
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     cpi.queueFamilyIndex = queueFamily;
@@ -533,6 +620,22 @@ static void runDispatch(const char *outDir) {
 
     VkBuffer staging[MAXB];
     VkDeviceMemory stagingMem[MAXB];
+    MsaaPipe up = {0}, down = {0};
+    VkDescriptorPool msaaPool = VK_NULL_HANDLE;
+    VkSampler msaaSampler = VK_NULL_HANDLE;
+    for (int i = 0; i < nb; i++) {
+        if (!bindings[i].hasImage || bindings[i].samples <= 1 || up.pipeline) continue;
+        up = msaaPipe(msaaUpload, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE);
+        down = msaaPipe(msaaDownload, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER);
+        VkDescriptorPoolSize ps[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * MAXB},
+                                      {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAXB},
+                                      {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, MAXB}};
+        VkDescriptorPoolCreateInfo p = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        p.maxSets = 2 * MAXB; p.poolSizeCount = 3; p.pPoolSizes = ps;
+        VK(vkCreateDescriptorPool(device, &p, NULL, &msaaPool));
+        int nearest[8] = {0, 0, 0, 2, 2, 2, 0, 0};
+        msaaSampler = makeSampler(nearest);
+    }
     for (int i = 0; i < nb; i++) {
         Binding *b = &bindings[i];
         if (b->isBuffer) {
@@ -561,12 +664,24 @@ static void runDispatch(const char *outDir) {
             ic.extent.depth = b->d;
             ic.mipLevels = 1;
             ic.arrayLayers = b->layers;
-            ic.samples = VK_SAMPLE_COUNT_1_BIT;
+            int ms = b->samples > 1;
+            ic.samples = ms ? (VkSampleCountFlagBits) b->samples : VK_SAMPLE_COUNT_1_BIT;
             ic.tiling = VK_IMAGE_TILING_OPTIMAL;
             ic.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                        VK_IMAGE_USAGE_TRANSFER_DST_BIT;
             if (b->viewType == VK_IMAGE_VIEW_TYPE_CUBE || b->viewType == VK_IMAGE_VIEW_TYPE_CUBE_ARRAY)
                 ic.flags = VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
+            if (ms) {
+                VkImageFormatProperties ifp;
+                VkResult fr = vkGetPhysicalDeviceImageFormatProperties(physical, b->format, VK_IMAGE_TYPE_2D,
+                        VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                        VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT, &ifp);
+                if (fr != VK_SUCCESS || !(ifp.sampleCounts & (VkSampleCountFlags) b->samples))
+                    die("binding %d.%d: this device has no %d-sample images of VkFormat %d (sample counts 0x%x)",
+                        b->set, b->binding, b->samples, b->format, fr == VK_SUCCESS ? ifp.sampleCounts : 0);
+                ic.flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT;
+                ic.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+            }
             ic.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
             VK(vkCreateImage(device, &ic, NULL, &b->image));
             VkMemoryRequirements req;
@@ -584,11 +699,20 @@ static void runDispatch(const char *outDir) {
             iv.subresourceRange.levelCount = 1;
             iv.subresourceRange.layerCount = b->layers;
             VK(vkCreateImageView(device, &iv, NULL, &b->imageView));
-            makeBuffer(b->size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, &staging[i],
-                       &stagingMem[i]);
+            makeBuffer(b->size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT
+                       | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &staging[i], &stagingMem[i]);
             void *data = readFile(b->path, b->size, NULL);
             fillMemory(stagingMem[i], data, b->size);
             free(data);
+            if (ms) {
+                iv.viewType = VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+                iv.format = rawFormat(b->size / ((size_t) b->w * b->h * b->layers * b->samples));
+                VK(vkCreateImageView(device, &iv, NULL, &b->rawView));
+                barrierImage(cb, b->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, b->layers);
+                msaaMove(cb, msaaPool, &up, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, b, staging[i], VK_NULL_HANDLE);
+                if (b->hasSampler) b->vkSampler = makeSampler(b->sampler);
+                continue;
+            }
             barrierImage(cb, b->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, b->layers);
             VkBufferImageCopy copy = {0};
             copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
@@ -663,12 +787,23 @@ static void runDispatch(const char *outDir) {
     vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+                         VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         0, 1, &mb, 0, NULL, 0, NULL);
     for (int i = 0; i < nb; i++) {
         Binding *b = &bindings[i];
         if (!b->hasImage) continue;
+        if (b->samples > 1) {
+            vkCmdFillBuffer(cb, staging[i], 0, VK_WHOLE_SIZE, 0);
+            VkMemoryBarrier fb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+            fb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            fb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &fb, 0, NULL, 0, NULL);
+            msaaMove(cb, msaaPool, &down, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, b, staging[i], msaaSampler);
+            continue;
+        }
         barrierImage(cb, b->image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b->layers);
         VkBufferImageCopy copy = {0};
         copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;

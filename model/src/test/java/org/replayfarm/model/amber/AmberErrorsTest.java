@@ -114,7 +114,7 @@ class AmberErrorsTest {
         unsupported(HEAD + "SHADER compute h GLSL VIRTUAL_FILE a.comp\n", 6, "SHADER source from VIRTUAL_FILE");
         unsupported(HEAD + "IMAGE d FORMAT D32_SFLOAT DIM_2D WIDTH 1 HEIGHT 1\n", 6, "depth format D32_SFLOAT");
         unsupported(HEAD + "BUFFER b FORMAT R9G9B9E5_UFLOAT\n", 6, "format R9G9B9E5_UFLOAT");
-        unsupported(HEAD + "BUFFER b FORMAT R8G8B8A8_UNORM SAMPLES 4\n", 6, "SAMPLES 4 (multisampled images)");
+        unsupported(HEAD + "BUFFER b FORMAT R8G8B8A8_UNORM SAMPLES 4\n", 6, "SAMPLES 4 (multisampled images) on a BUFFER; declare an IMAGE");
         unsupported(HEAD + "BUFFER b DATA_TYPE R32_SFLOAT DATA 1 END\n", 6,
                 "DATA_TYPE R32_SFLOAT (a format or struct name)");
         unsupported(HEAD + "BUFFER b DATA_TYPE int32 SIZE 4 FILE BINARY x.bin\n", 6, "... SIZE n FILE");

@@ -37,4 +37,14 @@ class TexelLayoutTest {
             assertThrows(IllegalArgumentException.class, () -> TexelLayout.texelAt(i, past));
         }
     }
+
+    @Test
+    void aMultisampledImageHoldsEachTexelsSamplesInOrder() {
+        Image ms = image(ImageType.IMAGE_2D_ARRAY, 3, 2, 1, 2, 1).toBuilder().setSamples(4).build();
+        assertEquals(3 * 2 * 2 * 4, TexelLayout.totalTexels(ms));
+        assertEquals(3 * 2 * 2 * 4 * 4, TexelLayout.totalBytes(ms));
+        // texel (x 2, y 1, layer 1): texel number 6 + 3 + 2 = 11, its sample 0 at 11 * 4
+        assertEquals(44, TexelLayout.texelIndex(ms, new TexelLayout.Texel(0, 1, 2, 1, 0)));
+        assertEquals(new TexelLayout.Texel(0, 1, 2, 1, 0), TexelLayout.texelAt(ms, 44 + 3));
+    }
 }

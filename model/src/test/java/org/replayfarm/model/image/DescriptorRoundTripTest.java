@@ -126,4 +126,23 @@ class DescriptorRoundTripTest {
         assertArrayEquals(new int[] {7, 0, 0, 1}, one);
         assertThrows(IllegalArgumentException.class, () -> ImageFormat.parse("8_FLOAT"));
     }
+
+    @Test
+    void aMultisampledImagesTSharpIsTheMsaaTypeWithLog2SamplesInLastLevel() {
+        Image ms = Image.newBuilder().setType(ImageType.IMAGE_2D_ARRAY).setDataFormat(DataFormat.FMT_8_8_8_8)
+                .setNumericFormat(NumericFormat.NUM_UNORM).setWidth(4).setHeight(4).setLayers(2).setMipLevels(1)
+                .setSamples(8).setGuestAddress(0x10000).build();
+        int[] w = ImageDescriptor.of(ms).encode();
+        assertEquals(ImageDescriptor.TYPE_2D_MSAA_ARRAY, w[3] >>> 28);
+        assertEquals(3, w[3] >>> 16 & 0xF, "LAST_LEVEL");
+        assertEquals(3, w[5] >>> 4 & 0xF, "MAX_MIP");
+        assertEquals(1, w[4] & 0x3FFF, "the last slice");
+        ImageDescriptor d = ImageDescriptor.decode(w);
+        assertEquals(8, d.samples());
+        assertEquals(1, d.levels());
+        assertEquals(2, d.layers());
+        assertEquals(ImageType.IMAGE_2D_ARRAY, d.imageType());
+        assertEquals(ImageDescriptor.TYPE_2D_MSAA,
+                ImageDescriptor.of(ms.toBuilder().setType(ImageType.IMAGE_2D).setLayers(1).build()).type());
+    }
 }

@@ -85,8 +85,8 @@ class RadvLayoutGoldenTest {
                 }
                 """;
         RadvBinary b = compile(glsl, List.of("binding 0 0 storage-buffer 16 -", "binding 0 1 uniform-buffer 16 -",
-                "binding 0 2 storage-image 98 1 4 4 1 1 64 -", "binding 0 3 sampled-image 37 1 4 4 1 1 64 -",
-                "binding 0 4 sampler 0 0 0 0 0 0 0 0", "binding 0 5 combined-image-sampler 37 1 4 4 1 1 64 - 0 0 0 0 0 0 0 0",
+                "binding 0 2 storage-image 98 1 4 4 1 1 1 64 -", "binding 0 3 sampled-image 37 1 4 4 1 1 1 64 -",
+                "binding 0 4 sampler 0 0 0 0 0 0 0 0", "binding 0 5 combined-image-sampler 37 1 4 4 1 1 1 64 - 0 0 0 0 0 0 0 0",
                 "binding 0 6 uniform-texel-buffer 98 64 -", "binding 0 7 storage-texel-buffer 98 64 -",
                 "binding 0 8 storage-buffer 16 -"), 0, Map.of());
         // sizes 16 16 32 64 16 96 16 16 16 at alignments 16 16 32 32 16 32 16 16 16, the combined S# at +80:
@@ -98,6 +98,32 @@ class RadvLayoutGoldenTest {
         assertEquals(new RadvBinary.Slot(2, 1), b.set(0), "set 0's address in s2 (after the ring offsets)");
         assertEquals(new RadvBinary.Slot(0, 2), b.shaderData(RadvBinary.UD_RING_OFFSETS));
         RadvLaunch.check(b, false);
+    }
+
+    @Test
+    void aMultisampledTexelFetchReadsTheFmaskHalfOfItsDescriptorAndStorageImagesHaveNone() throws Exception {
+        String glsl = """
+                #version 450
+                layout(local_size_x = 64) in;
+                layout(set=0, binding=0) uniform sampler2DMS t;
+                layout(set=0, binding=1, r32ui) uniform uimage2DMS s;
+                layout(set=0, binding=2) buffer B { uint b[]; };
+                void main() {
+                  int i = int(gl_GlobalInvocationID.x);
+                  b[i] = uint(texelFetch(t, ivec2(i, 0), 1).x) + imageLoad(s, ivec2(i, 0), 2).x;
+                }
+                """;
+        RadvBinary b = compile(glsl, List.of("binding 0 0 combined-image-sampler 37 1 4 4 1 1 4 256 - 0 0 0 0 0 0 0 0",
+                "binding 0 1 storage-image 98 1 4 4 1 1 4 256 -", "binding 0 2 storage-buffer 16 -"), 0, Map.of());
+        // the combined descriptor's T# at +0 and its FMASK half at +32 (RADV writes it zero without FMASK), the
+        // storage image's T# at +96, the buffer at +128; no S# load (texelFetch takes no sampler)
+        assertEquals(new TreeSet<>(List.of(0x00, 0x20, 0x60, 0x80)), setLoadOffsets(b));
+        long msaa = b.assembly().stream().filter(l -> l.text().startsWith("image_load")
+                && l.text().contains("dim:SQ_RSRC_IMG_2D_MSAA ")).count();
+        long fmask = b.assembly().stream().filter(l -> l.text().startsWith("image_load")
+                && l.text().contains("dmask:0x1 dim:SQ_RSRC_IMG_2D ")).count();
+        assertEquals(2, msaa, "the sampled and the storage image's sample loads");
+        assertEquals(1, fmask, "the FMASK load the sample index is remapped through");
     }
 
     @Test
@@ -129,10 +155,10 @@ class RadvLayoutGoldenTest {
                 spec.add("binding 0 1[" + e + "] storage-buffer 16 -");
                 spec.add("binding 0 7[" + e + "] storage-buffer 16 -");
             }
-            spec.add("binding 0 2[" + e + "] combined-image-sampler 37 1 4 4 1 1 64 - 0 0 0 0 0 0 0 0");
+            spec.add("binding 0 2[" + e + "] combined-image-sampler 37 1 4 4 1 1 1 64 - 0 0 0 0 0 0 0 0");
             if (e < 2) {
-                spec.add("binding 0 3[" + e + "] storage-image 100 1 4 4 1 1 64 -");
-                spec.add("binding 0 4[" + e + "] sampled-image 37 1 4 4 1 1 64 -");
+                spec.add("binding 0 3[" + e + "] storage-image 100 1 4 4 1 1 1 64 -");
+                spec.add("binding 0 4[" + e + "] sampled-image 37 1 4 4 1 1 1 64 -");
                 spec.add("binding 0 5[" + e + "] sampler 0 0 0 0 0 0 0 0");
                 spec.add("binding 0 6[" + e + "] uniform-buffer 16 -");
             }

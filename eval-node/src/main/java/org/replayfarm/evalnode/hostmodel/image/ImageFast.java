@@ -106,6 +106,10 @@ public final class ImageFast {
         }
 
         void load(Wave w) {
+            if (ImageView.isNull(w, m.srsrc())) {
+                ImageUnit.load(w, insn, false);
+                return;
+            }
             Target t = target(w);
             long exec = w.exec();
             if (exec == 0) {
@@ -162,6 +166,9 @@ public final class ImageFast {
         }
 
         void store(Wave w) {
+            if (ImageView.isNull(w, m.srsrc())) {
+                return;
+            }
             Target t = target(w);
             long exec = w.exec();
             if (exec == 0) {

@@ -33,12 +33,13 @@ import org.replayfarm.model.isa.Instruction;
  * colour), and the mirror-once forms of both. An array slice is floor(slice + 0.5) clamped to the view's
  * layers (BASE_ARRAY .. LAST_ARRAY).
  *
- * <p>Cubes (DIM 3): the address is (s, t, face) as v_cubesc/v_cubetc/v_cubeid give it once the code has
+ * <p>Cubes (DIM 3): the address is (s, t, face + 8 * cube) as v_cubesc/v_cubetc/v_cubeid give it once the code has
  * scaled s and t by 1 / |v_cubema| and added 1.5: s and t lie in [1, 2] across the face, so the face is
  * sampled as a layer of a 2D array at (s - 1, t - 1), its coordinates clamped to the face's edge texels
- * (a cube has no address modes: Vulkan's CLAMP_TO_EDGE). Seamless filtering, a bilinear footprint that
- * crosses a face's edge into the next face, is not modelled and faults; so do a cube of more than one level
- * and a derived or explicit LOD that would choose between different magnification and minification filters.
+ * (a cube has no address modes: Vulkan's CLAMP_TO_EDGE). A bilinear footprint that crosses a face's edge
+ * reads the neighbouring face (seamless filtering, {@link #cubeBilinear}); a cube array's slice is face + 8 *
+ * cube. A cube of more than one level and a derived or explicit LOD that would choose between different
+ * magnification and minification filters are not modelled and fault.
  *
  * <p>Fidelity: approximate. Bound: the blend is computed in double from f32 taps and rounded once to f32;
  * the hardware's blend arithmetic is not published, and its eight-bit fraction may round where this one
@@ -110,10 +111,14 @@ public final class ImageSampler {
             if (cube) {
                 us[lane] -= 1;
                 vs[lane] -= 1;
+                // the slice is face + 8 * cube (v_cubeid plus 8 times a cube array's index): that cube's faces are
+                // layers 6 * cube .. 6 * cube + 5
+                double id = Math.floor(slices[lane] + 0.5);
+                if (id >= 0 && id < 8 * 8192) {
+                    int k = (int) id;
+                    slices[lane] = (k >> 3) * 6 + (k & 7);
+                }
             }
-        }
-        if (cube && !v.format.integer()) {
-            checkWithinFaces(w, insn, v, s, unnormalized, us, vs);
         }
         float[] border = null;
         for (int lane = 0; lane < size; lane++) {
@@ -130,9 +135,9 @@ public final class ImageSampler {
             }
             int[] channels = new int[4];
             if (v.format.integer()) {
-                channels = integerPoint(v, s, unnormalized, at(twoD, threeD, us, vs, rs, slices, lane), lod, border);
+                channels = integerPoint(v, s, unnormalized, at(twoD, threeD, cube, us, vs, rs, slices, lane), lod, border);
             } else {
-                float[] texel = filter(v, s, unnormalized, at(twoD, threeD, us, vs, rs, slices, lane), lod, border);
+                float[] texel = filter(v, s, unnormalized, at(twoD, threeD, cube, us, vs, rs, slices, lane), lod, border);
                 for (int c = 0; c < 4; c++) {
                     channels[c] = Float.floatToRawIntBits(texel[c]);
                 }
@@ -141,35 +146,13 @@ public final class ImageSampler {
         }
     }
 
-    /** A bilinear cube sample must stay inside its face: seamless filtering across faces is not modelled. */
-    private static void checkWithinFaces(Wave w, Instruction insn, ImageView v, SamplerDescriptor s, boolean unnormalized,
-                                         float[] us, float[] vs) {
-        if (s.magFilter() == SamplerDescriptor.Filter.POINT && s.minFilter() == SamplerDescriptor.Filter.POINT) {
-            return;
-        }
-        int level = v.level(0);
-        int width = v.width(level);
-        int height = v.height(level);
-        for (int lane = 0; lane < us.length; lane++) {
-            if (!w.active(lane)) {
-                continue;
-            }
-            double x = unnormalized ? us[lane] : (double) us[lane] * width;
-            double y = unnormalized ? vs[lane] : (double) vs[lane] * height;
-            if (!(x >= 0.5 && x <= width - 0.5 && y >= 0.5 && y <= height - 0.5)) {
-                throw new GuestFault(String.format("%s lane %d: a bilinear cube sample at texel (%.3f, %.3f) of a %dx%d face "
-                        + "reaches across the face's edge (seamless cube filtering is not modelled)", insn.mnemonic(),
-                        lane, x, y, width, height));
-            }
-        }
+    /** Where one lane samples: u, v, r (0.5 on the axes the image lacks), the array slice, and whether on a cube. */
+    record At(float u, float v, float r, float slice, boolean twoD, boolean threeD, boolean cube) {
     }
 
-    /** Where one lane samples: u, v, r (0.5 on the axes the image lacks) and the array slice. */
-    record At(float u, float v, float r, float slice, boolean twoD, boolean threeD) {
-    }
-
-    private static At at(boolean twoD, boolean threeD, float[] us, float[] vs, float[] rs, float[] slices, int lane) {
-        return new At(us[lane], vs[lane], rs[lane], slices[lane], twoD, threeD);
+    private static At at(boolean twoD, boolean threeD, boolean cube, float[] us, float[] vs, float[] rs, float[] slices,
+                         int lane) {
+        return new At(us[lane], vs[lane], rs[lane], slices[lane], twoD, threeD, cube);
     }
 
     private static float[] borderColour(SamplerDescriptor s, ImageView v) {
@@ -294,6 +277,9 @@ public final class ImageSampler {
             lo[a] = (long) Math.floor(c[a]);
             f[a] = quantize(c[a] - lo[a]);
         }
+        if (at.cube()) {
+            return cubeBilinear(v, level, layer, lo, f, n[0]);
+        }
         int corners = at.threeD() ? 8 : at.twoD() ? 4 : 2;
         double[] out = new double[4];
         for (int corner = 0; corner < corners; corner++) {
@@ -310,6 +296,103 @@ public final class ImageSampler {
             }
         }
         return new float[] {(float) out[0], (float) out[1], (float) out[2], (float) out[3]};
+    }
+
+    /**
+     * Seamless cube filtering (the Vulkan specification's cube map edge handling): a tap past one edge of its
+     * face reads the texel the neighbouring face holds there (found by taking the tap's centre as a direction
+     * and choosing the face again, as v_cubeid would); a tap past a corner (past both edges, where three faces
+     * meet) is the average of the footprint's other three taps. The cube is the six layers from the view layer's
+     * face 0.
+     */
+    private static float[] cubeBilinear(ImageView v, int level, int layer, long[] lo, double[] f, int size) {
+        int face = layer % 6;
+        int first = layer - face;
+        float[][] taps = new float[4][];
+        int missing = -1;
+        for (int corner = 0; corner < 4; corner++) {
+            long x = lo[0] + (corner & 1);
+            long y = lo[1] + (corner >> 1);
+            boolean outX = x < 0 || x >= size;
+            boolean outY = y < 0 || y >= size;
+            if (outX && outY) {
+                missing = corner;
+                continue;
+            }
+            int[] where = outX || outY ? across(face, x, y, size) : new int[] {face, (int) x, (int) y};
+            long texel = v.texel(level, first + where[0], where[1], where[2], 0);
+            float[] t = new float[4];
+            if (texel >= 0) {
+                int[] regs = v.channels(texel);
+                for (int c = 0; c < 4; c++) {
+                    t[c] = Float.intBitsToFloat(regs[c]);
+                }
+            }
+            taps[corner] = t;
+        }
+        if (missing >= 0) {
+            float[] avg = new float[4];
+            for (int c = 0; c < 4; c++) {
+                double sum = 0;
+                for (int k = 0; k < 4; k++) {
+                    sum += k == missing ? 0 : taps[k][c];
+                }
+                avg[c] = (float) (sum / 3);
+            }
+            taps[missing] = avg;
+        }
+        double[] out = new double[4];
+        for (int corner = 0; corner < 4; corner++) {
+            double weight = ((corner & 1) == 1 ? f[0] : 1 - f[0]) * ((corner >> 1) == 1 ? f[1] : 1 - f[1]);
+            for (int c = 0; c < 4; c++) {
+                out[c] += weight * taps[corner][c];
+            }
+        }
+        return new float[] {(float) out[0], (float) out[1], (float) out[2], (float) out[3]};
+    }
+
+    /**
+     * The face and texel that a texel position just past one edge of {@code face} lies on: its centre as a
+     * direction (Vulkan's face table: +X sc -z tc -y; -X +z -y; +Y +x +z; -Y +x -z; +Z +x -y; -Z -x -y), then the
+     * face of its major axis and the texel there.
+     */
+    static int[] across(int face, long x, long y, int size) {
+        double sc = 2 * (x + 0.5) / size - 1;
+        double tc = 2 * (y + 0.5) / size - 1;
+        double[] d = switch (face) {
+            case 0 -> new double[] {1, -tc, -sc};
+            case 1 -> new double[] {-1, -tc, sc};
+            case 2 -> new double[] {sc, 1, tc};
+            case 3 -> new double[] {sc, -1, -tc};
+            case 4 -> new double[] {sc, -tc, 1};
+            default -> new double[] {-sc, -tc, -1};
+        };
+        double ax = Math.abs(d[0]);
+        double ay = Math.abs(d[1]);
+        double az = Math.abs(d[2]);
+        int to;
+        double s;
+        double t;
+        double ma;
+        if (az >= ax && az >= ay) {
+            to = d[2] >= 0 ? 4 : 5;
+            ma = az;
+            s = d[2] >= 0 ? d[0] : -d[0];
+            t = -d[1];
+        } else if (ay >= ax) {
+            to = d[1] >= 0 ? 2 : 3;
+            ma = ay;
+            s = d[0];
+            t = d[1] >= 0 ? d[2] : -d[2];
+        } else {
+            to = d[0] >= 0 ? 0 : 1;
+            ma = ax;
+            s = d[0] >= 0 ? -d[2] : d[2];
+            t = -d[1];
+        }
+        int nx = (int) Math.max(0, Math.min(size - 1, Math.floor((s / ma + 1) / 2 * size)));
+        int ny = (int) Math.max(0, Math.min(size - 1, Math.floor((t / ma + 1) / 2 * size)));
+        return new int[] {to, nx, ny};
     }
 
     /** The half-border modes clamp the (mirrored-once) coordinate to [-0.5, n + 0.5] texels. */

@@ -19,7 +19,7 @@ import org.replayfarm.model.isa.Opcode;
  * the image atomics and (through {@link ImageSampler}) image_sample, image_sample_lz and image_sample_l.
  *
  * <p>Addresses: the instruction's DIM gives the coordinates (1D x; 2D x, y; 3D x, y, z; cube x, y, face;
- * 1D array x, slice; 2D array x, y, slice), then the mip level for the _mip forms; address value k is in
+ * 1D array x, slice; 2D array x, y, slice; 2D MSAA x, y, sample; 2D MSAA array x, y, slice, sample), then the mip level for the _mip forms; address value k is in
  * VGPR k of the range (or, with NSA, the k-th listed VGPR); with A16 two values share a dword, the first
  * in the low half. Loads and stores take unsigned integer texel coordinates (a negative 32-bit
  * coordinate is out of range).
@@ -37,6 +37,9 @@ import org.replayfarm.model.isa.Opcode;
  * recorded as a per-texel atomic contribution ({@link TexelAtomic}), not a store: the merge applies them
  * after every group's stores, so commutative atomics of several groups on one texel combine exactly, and
  * non-commutative ones on a texel several groups touch are reported as order-dependent.
+ *
+ * <p>A null T# (FORMAT 0, {@link ImageView#isNull}) reads 0 and drops stores and atomics, as the hardware
+ * does: ACO's sample-index remap for a multisampled texelFetch loads through RADV's zeroed FMASK descriptor.
  */
 public final class ImageUnit {
     private static final int[] COORDS = {1, 2, 3, 3, 2, 3, 3, 4};
@@ -96,21 +99,19 @@ public final class ImageUnit {
     }
 
     static int coordinates(Fields.Mimg m) {
-        if (m.dim() >= 6) {
-            throw new GuestFault("MSAA image dimensions (DIM " + m.dim() + ") are not modelled by the host model");
-        }
-        return COORDS[m.dim()];
+        return COORDS[m.dim() & 7];
     }
 
-    /** Texel position {x, y, z, layer} from integer coordinates as the dim lays them out. */
+    /** Texel position {x, y, z, layer, sample} from integer coordinates as the dim lays them out. */
     static int[] position(Fields.Mimg m, int[] c) {
-        return switch (m.dim()) {
-            case 0 -> new int[] {c[0], 0, 0, 0};
-            case 1 -> new int[] {c[0], c[1], 0, 0};
-            case 2 -> new int[] {c[0], c[1], c[2], 0};
-            case 3, 5 -> new int[] {c[0], c[1], 0, c[2]};
-            case 4 -> new int[] {c[0], 0, 0, c[1]};
-            default -> throw new GuestFault("MSAA image dimensions are not modelled by the host model");
+        return switch (m.dim() & 7) {
+            case 0 -> new int[] {c[0], 0, 0, 0, 0};
+            case 1 -> new int[] {c[0], c[1], 0, 0, 0};
+            case 2 -> new int[] {c[0], c[1], c[2], 0, 0};
+            case 3, 5 -> new int[] {c[0], c[1], 0, c[2], 0};
+            case 4 -> new int[] {c[0], 0, 0, c[1], 0};
+            case 6 -> new int[] {c[0], c[1], 0, 0, c[2]};
+            default -> new int[] {c[0], c[1], 0, c[2], c[3]};
         };
     }
 
@@ -185,11 +186,19 @@ public final class ImageUnit {
      */
     private static long laneTexel(Wave w, Fields.Mimg m, ImageView v, int n, int lane, boolean mip) {
         int[] p = position(m, integerCoordinates(w, m, lane, n));
-        return v.texel(v.level(mip ? intAddress(w, m, n, lane) : 0), p[3], p[0], p[1], p[2]);
+        return v.texel(v.level(mip ? intAddress(w, m, n, lane) : 0), p[3], p[0], p[1], p[2], p[4]);
     }
 
     static void load(Wave w, Instruction insn, boolean mip) {
         Fields.Mimg m = fields(insn);
+        if (ImageView.isNull(w, m.srsrc())) {
+            for (int lane = 0; lane < w.waveSize(); lane++) {
+                if (w.active(lane)) {
+                    writeData(w, m, lane, new int[4], UINT32);
+                }
+            }
+            return;
+        }
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
         int n = coordinates(m);
         for (int lane = 0; lane < w.waveSize(); lane++) {
@@ -204,6 +213,9 @@ public final class ImageUnit {
 
     static void store(Wave w, Instruction insn, boolean mip) {
         Fields.Mimg m = fields(insn);
+        if (ImageView.isNull(w, m.srsrc())) {
+            return;
+        }
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
         int n = coordinates(m);
         for (int lane = 0; lane < w.waveSize(); lane++) {
@@ -238,7 +250,7 @@ public final class ImageUnit {
                 info[2] = switch (m.dim()) {
                     case 2 -> v.depth(level);
                     case 3 -> v.layers() / 6;
-                    case 4, 5 -> v.layers();
+                    case 4, 5, 7 -> v.layers();
                     default -> 1;
                 };
             }
@@ -249,6 +261,17 @@ public final class ImageUnit {
 
     static void atomic(Wave w, Instruction insn) {
         Fields.Mimg m = fields(insn);
+        if (ImageView.isNull(w, m.srsrc())) {
+            int regs = Integer.bitCount(m.dmask()) / (insn.opcode().memory().atomic().compares() ? 2 : 1);
+            for (int lane = 0; lane < w.waveSize(); lane++) {
+                if (w.active(lane) && m.glc()) {
+                    for (int r = 0; r < regs; r++) {
+                        w.setVgpr(m.vdata() + r, lane, 0);
+                    }
+                }
+            }
+            return;
+        }
         ImageView v = ImageView.of(w, m.srsrc(), m.r128());
         AtomicOp atomic = insn.opcode().memory().atomic();
         String op = atomic.opName();

@@ -28,6 +28,12 @@ import org.replayfarm.proto.ImageType;
  * hardware does for out-of-range image accesses (RDNA 2 ISA, "Image memory": out-of-range reads return
  * zero, writes are discarded). A level or layer inside the view that the capture does not hold is a fault
  * naming it: the device would read memory the capture did not keep.
+ *
+ * <p>An MSAA T# (TYPE 14, 15) views a multisampled image: LAST_LEVEL holds log2 of its samples (which must be
+ * the captured image's), the view has one level, and a texel's samples lie one after another (the capture's
+ * layout); a sample index past the samples reads as absent. A T# whose FORMAT is 0 (invalid) is a null
+ * descriptor ({@link #isNull}): RADV writes one for a multisampled image without FMASK, and ACO's code loads
+ * through it and discards what comes back.
  */
 final class ImageView {
     final int index;
@@ -54,9 +60,9 @@ final class ImageView {
             words[i] = w.sgpr(srsrc + i);
         }
         ImageDescriptor d = ImageDescriptor.decode(words);
-        if (d.type() < ImageDescriptor.TYPE_1D || d.type() > ImageDescriptor.TYPE_2D_ARRAY) {
+        if (d.type() < ImageDescriptor.TYPE_1D) {
             throw new GuestFault(String.format("s[%d:%d] is not an image resource the host model reads: its TYPE field "
-                    + "[127:124] is %d (8..13: 1D, 2D, 3D, cube, 1D array, 2D array; 14 and 15, MSAA, are not modelled;"
+                    + "[127:124] is %d (8..15: 1D, 2D, 3D, cube, 1D array, 2D array, 2D MSAA, 2D MSAA array;"
                     + " below 8 is a buffer or no resource) (word 3 0x%08x)", srsrc, srsrc + words.length - 1, d.type(),
                     words[3]));
         }
@@ -75,12 +81,28 @@ final class ImageView {
                     + e.getMessage());
         }
         InitialImages.Entry entry = images.get(index);
+        int captured = Math.max(1, entry.image().getSamples());
+        if (d.samples() != captured) {
+            throw new GuestFault("image descriptor " + d + " views captured image " + index + " ('"
+                    + entry.image().getName() + "', " + captured + " sample(s) a texel) with " + d.samples()
+                    + " sample(s): sample counts differ");
+        }
         if (format.bytesPerTexel() != entry.bytesPerTexel()) {
             throw new GuestFault("image descriptor " + d + " views captured image " + index + " (" + entry.image()
                     .getDataFormat() + ", " + entry.bytesPerTexel() + " bytes a texel) as " + format + " ("
                     + format.bytesPerTexel() + " bytes): texel sizes differ");
         }
         return new ImageView(index, entry.image(), d, format, entry, w.group().memory());
+    }
+
+    /** Whether the T# at {@code srsrc} is a null descriptor: FORMAT (word 1 [28:20]) 0, invalid. */
+    static boolean isNull(Wave w, int srsrc) {
+        return (w.sgpr(srsrc + 1) >>> 20 & 0x1FF) == 0;
+    }
+
+    /** Samples a texel of the view holds (1 unless MSAA). */
+    int samples() {
+        return descriptor.samples();
     }
 
     /** The image level a view level names, or -1 when it lies outside the view (before 0 or past LAST_LEVEL). */
@@ -131,7 +153,7 @@ final class ImageView {
     int layers() {
         int type = descriptor.type();
         boolean arrayed = type == ImageDescriptor.TYPE_CUBE || type == ImageDescriptor.TYPE_1D_ARRAY
-                || type == ImageDescriptor.TYPE_2D_ARRAY;
+                || type == ImageDescriptor.TYPE_2D_ARRAY || type == ImageDescriptor.TYPE_2D_MSAA_ARRAY;
         if (!arrayed) {
             return 1;
         }
@@ -140,7 +162,12 @@ final class ImageView {
 
     /** The texel index, or -1 when the coordinates lie outside the level (or the level or layer outside the view). */
     long texel(int level, int layer, int x, int y, int z) {
-        if (level < 0 || x < 0 || y < 0 || z < 0 || layer < 0 || x >= width(level) || y >= height(level)
+        return texel(level, layer, x, y, z, 0);
+    }
+
+    /** As {@link #texel(int, int, int, int, int)}, for sample {@code sample} of a multisampled view's texel. */
+    long texel(int level, int layer, int x, int y, int z, int sample) {
+        if (sample < 0 || sample >= samples() || level < 0 || x < 0 || y < 0 || z < 0 || layer < 0 || x >= width(level) || y >= height(level)
                 || z >= depth(level) || layer >= layers()) {
             return -1;
         }
@@ -150,7 +177,7 @@ final class ImageView {
                     + "but the capture holds %d layer(s) of the image", index, image.getName(), descriptor, physical, layer,
                     Math.max(1, image.getLayers())));
         }
-        return TexelLayout.texelIndex(image, new TexelLayout.Texel(level, physical, x, y, z));
+        return TexelLayout.texelIndex(image, new TexelLayout.Texel(level, physical, x, y, z)) + sample;
     }
 
     /** The texel's bytes as this group sees them. */

@@ -1,8 +1,6 @@
 package org.replayfarm.evalnode.hostmodel.image;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -120,19 +118,30 @@ class ImageSample3dTest {
     }
 
     @Test
-    void a_bilinear_cube_sample_across_a_face_edge_faults_by_name() throws Exception {
+    void a_bilinear_cube_sample_across_a_face_edge_or_corner_reads_the_neighbouring_faces() throws Exception {
+        // lanes 0, 1: face centres (the four texels of the face); lane 2: face +Y at texel (0.2, 0.2), past a
+        // corner; lane 3: face -Y at (0.2, 1.0), past its left edge
+        float[][] at = {{1.5f, 1.5f, 0}, {1.5f, 1.5f, 4}, {1.1f, 1.1f, 2}, {1.1f, 1.5f, 3}};
         float[] coords = new float[4 * 4];
         for (int i = 0; i < 4; i++) {
-            coords[4 * i] = i == 3 ? 1.1f : 1.5f; // lane 3's footprint reaches past the face's left edge
-            coords[4 * i + 1] = 1.5f;
-            coords[4 * i + 2] = i;
+            System.arraycopy(at[i], 0, coords, 4 * i, 3);
         }
         GuestAsm runner = new GuestAsm(dir).groupSize(4);
         Path in = runner.file("coords.bin", GuestAsm.floats(coords));
         var out = runner.arg("zeros:64").arg("image:raw:" + cubeFaces(runner) + ",2x2,layers=6,format=32_FLOAT")
-                .arg("sampler:bilinear,clamp").arg("buffer:" + in).execute(CUBE);
-        assertNotNull(out.result().fault().orElse(null));
-        String message = out.result().fault().get().message();
-        assertTrue(message.contains("lane 3") && message.contains("seamless cube filtering is not modelled"), message);
+                .arg("sampler:bilinear,clamp").arg("buffer:" + in).execute(CUBE).ok();
+        ByteBuffer b = out.bufferView(0);
+        double f = 179 / 256.0; // 0.2 texels past the edge: 0.7 toward the upper tap, in eight bits
+        // face +Y's (0, 0) is 21; past its top edge, (0, -1) is face -Z's (1, 0) = 52; past its left edge,
+        // (-1, 0) is face -X's (0, 0) = 11; the corner (-1, -1) is their average with 21
+        double corner = (21 + 52 + 11) / 3.0;
+        double lane2 = (1 - f) * (1 - f) * corner + f * (1 - f) * 52 + (1 - f) * f * 11 + f * f * 21;
+        // face -Y's (0, 0) = 31 and (0, 1) = 33; past its left edge, rows 0 and 1 are face -X's (1, 1) = 14 and
+        // (0, 1) = 13
+        double lane3 = 0.5 * ((1 - f) * 14 + f * 31) + 0.5 * ((1 - f) * 13 + f * 33);
+        float[] want = {2.5f, 42.5f, (float) lane2, (float) lane3};
+        for (int i = 0; i < 4; i++) {
+            assertEquals(want[i], b.getFloat(16 * i), 2e-5f, "lane " + i + " at " + java.util.Arrays.toString(at[i]));
+        }
     }
 }

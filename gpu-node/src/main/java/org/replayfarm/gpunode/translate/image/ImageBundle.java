@@ -20,8 +20,9 @@ import org.replayfarm.proto.Image;
  *
  * <p>Layout (little-endian): {@code u32 magic "RIMG" (0x474D4952), u32 version 1, u32 image count, u32 16};
  * then one 64-byte record per image in the capture's order: {@code u64 guest address, u32 index, u32 T# TYPE
- * code (8 1D .. 13 2D array), u32 DataFormat, u32 NumericFormat (the capture protocol's numbers), u32 width,
- * height, depth, layers (each at least 1), u32 mip levels (as captured), u32 bytes per texel, u64 texel
+ * code (8 1D .. 13 2D array, 14 2D MSAA, 15 2D MSAA array), u32 DataFormat, u32 NumericFormat (the capture
+ * protocol's numbers), u32 width, height, depth, layers (each at least 1), u16 mip levels (as captured), u16
+ * samples a texel (1 single-sampled; a texel's samples one after another), u32 bytes per texel, u64 texel
  * offset (from the section's start, 16-aligned), u64 texel bytes}; then the texels, each image's at its
  * offset in the capture's layout ({@link TexelLayout}). BVH nodes are not here: they are guest memory (a
  * captured range), and the BVH instructions read them through the range table.
@@ -75,7 +76,8 @@ public final class ImageBundle {
             }
             int type;
             try {
-                type = ImageDescriptor.typeCode(im.getType());
+                type = im.getSamples() > 1 ? ImageDescriptor.msaaTypeCode(im.getType())
+                        : ImageDescriptor.typeCode(im.getType());
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(what(im) + ": " + e.getMessage(), e);
             }
@@ -86,7 +88,8 @@ public final class ImageBundle {
             long offset = at + body.size();
             head.putLong(im.getGuestAddress()).putInt(im.getIndex()).putInt(type).putInt(im.getDataFormatValue())
                     .putInt(im.getNumericFormatValue()).putInt(im.getWidth()).putInt(Math.max(1, im.getHeight()))
-                    .putInt(Math.max(1, im.getDepth())).putInt(Math.max(1, im.getLayers())).putInt(im.getMipLevels())
+                    .putInt(Math.max(1, im.getDepth())).putInt(Math.max(1, im.getLayers()))
+                    .putShort((short) im.getMipLevels()).putShort((short) Math.max(1, im.getSamples()))
                     .putInt(bpt).putLong(offset).putLong(want);
             byte[] bytes = new byte[t.remaining()];
             t.get(bytes);

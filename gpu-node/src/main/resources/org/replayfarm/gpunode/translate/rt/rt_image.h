@@ -304,7 +304,8 @@ RT_FN uint32_t rt_img_from_d16(const rt_img_fmt_t *f, uint32_t h) {
 /* ------------------------------------------------------------------ captured images (the bundle's image section) */
 
 /* T# TYPE codes */
-enum { RT_TT_1D = 8, RT_TT_2D = 9, RT_TT_3D = 10, RT_TT_CUBE = 11, RT_TT_1D_ARRAY = 12, RT_TT_2D_ARRAY = 13 };
+enum { RT_TT_1D = 8, RT_TT_2D = 9, RT_TT_3D = 10, RT_TT_CUBE = 11, RT_TT_1D_ARRAY = 12, RT_TT_2D_ARRAY = 13,
+       RT_TT_2D_MSAA = 14, RT_TT_2D_MSAA_ARRAY = 15 };
 
 /*
  * The launch bundle's image section (written by translate/image/ImageBundle.java; the device reads and
@@ -323,7 +324,8 @@ typedef struct {
     uint32_t type;       /* T# TYPE code of the captured image type (RT_TT_*) */
     uint32_t data, num;  /* capture protocol DataFormat / NumericFormat numbers */
     uint32_t width, height, depth, layers; /* height, depth, layers at least 1 */
-    uint32_t levels;     /* mip levels the capture holds */
+    uint16_t levels;     /* mip levels the capture holds */
+    uint16_t samples;    /* samples a texel (0 or 1: single-sampled); a texel's samples lie one after another */
     uint32_t bpt;        /* bytes per texel of the data format */
     uint64_t texel_offset;
     uint64_t nbytes;
@@ -360,17 +362,22 @@ RT_FN uint32_t rt_img_level_depth(const rt_image_t *im, uint32_t level) {
     return im->type == RT_TT_3D ? rt_img_extent(im->depth, level) : 1u;
 }
 
-/* Texel index of (level, layer, x, y, z) in the captured layout (coordinates inside the image). */
+RT_FN uint32_t rt_img_samples(const rt_image_t *im) {
+    return im->samples > 1u ? im->samples : 1u;
+}
+
+/* Texel index of (level, layer, x, y, z) in the captured layout (coordinates inside the image); for a
+ * multisampled image, of the texel's sample 0. */
 RT_FN uint64_t rt_img_texel_index(const rt_image_t *im, uint32_t level, uint32_t layer, uint32_t x, uint32_t y,
                                   uint32_t z) {
     uint64_t start = 0;
     for (uint32_t l = 0; l < level; l++) {
         start += (uint64_t)rt_img_extent(im->width, l) * rt_img_extent(im->height, l) * rt_img_level_depth(im, l)
-                 * im->layers;
+                 * im->layers * rt_img_samples(im);
     }
     uint64_t w = rt_img_extent(im->width, level), h = rt_img_extent(im->height, level);
     uint64_t d = rt_img_level_depth(im, level);
-    return start + (((uint64_t)layer * d + z) * h + y) * w + x;
+    return start + ((((uint64_t)layer * d + z) * h + y) * w + x) * rt_img_samples(im);
 }
 
 /* ------------------------------------------------------------------ T# (image resource) and views */
@@ -405,7 +412,11 @@ RT_FN void rt_img_tsharp(const uint32_t *w, int r128, rt_tsharp_t *t) {
 }
 
 RT_FN int rt_img_arrayed(uint32_t type) {
-    return type == RT_TT_CUBE || type == RT_TT_1D_ARRAY || type == RT_TT_2D_ARRAY;
+    return type == RT_TT_CUBE || type == RT_TT_1D_ARRAY || type == RT_TT_2D_ARRAY || type == RT_TT_2D_MSAA_ARRAY;
+}
+
+RT_FN int rt_img_msaa(uint32_t type) {
+    return type == RT_TT_2D_MSAA || type == RT_TT_2D_MSAA_ARRAY;
 }
 
 /* Errors (fault codes local to the image unit; the emitter maps each to a fault record). */
@@ -427,8 +438,8 @@ enum {
     RT_IMG_E_BUFFMT = 14,    /* buffer format 0 or unknown */
     RT_IMG_E_PARTIAL = 15,   /* partial store of a packed buffer element */
     RT_IMG_E_MEMORY = 16,    /* a node or element outside every range */
-    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter, a bilinear
-                                footprint across a face's edge (seamless filtering) */
+    RT_IMG_E_SAMPLES = 18,   /* an MSAA T#'s sample count (2^LAST_LEVEL) differs from the captured image's */
+    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter */
 };
 
 /* One captured image as one T# views it. */
@@ -439,7 +450,9 @@ typedef struct {
     rt_img_fmt_t fmt;
     uint32_t first_layer;
     int32_t layers; /* may be 0 or less: a view past its last slice */
-    int32_t levels; /* LAST_LEVEL - BASE_LEVEL + 1 */
+    int32_t levels; /* LAST_LEVEL - BASE_LEVEL + 1 (1 for MSAA, whose LAST_LEVEL is log2 samples) */
+    uint32_t samples; /* 1 unless MSAA */
+    int null_desc;  /* FORMAT 0: a null descriptor (RADV's zeroed FMASK): reads 0, drops writes */
 } rt_img_view_t;
 
 /* Which captured image a T# names: the one at its base address, else the single one of its extent, layers
@@ -466,7 +479,13 @@ RT_FN int rt_img_resolve(const rt_images_t *imgs, const rt_tsharp_t *t, const rt
 /* The view a T# (8 words, or 4 with r128) gives; RT_IMG_OK or why not. */
 RT_FN int rt_img_view(const rt_images_t *imgs, const uint32_t *words, int r128, rt_img_view_t *v) {
     rt_img_tsharp(words, r128, &v->t);
-    if (v->t.type < RT_TT_1D || v->t.type > RT_TT_2D_ARRAY) return RT_IMG_E_TYPE;
+    v->null_desc = v->t.format == 0u;
+    if (v->null_desc) {
+        memset(&v->fmt, 0, sizeof v->fmt);
+        v->im = 0; v->texels = 0; v->first_layer = 0; v->layers = 0; v->levels = 0; v->samples = 1;
+        return RT_IMG_OK;
+    }
+    if (v->t.type < RT_TT_1D) return RT_IMG_E_TYPE;
     int fmt_ok = rt_img_format(v->t.format, &v->fmt);
     int at = rt_img_resolve(imgs, &v->t, &v->fmt, fmt_ok);
     if (at < 0) return RT_IMG_E_NOIMAGE;
@@ -474,7 +493,9 @@ RT_FN int rt_img_view(const rt_images_t *imgs, const uint32_t *words, int r128, 
     v->im = &imgs->img[at];
     v->texels = imgs->base + v->im->texel_offset;
     if (v->fmt.bytes != v->im->bpt) return RT_IMG_E_BPT;
-    v->levels = (int32_t)v->t.last_level - (int32_t)v->t.base_level + 1;
+    v->samples = rt_img_msaa(v->t.type) ? 1u << v->t.last_level : 1u;
+    if (v->samples != rt_img_samples(v->im)) return RT_IMG_E_SAMPLES;
+    v->levels = rt_img_msaa(v->t.type) ? 1 : (int32_t)v->t.last_level - (int32_t)v->t.base_level + 1;
     v->first_layer = v->t.wide && v->t.type != RT_TT_3D ? v->t.base_array : 0u;
     if (!rt_img_arrayed(v->t.type)) v->layers = 1;
     else if (v->t.wide) v->layers = (int32_t)(v->t.depth_field & 0x1FFFu) + 1 - (int32_t)v->t.base_array;
@@ -534,7 +555,7 @@ RT_FN void rt_img_select(const rt_img_view_t *v, const uint32_t ch[4], uint32_t 
 /* ------------------------------------------------------------------ MIMG operand forms */
 
 /* Address values per DIM: 1D x; 2D x y; 3D x y z; cube x y face; 1D array x slice; 2D array x y slice;
- * 2D MSAA x y fragid; 2D MSAA array x y slice fragid. */
+ * 2D MSAA x y sample; 2D MSAA array x y slice sample. */
 RT_FN uint32_t rt_img_coords(uint32_t dim) {
     static const uint8_t N[8] = {1, 2, 3, 3, 2, 3, 3, 4};
     return N[dim & 7];
@@ -550,14 +571,16 @@ RT_FN float rt_img_addr_float(const uint32_t *dw, int a16, uint32_t k) {
     return rt_img_f(a16 ? rt_img_h2f(b) : b);
 }
 
-/* Texel position {x, y, z, layer} of integer coordinates as the DIM orders them (signed 32-bit). */
-RT_FN void rt_img_position(uint32_t dim, const int64_t c[4], int64_t p[4]) {
-    p[0] = c[0]; p[1] = 0; p[2] = 0; p[3] = 0;
+/* Texel position {x, y, z, layer, sample} of integer coordinates as the DIM orders them (signed 32-bit). */
+RT_FN void rt_img_position(uint32_t dim, const int64_t c[4], int64_t p[5]) {
+    p[0] = c[0]; p[1] = 0; p[2] = 0; p[3] = 0; p[4] = 0;
     switch (dim) {
     case 1: p[1] = c[1]; break;
     case 2: p[1] = c[1]; p[2] = c[2]; break;
     case 3: case 5: p[1] = c[1]; p[3] = c[2]; break;
     case 4: p[3] = c[1]; break;
+    case 6: p[1] = c[1]; p[4] = c[2]; break;
+    case 7: p[1] = c[1]; p[3] = c[2]; p[4] = c[3]; break;
     default: break;
     }
 }
@@ -607,14 +630,17 @@ RT_FN void rt_img_store_data(const rt_img_fmt_t *f, uint32_t dmask, int d16, con
 /* The texel a lane addresses (coordinates then, for the _mip forms, the view level); -1 outside. */
 RT_FN int64_t rt_img_lane_texel(const rt_img_view_t *v, uint32_t dim, int a16, int mip, const uint32_t *addr,
                                 int *err) {
+    if (v->null_desc) return -1;
     uint32_t n = rt_img_coords(dim);
-    int64_t c[4] = {0, 0, 0, 0}, p[4];
+    int64_t c[4] = {0, 0, 0, 0}, p[5];
     for (uint32_t k = 0; k < n; k++) c[k] = (int32_t)rt_img_addr_bits(addr, a16, k);
     rt_img_position(dim, c, p);
     int32_t vl = mip ? (int32_t)rt_img_addr_bits(addr, a16, n) : 0;
     int32_t level = rt_img_level(v, vl, err);
     if (*err) return -1;
-    return rt_img_texel(v, level, p[3], p[0], p[1], p[2], err);
+    if (p[4] < 0 || p[4] >= (int64_t)v->samples) return -1;
+    int64_t t = rt_img_texel(v, level, p[3], p[0], p[1], p[2], err);
+    return t < 0 ? t : t + p[4];
 }
 
 /* image_load[_mip]: the VGPR values (returns their count); *err a fault. */
@@ -645,12 +671,13 @@ RT_FN void rt_img_store(const rt_img_view_t *v, uint32_t dim, uint32_t dmask, in
 /* image_get_resinfo: width, height, depth / layers of the view level in address 0, then the view's level count. */
 RT_FN uint32_t rt_img_resinfo(const rt_img_view_t *v, uint32_t dim, uint32_t dmask, int a16, int d16, int tfe,
                               const uint32_t *addr, uint32_t out[5]) {
-    int32_t level = rt_img_image_level(v, (int32_t)rt_img_addr_bits(addr, a16, 0));
+    int32_t level = v->null_desc ? -1 : rt_img_image_level(v, (int32_t)rt_img_addr_bits(addr, a16, 0));
     uint32_t info[4] = {0, 0, 0, 0};
     if (level >= 0) {
         info[0] = rt_img_vw(v, level);
         info[1] = (dim == 0 || dim == 4) ? 1u : rt_img_vh(v, level);
-        info[2] = dim == 2 ? rt_img_vd(v, level) : dim == 3 ? (uint32_t)(v->layers / 6) : (dim == 4 || dim == 5) ? (uint32_t)v->layers : 1u;
+        info[2] = dim == 2 ? rt_img_vd(v, level) : dim == 3 ? (uint32_t)(v->layers / 6)
+                : (dim == 4 || dim == 5 || dim == 7) ? (uint32_t)v->layers : 1u;
     }
     info[3] = v->levels > 0 ? (uint32_t)v->levels : 0u;
     rt_img_fmt_t u32;
@@ -669,6 +696,7 @@ RT_FN uint32_t rt_img_atomic_bytes(const rt_img_view_t *v, uint32_t op, uint32_t
     for (int c = 0; c < 4; c++) regs += (dmask >> c) & 1u;
     uint32_t bytes = (cmp ? regs / 2 : regs) * 4u;
     if (bytes != 4 && bytes != 8) return 0;
+    if (v->null_desc) return bytes;
     if (v->fmt.data != (bytes == 8 ? (uint32_t)RT_DF_32_32 : (uint32_t)RT_DF_32)) return 0;
     int fl = op == RT_AOP_FCMPSWAP || op == RT_AOP_FMIN || op == RT_AOP_FMAX;
     uint32_t n = v->fmt.num;
@@ -804,7 +832,7 @@ RT_FN int64_t rt_img_address(uint32_t mode, int64_t i, uint32_t n) {
 /* Where one lane samples. */
 typedef struct {
     float u, v, r, slice;
-    int two_d, three_d;
+    int two_d, three_d, cube;
 } rt_img_at_t;
 
 /* The array slice: floor(slice + 0.5) clamped to the view's layers. */
@@ -834,6 +862,66 @@ RT_FN void rt_img_tap(const rt_img_view_t *v, const rt_ssharp_t *s, int32_t leve
 /* The 8-bit sub-texel fraction, in 1/256 units (0..256), of f in [0, 1): rounded to nearest even. */
 RT_FN double rt_img_frac8(double f) { return rt_img_rne(f * 256.0); }
 
+/* The face and texel a position just past one edge of a cube face lies on: its centre as a direction (Vulkan's
+ * face table: +X sc -z tc -y; -X +z -y; +Y +x +z; -Y +x -z; +Z +x -y; -Z -x -y), then its major axis's face. */
+RT_FN void rt_img_cube_across(uint32_t face, int64_t x, int64_t y, uint32_t size, uint32_t out[3]) {
+    double sc = 2.0 * ((double)x + 0.5) / size - 1.0, tc = 2.0 * ((double)y + 0.5) / size - 1.0, d[3];
+    switch (face) {
+    case 0: d[0] = 1; d[1] = -tc; d[2] = -sc; break;
+    case 1: d[0] = -1; d[1] = -tc; d[2] = sc; break;
+    case 2: d[0] = sc; d[1] = 1; d[2] = tc; break;
+    case 3: d[0] = sc; d[1] = -1; d[2] = -tc; break;
+    case 4: d[0] = sc; d[1] = -tc; d[2] = 1; break;
+    default: d[0] = -sc; d[1] = -tc; d[2] = -1; break;
+    }
+    double ax = fabs(d[0]), ay = fabs(d[1]), az = fabs(d[2]), s, t, ma;
+    if (az >= ax && az >= ay) { out[0] = d[2] >= 0 ? 4u : 5u; ma = az; s = d[2] >= 0 ? d[0] : -d[0]; t = -d[1]; }
+    else if (ay >= ax) { out[0] = d[1] >= 0 ? 2u : 3u; ma = ay; s = d[0]; t = d[1] >= 0 ? d[2] : -d[2]; }
+    else { out[0] = d[0] >= 0 ? 0u : 1u; ma = ax; s = d[0] >= 0 ? -d[2] : d[2]; t = -d[1]; }
+    double nx = floor((s / ma + 1.0) / 2.0 * size), ny = floor((t / ma + 1.0) / 2.0 * size);
+    double hi = (double)size - 1.0;
+    out[1] = (uint32_t)(nx < 0.0 ? 0.0 : nx > hi ? hi : nx);
+    out[2] = (uint32_t)(ny < 0.0 ? 0.0 : ny > hi ? hi : ny);
+}
+
+/* Seamless cube filtering (Vulkan's cube map edge handling): a tap past one edge of its face reads the
+ * neighbouring face's texel there; a tap past a corner is the average of the footprint's other three. The
+ * cube is the six layers from the view layer's face 0; w8 are the eight-bit fractions (1/256 units). */
+RT_FN void rt_img_cube_bilinear(const rt_img_view_t *v, int32_t level, int64_t layer, const int64_t lo[3],
+                                const double w8[3], uint32_t size, float out[4], int *err) {
+    uint32_t face = (uint32_t)(layer % 6);
+    int64_t first = layer - face;
+    float taps[4][4];
+    int missing = -1;
+    for (int corner = 0; corner < 4; corner++) {
+        int64_t x = lo[0] + (corner & 1), y = lo[1] + (corner >> 1);
+        int out_x = x < 0 || x >= (int64_t)size, out_y = y < 0 || y >= (int64_t)size;
+        for (int c = 0; c < 4; c++) taps[corner][c] = 0.0f;
+        if (out_x && out_y) { missing = corner; continue; }
+        uint32_t at[3] = {face, (uint32_t)x, (uint32_t)y};
+        if (out_x || out_y) rt_img_cube_across(face, x, y, size, at);
+        int64_t t = rt_img_texel(v, level, first + at[0], at[1], at[2], 0, err);
+        if (*err) return;
+        if (t < 0) continue;
+        uint32_t ch[4];
+        rt_img_channels(v, t, ch);
+        for (int c = 0; c < 4; c++) taps[corner][c] = rt_img_f(ch[c]);
+    }
+    if (missing >= 0) {
+        for (int c = 0; c < 4; c++) {
+            double sum = 0.0;
+            for (int k = 0; k < 4; k++) sum += k == missing ? 0.0 : (double)taps[k][c];
+            taps[missing][c] = (float)(sum / 3.0);
+        }
+    }
+    double acc[4] = {0, 0, 0, 0};
+    for (int corner = 0; corner < 4; corner++) {
+        double wt = ((corner & 1) ? w8[0] : 256.0 - w8[0]) / 256.0 * (((corner >> 1) & 1) ? w8[1] : 256.0 - w8[1]) / 256.0;
+        for (int c = 0; c < 4; c++) acc[c] += wt * (double)taps[corner][c];
+    }
+    for (int c = 0; c < 4; c++) out[c] = (float)acc[c];
+}
+
 /* One level's filtered texel. */
 RT_FN void rt_img_filter_level(const rt_img_view_t *v, const rt_ssharp_t *s, int unnorm, const rt_img_at_t *at,
                                int bilinear, int64_t layer, int32_t view_level, const float border[4], float out[4],
@@ -862,6 +950,10 @@ RT_FN void rt_img_filter_level(const rt_img_view_t *v, const rt_ssharp_t *s, int
         double c = p[a] - 0.5;
         lo[a] = rt_img_tol(floor(c));
         w8[a] = rt_img_frac8(c - (double)lo[a]);
+    }
+    if (at->cube) {
+        rt_img_cube_bilinear(v, level, layer, lo, w8, n[0], out, err);
+        return;
     }
     double acc[4] = {0, 0, 0, 0};
     for (int corner = 0; corner < (1 << axes); corner++) {
@@ -968,6 +1060,7 @@ RT_FN double rt_img_derived_lod(const rt_img_view_t *v, int unnorm, const rt_img
 
 /* The per-instruction checks of image_sample*: RT_IMG_OK or the fault. */
 RT_FN int rt_img_sample_check(const rt_img_view_t *v, uint32_t dim) {
+    if (v->null_desc || rt_img_msaa(v->t.type)) return RT_IMG_E_TYPE;
     if (dim >= 6) return RT_IMG_E_DIM;
     if (v->levels <= 0) return RT_IMG_E_NOLEVEL;
     if (dim == 3 && v->levels != 1) return RT_IMG_E_CUBE;
@@ -980,6 +1073,7 @@ RT_FN void rt_img_sample_at(uint32_t dim, int a16, const uint32_t *addr, rt_img_
     uint32_t n = rt_img_coords(dim);
     at->three_d = dim == 2;
     at->two_d = dim == 1 || dim == 5 || dim == 2 || dim == 3;
+    at->cube = dim == 3;
     at->u = rt_img_addr_float(addr, a16, 0);
     at->v = at->two_d ? rt_img_addr_float(addr, a16, 1) : 0.5f;
     at->r = at->three_d ? rt_img_addr_float(addr, a16, 2) : 0.5f;
@@ -989,6 +1083,13 @@ RT_FN void rt_img_sample_at(uint32_t dim, int a16, const uint32_t *addr, rt_img_
            face, whose number is the third value; the face is read as a layer at (s - 1, t - 1) */
         at->u -= 1.0f;
         at->v -= 1.0f;
+        /* the slice is face + 8 * cube (v_cubeid plus 8 times a cube array's index): the cube's faces are
+           layers 6 * cube .. 6 * cube + 5 */
+        double id = floor((double)at->slice + 0.5);
+        if (id >= 0.0 && id < 8.0 * 8192.0) {
+            uint32_t k = (uint32_t)id;
+            at->slice = (float)((k >> 3) * 6u + (k & 7u));
+        }
     }
 }
 
@@ -998,15 +1099,6 @@ RT_FN void rt_img_cube_sampler(rt_ssharp_t *s) {
     s->clamp[1] = RT_AM_CLAMP_LAST;
 }
 
-/* A bilinear cube sample must keep its four taps inside the face: RT_IMG_E_CUBE when they reach across an edge. */
-RT_FN int rt_img_cube_within(const rt_img_view_t *v, const rt_ssharp_t *s, int unnorm, const rt_img_at_t *at) {
-    if (rt_img_fmt_integer(&v->fmt) || (s->mag == 0 && s->min == 0)) return RT_IMG_OK;
-    int32_t level = rt_img_image_level(v, 0);
-    double w = (double)rt_img_vw(v, level), h = (double)rt_img_vh(v, level);
-    double x = unnorm ? (double)at->u : (double)at->u * w;
-    double y = unnorm ? (double)at->v : (double)at->v * h;
-    return x >= 0.5 && x <= w - 0.5 && y >= 0.5 && y <= h - 0.5 ? RT_IMG_OK : RT_IMG_E_CUBE;
-}
 
 /* image_sample, _lz, _l for one lane (lod already formed: 0, the address's LOD, or derived + bias); returns the
  * VGPR count written to out. */

@@ -46,7 +46,8 @@ class ImageBundleTest {
         assertEquals(DataFormat.FMT_16_16_VALUE, x.getInt(r + 16));
         assertEquals(NumericFormat.NUM_UNORM_VALUE, x.getInt(r + 20));
         assertArrayEquals(new int[] {2, 2, 1, 3, 2, 4}, new int[] {x.getInt(r + 24), x.getInt(r + 28), x.getInt(r + 32),
-                x.getInt(r + 36), x.getInt(r + 40), x.getInt(r + 44)}, "extents (depth at least 1), levels, bpt");
+                x.getInt(r + 36), x.getShort(r + 40), x.getInt(r + 44)}, "extents (depth at least 1), levels, bpt");
+        assertEquals(1, x.getShort(r + 42), "samples a texel of a single-sampled image");
         long offA = x.getLong(16 + 48);
         long offB = x.getLong(r + 48);
         assertEquals(144, offA, "texels after the records, 16-aligned");
