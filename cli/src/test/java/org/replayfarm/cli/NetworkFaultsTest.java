@@ -91,6 +91,24 @@ class NetworkFaultsTest {
         run.assertFinishedWhole();
     }
 
+    @Test
+    @EnabledIfSystemProperty(named = "replay.chaos", matches = "all")
+    void twenty_percent_loss_for_the_whole_job_with_an_evaluator_killed_still_finishes_the_job_whole() throws Exception {
+        Run run = run(ChaosDriver.Schedule.LOSS_AND_KILL);
+        assertTrue(run.events.stream().anyMatch(e -> e.kind() == Kind.NOTE && e.detail().startsWith("killed eval-1")),
+                "eval-1 was killed mid-job: " + run.events);
+        run.assertFinishedWhole();
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "replay.chaos", matches = "all")
+    void a_link_flapping_every_two_seconds_leaves_the_job_finished_whole() throws Exception {
+        Run run = run(ChaosDriver.Schedule.FLAPPING);
+        assertTrue(run.events.stream().filter(e -> e.kind() == Kind.FAULT).count() >= 2, "the link flapped: " + run.events);
+        run.exited(); // whatever the resolver downed exited 2 (down-all-when-unstable may down every node)
+        run.assertFinishedWhole();
+    }
+
     /** A schedule's history, read back, with what replay eval gives for the capture. */
     private record Run(List<Event> events, String sha, String expected, Path dir) {
         List<String> exited() {

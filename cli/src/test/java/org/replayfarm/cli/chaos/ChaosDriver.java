@@ -39,7 +39,11 @@ public final class ChaosDriver {
         /** one evaluator's packets to the coordinator dropped; the coordinator's to it still delivered */
         ONE_WAY("one-way", 2),
         /** the coordinator and one evaluator | the two other evaluators */
-        HALVES("halves", 3);
+        HALVES("halves", 3),
+        /** 20% of the packets between every two nodes lost, both ways, for the rest of the job; one evaluator SIGKILLed */
+        LOSS_AND_KILL("loss-and-kill", 2),
+        /** the link between the coordinator and one evaluator cut and healed every 2 s, five times */
+        FLAPPING("flapping", 2);
 
         final String id;
         final int evaluators;
@@ -115,6 +119,11 @@ public final class ChaosDriver {
             for (Node e : evaluators) {
                 EvalGate.holdProcess(gate, nodes.process(e).pid()); // the job cannot end before the fault
             }
+            if (schedule == Schedule.LOSS_AND_KILL || schedule == Schedule.FLAPPING) {
+                supervisedFaults(watcher, evaluators);
+                client.observe(url, job).ifPresent(history::record);
+                return;
+            }
             List<Node> released = fault();
             for (Node e : released) {
                 EvalGate.releaseProcess(gate, nodes.process(e).pid());
@@ -146,6 +155,87 @@ public final class ChaosDriver {
         }
         // one last look, after the watcher: the end it saw must still be the end
         client.observe(url, job).ifPresent(history::record);
+    }
+
+    /**
+     * The faults that need no decision to wait for: applied while the job runs, with every node that exits started
+     * again as its supervisor would; then healed, and the job followed to its end.
+     */
+    private void supervisedFaults(JobWatcher watcher, List<Node> evaluators) throws Exception {
+        Node c = nodes.coordinator();
+        List<Node> noted = new ArrayList<>();
+        if (schedule == Schedule.LOSS_AND_KILL) {
+            List<Node> all = nodes.all();
+            for (Node a : all) {
+                for (Node b : all) {
+                    if (a != b) {
+                        net.loss(a.host(), b.host(), 20);
+                    }
+                }
+            }
+            history.record(history.now(Kind.FAULT).detail(schedule.id + ": " + String.join("; ", net.rules()))
+                    .nodes(all.stream().map(Node::address).toList()));
+            for (Node e : evaluators) {
+                EvalGate.releaseProcess(gate, nodes.process(e).pid());
+            }
+            Node killed = nodes.evaluator(1);
+            long before = watcher.groupsDone();
+            Await.until("the job going on under loss", Duration.ofSeconds(120),
+                    () -> watcher.groupsDone() > before || watcher.end().isPresent());
+            nodes.process(killed).destroyForcibly();
+            nodes.process(killed).waitFor();
+            noted.add(killed);
+            history.record(history.now(Kind.NOTE).node(killed.address()).detail("killed " + killed.name() + " (SIGKILL)"));
+            // the loss stays for the rest of the job; the killed evaluator is started again, as its supervisor would
+            Await.until("job " + watcher.job() + " ending under 20% loss", Duration.ofSeconds(300), () -> {
+                supervise(noted);
+                return watcher.end().isPresent();
+            });
+        } else {
+            // only the evaluator behind the flapping link evaluates while it flaps: the job cannot end before
+            Node e2 = nodes.evaluator(2);
+            EvalGate.releaseProcess(gate, nodes.process(e2).pid());
+            for (int i = 0; i < 5; i++) {
+                net.partition(c.host(), e2.host());
+                history.record(history.now(Kind.FAULT).detail(schedule.id + " " + (i + 1) + "/5: "
+                        + String.join("; ", net.rules())).nodes(List.of(e2.address())));
+                Thread.sleep(2000); // the schedule's own clock: the link is down 2 s, then up 2 s
+                net.heal();
+                history.record(history.now(Kind.HEAL));
+                Thread.sleep(2000);
+                supervise(noted);
+            }
+            for (Node e : evaluators) {
+                if (nodes.alive(e)) {
+                    EvalGate.releaseProcess(gate, nodes.process(e).pid());
+                }
+            }
+        }
+        net.heal();
+        history.record(history.now(Kind.HEAL));
+        Await.until("job " + watcher.job() + " ending", Duration.ofSeconds(300), () -> {
+            supervise(noted);
+            return watcher.end().isPresent();
+        });
+        awaitWholeSupervised(c, noted);
+    }
+
+    /** Every node that exited since last looked at is recorded and started again (its supervisor's part). */
+    private void supervise(List<Node> noted) throws IOException, InterruptedException {
+        noteExits(noted);
+        if (nodes.all().stream().anyMatch(n -> !nodes.alive(n))) {
+            restartExited();
+            noted.clear(); // every node runs again: a later exit is a new one
+        }
+    }
+
+    /** As {@link #awaitWhole}, starting again any node that exits meanwhile. */
+    private void awaitWholeSupervised(Node observer, List<Node> noted) throws InterruptedException {
+        Await.until("every node up as " + observer.name() + " sees it", Duration.ofSeconds(180), () -> {
+            supervise(noted);
+            return nodes.alive(observer) && nodes.upMembers(observer).size() == nodes.all().size()
+                    && nodes.unreachable(observer).isEmpty();
+        });
     }
 
     /** Applies the schedule's fault and records it; the evaluators on the side expected to go on. */

@@ -109,7 +109,11 @@ public final class Job {
     private final JobSpec spec;
     private final ActorRef<org.replayfarm.proto.SliceTask> shards;
     private final Listener listener;
-    private final JobState state;
+    private JobState state;
+    /** The state whose released slices were merged last. */
+    private JobState mergedFrom;
+    /** The job's clock (nanoseconds, monotonic): deadlines, rates and progress read it, never the system's directly. */
+    private final java.util.function.LongSupplier clock;
     private final Evaluation.Totals totals;
     private final String replyTo;
     private final ActorRef<org.replayfarm.proto.NodeDraining> drainingRef;
@@ -121,7 +125,7 @@ public final class Job {
     /** Evaluator members up whose shard region the sharding coordinator has not confirmed yet: slots. */
     private final Map<String, Integer> unconfirmed = new HashMap<>();
     private final akka.actor.ActorRef regionsRef;
-    private final long started = System.nanoTime();
+    private final long started;
     private long lastProgress;
     private ActorRef<Journal.LogCommand> log;
     /** Groups that had finished before this run of the job (read back from its journal). */
@@ -131,8 +135,10 @@ public final class Job {
     private final Map<String, Long> groupsByNode = new java.util.TreeMap<>();
 
     private Job(ActorContext<Command> ctx, JobSpec spec, ActorRef<org.replayfarm.proto.SliceTask> shards, Config config,
-                Listener listener) {
+                Listener listener, java.util.function.LongSupplier clock) {
         this.ctx = ctx;
+        this.clock = clock;
+        this.started = clock.getAsLong();
         this.spec = spec;
         this.shards = shards;
         this.listener = listener;
@@ -151,9 +157,15 @@ public final class Job {
 
     public static Behavior<Command> create(JobSpec spec, ActorRef<org.replayfarm.proto.SliceTask> shards, Config config,
                                            Listener listener) {
+        return create(spec, shards, config, listener, System::nanoTime);
+    }
+
+    /** A job whose deadlines and figures read {@code clock} (nanoseconds, monotonic). */
+    public static Behavior<Command> create(JobSpec spec, ActorRef<org.replayfarm.proto.SliceTask> shards, Config config,
+                                           Listener listener, java.util.function.LongSupplier clock) {
         // first the job's log (Journal.Log) reads back what an earlier run of this job recorded
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(1000, stash -> {
-            Job job = new Job(ctx, spec, shards, config, listener);
+            Job job = new Job(ctx, spec, shards, config, listener, clock);
             job.log = ctx.spawn(Journal.Log.create(spec.jobId(),
                     ctx.messageAdapter(Journal.Recovered.class, Replayed::new)), "log");
             return Behaviors.receive(Command.class)
@@ -173,11 +185,10 @@ public final class Job {
      */
     private Behavior<Command> resume(Journal.Recovered r, TimerScheduler<Command> timers, Duration tick) {
         for (com.google.protobuf.Message m : r.events()) {
-            state.updated(Journal.decode(m));
+            state = state.updated(Journal.decode(m));
+            merge(); // the attempts the event stopped were of a run before the restart: nothing of them runs now
         }
-        merge();
-        state.takeStopped(); // attempts of a run before the restart: nothing of them runs now
-        state.updated(new JobState.Restarted());
+        state = state.updated(new JobState.Restarted());
         if (!r.events().isEmpty()) {
             resumed = state.groupsFinished();
             ctx.getLog().info("job {}: resumed from its journal: {} of {} groups had finished ({} merged); the rest is "
@@ -218,8 +229,8 @@ public final class Job {
 
     private Behavior<Command> onCancel(Cancel c) {
         stopLiveAttempts();
-        state.updated(new JobState.Cancelled());
-        double seconds = (System.nanoTime() - started) / 1e9;
+        state = state.updated(new JobState.Cancelled());
+        double seconds = (clock.getAsLong() - started) / 1e9;
         ctx.getLog().info("job {}: cancelled with {} of {} groups finished ({} merged); {} slice(s) in flight are dropped",
                 spec.jobId(), state.groupsFinished(), spec.totalGroups(), state.groupsMerged(), state.inFlight());
         listener.stats(stats());
@@ -263,7 +274,7 @@ public final class Job {
             akka.actor.Address a = region.hasLocalScope() ? self : region;
             Integer slots = unconfirmed.remove(a.toString());
             if (slots != null) {
-                state.updated(new JobState.NodeUp(a.toString(), slots));
+                state = state.updated(new JobState.NodeUp(a.toString(), slots));
             }
         }
         return pumpOrFinish();
@@ -278,14 +289,14 @@ public final class Job {
             // whatever it still holds goes elsewhere when it exits or at the slice's deadline
             ctx.getLog().info("job {}: evaluator {} is leaving; it gets no new slices", spec.jobId(),
                     left.member().address());
-            state.updated(new JobState.NodeLeaving(left.member().address().toString()));
+            state = state.updated(new JobState.NodeLeaving(left.member().address().toString()));
         } else if (e instanceof ClusterEvent.MemberExited
                 || e instanceof ClusterEvent.MemberRemoved || e instanceof ClusterEvent.MemberDowned) {
             Member gone = ((ClusterEvent.MemberEvent) e).member();
             if (gone.hasRole(EvaluatorSharding.ROLE)) {
                 ctx.getLog().info("job {}: evaluator {} left ({}); its slices go elsewhere", spec.jobId(), gone.address(),
                         e.getClass().getSimpleName());
-                state.updated(new JobState.NodeGone(gone.address().toString()));
+                state = state.updated(new JobState.NodeGone(gone.address().toString()));
                 unconfirmed.remove(gone.address().toString());
             }
         }
@@ -296,7 +307,7 @@ public final class Job {
         String node = d.notice().getNodeAddress();
         ctx.getLog().info("job {}: evaluator {} is draining; it gets no new slices and finishes the ones it holds",
                 spec.jobId(), node);
-        state.updated(new JobState.NodeLeaving(node));
+        state = state.updated(new JobState.NodeLeaving(node));
         unconfirmed.remove(node);
         return pumpOrFinish();
     }
@@ -305,7 +316,7 @@ public final class Job {
         if (r.event() instanceof ClusterEvent.UnreachableMember u && u.member().hasRole(EvaluatorSharding.ROLE)) {
             ctx.getLog().warn("job {}: evaluator {} is unreachable; its slices go elsewhere", spec.jobId(),
                     u.member().address());
-            state.updated(new JobState.NodeGone(u.member().address().toString()));
+            state = state.updated(new JobState.NodeGone(u.member().address().toString()));
             unconfirmed.remove(u.member().address().toString());
         } else if (r.event() instanceof ClusterEvent.ReachableMember back && back.member().status() == MemberStatus.up()) {
             up(back.member());
@@ -314,8 +325,8 @@ public final class Job {
     }
 
     private Behavior<Command> onTick() {
-        for (JobState.AttemptExpired e : state.expire(System.nanoTime())) {
-            state.updated(e);
+        for (JobState.AttemptExpired e : state.expire(clock.getAsLong())) {
+            state = state.updated(e);
             ctx.getLog().warn("job {}: attempt {} of slice {} passed its deadline; {}", spec.jobId(), e.attempt(),
                     e.sliceId(), e.resend() ? "sending the slice once more (it keeps running where it is)"
                             : "it is not sent again");
@@ -350,7 +361,7 @@ public final class Job {
         JobState.Accepted a = verdict.accepted();
         if (verdict.event() != null) {
             Map<String, String> retiredBefore = state.retired();
-            state.updated(verdict.event());
+            state = state.updated(verdict.event());
             log.tell(new Journal.Append(Journal.encode(verdict.event())));
             state.retired().forEach((node, why) -> {
                 if (!retiredBefore.containsKey(node)) {
@@ -372,7 +383,7 @@ public final class Job {
             }
         }
         // the losing attempt of a slice another attempt finished is stopped as a cancelled job's slices are
-        for (JobState.LiveAttempt lost : state.takeStopped()) {
+        for (JobState.LiveAttempt lost : state.stopped()) {
             shards.tell(SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
                     .setSliceId(lost.sliceId()).setAttempt(lost.attempt()).setTargetNode(lost.node()).setCancel(true)
                     .build());
@@ -401,9 +412,13 @@ public final class Job {
                 c.getInt("max-slice-failures"), c.getInt("node-failure-limit"));
     }
 
-    /** Merges the slices released in group order. */
+    /** Merges the slices the last event released, in group order (once: a state's releases are merged once). */
     private void merge() {
-        for (JobState.Ready ready : state.takeMergeable()) {
+        if (state == mergedFrom) {
+            return;
+        }
+        mergedFrom = state;
+        for (JobState.Ready ready : state.released()) {
             try {
                 SliceResult result = parsed.remove(ready.sliceId());
                 if (result == null) { // read back from the journal (a resumed job): only its bytes are kept
@@ -443,8 +458,8 @@ public final class Job {
     }
 
     private void pump() {
-        for (JobState.SliceSent s : state.dispatch(System.nanoTime())) {
-            state.updated(s);
+        for (JobState.SliceSent s : state.dispatch(clock.getAsLong())) {
+            state = state.updated(s);
             SliceTask.Builder task = SliceTask.newBuilder().setJobId(spec.jobId()).setCaptureSha256(spec.captureSha256())
                     .setCaptureUrl(spec.captureUrl()).setSliceId(s.sliceId()).setAttempt(s.attempt()).setReplyTo(replyTo).setDrainTo(drainTo)
                     .setBudget(spec.budget()).setTargetNode(s.node());
@@ -467,7 +482,7 @@ public final class Job {
      * store; this actor waits for them and then reports the job finished with the diff's figures.
      */
     private Behavior<Command> finish() {
-        Duration wall = Duration.ofNanos(System.nanoTime() - started);
+        Duration wall = Duration.ofNanos(clock.getAsLong() - started);
         java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
         // the merge's last step may run groups again in order (order-dependent atomics): off this actor's thread
         ctx.pipeToSelf(java.util.concurrent.CompletableFuture.supplyAsync(() -> totals.outcome(wall, spec.reportThreads()),
@@ -552,7 +567,7 @@ public final class Job {
         listener.stats(stats());
         listener.progress(new JobProgress(spec.jobId(), spec.captureSha256(), "failed", spec.totalGroups(),
                 state.groupsFinished(), 0, -1, totals.faults(), totals.waveInstructions(), why,
-                figures((System.nanoTime() - started) / 1e9)));
+                figures((clock.getAsLong() - started) / 1e9)));
         return Behaviors.stopped();
     }
 
@@ -562,7 +577,7 @@ public final class Job {
     }
 
     private void report(boolean force) {
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         if (!force && now - lastProgress < 100_000_000L) {
             return;
         }

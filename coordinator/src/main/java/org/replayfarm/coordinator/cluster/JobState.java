@@ -7,16 +7,26 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import org.pcollections.HashTreePMap;
+import org.pcollections.HashTreePSet;
+import org.pcollections.OrderedPMap;
+import org.pcollections.PMap;
+import org.pcollections.PSet;
+import org.pcollections.PSortedMap;
+import org.pcollections.PVector;
+import org.pcollections.TreePMap;
+import org.pcollections.TreePVector;
 
 /**
- * Where a job's slices stand, as a plain value the job actor drives (no Akka here), shaped as the
- * akka-samples' {@code WorkState}: every change is an {@link Event} applied by {@link #updated}; the
- * decisions ({@link #dispatch}, {@link #expire}, {@link #result}) only compute the events to apply.
+ * Where a job's slices stand, as an immutable value the job actor drives (no Akka here), shaped as the
+ * akka-samples' {@code WorkState}: {@link #updated} applies an {@link Event} and returns the next state,
+ * the only way a state changes; the decisions ({@link #dispatch}, {@link #expire}, {@link #result}) only
+ * compute the events to apply, and take the time from the caller (the job's injected clock). What an
+ * event releases for merging and the attempts it stops are part of the state it gives ({@link #released},
+ * {@link #stopped}). The parts are persistent collections, so a new state shares all but what changed.
  *
  * <p>Two kinds of event. The {@link Durable} ones are what a job's journal keeps: a slice's result
  * ({@link SliceFinished}, with its payload, so a restarted job merges it again without recomputing it),
@@ -31,8 +41,10 @@ import java.util.TreeMap;
  * another attempt nor counts toward the slice's failure limit. A failed slice goes to a node that has not
  * failed it where one is up; a node that fails {@code nodeFailureLimit} attempts in a row leaves the job's
  * rotation ({@link #retired}, with the reason). A slice past its deadline is sent once more (a speculative
- * copy; the late attempt keeps its slot until it answers or its node leaves) and never again for a
- * deadline, so a runaway group costs at most one extra attempt.
+ * copy; the late attempt keeps its slot for as long again, then gives it back); each further copy, sent only
+ * when no attempt of the slice is in time, has twice the time of the one before. So a runaway group costs
+ * a number of extra attempts logarithmic in its run time, and a result lost on the way (a node that stays
+ * up and reachable but whose answer never comes) is sent again, never waited for for ever.
  *
  * <p>Memory stays flat however many groups the job has: no more slices are outstanding than the nodes'
  * windows add up to, so the buffer of slices waiting for an earlier one is bounded by the window. Only
@@ -67,13 +79,16 @@ public final class JobState {
 
     /**
      * Attempt {@code attempt} of slice {@code sliceId} (groups {@code start} to {@code start + count}) goes
-     * to {@code node}, due by {@code deadline}; {@code planned}: the slice is new.
+     * to {@code node} at {@code sent}, due by {@code deadline}; {@code planned}: the slice is new.
      */
-    public record SliceSent(long sliceId, long start, int count, int attempt, String node, long deadline,
+    public record SliceSent(long sliceId, long start, int count, int attempt, String node, long sent, long deadline,
                             boolean planned) implements Event {
     }
 
-    /** An attempt passed its deadline; {@code resend}: the slice is sent once more (at most once a slice). */
+    /**
+     * An attempt passed its deadline: one in time becomes late, a late one is given up (see {@link #expire});
+     * {@code resend}: the slice is sent once more.
+     */
     public record AttemptExpired(long sliceId, int attempt, boolean resend) implements Event {
     }
 
@@ -114,27 +129,65 @@ public final class JobState {
     public record Ready(long sliceId, long start, int count, byte[] payload) {
     }
 
-    private static final class Slice {
-        final long id;
-        final long start;
-        final int count;
-        int attempts;           // the highest attempt number sent
-        int failures;           // attempts that failed while no newer one ran
-        boolean speculated;     // sent once more for a deadline already
-        boolean queued;         // waiting in the resend queue
-        final Map<Integer, Attempt> live = new LinkedHashMap<>();
-        final Set<String> failedOn = new HashSet<>();
-        byte[] hash;            // set once finished
-        byte[] payload;
+    /** A slice planned and not merged yet (or merged while late attempts of it still run). */
+    private record Slice(long id, long start, int count, int attempts, int failures, int copies,
+                         PSortedMap<Integer, Attempt> live, PSet<String> failedOn, byte[] hash, byte[] payload) {
+        static Slice planned(long id, long start, int count) {
+            return new Slice(id, start, count, 0, 0, 0, TreePMap.empty(), HashTreePSet.empty(), null, null);
+        }
 
-        Slice(long id, long start, int count) {
-            this.id = id;
-            this.start = start;
-            this.count = count;
+        Slice live(PSortedMap<Integer, Attempt> l) {
+            return new Slice(id, start, count, attempts, failures, copies, l, failedOn, hash, payload);
+        }
+
+        Slice sent(int attempt, Attempt a) {
+            return new Slice(id, start, count, Math.max(attempts, attempt), failures, copies, live.plus(attempt, a),
+                    failedOn, hash, payload);
+        }
+
+        Slice copies(int c) {
+            return new Slice(id, start, count, attempts, failures, c, live, failedOn, hash, payload);
+        }
+
+        /** Whether an attempt other than {@code attempt} still runs in time or late (not given up). */
+        boolean othersActive(int attempt) {
+            for (Map.Entry<Integer, Attempt> a : live.entrySet()) {
+                if (a.getKey() != attempt && a.getValue().stage() != Stage.GIVEN_UP) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        Slice failedOn(String node) {
+            return new Slice(id, start, count, attempts, failures + 1, copies, live, failedOn.plus(node), hash,
+                    payload);
+        }
+
+        Slice finished(byte[] h, byte[] p) {
+            return new Slice(id, start, count, attempts, failures, copies, TreePMap.empty(), failedOn, h, p);
+        }
+
+        Slice merged() {
+            return new Slice(id, start, count, attempts, failures, copies, live, failedOn, hash, null);
         }
     }
 
-    private record Attempt(String node, long deadline) {
+    /**
+     * Where an attempt stands against its deadline: in time; {@code LATE}: past its deadline, still holding
+     * its node's slot for one more span (sent at {@code sent}, due at {@code deadline}); {@code GIVEN_UP}:
+     * past that too, its slot free (its result would still count; it is still stopped when its slice ends).
+     */
+    private enum Stage { IN_TIME, LATE, GIVEN_UP }
+
+    private record Attempt(String node, long sent, long deadline, Stage stage) {
+        boolean holdsSlot() {
+            return stage != Stage.GIVEN_UP;
+        }
+    }
+
+    /** Groups {@code start} to {@code start + count} a restart left unplanned. */
+    private record Hole(long start, long count) {
     }
 
     /**
@@ -145,66 +198,105 @@ public final class JobState {
 
     private final long total;
     private final Settings settings;
-    private final Map<String, Integer> capacity = new LinkedHashMap<>();
-    private final Map<String, Integer> inFlight = new HashMap<>();
-    private final Map<String, Integer> failuresInARow = new HashMap<>();
-    private final Map<String, String> retired = new LinkedHashMap<>();
-    private final Map<Long, Slice> outstanding = new HashMap<>();
-    private final Deque<Slice> resend = new ArrayDeque<>();
-    private final Deque<long[]> holes = new ArrayDeque<>(); // group ranges to plan again after a restart
-    private final TreeMap<Long, Slice> finished = new TreeMap<>();
-    private final Map<Long, byte[]> mergedHashes = new HashMap<>();
-    private final List<Ready> ready = new ArrayList<>();
-    /** Attempts no longer wanted (their slice finished by another attempt): the job tells their nodes to stop them. */
-    private final List<LiveAttempt> stopped = new ArrayList<>();
-    private long nextStart;
-    private long nextSliceId;
-    private long mergedUpTo;
-    private long groupsFinished;
-    private double nanosPerGroup = -1;
-    private long duplicates;
-    private long nondeterministic;
-    private long resent;
-    private String failure;
-    private boolean cancelled;
+    private final PMap<String, Integer> capacity;        // in the order nodes came up (ties go to the first)
+    private final PMap<String, Integer> inFlight;
+    private final PMap<String, Integer> failuresInARow;
+    private final PMap<String, String> retired;
+    private final PSortedMap<Long, Slice> outstanding;  // by slice id
+    private final PVector<Long> resend;                 // slice ids queued to be sent again, oldest first
+    private final PVector<Hole> holes;                  // group ranges to plan again after a restart
+    private final PSortedMap<Long, Long> finished;      // first group -> slice id: finished, not merged yet
+    private final PMap<Long, byte[]> mergedHashes;
+    private final PVector<Ready> released;              // by the last event applied
+    private final PVector<LiveAttempt> stopped;         // by the last event applied
+    private final long nextStart;
+    private final long nextSliceId;
+    private final long mergedUpTo;
+    private final long groupsFinished;
+    private final double nanosPerGroup;
+    private final long duplicates;
+    private final long nondeterministic;
+    private final long resent;
+    private final String failure;
+    private final boolean cancelled;
 
     public JobState(long totalGroups, Settings settings) {
-        this.total = totalGroups;
-        this.settings = settings;
+        this(new Next(totalGroups, settings));
     }
 
-    /** Applies one event (live, or replayed from the journal) and returns this state. */
+    private JobState(Next n) {
+        total = n.total;
+        settings = n.settings;
+        capacity = n.capacity;
+        inFlight = n.inFlight;
+        failuresInARow = n.failuresInARow;
+        retired = n.retired;
+        outstanding = n.outstanding;
+        resend = n.resend;
+        holes = n.holes;
+        finished = n.finished;
+        mergedHashes = n.mergedHashes;
+        released = n.released;
+        stopped = n.stopped;
+        nextStart = n.nextStart;
+        nextSliceId = n.nextSliceId;
+        mergedUpTo = n.mergedUpTo;
+        groupsFinished = n.groupsFinished;
+        nanosPerGroup = n.nanosPerGroup;
+        duplicates = n.duplicates;
+        nondeterministic = n.nondeterministic;
+        resent = n.resent;
+        failure = n.failure;
+        cancelled = n.cancelled;
+    }
+
+    /**
+     * The state after {@code event} (live, or replayed from the journal); this one is unchanged. What the
+     * event released for merging and the attempts it made unwanted are the new state's {@link #released}
+     * and {@link #stopped} (empty after any other event).
+     */
     public JobState updated(Event event) {
+        Next n = new Next(this);
         // Java 17: no pattern switch; the interface is sealed, so this chain covers every event
         if (event instanceof NodeUp e) {
-            if (!retired.containsKey(e.node())) {
-                capacity.put(e.node(), Math.max(1, e.slots()));
-                inFlight.putIfAbsent(e.node(), 0);
+            if (!n.retired.containsKey(e.node())) {
+                n.capacity = n.capacity.plus(e.node(), Math.max(1, e.slots()));
+                if (!n.inFlight.containsKey(e.node())) {
+                    n.inFlight = n.inFlight.plus(e.node(), 0);
+                }
             }
         } else if (event instanceof NodeLeaving e) {
-            capacity.remove(e.node());
+            n.capacity = n.capacity.minus(e.node());
         } else if (event instanceof NodeGone e) {
-            gone(e.node());
+            n.gone(e.node());
         } else if (event instanceof SliceSent e) {
-            sent(e);
+            n.sent(e);
         } else if (event instanceof AttemptExpired e) {
-            expired(e);
+            n.expired(e);
         } else if (event instanceof Restarted) {
-            restarted();
+            n.restarted();
         } else if (event instanceof Cancelled) {
-            cancelled = true;
-            resend.clear();
-            ready.clear();
-            finished.clear();
-            capacity.clear();
+            n.cancelled = true;
+            n.resend = TreePVector.empty();
+            n.finished = TreePMap.empty();
+            n.capacity = OrderedPMap.empty();
         } else if (event instanceof SliceFinished e) {
-            finished(e);
+            n.finished(e);
         } else if (event instanceof AttemptFailed e) {
-            failed(e);
+            n.failed(e);
         } else if (event instanceof ResultRepeated e) {
-            repeated(e);
+            n.repeated(e);
         }
-        return this;
+        return new JobState(n);
+    }
+
+    /** Every event of {@code events} applied in order to this state. */
+    public JobState updated(List<? extends Event> events) {
+        JobState s = this;
+        for (Event e : events) {
+            s = s.updated(e);
+        }
+        return s;
     }
 
     // ---- decisions: they compute events and change nothing ----
@@ -216,10 +308,10 @@ public final class JobState {
             return sends;
         }
         Map<String, Integer> busy = new HashMap<>(inFlight);
-        Iterator<Slice> again = resend.iterator();
+        Iterator<Long> again = resend.iterator();
         Set<Long> taken = new HashSet<>();
         Deque<long[]> gaps = new ArrayDeque<>();
-        holes.forEach(h -> gaps.add(h.clone()));
+        holes.forEach(h -> gaps.add(new long[] {h.start(), h.count()}));
         long start = nextStart;
         long id = nextSliceId;
         int planned = outstanding.size();
@@ -227,19 +319,20 @@ public final class JobState {
         while (true) {
             Slice s = null;
             while (again.hasNext()) {
-                Slice c = again.next();
-                if (c.hash == null && outstanding.containsKey(c.id) && taken.add(c.id)) {
+                Slice c = outstanding.get(again.next());
+                if (c != null && c.hash() == null && taken.add(c.id())) {
                     s = c;
                     break;
                 }
             }
             if (s != null) {
-                String node = freest(busy, s.failedOn);
+                String node = freest(busy, s.failedOn());
                 if (node == null) {
                     break;
                 }
                 busy.merge(node, 1, Integer::sum);
-                sends.add(new SliceSent(s.id, s.start, s.count, s.attempts + 1, node, now + deadline(s.count), false));
+                sends.add(new SliceSent(s.id(), s.start(), s.count(), s.attempts() + 1, node, now,
+                        now + (deadline(s.count()) << Math.min(s.copies(), 16)), false));
                 continue;
             }
             long sliceStart;
@@ -269,21 +362,41 @@ public final class JobState {
             }
             busy.merge(node, 1, Integer::sum);
             planned++;
-            sends.add(new SliceSent(id++, sliceStart, count, 1, node, now + deadline(count), true));
+            sends.add(new SliceSent(id++, sliceStart, count, 1, node, now, now + deadline(count), true));
         }
         return sends;
     }
 
-    /** The attempts whose deadline passed; the first expiry of a slice sends it once more. */
+    /**
+     * The attempts whose deadline passed by {@code now}. An attempt in time becomes late (it keeps its slot
+     * one more span, as long as it had); when no attempt of its unfinished slice is in time any more, the
+     * slice is sent once more ({@code resend}), each such copy given twice the time of the one before. A late
+     * attempt past that span is given up: its slot is free (a result lost on the way, or a node that stopped
+     * answering, would otherwise hold it for ever).
+     */
     public List<AttemptExpired> expire(long now) {
         List<AttemptExpired> out = new ArrayList<>();
         for (Slice s : outstanding.values()) {
-            boolean resendOnce = s.hash == null && !s.speculated;
-            for (Map.Entry<Integer, Attempt> a : s.live.entrySet()) {
-                if (a.getValue().deadline() != Long.MIN_VALUE && now - a.getValue().deadline() > 0) {
-                    out.add(new AttemptExpired(s.id, a.getKey(), resendOnce));
-                    resendOnce = false;
+            int inTime = 0;
+            List<Integer> due = new ArrayList<>();
+            for (Map.Entry<Integer, Attempt> a : s.live().entrySet()) {
+                Attempt at = a.getValue();
+                if (at.stage() == Stage.GIVEN_UP) {
+                    continue;
                 }
+                if (now - at.deadline() > 0) {
+                    if (at.stage() == Stage.IN_TIME) {
+                        due.add(a.getKey());
+                    } else {
+                        out.add(new AttemptExpired(s.id(), a.getKey(), false));
+                    }
+                } else if (at.stage() == Stage.IN_TIME) {
+                    inTime++;
+                }
+            }
+            for (int i = 0; i < due.size(); i++) {
+                boolean last = i == due.size() - 1;
+                out.add(new AttemptExpired(s.id(), due.get(i), last && inTime == 0 && s.hash() == null));
             }
         }
         return out;
@@ -303,271 +416,351 @@ public final class JobState {
             return new Verdict(Accepted.UNKNOWN, null);
         }
         if (!error.isEmpty()) {
-            long start = s == null ? -1 : s.start;
-            int count = s == null ? 0 : s.count;
+            long start = s == null ? -1 : s.start();
+            int count = s == null ? 0 : s.count();
             AttemptFailed e = new AttemptFailed(sliceId, start, count, attempt, node, error);
             return new Verdict(s == null || superseded(s, attempt) ? Accepted.STALE_FAILURE : Accepted.FAILED_ATTEMPT, e);
         }
-        byte[] known = merged != null ? merged : s.hash;
+        byte[] known = merged != null ? merged : s.hash();
         if (known != null) {
             boolean same = Arrays.equals(known, hash);
             return new Verdict(same ? Accepted.DUPLICATE : Accepted.NONDETERMINISTIC,
                     new ResultRepeated(sliceId, attempt, node, same));
         }
-        return new Verdict(Accepted.NEW, new SliceFinished(sliceId, s.start, s.count, attempt, node, hash, groups,
+        return new Verdict(Accepted.NEW, new SliceFinished(sliceId, s.start(), s.count(), attempt, node, hash, groups,
                 evalNanos, payload));
     }
 
     private static boolean superseded(Slice s, int attempt) {
-        if (s.hash != null) {
-            return true;
+        return s.hash() != null || s.othersActive(attempt);
+    }
+
+    // ---- event handlers: they build the next state ----
+
+    /** The next state while an event is applied: the current one's (persistent) parts, replaced one by one. */
+    private static final class Next {
+        final long total;
+        final Settings settings;
+        PMap<String, Integer> capacity = OrderedPMap.empty();
+        PMap<String, Integer> inFlight = HashTreePMap.empty();
+        PMap<String, Integer> failuresInARow = HashTreePMap.empty();
+        PMap<String, String> retired = OrderedPMap.empty();
+        PSortedMap<Long, Slice> outstanding = TreePMap.empty();
+        PVector<Long> resend = TreePVector.empty();
+        PVector<Hole> holes = TreePVector.empty();
+        PSortedMap<Long, Long> finished = TreePMap.empty();
+        PMap<Long, byte[]> mergedHashes = HashTreePMap.empty();
+        PVector<Ready> released = TreePVector.empty();
+        PVector<LiveAttempt> stopped = TreePVector.empty();
+        long nextStart;
+        long nextSliceId;
+        long mergedUpTo;
+        long groupsFinished;
+        double nanosPerGroup = -1;
+        long duplicates;
+        long nondeterministic;
+        long resent;
+        String failure;
+        boolean cancelled;
+
+        Next(long total, Settings settings) {
+            this.total = total;
+            this.settings = settings;
         }
-        for (int a : s.live.keySet()) {
-            if (a != attempt) {
-                return true;
+
+        Next(JobState s) {
+            total = s.total;
+            settings = s.settings;
+            capacity = s.capacity;
+            inFlight = s.inFlight;
+            failuresInARow = s.failuresInARow;
+            retired = s.retired;
+            outstanding = s.outstanding;
+            resend = s.resend;
+            holes = s.holes;
+            finished = s.finished;
+            mergedHashes = s.mergedHashes;
+            // released and stopped stay empty: they are what this event does
+            nextStart = s.nextStart;
+            nextSliceId = s.nextSliceId;
+            mergedUpTo = s.mergedUpTo;
+            groupsFinished = s.groupsFinished;
+            nanosPerGroup = s.nanosPerGroup;
+            duplicates = s.duplicates;
+            nondeterministic = s.nondeterministic;
+            resent = s.resent;
+            failure = s.failure;
+            cancelled = s.cancelled;
+        }
+
+        /** Keeps {@code s}, or drops it once it is merged and no attempt of it runs any more. */
+        void put(Slice s) {
+            if (s.hash() != null && s.live().isEmpty() && mergedHashes.containsKey(s.id())) {
+                outstanding = outstanding.minus(s.id());
+            } else {
+                outstanding = outstanding.plus(s.id(), s);
             }
         }
-        return false;
-    }
 
-    // ---- event handlers ----
-
-    private void gone(String node) {
-        capacity.remove(node);
-        inFlight.remove(node);
-        for (Slice s : outstanding.values()) {
-            s.live.values().removeIf(a -> a.node().equals(node));
-            queueIfIdle(s);
+        void gone(String node) {
+            capacity = capacity.minus(node);
+            inFlight = inFlight.minus(node);
+            for (Slice s : outstanding.values()) {
+                PSortedMap<Integer, Attempt> live = s.live();
+                for (Map.Entry<Integer, Attempt> a : s.live().entrySet()) {
+                    if (a.getValue().node().equals(node)) {
+                        live = live.minus(a.getKey());
+                    }
+                }
+                if (live != s.live()) {
+                    Slice t = s.live(live); // a node gone frees no slot of its own: it has none left
+                    put(t);
+                    queueIfIdle(t);
+                }
+            }
         }
-    }
 
-    private void sent(SliceSent e) {
-        Slice s;
-        if (e.planned()) {
-            s = new Slice(e.sliceId(), e.start(), e.count());
-            outstanding.put(s.id, s);
-            nextSliceId = Math.max(nextSliceId, e.sliceId() + 1);
-            long[] gap = holes.peek();
-            if (gap != null && gap[0] == e.start()) {
-                gap[0] += e.count();
-                gap[1] -= e.count();
-                if (gap[1] == 0) {
-                    holes.poll();
+        void sent(SliceSent e) {
+            Slice s;
+            if (e.planned()) {
+                s = Slice.planned(e.sliceId(), e.start(), e.count());
+                nextSliceId = Math.max(nextSliceId, e.sliceId() + 1);
+                Hole gap = holes.isEmpty() ? null : holes.get(0);
+                if (gap != null && gap.start() == e.start()) {
+                    holes = gap.count() == e.count() ? holes.minus(0)
+                            : holes.with(0, new Hole(gap.start() + e.count(), gap.count() - e.count()));
+                } else {
+                    nextStart = Math.max(nextStart, e.start() + e.count());
                 }
             } else {
-                nextStart = Math.max(nextStart, e.start() + e.count());
+                s = outstanding.get(e.sliceId());
+                if (s == null || s.hash() != null) {
+                    return;
+                }
+                resent++;
+                resend = resend.minus(Long.valueOf(s.id()));
             }
-        } else {
-            s = outstanding.get(e.sliceId());
-            if (s == null || s.hash != null) {
+            put(s.sent(e.attempt(), new Attempt(e.node(), e.sent(), e.deadline(), Stage.IN_TIME)));
+            inFlight = inFlight.plus(e.node(), inFlight.getOrDefault(e.node(), 0) + 1);
+        }
+
+        void expired(AttemptExpired e) {
+            Slice s = outstanding.get(e.sliceId());
+            if (s == null) {
                 return;
             }
-            resent++;
-            resend.remove(s);
-            s.queued = false;
-        }
-        s.attempts = Math.max(s.attempts, e.attempt());
-        s.live.put(e.attempt(), new Attempt(e.node(), e.deadline()));
-        inFlight.merge(e.node(), 1, Integer::sum);
-    }
-
-    private void expired(AttemptExpired e) {
-        Slice s = outstanding.get(e.sliceId());
-        if (s == null) {
-            return;
-        }
-        Attempt a = s.live.get(e.attempt());
-        if (a == null) {
-            return;
-        }
-        if (s.hash != null) {
-            // the slice finished; this late attempt no longer holds its node's slot
-            s.live.remove(e.attempt());
-            free(a.node());
-            return;
-        }
-        // the late attempt keeps running (and its slot); it is not timed again
-        s.live.put(e.attempt(), new Attempt(a.node(), Long.MIN_VALUE));
-        if (e.resend() && !s.speculated) {
-            s.speculated = true;
-            queue(s);
-        }
-    }
-
-    private void restarted() {
-        capacity.clear();
-        inFlight.clear();
-        resend.clear();
-        List<Slice> all = new ArrayList<>(outstanding.values());
-        all.sort((x, y) -> Long.compare(x.start, y.start));
-        for (Slice s : all) {
-            s.live.clear();
-            s.queued = false;
-            s.speculated = false;
-            queueIfIdle(s);
-        }
-    }
-
-    private void finished(SliceFinished e) {
-        if (cancelled) {
-            return;
-        }
-        Slice s = outstanding.get(e.sliceId());
-        if (s == null) {
-            // replayed from the journal: the slice was planned by a run before the restart
-            s = new Slice(e.sliceId(), e.start(), e.count());
-            outstanding.put(s.id, s);
-            nextSliceId = Math.max(nextSliceId, e.sliceId() + 1);
-            coverReplayed(e.start(), e.count());
-        }
-        if (s.hash != null) {
-            return;
-        }
-        Attempt a = s.live.remove(e.attempt());
-        if (a != null) {
-            free(a.node());
-        }
-        // the slice's other attempts (a copy sent at its deadline, or the late first one after its copy won) are not
-        // wanted: their slots are free now, and the job tells their nodes to stop them as a cancelled job's are
-        for (Map.Entry<Integer, Attempt> other : s.live.entrySet()) {
-            free(other.getValue().node());
-            stopped.add(new LiveAttempt(s.id, other.getKey(), other.getValue().node()));
-        }
-        s.live.clear();
-        resend.remove(s);
-        s.queued = false;
-        failuresInARow.remove(e.node());
-        s.hash = e.hash();
-        s.payload = e.payload();
-        finished.put(s.start, s);
-        groupsFinished += s.count;
-        if (e.groups() > 0 && e.evalNanos() > 0) {
-            double measured = (double) e.evalNanos() / e.groups();
-            nanosPerGroup = nanosPerGroup <= 0 ? measured : 0.7 * nanosPerGroup + 0.3 * measured;
-        }
-        release();
-    }
-
-    /**
-     * A slice from the journal covers groups {@code start} to {@code start + count}: what lies between the
-     * planning frontier and it becomes a hole to plan again (a slice the earlier run planned and lost).
-     */
-    private void coverReplayed(long start, int count) {
-        if (start >= nextStart) {
-            if (start > nextStart) {
-                holes.add(new long[] {nextStart, start - nextStart});
+            Attempt a = s.live().get(e.attempt());
+            if (a == null) {
+                return;
             }
-            nextStart = start + count;
-            return;
-        }
-        // inside a hole recorded earlier: split it
-        List<long[]> kept = new ArrayList<>();
-        for (long[] h : holes) {
-            long end = h[0] + h[1];
-            if (start >= h[0] && start + count <= end) {
-                if (start > h[0]) {
-                    kept.add(new long[] {h[0], start - h[0]});
+            if (s.hash() != null) {
+                // the slice finished; this late attempt no longer holds its node's slot
+                put(s.live(s.live().minus(e.attempt())));
+                if (a.holdsSlot()) {
+                    free(a.node());
                 }
-                if (end > start + count) {
-                    kept.add(new long[] {start + count, end - start - count});
+                return;
+            }
+            Slice t;
+            if (a.stage() == Stage.IN_TIME) {
+                // late: it keeps running, and its slot, for as long again as it had
+                t = s.live(s.live().plus(e.attempt(), new Attempt(a.node(), a.sent(), a.deadline() + (a.deadline()
+                        - a.sent()), Stage.LATE)));
+                if (e.resend()) {
+                    t = t.copies(t.copies() + 1);
+                    queue(t);
                 }
+            } else if (a.stage() == Stage.LATE) {
+                // given up: its slot is free; it is still stopped when the slice ends, and its result still counts
+                free(a.node());
+                t = s.live(s.live().plus(e.attempt(), new Attempt(a.node(), a.sent(), a.deadline(), Stage.GIVEN_UP)));
+                queueIfIdle(t);
             } else {
-                kept.add(h);
+                return;
+            }
+            put(t);
+        }
+
+        void restarted() {
+            capacity = OrderedPMap.empty();
+            inFlight = HashTreePMap.empty();
+            resend = TreePVector.empty();
+            List<Slice> all = new ArrayList<>(outstanding.values());
+            all.sort((x, y) -> Long.compare(x.start(), y.start()));
+            for (Slice s : all) {
+                Slice t = s.live(TreePMap.empty()).copies(0);
+                put(t);
+                queueIfIdle(t);
             }
         }
-        holes.clear();
-        holes.addAll(kept);
-    }
 
-    private void failed(AttemptFailed e) {
-        Slice s = outstanding.get(e.sliceId());
-        int inARow = failuresInARow.merge(e.node(), 1, Integer::sum);
-        if (inARow >= settings.nodeFailureLimit() && !retired.containsKey(e.node())) {
-            retired.put(e.node(), "taken out of the job's rotation after " + inARow + " failed slices in a row; last: "
-                    + e.error());
-            capacity.remove(e.node());
-            if (capacity.isEmpty()) {
-                failure = "every evaluator node was taken out of the job's rotation: " + retiredReasons();
+        void finished(SliceFinished e) {
+            if (cancelled) {
+                return;
             }
-        }
-        if (s == null) {
-            return; // merged already
-        }
-        boolean stale = superseded(s, e.attempt());
-        Attempt a = s.live.remove(e.attempt());
-        if (a != null) {
-            free(a.node());
-        }
-        if (stale) {
-            return;
-        }
-        s.failures++;
-        s.failedOn.add(e.node());
-        if (s.failures >= settings.maxFailures()) {
-            failure = "slice " + s.id + " (groups " + s.start + " to " + (s.start + s.count - 1) + ") failed " + s.failures
-                    + " times; last, on " + e.node() + ": " + e.error();
-        } else {
-            queueIfIdle(s);
-        }
-    }
-
-    private String retiredReasons() {
-        List<String> r = new ArrayList<>();
-        retired.forEach((node, why) -> r.add(node + " " + why));
-        return String.join("; ", r);
-    }
-
-    private void repeated(ResultRepeated e) {
-        if (e.same()) {
-            duplicates++;
-        } else {
-            nondeterministic++;
-        }
-        Slice s = outstanding.get(e.sliceId());
-        if (s != null) {
-            Attempt a = s.live.remove(e.attempt());
-            if (a != null) {
+            Slice s = outstanding.get(e.sliceId());
+            if (s == null) {
+                if (mergedHashes.containsKey(e.sliceId())) {
+                    return; // merged already
+                }
+                // replayed from the journal: the slice was planned by a run before the restart
+                s = Slice.planned(e.sliceId(), e.start(), e.count());
+                nextSliceId = Math.max(nextSliceId, e.sliceId() + 1);
+                coverReplayed(e.start(), e.count());
+            }
+            if (s.hash() != null) {
+                return;
+            }
+            Attempt a = s.live().get(e.attempt());
+            if (a != null && a.holdsSlot()) {
                 free(a.node());
             }
-        }
-    }
-
-    private void queueIfIdle(Slice s) {
-        if (s.hash == null && s.live.isEmpty()) {
-            queue(s);
-        }
-    }
-
-    private void queue(Slice s) {
-        if (!s.queued) {
-            s.queued = true;
-            resend.add(s);
-        }
-    }
-
-    private void free(String node) {
-        inFlight.computeIfPresent(node, (k, v) -> Math.max(0, v - 1));
-    }
-
-    /** Finished slices next in group order move to the merge. */
-    private void release() {
-        Iterator<Map.Entry<Long, Slice>> it = finished.entrySet().iterator();
-        while (it.hasNext()) {
-            Slice s = it.next().getValue();
-            if (s.start != mergedUpTo) {
-                break;
+            // the slice's other attempts (a copy sent at its deadline, or the late first one after its copy won) are
+            // not wanted: their slots are free now, and the job tells their nodes to stop them as a cancelled job's are
+            for (Map.Entry<Integer, Attempt> other : s.live().entrySet()) {
+                if (other.getKey() != e.attempt()) {
+                    if (other.getValue().holdsSlot()) {
+                        free(other.getValue().node());
+                    }
+                    stopped = stopped.plus(new LiveAttempt(s.id(), other.getKey(), other.getValue().node()));
+                }
             }
-            it.remove();
-            if (s.live.isEmpty()) {
-                outstanding.remove(s.id);
+            resend = resend.minus(Long.valueOf(s.id()));
+            failuresInARow = failuresInARow.minus(e.node());
+            Slice t = s.finished(e.hash(), e.payload());
+            put(t);
+            finished = finished.plus(t.start(), t.id());
+            groupsFinished += t.count();
+            if (e.groups() > 0 && e.evalNanos() > 0) {
+                double measured = (double) e.evalNanos() / e.groups();
+                nanosPerGroup = nanosPerGroup <= 0 ? measured : 0.7 * nanosPerGroup + 0.3 * measured;
             }
-            mergedHashes.put(s.id, s.hash);
-            mergedUpTo += s.count;
-            ready.add(new Ready(s.id, s.start, s.count, s.payload));
-            s.payload = null;
+            release();
         }
-        // a merged slice whose late attempts still run stays outstanding (their slots) until they answer
-        outstanding.values().removeIf(s -> s.hash != null && s.live.isEmpty() && mergedHashes.containsKey(s.id));
+
+        /**
+         * A slice from the journal covers groups {@code start} to {@code start + count}: what lies between the
+         * planning frontier and it becomes a hole to plan again (a slice the earlier run planned and lost).
+         */
+        void coverReplayed(long start, int count) {
+            if (start >= nextStart) {
+                if (start > nextStart) {
+                    holes = holes.plus(new Hole(nextStart, start - nextStart));
+                }
+                nextStart = start + count;
+                return;
+            }
+            // inside a hole recorded earlier: split it
+            List<Hole> kept = new ArrayList<>();
+            for (Hole h : holes) {
+                long end = h.start() + h.count();
+                if (start >= h.start() && start + count <= end) {
+                    if (start > h.start()) {
+                        kept.add(new Hole(h.start(), start - h.start()));
+                    }
+                    if (end > start + count) {
+                        kept.add(new Hole(start + count, end - start - count));
+                    }
+                } else {
+                    kept.add(h);
+                }
+            }
+            holes = TreePVector.from(kept);
+        }
+
+        void failed(AttemptFailed e) {
+            Slice s = outstanding.get(e.sliceId());
+            int inARow = failuresInARow.getOrDefault(e.node(), 0) + 1;
+            failuresInARow = failuresInARow.plus(e.node(), inARow);
+            if (inARow >= settings.nodeFailureLimit() && !retired.containsKey(e.node())) {
+                retired = retired.plus(e.node(), "taken out of the job's rotation after " + inARow
+                        + " failed slices in a row; last: " + e.error());
+                capacity = capacity.minus(e.node());
+                if (capacity.isEmpty()) {
+                    failure = "every evaluator node was taken out of the job's rotation: " + retiredReasons();
+                }
+            }
+            if (s == null) {
+                return; // merged already
+            }
+            boolean stale = superseded(s, e.attempt());
+            Attempt a = s.live().get(e.attempt());
+            if (a != null) {
+                if (a.holdsSlot()) {
+                    free(a.node());
+                }
+                s = s.live(s.live().minus(e.attempt()));
+            }
+            if (stale) {
+                put(s);
+                return;
+            }
+            s = s.failedOn(e.node());
+            put(s);
+            if (s.failures() >= settings.maxFailures()) {
+                failure = "slice " + s.id() + " (groups " + s.start() + " to " + (s.start() + s.count() - 1) + ") failed "
+                        + s.failures() + " times; last, on " + e.node() + ": " + e.error();
+            } else {
+                queueIfIdle(s);
+            }
+        }
+
+        String retiredReasons() {
+            List<String> r = new ArrayList<>();
+            retired.forEach((node, why) -> r.add(node + " " + why));
+            return String.join("; ", r);
+        }
+
+        void repeated(ResultRepeated e) {
+            if (e.same()) {
+                duplicates++;
+            } else {
+                nondeterministic++;
+            }
+            Slice s = outstanding.get(e.sliceId());
+            if (s != null) {
+                Attempt a = s.live().get(e.attempt());
+                if (a != null) {
+                    if (a.holdsSlot()) {
+                        free(a.node());
+                    }
+                    put(s.live(s.live().minus(e.attempt())));
+                }
+            }
+        }
+
+        /** Queues {@code s} to be sent again when no attempt of it runs (in time or late). */
+        void queueIfIdle(Slice s) {
+            if (s.hash() == null && !s.othersActive(Integer.MIN_VALUE)) {
+                queue(s);
+            }
+        }
+
+        void queue(Slice s) {
+            if (!resend.contains(s.id())) {
+                resend = resend.plus(s.id());
+            }
+        }
+
+        void free(String node) {
+            Integer n = inFlight.get(node);
+            if (n != null) {
+                inFlight = inFlight.plus(node, Math.max(0, n - 1));
+            }
+        }
+
+        /** Finished slices next in group order move to the merge. */
+        void release() {
+            while (!finished.isEmpty() && finished.firstKey() == mergedUpTo) {
+                Slice s = outstanding.get(finished.get(finished.firstKey()));
+                finished = finished.minus(finished.firstKey());
+                mergedHashes = mergedHashes.plus(s.id(), s.hash());
+                mergedUpTo += s.count();
+                released = released.plus(new Ready(s.id(), s.start(), s.count(), s.payload()));
+                // a merged slice whose late attempts still run stays outstanding (their slots) until they answer
+                put(s.merged());
+            }
+        }
     }
 
     private String freest(Map<String, Integer> busy, Set<String> avoid) {
@@ -608,11 +801,17 @@ public final class JobState {
         return Math.max(settings.minDeadlineNanos(), (long) (settings.deadlineFactor() * nanosPerGroup * count));
     }
 
-    /** The finished slices released for merging since the last call, in group order. */
-    public List<Ready> takeMergeable() {
-        List<Ready> out = List.copyOf(ready);
-        ready.clear();
-        return out;
+    /** The finished slices the last event released for merging, in group order (a {@link SliceFinished} only). */
+    public List<Ready> released() {
+        return released;
+    }
+
+    /**
+     * The attempts the last event stopped because another attempt of their slice finished first (a
+     * {@link SliceFinished} only); a late answer of one is still counted as a duplicate, its slot already free.
+     */
+    public List<LiveAttempt> stopped() {
+        return stopped;
     }
 
     public boolean done() {
@@ -630,7 +829,7 @@ public final class JobState {
 
     /** Nodes taken out of this job's rotation, with why. */
     public Map<String, String> retired() {
-        return Map.copyOf(retired);
+        return retired;
     }
 
     public long total() {
@@ -673,21 +872,11 @@ public final class JobState {
     public record LiveAttempt(long sliceId, int attempt, String node) {
     }
 
-    /**
-     * The attempts stopped since the last call because another attempt of their slice finished first (each once);
-     * a late answer of one is still counted as a duplicate, its slot already free.
-     */
-    public List<LiveAttempt> takeStopped() {
-        List<LiveAttempt> out = List.copyOf(stopped);
-        stopped.clear();
-        return out;
-    }
-
     /** Every attempt sent and not back yet (a cancelled job tells their nodes to stop them). */
     public List<LiveAttempt> liveAttempts() {
         List<LiveAttempt> live = new ArrayList<>();
         for (Slice s : outstanding.values()) {
-            s.live.forEach((attempt, a) -> live.add(new LiveAttempt(s.id, attempt, a.node())));
+            s.live().forEach((attempt, a) -> live.add(new LiveAttempt(s.id(), attempt, a.node())));
         }
         return live;
     }
@@ -699,6 +888,11 @@ public final class JobState {
 
     public int inFlight(String node) {
         return inFlight.getOrDefault(node, 0);
+    }
+
+    /** The slots of {@code node} in this job's rotation (0: not in it). */
+    public int slots(String node) {
+        return capacity.getOrDefault(node, 0);
     }
 
     public int nodes() {
@@ -717,14 +911,14 @@ public final class JobState {
      * would take these slices now). 0 once every group was sent.
      */
     public long slicesQueued() {
-        long waiting = resend.stream().filter(s -> s.hash == null && outstanding.containsKey(s.id)).count();
+        long waiting = resend.stream().map(outstanding::get).filter(s -> s != null && s.hash() == null).count();
         long size = 1;
         if (nanosPerGroup > 0) {
             size = Math.max(1, Math.min(MAX_SLICE_GROUPS, (long) (settings.targetSliceNanos() / nanosPerGroup)));
         }
         long unsent = Math.max(0, total - nextStart);
-        for (long[] h : holes) {
-            unsent += h[1];
+        for (Hole h : holes) {
+            unsent += h.count();
         }
         return waiting + (unsent + size - 1) / size;
     }

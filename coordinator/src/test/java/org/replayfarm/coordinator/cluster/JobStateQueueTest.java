@@ -18,13 +18,13 @@ class JobStateQueueTest {
     static final JobState.Settings SETTINGS = new JobState.Settings(1_000_000_000L, 60_000_000_000L, 10, 1_000_000_000L,
             3, 3);
 
-    static List<JobState.SliceSent> dispatch(JobState s, long now) {
+    static List<JobState.SliceSent> dispatch(JobRun s, long now) {
         List<JobState.SliceSent> sends = s.dispatch(now);
         sends.forEach(s::updated);
         return sends;
     }
 
-    static void finish(JobState s, JobState.SliceSent sent, long nanosPerGroup) {
+    static void finish(JobRun s, JobState.SliceSent sent, long nanosPerGroup) {
         JobState.Verdict v = s.result(sent.sliceId(), sent.attempt(), sent.node(), new byte[] {1}, sent.count(),
                 nanosPerGroup * sent.count(), "", new byte[0]);
         s.updated(v.event());
@@ -32,7 +32,7 @@ class JobStateQueueTest {
 
     @Test
     void unsent_groups_count_in_target_sized_slices_and_resends_once_each() {
-        JobState s = new JobState(10_000, SETTINGS);
+        JobRun s = new JobRun(new JobState(10_000, SETTINGS));
         assertEquals(10_000, s.slicesQueued(), "no node, no rate: every group a slice of one");
         s.updated(new JobState.NodeUp("a", 2));
         List<JobState.SliceSent> first = dispatch(s, 0);

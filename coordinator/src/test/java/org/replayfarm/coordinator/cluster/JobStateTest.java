@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The job's decisions without actors: window, re-sends, counting once, hashes, group order; attempts
  * (a late answer of a superseded attempt), failed slices moving to another node and failing nodes leaving
- * the rotation, the one speculative re-send of a late slice, and a state rebuilt from its durable events.
+ * the rotation, the speculative re-sends of a late slice (each copy with twice the time), and a state rebuilt from its durable events.
  */
 @Tag("unit")
 class JobStateTest {
@@ -28,13 +28,13 @@ class JobStateTest {
     /** What a run of the state did, for the checks: every durable event, in order. */
     private final List<JobState.Durable> journal = new ArrayList<>();
 
-    private List<JobState.SliceSent> dispatch(JobState s, long now) {
+    private List<JobState.SliceSent> dispatch(JobRun s, long now) {
         List<JobState.SliceSent> sends = s.dispatch(now);
         sends.forEach(s::updated);
         return sends;
     }
 
-    private JobState.Accepted answer(JobState s, JobState.SliceSent sent, byte[] hash, int groups, long nanos,
+    private JobState.Accepted answer(JobRun s, JobState.SliceSent sent, byte[] hash, int groups, long nanos,
                                      String error, String payload) {
         JobState.Verdict v = s.result(sent.sliceId(), sent.attempt(), sent.node(), hash, groups, nanos, error,
                 payload == null ? new byte[0] : payload.getBytes(StandardCharsets.UTF_8));
@@ -45,21 +45,21 @@ class JobStateTest {
         return v.accepted();
     }
 
-    private JobState.Accepted ok(JobState s, JobState.SliceSent sent, String payload) {
+    private JobState.Accepted ok(JobRun s, JobState.SliceSent sent, String payload) {
         return answer(s, sent, H1, sent.count(), 1000L * sent.count(), "", payload);
     }
 
-    private static List<String> merged(JobState s) {
+    private static List<String> merged(JobRun s) {
         return s.takeMergeable().stream().map(r -> new String(r.payload(), StandardCharsets.UTF_8)).toList();
     }
 
-    private static void expire(JobState s, long now) {
+    private static void expire(JobRun s, long now) {
         s.expire(now).forEach(s::updated);
     }
 
     @Test
     void at_most_the_window_is_in_flight_per_node_and_outstanding_overall() {
-        JobState s = new JobState(1000, SETTINGS);
+        JobRun s = new JobRun(new JobState(1000, SETTINGS));
         s.updated(new JobState.NodeUp("a", 2)).updated(new JobState.NodeUp("b", 3));
         assertEquals(5, s.dispatch(0).size(), "deciding changes nothing");
         List<JobState.SliceSent> sends = dispatch(s, 0);
@@ -73,7 +73,7 @@ class JobStateTest {
 
     @Test
     void a_slice_finished_twice_counts_once_and_a_different_hash_is_nondeterminism() {
-        JobState s = new JobState(2, SETTINGS);
+        JobRun s = new JobRun(new JobState(2, SETTINGS));
         s.updated(new JobState.NodeUp("a", 2));
         List<JobState.SliceSent> sends = dispatch(s, 0);
         assertEquals(JobState.Accepted.NEW, ok(s, sends.get(0), "p0"));
@@ -89,7 +89,7 @@ class JobStateTest {
 
     @Test
     void slices_are_released_in_group_order_and_the_buffer_is_bounded_by_the_window() {
-        JobState s = new JobState(10, SETTINGS);
+        JobRun s = new JobRun(new JobState(10, SETTINGS));
         s.updated(new JobState.NodeUp("a", 3));
         List<JobState.SliceSent> sends = dispatch(s, 0);
         assertEquals(3, sends.size());
@@ -106,7 +106,7 @@ class JobStateTest {
 
     @Test
     void a_node_that_leaves_gives_its_slices_back() {
-        JobState s = new JobState(4, SETTINGS);
+        JobRun s = new JobRun(new JobState(4, SETTINGS));
         s.updated(new JobState.NodeUp("a", 2)).updated(new JobState.NodeUp("b", 2));
         List<JobState.SliceSent> sends = dispatch(s, 0);
         assertEquals(4, sends.size());
@@ -122,38 +122,63 @@ class JobStateTest {
     }
 
     @Test
-    void a_late_slice_is_sent_once_more_and_never_again_for_its_deadline() {
+    void a_late_slice_is_sent_again_only_when_no_attempt_is_in_time_each_copy_with_twice_the_time() {
         // one runaway group: before, it was re-sent every deadline onto every healthy node
-        JobState s = new JobState(1, SETTINGS);
+        JobRun s = new JobRun(new JobState(1, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1)).updated(new JobState.NodeUp("b", 1)).updated(new JobState.NodeUp("c", 1));
         JobState.SliceSent first = dispatch(s, 0).get(0);
         assertTrue(s.expire(1).isEmpty(), "nothing expires early");
-        long late = SETTINGS.firstDeadlineNanos() + 1;
-        expire(s, late);
-        List<JobState.SliceSent> copy = dispatch(s, late);
+        long d = SETTINGS.firstDeadlineNanos();
+        expire(s, d + 1);
+        List<JobState.SliceSent> copy = dispatch(s, d + 1);
         assertEquals(1, copy.size(), "one speculative copy");
         assertEquals(2, copy.get(0).attempt());
+        assertEquals(d + 1 + 2 * d, copy.get(0).deadline(), "the copy has twice the time");
         assertEquals(1, s.inFlight(first.node()), "the late attempt keeps running, and its slot");
-        for (long t = 2; t < 10; t++) {
-            expire(s, t * late);
-            assertEquals(List.of(), dispatch(s, t * late), "no more copies at " + t + " deadlines");
+        expire(s, 2 * d + 1);
+        assertEquals(0, s.inFlight(first.node()), "late for as long again: given up, its slot free");
+        assertEquals(List.of(), dispatch(s, 2 * d + 1), "no third attempt while the copy is in time");
+        // over 64 deadlines the copies go out at 1, 4, 9, 18 and 35 deadlines: logarithmic in the run time
+        List<Long> copiesAt = new ArrayList<>(List.of(1L));
+        for (long t = 3; t <= 64; t++) {
+            expire(s, t * d + 1);
+            for (JobState.SliceSent x : dispatch(s, t * d + 1)) {
+                copiesAt.add(t);
+                assertTrue(s.inFlight() <= 2, "the copy and the one late attempt before it hold slots: " + s.inFlight());
+            }
         }
-        assertEquals(2, s.inFlight());
-        assertEquals(JobState.Accepted.NEW, ok(s, first, "g0"));
-        assertEquals(0, s.inFlight(first.node()));
-        // the losing copy is stopped (issue 36: it ran to its end), its slot free at once, and said once
-        assertEquals(0, s.inFlight(copy.get(0).node()), "the copy's slot is free: the job stops it");
-        assertEquals(List.of(new JobState.LiveAttempt(copy.get(0).sliceId(), 2, copy.get(0).node())), s.takeStopped());
+        assertEquals(List.of(1L, 4L, 9L, 18L, 35L), copiesAt);
+        assertEquals(6, s.liveAttempts().size(), "given-up attempts are still known, to be stopped");
+        assertEquals(JobState.Accepted.NEW, ok(s, first, "g0"), "a given-up attempt's result still counts");
+        assertEquals(0, s.inFlight());
+        // the losing copies are stopped (issue 36: they ran to their end), each said once
+        assertEquals(List.of(2, 3, 4, 5, 6), s.takeStopped().stream().map(JobState.LiveAttempt::attempt).toList());
         assertEquals(List.of(), s.takeStopped());
-        // its answer, had it come before the stop reached it, is a duplicate and frees nothing twice
+        // an answer of one, had it come before the stop reached it, is a duplicate and frees nothing twice
         assertEquals(JobState.Accepted.DUPLICATE, ok(s, copy.get(0), "g0"));
         assertEquals(0, s.inFlight());
         assertTrue(s.done());
     }
 
     @Test
+    void a_lost_result_on_the_only_slot_is_sent_again_once_the_late_attempt_is_given_up() {
+        JobRun s = new JobRun(new JobState(1, SETTINGS));
+        s.updated(new JobState.NodeUp("a", 1));
+        JobState.SliceSent first = dispatch(s, 0).get(0);
+        long d = SETTINGS.firstDeadlineNanos();
+        expire(s, d + 1);
+        assertEquals(List.of(), dispatch(s, d + 1), "the late attempt holds the only slot");
+        expire(s, 2 * d + 1);
+        List<JobState.SliceSent> again = dispatch(s, 2 * d + 1);
+        assertEquals(1, again.size(), "the answer never came: the slice goes again");
+        assertEquals(first.sliceId(), again.get(0).sliceId());
+        assertEquals(JobState.Accepted.NEW, ok(s, again.get(0), "g0"));
+        assertTrue(s.done());
+    }
+
+    @Test
     void a_late_failure_of_a_superseded_attempt_neither_queues_another_nor_counts() {
-        JobState s = new JobState(1, SETTINGS);
+        JobRun s = new JobRun(new JobState(1, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1)).updated(new JobState.NodeUp("b", 1));
         JobState.SliceSent first = dispatch(s, 0).get(0);
         expire(s, SETTINGS.firstDeadlineNanos() + 1);
@@ -175,7 +200,7 @@ class JobStateTest {
 
     @Test
     void a_late_success_frees_the_slot_of_the_node_that_ran_it() {
-        JobState s = new JobState(10, SETTINGS);
+        JobRun s = new JobRun(new JobState(10, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1)).updated(new JobState.NodeUp("b", 1));
         List<JobState.SliceSent> sends = dispatch(s, 0);
         JobState.SliceSent onA = sends.stream().filter(x -> x.node().equals("a")).findFirst().orElseThrow();
@@ -196,7 +221,7 @@ class JobStateTest {
 
     @Test
     void a_failed_slice_goes_to_another_node_and_a_failing_node_leaves_the_rotation() {
-        JobState s = new JobState(100, SETTINGS);
+        JobRun s = new JobRun(new JobState(100, SETTINGS));
         s.updated(new JobState.NodeUp("full", 1)).updated(new JobState.NodeUp("good", 1));
         List<String> last = new ArrayList<>();
         for (int round = 0; round < 40 && !s.done(); round++) {
@@ -228,7 +253,7 @@ class JobStateTest {
 
     @Test
     void when_every_node_keeps_failing_the_job_fails_naming_them() {
-        JobState s = new JobState(100, SETTINGS);
+        JobRun s = new JobRun(new JobState(100, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1));
         for (int i = 0; i < 3; i++) {
             answer(s, dispatch(s, 0).get(0), new byte[0], 0, 0, "cannot fetch the capture", null);
@@ -239,8 +264,8 @@ class JobStateTest {
 
     @Test
     void slices_grow_toward_the_target_time_and_a_slice_that_keeps_failing_fails_the_job() {
-        JobState s = new JobState(1_000_000, new JobState.Settings(1_000_000_000L, 60_000_000_000L, 10, 1_000_000_000L,
-                3, 100));
+        JobRun s = new JobRun(new JobState(1_000_000, new JobState.Settings(1_000_000_000L, 60_000_000_000L, 10,
+                1_000_000_000L, 3, 100)));
         s.updated(new JobState.NodeUp("a", 1));
         JobState.SliceSent first = dispatch(s, 0).get(0);
         answer(s, first, H1, 1, 10_000_000L, "", "x"); // 10 ms a group
@@ -256,7 +281,7 @@ class JobStateTest {
 
     @Test
     void tiny_groups_never_make_a_slice_larger_than_the_cap() {
-        JobState s = new JobState(10_000_000, SETTINGS);
+        JobRun s = new JobRun(new JobState(10_000_000, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1));
         answer(s, dispatch(s, 0).get(0), H1, 1, 100, "", "g0"); // 100 ns a group
         merged(s);
@@ -267,7 +292,7 @@ class JobStateTest {
 
     @Test
     void a_leaving_node_gets_no_new_slices_but_keeps_its_own_until_it_is_gone() {
-        JobState s = new JobState(10, SETTINGS);
+        JobRun s = new JobRun(new JobState(10, SETTINGS));
         s.updated(new JobState.NodeUp("a", 1)).updated(new JobState.NodeUp("b", 1));
         List<JobState.SliceSent> sends = dispatch(s, 0);
         JobState.SliceSent onB = sends.stream().filter(x -> x.node().equals("b")).findFirst().orElseThrow();
@@ -285,7 +310,7 @@ class JobStateTest {
      */
     @Test
     void a_state_rebuilt_from_its_journal_sends_only_what_did_not_finish() {
-        JobState s = new JobState(40, SETTINGS);
+        JobRun s = new JobRun(new JobState(40, SETTINGS));
         s.updated(new JobState.NodeUp("a", 3)).updated(new JobState.NodeUp("b", 3));
         List<String> mergedBefore = new ArrayList<>();
         List<JobState.SliceSent> pending = new ArrayList<>();
@@ -301,7 +326,7 @@ class JobStateTest {
         assertTrue(finishedBefore > 0 && finishedBefore < 40, "part way: " + finishedBefore);
         assertTrue(s.buffered() > 0, "some finished slices wait behind a hole");
 
-        JobState r = new JobState(40, SETTINGS);
+        JobRun r = new JobRun(new JobState(40, SETTINGS));
         journal.forEach(r::updated);
         r.updated(new JobState.Restarted());
         List<String> replayed = merged(r);
@@ -333,7 +358,7 @@ class JobStateTest {
 
     @Test
     void after_a_cancel_nothing_is_sent_counted_or_merged_and_the_job_is_never_done() {
-        JobState s = new JobState(4, SETTINGS);
+        JobRun s = new JobRun(new JobState(4, SETTINGS));
         s.updated(new JobState.NodeUp("a", 2));
         s.updated(new JobState.NodeUp("b", 2));
         List<JobState.SliceSent> sent = dispatch(s, 0);
