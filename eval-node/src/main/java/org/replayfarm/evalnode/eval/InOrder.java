@@ -117,8 +117,8 @@ public final class InOrder {
             return r;
         }
 
-        /** The capture's ranges holding the carried bytes. */
-        private InitialMemory memoryNow() {
+        /** The capture's ranges holding the carried bytes: what the next group runs on. */
+        public InitialMemory memoryNow() {
             List<InitialMemory.Range> now = new ArrayList<>(ranges.size());
             for (int i = 0; i < ranges.size(); i++) {
                 InitialMemory.Range r = ranges.get(i);
@@ -129,7 +129,7 @@ public final class InOrder {
         }
 
         /** The capture's images holding the carried texels. */
-        private InitialImages imagesNow() {
+        public InitialImages imagesNow() {
             List<InitialImages.Entry> now = new ArrayList<>(images.size());
             for (int i = 0; i < images.size(); i++) {
                 InitialImages.Entry e = images.get(i);
