@@ -81,6 +81,66 @@ class ProbeBisectionTest {
         assertTrue(f.path("wave").asInt() != 0, "the mutated wave is not the storing one: " + f);
     }
 
+    /**
+     * Four groups swap a value into one word with a returning global_atomic_swap (order-dependent: the evaluation runs
+     * them in group order, each getting the value the one before it swapped in) and store what they got back; only
+     * group 0 executes the s_add_u32 that makes its value. A bug there shows in group 1's word (searched from there),
+     * where every instruction agrees but the swap's returned value: the search follows the swap into group 0 and names the add.
+     */
+    @Test
+    void a_wrong_value_another_group_wrote_is_followed_into_that_group() throws Exception {
+        Path s = dir.resolve("swap.s");
+        Files.writeString(s, """
+                s_load_dwordx4 s[24:27], s[0:1], 0x0
+                s_waitcnt lgkmcnt(0)
+                v_cmp_eq_u32_e32 vcc_lo, 0, v0
+                s_and_saveexec_b32 s12, vcc_lo
+                s_cbranch_execz done
+                s_mul_i32 s13, s20, 3
+                s_cmp_eq_u32 s20, 0
+                s_cbranch_scc0 swap
+                s_add_u32 s13, s13, 100
+                swap:
+                v_mov_b32_e32 v1, s13
+                v_mov_b32_e32 v2, 0
+                global_atomic_swap v3, v2, v1, s[24:25] glc
+                s_waitcnt vmcnt(0)
+                s_lshl_b32 s14, s20, 2
+                v_mov_b32_e32 v4, s14
+                global_store_dword v4, v3, s[26:27]
+                done:
+                s_endpgm
+                """);
+        Files.write(dir.resolve("word.bin"), new byte[] {7, 0, 0, 0});
+        Files.write(dir.resolve("out.bin"), new byte[16]);
+        Path capture = dir.resolve("swap.capture");
+        CliRun built = CliRun.of("capture", "build", "--asm", s.toString(), "--groups", "4", "--group-size", "32",
+                "--vgprs", "16", "--workgroup-id-sgpr", "20", "--arg", "buffer:" + dir.resolve("word.bin"), "--arg",
+                "buffer:" + dir.resolve("out.bin"), "-o", capture.toString());
+        assertEquals(0, built.exitCode(), built.out() + built.err());
+        long add = -1;
+        for (var insn : new org.replayfarm.evalnode.hostmodel.Kernel(CaptureFile.open(capture)).program()
+                .instructions()) {
+            if (insn.mnemonic().equals("s_add_u32")) {
+                add = insn.pc();
+            }
+        }
+        Path out = differingRun(capture, mutant(capture, Mutants.Operator.BITFLIP, add), "swap");
+        JsonNode report = JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals(4, report.path("order_dependent_in_order").path("groups").size(), report.toString());
+        CliRun e = CliRun.of("explain", out.toString(), "--first-divergence", "--method", "probes", "--group", "1,0,0");
+        assertEquals(0, e.exitCode(), e.out() + e.err());
+        assertTrue(e.out().contains(String.format("first divergence: group (0, 0, 0) wave 0 pc 0x%x: s_add_u32 s13, "
+                + "s13, 0x64", add)), e.out());
+        assertTrue(e.out().contains("followed across groups: group (1, 0, 0)'s global_atomic_swap"), e.out());
+        // a folder of outputs: the slice of group 1's word goes on into group 0
+        CliRun listed = CliRun.of("explain", out.toString(), "--first-divergence", "--group", "1,0,0", "--device",
+                "dir:" + out.resolve("device"));
+        assertEquals(0, listed.exitCode(), listed.out() + listed.err());
+        assertTrue(listed.out().contains("written last before it in the in-order pass by group (0, 0, 0)")
+                && listed.out().contains(String.format("0x%x: s_add_u32 s13, s13, 0x64", add)), listed.out());
+    }
+
     @Test
     void a_device_that_cannot_trace_refuses_trace_and_a_folder_of_outputs_lists_the_slice() throws Exception {
         Path saxpy = example("saxpy/saxpy.capture");
