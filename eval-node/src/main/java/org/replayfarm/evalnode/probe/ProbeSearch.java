@@ -243,16 +243,19 @@ public final class ProbeSearch {
             if (!known) {
                 continue;
             }
-            String m = b.insn().mnemonic();
-            boolean differs = missing != null;
-            if (!differs) {
-                differs = taken(m, host) != taken(m, dev);
+            if (missing != null) {
+                // the wave left the host's path before the condition was even written (another branch, a fault that
+                // ended the wave): no branch to name here, and counts still match up to the last branch that agreed
+                settled.add(b.wave());
+                notes.add("control: wave " + b.wave() + " " + missing + "; the search keeps to the slice");
+                continue;
             }
-            if (differs) {
+            String m = b.insn().mnemonic();
+            if (taken(m, host) != taken(m, dev)) {
                 settled.add(b.wave());
                 if (first == null || b.seq() < first.seq()) {
                     first = b;
-                    why = missing != null ? missing : String.format("its condition (%s) is %s on the host, %s on the "
+                    why = String.format("its condition (%s) is %s on the host, %s on the "
                             + "device: the branch is %s on the host, %s on the device", condition(m),
                             show(host), show(dev), taken(m, host) ? "taken" : "not taken",
                             taken(m, dev) ? "taken" : "not taken");
