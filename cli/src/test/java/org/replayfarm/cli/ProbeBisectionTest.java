@@ -141,6 +141,51 @@ class ProbeBisectionTest {
                 && listed.out().contains(String.format("0x%x: s_add_u32 s13, s13, 0x64", add)), listed.out());
     }
 
+    /**
+     * The mutant the count-matching search missed (docs/perf.md): shadow-pass's v_sub_nc_u32 in the BVH traversal with
+     * bits 4 and 22 of v2 flipped changes how often the loop runs; matched by path, it is named. A minute or two of
+     * exec: runs over the 510 groups: run with -Dreplay.probes.shadow=true.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "replay.probes.shadow", matches = "true")
+    void a_bug_that_changes_a_loops_trip_count_in_the_shadow_pass_is_named() throws Exception {
+        Path shadow = example("shadow-pass/shadow.capture");
+        Path out = differingRun(shadow, mutant(shadow, Mutants.Operator.BITFLIP, 0x100270544L), "trip");
+        CliRun e = CliRun.of("explain", out.toString(), "--first-divergence", "--method", "probes");
+        assertEquals(0, e.exitCode(), e.out() + e.err());
+        assertTrue(e.out().contains("pc 0x100270544: v_sub_nc_u32_e32 v2, v4, v2"), e.out());
+        assertTrue(e.out().contains("control diverged first"), e.out());
+    }
+
+    /**
+     * The probe path of a translation (what a GPU node's cuda device runs, there compiled by nvcc): a probe capture
+     * of saxpy translated afresh and run by the CPU runner gives the probe range the host model gives, record for
+     * record, with every original range unchanged.
+     */
+    @Test
+    void a_probe_capture_runs_on_a_translation_as_on_the_host_model() throws Exception {
+        CaptureFile file = CaptureFile.open(example("saxpy/saxpy.capture"));
+        var model = new org.replayfarm.evalnode.hostmodel.HostModel(new org.replayfarm.evalnode.hostmodel.Kernel(file),
+                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET);
+        var exec = org.replayfarm.evalnode.probe.Execution.record(model, new int[] {1, 0, 0}, null);
+        List<org.replayfarm.evalnode.probe.ProbePatcher.Point> points = new java.util.ArrayList<>();
+        for (long pc : List.of(0x100060020L, 0x100060044L, 0x100060070L, 0x100060084L)) {
+            var step = exec.order().stream().filter(st -> st.pc() == pc).findFirst().orElseThrow();
+            points.add(new org.replayfarm.evalnode.probe.ProbePatcher.Point(pc, step.access().writes(), 1));
+        }
+        var patched = org.replayfarm.evalnode.probe.ProbePatcher.write(file, new int[] {1, 0, 0}, points,
+                dir.resolve("probe.capture"));
+        Path out = dir.resolve("probe-run");
+        CliRun run = CliRun.of("run", patched.file().toString(), "--every-group", "--device", "cuda-cpu", "--out",
+                out.toString());
+        assertEquals(0, run.exitCode(), "the translation's ranges, the probe range included, equal the host "
+                + "model's: " + run.out() + run.err());
+        byte[] probes = Files.readAllBytes(out.resolve("device").resolve("guest-" + patched.range() + ".bin"));
+        var records = patched.read(java.nio.ByteBuffer.wrap(probes));
+        assertEquals(4, records.size());
+        assertTrue(records.values().stream().allMatch(w -> w.get(0).size() == 1), records.toString());
+    }
+
     @Test
     void a_device_that_cannot_trace_refuses_trace_and_a_folder_of_outputs_lists_the_slice() throws Exception {
         Path saxpy = example("saxpy/saxpy.capture");
