@@ -77,7 +77,7 @@ class ProbeSearchLoopTest {
             """;
 
     @Test
-    void a_bug_that_changes_a_loops_trip_count_is_named_where_it_is_not_by_the_count_of_executions() throws Exception {
+    void a_bug_that_changes_a_loops_trip_count_is_named_through_the_branch_that_went_another_way() throws Exception {
         int[] x = new int[32];
         for (int l = 0; l < 32; l++) {
             x[l] = 5 + l % 4;
