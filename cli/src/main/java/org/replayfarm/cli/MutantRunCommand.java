@@ -47,9 +47,10 @@ final class MutantRunCommand implements Callable<Integer> {
         long site = ExecMutant.site(file, Long.parseUnsignedLong(pc.replaceFirst("^0x", ""), 16),
                 (int) Long.parseLong(word.replaceFirst("^0x", ""), 16));
         HostModel model = new HostModel(kernel, budget);
-        Evaluation.Totals totals = new Evaluation.Totals(kernel);
+        ExecMutant mutant = new ExecMutant(op, site, kernel.waveSize());
+        Evaluation.Totals totals = new Evaluation.Totals(kernel, budget, HostModel.Tier.byDefault()).steppedWith(mutant);
         for (int[] g : new GroupSelection(true, List.of()).resolve(kernel.dispatch())) {
-            totals.add(model.runStepped(g[0], g[1], g[2], new ExecMutant(op, site, kernel.waveSize()), null).result());
+            totals.add(model.runStepped(g[0], g[1], g[2], mutant, null).result());
         }
         Evaluation.Outcome o = totals.outcome(Duration.ZERO, 1);
         Files.createDirectories(out);

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import org.replayfarm.coordinator.diff.StoreTrace;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
+import org.replayfarm.evalnode.probe.CrossGroup;
 import org.replayfarm.evalnode.probe.Execution;
 import org.replayfarm.evalnode.probe.ProbeSearch;
 import org.replayfarm.evalnode.probe.Slice;
@@ -42,7 +43,14 @@ final class ProbeDivergence {
     }
 
     /** The differing element to start from: its target in the host's stores, and the group that wrote it. */
-    record Start(Execution.Target target, int[] group, String what) {
+    record Start(Execution.Target target, int[] group, String what, List<int[]> inOrder) {
+    }
+
+    /** The groups report.json says the in-order pass ran, in that order. */
+    static List<int[]> inOrder(JsonNode report) {
+        List<String> names = new ArrayList<>();
+        report.path("order_dependent_in_order").path("groups").forEach(n -> names.add(n.asText()));
+        return CrossGroup.parse(names);
     }
 
     /**
@@ -58,7 +66,7 @@ final class ProbeDivergence {
                     long element = v.path("index").asLong();
                     return new Start(Execution.Target.range(r.path("index").asInt(), element * eb, eb), g,
                             "range " + r.path("index").asInt() + " (" + r.path("name").asText() + ") element "
-                                    + element);
+                                    + element, inOrder(report));
                 }
             }
         }
@@ -67,7 +75,8 @@ final class ProbeDivergence {
                 int[] g = groupOf(v, group);
                 if (g != null && !v.path("kind").asText().equals("device-only")) {
                     return new Start(Execution.Target.texel(i.path("index").asInt(), v.path("index").asLong()), g,
-                            "image " + i.path("index").asInt() + " texel " + v.path("index").asLong());
+                            "image " + i.path("index").asInt() + " texel " + v.path("index").asLong(),
+                            inOrder(report));
                 }
             }
         }
@@ -98,7 +107,7 @@ final class ProbeDivergence {
 
     static HostSide hostSide(CaptureFile file, Start start) {
         HostModel model = new HostModel(new Kernel(file), HostModel.DEFAULT_BUDGET);
-        Execution e = Execution.record(model, start.group(), start.target());
+        Execution e = CrossGroup.record(model, start.inOrder(), start.group(), start.target());
         Execution.Store s = e.store();
         if (s == null) {
             throw new IllegalArgumentException("group " + text(start.group()) + " stores nothing to " + start.what()
@@ -115,20 +124,54 @@ final class ProbeDivergence {
         double host = (System.nanoTime() - t0) / 1e9;
         Path work = Files.createTempDirectory("replay-probes");
         try {
-            ProbeSearch.Result r = ProbeSearch.search(file, h.model(), h.execution(), h.slice(), (probe, range) -> {
+            ProbeSearch.Device onDevice = (probe, range) -> {
                 DeviceRun run = backend.run(new DeviceRequest(probe, probe.identity()), DeviceEvents.ignore());
                 ByteBuffer b = run.ranges().get(range);
                 if (b == null) {
                     throw new IllegalStateException("the device did not return the probe range (range " + range + ")");
                 }
                 return b;
-            }, ulp, work);
+            };
+            ProbeSearch.Result r = ProbeSearch.search(file, h.model(), h.execution(), h.slice(), onDevice, ulp, work);
             Execution.Step st = h.execution().steps(h.store().wave()).get(h.store().step());
-            return new Outcome(r, start.group(), device.spelling(), start.what(), String.format("0x%x: %s", st.pc(),
-                    st.text()), host);
+            String store = String.format("0x%x: %s", st.pc(), st.text());
+            // an atomic whose returned bytes differ while its inputs agree read what another group wrote: go there
+            if (r.answer().isPresent()) {
+                ProbeSearch.Answer a = r.answer().get();
+                for (CrossGroup.Link link : CrossGroup.follow(h.model(), start.inOrder(), h.execution(), h.slice(), 8)) {
+                    if (link.atomic().pc() != a.pc() || link.atomic().wave() != a.wave()) {
+                        continue;
+                    }
+                    ProbeSearch.Result there = ProbeSearch.search(file, h.model(), link.execution(), link.slice(),
+                            onDevice, ulp, work);
+                    Execution.Step ws = link.slice().entries().get(link.slice().entries().size() - 1).step();
+                    String note = String.format("followed across groups: group %s's %s at 0x%x read range %d bytes "
+                            + "%d..%d, which group %s wrote last before it in the in-order pass (wave %d 0x%x: %s); "
+                            + "searched there", text(start.group()), a.instruction(), a.pc(), link.bytes().range(),
+                            link.bytes().offset(), link.bytes().offset() + link.bytes().length() - 1,
+                            text(link.group()), ws.wave(), ws.pc(), ws.text());
+                    return new Outcome(join(r, there, note), link.group(), device.spelling(), start.what(), store,
+                            host);
+                }
+            }
+            return new Outcome(r, start.group(), device.spelling(), start.what(), store, host);
         } finally {
             CpuBuild.deleteTree(work);
         }
+    }
+
+    /** The search in the group first searched, then the one it led to: that one's answer, every run renumbered. */
+    private static ProbeSearch.Result join(ProbeSearch.Result first, ProbeSearch.Result then, String note) {
+        int n = first.runs().size();
+        List<ProbeSearch.Run> runs = new ArrayList<>(first.runs());
+        then.runs().forEach(x -> runs.add(new ProbeSearch.Run(x.number() + n, x.pcs(), x.seconds())));
+        List<ProbeSearch.Probe> probes = new ArrayList<>(first.probes());
+        then.probes().forEach(x -> probes.add(new ProbeSearch.Probe(x.run() + n, x.wave(), x.pc(), x.hit(),
+                x.instruction(), x.verdict())));
+        List<String> notes = new ArrayList<>(first.notes());
+        notes.add(note);
+        notes.addAll(then.notes());
+        return new ProbeSearch.Result(then.answer(), probes, runs, then.sliceSize(), then.probeable(), notes);
     }
 
     /** Whether the device can run a probe capture (exec:, cuda-cpu translated afresh, cuda). */
@@ -200,7 +243,27 @@ final class ProbeDivergence {
         for (long pc : pcs.subList(from, pcs.size())) {
             w.printf("  0x%x: %s%s%n", pc, byPc.get(pc), times.get(pc) > 1 ? "  (" + times.get(pc) + " times)" : "");
         }
-        return entries.size();
+        int listed = entries.size();
+        for (CrossGroup.Link link : CrossGroup.follow(h.model(), start.inOrder(), h.execution(), h.slice(), 8)) {
+            List<Slice.Entry> there = link.slice().entries();
+            Execution.Step ws = there.get(there.size() - 1).step();
+            w.printf("  across groups: 0x%x %s read range %d bytes %d..%d, written last before it in the in-order pass "
+                    + "by group %s wave %d at 0x%x: %s; that write's slice there (%d instruction(s)):%n",
+                    link.atomic().pc(), link.atomic().text(), link.bytes().range(), link.bytes().offset(),
+                    link.bytes().offset() + link.bytes().length() - 1, text(link.group()), ws.wave(), ws.pc(),
+                    ws.text(), there.size());
+            java.util.LinkedHashMap<Long, String> inThere = new java.util.LinkedHashMap<>();
+            for (Slice.Entry e : there) {
+                inThere.remove(e.step().pc());
+                inThere.put(e.step().pc(), e.step().text());
+            }
+            List<Long> tpcs = new ArrayList<>(inThere.keySet());
+            for (long pc : tpcs.subList(Math.max(0, tpcs.size() - 12), tpcs.size())) {
+                w.printf("    0x%x: %s%n", pc, inThere.get(pc));
+            }
+            listed += there.size();
+        }
+        return listed;
     }
 
     static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {

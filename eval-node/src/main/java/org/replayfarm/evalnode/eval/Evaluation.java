@@ -114,6 +114,7 @@ public final class Evaluation {
         private final Kernel kernel;
         private final long budget;
         private final HostModel.Tier tier;
+        private HostModel.StepListener steps;
 
         /** Totals whose order-dependent groups run again in order under the default budget and tier. */
         public Totals(Kernel kernel) {
@@ -127,6 +128,15 @@ public final class Evaluation {
             this.tier = tier;
             this.merge = new MemoryMerge(kernel.memory(), kernel.dispatch());
             this.images = new ImageMerge(kernel.images(), kernel.dispatch());
+        }
+
+        /**
+         * The in-order pass runs its groups with {@code listener} told of every instruction, as the groups added were
+         * run (replay mutant-run's planted bug: a group run again in order must carry the same bug).
+         */
+        public Totals steppedWith(HostModel.StepListener listener) {
+            this.steps = listener;
+            return this;
         }
 
         /** Adds a group's result; results must come in the order of the selection. */
@@ -170,7 +180,7 @@ public final class Evaluation {
          * counters are the first evaluation's; the in-order pass says what it ran.
          */
         public Outcome outcome(Duration wallTime, int threads) {
-            InOrder.Pass pass = InOrder.run(kernel, budget, tier, merge, images);
+            InOrder.Pass pass = InOrder.run(kernel, budget, tier, merge, images, steps);
             List<MemoryMerge.OrderDependent> dependent = merge.applyAtomics();
             images.applyAtomics();
             return new Outcome(groups, wave, lane, exact, approximate, unsupported, List.copyOf(faults), merge, images, dependent,

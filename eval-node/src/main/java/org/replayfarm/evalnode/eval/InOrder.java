@@ -53,6 +53,12 @@ public final class InOrder {
      * both (before their atomics are applied).
      */
     static Pass run(Kernel kernel, long budget, HostModel.Tier tier, MemoryMerge merge, ImageMerge images) {
+        return run(kernel, budget, tier, merge, images, null);
+    }
+
+    /** As above, {@code steps} (null: none) told of every instruction the groups execute (a planted bug's hook). */
+    static Pass run(Kernel kernel, long budget, HostModel.Tier tier, MemoryMerge merge, ImageMerge images,
+                    HostModel.StepListener steps) {
         Map<Integer, Long> orders = new HashMap<>(merge.orderDependentOrders());
         orders.putAll(images.orderDependentGroups()); // a group in both has one place in add order
         if (orders.isEmpty()) {
@@ -61,6 +67,7 @@ public final class InOrder {
         List<Integer> keys = new ArrayList<>(orders.keySet());
         keys.sort(java.util.Comparator.comparingLong(orders::get));
         Sequence sequence = new Sequence(kernel, budget, tier);
+        sequence.steps = steps;
         List<String> names = new ArrayList<>();
         long wave = 0;
         Optional<FaultRecord> fault = Optional.empty();
@@ -88,6 +95,7 @@ public final class InOrder {
         private final byte[][] memory;
         private final List<InitialImages.Entry> images;
         private final byte[][] texels;
+        private HostModel.StepListener steps;
 
         public Sequence(Kernel kernel, long budget, HostModel.Tier tier) {
             this.model = new HostModel(kernel, budget, tier);
@@ -111,14 +119,15 @@ public final class InOrder {
         public GroupResult next(int x, int y, int z, StoreTracer tracer) {
             InitialMemory nowMemory = memoryNow();
             InitialImages nowImages = imagesNow();
-            GroupResult r = tracer == null ? model.runGroup(x, y, z, nowMemory, nowImages)
+            GroupResult r = steps != null ? model.runStepped(x, y, z, steps, tracer, nowMemory, nowImages).result()
+                    : tracer == null ? model.runGroup(x, y, z, nowMemory, nowImages)
                     : model.runTraced(x, y, z, tracer, nowMemory, nowImages).result();
             carry(r);
             return r;
         }
 
-        /** The capture's ranges holding the carried bytes. */
-        private InitialMemory memoryNow() {
+        /** The capture's ranges holding the carried bytes: what the next group runs on. */
+        public InitialMemory memoryNow() {
             List<InitialMemory.Range> now = new ArrayList<>(ranges.size());
             for (int i = 0; i < ranges.size(); i++) {
                 InitialMemory.Range r = ranges.get(i);
@@ -129,7 +138,7 @@ public final class InOrder {
         }
 
         /** The capture's images holding the carried texels. */
-        private InitialImages imagesNow() {
+        public InitialImages imagesNow() {
             List<InitialImages.Entry> now = new ArrayList<>(images.size());
             for (int i = 0; i < images.size(); i++) {
                 InitialImages.Entry e = images.get(i);

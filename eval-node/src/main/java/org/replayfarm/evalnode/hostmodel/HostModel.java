@@ -185,10 +185,16 @@ public final class HostModel {
      * {@code replay explain --first-divergence}.
      */
     public Run runStepped(int x, int y, int z, StepListener steps, StoreTracer tracer) {
+        return runStepped(x, y, z, steps, tracer, kernel.memory(), kernel.images());
+    }
+
+    /** As above, on {@code memory} and {@code images} (what earlier groups of the in-order pass left). */
+    public Run runStepped(int x, int y, int z, StepListener steps, StoreTracer tracer, InitialMemory memory,
+                          InitialImages images) {
         HostModel interpreter = fast == null ? this : new HostModel(kernel, budget, Tier.REFERENCE);
         interpreter.stepListener = java.util.Objects.requireNonNull(steps);
         try {
-            return interpreter.run(x, y, z, tracer, null, NEVER);
+            return interpreter.run(x, y, z, tracer, null, NEVER, memory, images);
         } finally {
             interpreter.stepListener = null;
         }

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.replayfarm.evalnode.hostmodel.HostModel;
+import org.replayfarm.evalnode.hostmodel.InitialImages;
+import org.replayfarm.evalnode.hostmodel.InitialMemory;
 import org.replayfarm.evalnode.hostmodel.StoreTracer;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.isa.Disassembler;
@@ -54,13 +56,28 @@ public final class Execution {
     private final List<List<Step>> waves;
     private final List<Step> order;
     private final Store store;
+    private final Map<Integer, List<Target>> atomics;
+    private final InitialMemory memory;
+    private final InitialImages images;
 
-    private Execution(int[] group, int waveSize, List<List<Step>> waves, List<Step> order, Store store) {
+    private Execution(int[] group, int waveSize, List<List<Step>> waves, List<Step> order, Store store,
+                      Map<Integer, List<Target>> atomics, InitialMemory memory, InitialImages images) {
         this.group = group;
         this.waveSize = waveSize;
         this.waves = waves;
         this.order = order;
         this.store = store;
+        this.atomics = atomics;
+        this.memory = memory;
+        this.images = images;
+    }
+
+    /**
+     * The bytes of guest memory each atomic step (by {@link Step#seq}) of the group read and wrote, one target per
+     * lane: what a returning atomic gave back came from there.
+     */
+    public List<Target> atomicTargets(int seq) {
+        return atomics.getOrDefault(seq, List.of());
     }
 
     /** Every step of the group in execution order (index = {@link Step#seq}). */
@@ -88,6 +105,16 @@ public final class Execution {
 
     /** Records group {@code g}'s run on {@code model}, and the last write to {@code target} (may be null). */
     public static Execution record(HostModel model, int[] g, Target target) {
+        return record(model, g, target, model.kernel().memory(), model.kernel().images());
+    }
+
+    /**
+     * As above, the group running on {@code memory} and {@code images} (a group of the in-order pass: what the groups
+     * before it left; kept by the execution, which runs the group again on them for {@link #values}).
+     */
+    public static Execution record(HostModel model, int[] g, Target target, InitialMemory memory,
+                                   InitialImages images) {
+        Map<Integer, List<Target>> atomics = new HashMap<>();
         int ws = model.kernel().waveSize();
         Syntax syntax = ws == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
         List<List<Step>> waves = new ArrayList<>();
@@ -125,8 +152,12 @@ public final class Execution {
             if (target != null && target.hit(e)) {
                 last[0] = new Store(e.wave(), current[1], e.pc(), e.lane(), e.kind());
             }
-        });
-        return new Execution(g.clone(), ws, waves, order, last[0]);
+            if (e.range() >= 0 && e.kind().startsWith("atomic")) {
+                atomics.computeIfAbsent(order.size() - 1, k -> new ArrayList<>())
+                        .add(Target.range(e.range(), e.offset(), e.value().length));
+            }
+        }, memory, images);
+        return new Execution(g.clone(), ws, waves, order, last[0], atomics, memory, images);
     }
 
     static String text(Instruction insn, Syntax syntax) {
@@ -173,7 +204,7 @@ public final class Execution {
                     out.put(at, new Values(read(wave, s.access().writes()), before.remove(at), exec.remove(at)));
                 }
             }
-        }, null);
+        }, null, memory, images);
         return out;
     }
 

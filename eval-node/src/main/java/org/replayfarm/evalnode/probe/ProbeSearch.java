@@ -87,7 +87,12 @@ public final class ProbeSearch {
     private final List<String> notes = new ArrayList<>();
 
     private ProbeSearch(CaptureFile file, HostModel model, Execution execution, Slice slice, Device device, int ulp,
-                        Path work) {
+                        Path work, ProbeSearch before) {
+        if (before != null) {
+            probes.addAll(before.probes);
+            runs.addAll(before.runs);
+            notes.addAll(before.notes);
+        }
         this.file = file;
         this.model = model;
         this.execution = execution;
@@ -110,8 +115,199 @@ public final class ProbeSearch {
     /** Searches {@code slice} of {@code execution} on {@code device}; probe captures are written under {@code work}. */
     public static Result search(CaptureFile file, HostModel model, Execution execution, Slice slice, Device device,
                                 int ulp, Path work) throws Exception {
-        ProbeSearch s = new ProbeSearch(file, model, execution, slice, device, ulp, work);
-        return s.run();
+        ProbeSearch s = new ProbeSearch(file, model, execution, slice, device, ulp, work, null);
+        Optional<Execution.Step> diverged = s.firstDivergingBranch();
+        if (diverged.isEmpty()) {
+            return s.run();
+        }
+        Execution.Step b = diverged.get();
+        Slice cond = Slice.of(execution, b.wave(), b.index());
+        return new ProbeSearch(file, model, execution, cond, device, ulp, work, s).run();
+    }
+
+    /**
+     * A conditional branch a wave of the slice executed before the slice's end, and the steps of its wave that last
+     * wrote the registers its condition reads (register key to seq, -1: the wave's initial value).
+     */
+    private record Control(Execution.Step branch, Map<Integer, Integer> definers) {
+    }
+
+    /**
+     * Matching executions by iteration, not by count: the k-th execution of a PC on the device is the host's k-th only
+     * while every conditional branch its wave took before it went the same way on both sides (then the two have run the
+     * same path, the same iterations of every loop). This probes the instructions that wrote the conditions of the
+     * branches the slice's waves executed before its end (few PCs: a loop's compare is one PC however often it runs)
+     * and walks each wave's branches in order; the first whose outcome differs on the device (its condition's
+     * definers are still aligned: every branch before it agreed) is where control diverged, and the first wrong
+     * instruction is at or before it, in the slice of its condition. Empty when every branch agrees: then every
+     * execution of the slice is matched by its count exactly.
+     */
+    private Optional<Execution.Step> firstDivergingBranch() throws Exception {
+        Set<Integer> waves = slice.entries().stream().map(e -> e.step().wave()).collect(Collectors.toSet());
+        int end = slice.entries().get(slice.entries().size() - 1).step().seq();
+        List<Control> controls = new ArrayList<>();
+        Map<Integer, Map<Integer, Integer>> lastWriter = new HashMap<>();
+        for (Execution.Step s : execution.order().subList(0, end)) {
+            if (!waves.contains(s.wave())) {
+                continue;
+            }
+            Map<Integer, Integer> writers = lastWriter.computeIfAbsent(s.wave(), k -> new HashMap<>());
+            if (condition(s.insn().mnemonic()) != null) {
+                Map<Integer, Integer> d = new LinkedHashMap<>();
+                for (int r : s.access().reads()) {
+                    d.put(r, writers.getOrDefault(r, -1));
+                }
+                controls.add(new Control(s, d));
+            }
+            for (int r : s.access().writes()) {
+                writers.put(r, s.seq());
+            }
+        }
+        // the definers to probe: one point per PC, up to the last execution a branch needs
+        Map<Long, Integer> hits = new LinkedHashMap<>();
+        Map<Long, int[]> registers = new HashMap<>();
+        Set<Integer> definerSteps = new java.util.HashSet<>();
+        for (Control c : controls) {
+            for (int d : c.definers().values()) {
+                if (d < 0) {
+                    continue;
+                }
+                Execution.Step s = execution.order().get(d);
+                if (!ProbePatcher.probeable(s.insn()) || s.hit() >= MAX_HITS) {
+                    continue;
+                }
+                hits.merge(s.pc(), s.hit() + 1, Math::max);
+                registers.put(s.pc(), s.access().writes());
+                definerSteps.add(d);
+            }
+        }
+        if (hits.isEmpty()) {
+            return Optional.empty();
+        }
+        Set<Integer> wanted = new java.util.HashSet<>(definerSteps);
+        controls.forEach(c -> wanted.add(c.branch().seq()));
+        Map<Integer, Execution.Values> hostValues = execution.values(model, wanted);
+        Map<Long, List<List<ProbePatcher.Record>>> records = new HashMap<>();
+        List<Long> pcs = new ArrayList<>(hits.keySet());
+        for (int from = 0; from < pcs.size(); from += 2 * BATCH) {
+            List<ProbePatcher.Point> list = new ArrayList<>();
+            for (long pc : pcs.subList(from, Math.min(pcs.size(), from + 2 * BATCH))) {
+                list.add(new ProbePatcher.Point(pc, registers.get(pc), hits.get(pc)));
+            }
+            records.putAll(runProbe(list));
+        }
+        Execution.Step first = null;
+        String why = null;
+        Set<Integer> settled = new java.util.HashSet<>();
+        for (Control c : controls) {
+            Execution.Step b = c.branch();
+            if (settled.contains(b.wave()) || (first != null && b.seq() > first.seq())) {
+                continue;
+            }
+            Map<Integer, Integer> host = new HashMap<>();
+            Map<Integer, Integer> dev = new HashMap<>();
+            boolean known = true;
+            String missing = null;
+            Execution.Values atBranch = hostValues.get(b.seq());
+            for (var in : c.definers().entrySet()) {
+                int reg = in.getKey();
+                int d = in.getValue();
+                int[] hb = atBranch == null ? null : atBranch.before().get(reg);
+                if (hb == null) {
+                    known = false;
+                    break;
+                }
+                host.put(reg, hb[0]);
+                dev.put(reg, hb[0]); // the wave's initial value (d < 0) is the same capture on both sides
+                if (d < 0) {
+                    continue;
+                }
+                Execution.Step s = execution.order().get(d);
+                Execution.Values h = hostValues.get(d);
+                List<List<ProbePatcher.Record>> byWave = records.get(s.pc());
+                if (h == null || byWave == null || h.after().get(reg) == null) {
+                    known = false;
+                    break;
+                }
+                List<ProbePatcher.Record> got = s.wave() < byWave.size() ? byWave.get(s.wave()) : List.of();
+                if (s.hit() >= got.size()) {
+                    missing = String.format("the device executed pc 0x%x (%s), which writes its condition, %d time(s), "
+                            + "the host model at least %d", s.pc(), s.text(), got.size(), s.hit() + 1);
+                    break;
+                }
+                int[] dv = got.get(s.hit()).values().get(reg);
+                if (dv != null) {
+                    dev.put(reg, dv[0]);
+                }
+            }
+            if (!known) {
+                continue;
+            }
+            if (missing != null) {
+                // the wave left the host's path before the condition was even written (another branch, a fault that
+                // ended the wave): no branch to name here, and counts still match up to the last branch that agreed
+                settled.add(b.wave());
+                notes.add("control: wave " + b.wave() + " " + missing + "; the search keeps to the slice");
+                continue;
+            }
+            String m = b.insn().mnemonic();
+            if (taken(m, host) != taken(m, dev)) {
+                settled.add(b.wave());
+                if (first == null || b.seq() < first.seq()) {
+                    first = b;
+                    why = String.format("its condition (%s) is %s on the host, %s on the "
+                            + "device: the branch is %s on the host, %s on the device", condition(m),
+                            show(host), show(dev), taken(m, host) ? "taken" : "not taken",
+                            taken(m, dev) ? "taken" : "not taken");
+                }
+            }
+        }
+        if (first == null) {
+            return Optional.empty();
+        }
+        notes.add(String.format("control diverged first at wave %d pc 0x%x %s (its execution %d): %s; the search "
+                + "follows the slice of that branch's condition", first.wave(), first.pc(), first.text(),
+                first.hit() + 1, why));
+        return Optional.of(first);
+    }
+
+    /** The register a conditional branch tests ({@code scc}, {@code vcc}, {@code exec}), or null for any other. */
+    static String condition(String mnemonic) {
+        return switch (mnemonic) {
+            case "s_cbranch_scc0", "s_cbranch_scc1" -> "scc";
+            case "s_cbranch_vccz", "s_cbranch_vccnz" -> "vcc";
+            case "s_cbranch_execz", "s_cbranch_execnz" -> "exec";
+            default -> null;
+        };
+    }
+
+    /** Whether the branch {@code mnemonic} is taken with its condition's registers at {@code values} (key to value). */
+    static boolean taken(String mnemonic, Map<Integer, Integer> values) {
+        boolean zero = values.values().stream().allMatch(v -> v == 0);
+        return switch (mnemonic) {
+            case "s_cbranch_scc0", "s_cbranch_vccz", "s_cbranch_execz" -> zero;
+            default -> !zero;
+        };
+    }
+
+    private static String show(Map<Integer, Integer> values) {
+        return new TreeMap<>(values).entrySet().stream()
+                .map(e -> Registers.name(e.getKey()) + "=0x" + Integer.toHexString(e.getValue()))
+                .collect(Collectors.joining(" "));
+    }
+
+    /** One device run of a probe capture of {@code list}: the records it brought back. */
+    private Map<Long, List<List<ProbePatcher.Record>>> runProbe(List<ProbePatcher.Point> list) throws Exception {
+        int number = runs.size() + 1;
+        Path out = work.resolve("probe-" + number + ".capture");
+        ProbePatcher.Patched patched = ProbePatcher.write(file, execution.group(), list, out);
+        CaptureFile probe = CaptureFile.open(out);
+        long start = System.nanoTime();
+        ByteBuffer bytes = device.run(probe, patched.range());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        runs.add(new Run(number, list.stream().map(ProbePatcher.Point::pc).toList(), seconds));
+        Files.deleteIfExists(out);
+        return patched.read(bytes);
     }
 
     private Result run() throws Exception {
@@ -241,15 +437,8 @@ public final class ProbeSearch {
             }
             list.add(new ProbePatcher.Point(e.getKey(), registers.get(e.getKey()), e.getValue()));
         }
-        int number = runs.size() + 1;
-        Path out = work.resolve("probe-" + number + ".capture");
-        ProbePatcher.Patched patched = ProbePatcher.write(file, execution.group(), list, out);
-        CaptureFile probe = CaptureFile.open(out);
-        long start = System.nanoTime();
-        ByteBuffer bytes = device.run(probe, patched.range());
-        double seconds = (System.nanoTime() - start) / 1e9;
-        runs.add(new Run(number, List.copyOf(hits.keySet()), seconds));
-        Map<Long, List<List<ProbePatcher.Record>>> records = patched.read(bytes);
+        Map<Long, List<List<ProbePatcher.Record>>> records = runProbe(list);
+        int number = runs.size();
         // judge every candidate at a probed PC whose execution came back
         for (int i = 0; i < cands.size(); i++) {
             Execution.Step s = cands.get(i).step();
@@ -271,7 +460,6 @@ public final class ProbeSearch {
             verdicts.put(i, v);
             probes.add(new Probe(number, s.wave(), s.pc(), s.hit(), s.text(), describe(i, v)));
         }
-        Files.deleteIfExists(out);
     }
 
     private String describe(int i, Verdict v) {
@@ -337,7 +525,11 @@ public final class ProbeSearch {
         String kind;
         String why;
         int lane = 0;
-        if (v == null) {
+        if (v == null && condition(s.insn().mnemonic()) != null) {
+            kind = "path";
+            why = "the branch went another way on the device while the instructions that wrote its condition agree "
+                    + "where they could be probed";
+        } else if (v == null) {
             kind = "store";
             why = "the bytes it stored differ while every register it reads agrees (probed where they were written)";
         } else if (v == Verdict.NOT_REACHED) {

@@ -14,7 +14,8 @@ import org.replayfarm.model.isa.OpcodeFlag;
 /**
  * Which registers an instruction reads and writes, for the backward slice: the registers its listing names (the first
  * operand written, the rest read, as LLVM prints them), and the implicit ones the listing does not show (EXEC for every
- * vector instruction, SCC for the scalar ALU, VCC for the e32 carry and select forms, M0 for LDS). A register is a key:
+ * vector instruction, SCC for the scalar ALU, VCC for the e32 carry and select forms, M0 for LDS, EXEC read and written
+ * by the saveexec and wrexec forms and written by v_cmpx). A register is a key:
  * SGPR n (VCC at 106, M0 at 124, EXEC at 126), {@link #SCC}, or {@link #VGPR} + n.
  */
 public final class Registers {
@@ -79,10 +80,16 @@ public final class Registers {
                 reads.add(EXEC_LO + 1);
             }
         }
-        if (mnemonic.startsWith("v_cmpx_")) {
+        if (mnemonic.startsWith("v_cmpx_") || mnemonic.contains("saveexec") || mnemonic.contains("wrexec")) {
             writes.add(EXEC_LO);
             if (waveSize == 64) {
                 writes.add(EXEC_LO + 1);
+            }
+        }
+        if (mnemonic.contains("saveexec") || mnemonic.contains("wrexec")) {
+            reads.add(EXEC_LO);
+            if (waveSize == 64) {
+                reads.add(EXEC_LO + 1);
             }
         }
         if (SCC_READ.contains(mnemonic)) {
