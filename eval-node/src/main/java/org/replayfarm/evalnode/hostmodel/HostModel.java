@@ -32,10 +32,12 @@ public final class HostModel {
      * How instructions are executed. {@link #REFERENCE}: the interpreter, each handler reading its operands
      * from the decoded instruction lane by lane (the slow, obvious path every result is defined by).
      * {@link #FAST}: the program compiled once into pre-resolved steps ({@link FastTier}); the same results,
-     * faults and counts, bit for bit ({@code TierDifferentialTest}).
+     * faults and counts, bit for bit ({@code TierDifferentialTest}). {@link #COMPILED}: the fast tier's steps with
+     * hot straight-line runs of vector ALU instructions compiled to JVM methods ({@link CompiledTier}); the same
+     * results again.
      */
     public enum Tier {
-        FAST, REFERENCE;
+        COMPILED, FAST, REFERENCE;
 
         /** The system property that picks the tier where no caller names one ({@code fast} unless set). */
         public static final String PROPERTY = "replay.tier";
@@ -47,7 +49,7 @@ public final class HostModel {
                     return t;
                 }
             }
-            throw new IllegalArgumentException("unknown host-model tier '" + name + "' (fast or reference)");
+            throw new IllegalArgumentException("unknown host-model tier '" + name + "' (compiled, fast or reference)");
         }
 
         /** {@link #PROPERTY}'s tier, else {@link #FAST}. */
@@ -63,18 +65,43 @@ public final class HostModel {
     private final Syntax syntax;
     private final Tier tier;
     private final FastTier.Program fast;
+    private final CompiledTier.Program compiled;
 
     public HostModel(Kernel kernel, long instructionBudgetPerWave) {
         this(kernel, instructionBudgetPerWave, Tier.byDefault());
     }
 
     public HostModel(Kernel kernel, long instructionBudgetPerWave, Tier tier) {
+        this(kernel, instructionBudgetPerWave, tier, CompiledTier.DEFAULT_THRESHOLD);
+    }
+
+    /**
+     * As above; on the compiled tier a run is compiled on its {@code compileThreshold}-th visit (1: the first,
+     * so that the differential tests run compiled code in programs that execute each line once).
+     */
+    public HostModel(Kernel kernel, long instructionBudgetPerWave, Tier tier, int compileThreshold) {
         this.kernel = kernel;
         this.semantics = SemanticsTable.gfx1030();
         this.budget = instructionBudgetPerWave;
         this.syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
         this.tier = tier;
-        this.fast = tier == Tier.FAST ? FastTier.compile(kernel, semantics) : null;
+        this.fast = tier != Tier.REFERENCE ? FastTier.compile(kernel, semantics) : null;
+        this.compiled = tier == Tier.COMPILED ? new CompiledTier.Program(kernel, semantics, fast, compileThreshold) : null;
+    }
+
+    /** How many of the program's instructions the compiled tier may run inside a compiled run (0 for the others). */
+    public int compilableInstructions() {
+        return compiled == null ? 0 : compiled.compilable();
+    }
+
+    /** How many instructions waves of this model ran inside compiled runs so far (0 for the other tiers). */
+    public long compiledInstructionsRun() {
+        return compiled == null ? 0 : compiled.blockInstructions();
+    }
+
+    /** The compiled tier's code cache, shared by every model of this process: its size and whether it is full. */
+    public static String compiledCodeCache() {
+        return CompiledTier.cacheStats().toString();
     }
 
     public Tier tier() {
@@ -287,6 +314,10 @@ public final class HostModel {
     }
 
     private void run(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
+        if (compiled != null) {
+            runCompiled(wave, counts, cancelled);
+            return;
+        }
         if (fast != null) {
             runFast(wave, counts, cancelled);
             return;
@@ -359,6 +390,73 @@ public final class HostModel {
                     throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
                 }
                 // decoded but not compiled: the model has no handler for it
+                counts[2]++;
+                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
+                        + insn.mnemonic());
+            }
+            if (wave.instructions() >= look) {
+                if (wave.instructions() >= budget) {
+                    throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
+                            + " exhausted (a runaway loop?)");
+                }
+                look = nextLook(wave, cancelled);
+            }
+            counts[step.approximate ? 1 : 0]++;
+            if (tracing) {
+                memory.traceAt(wave.index(), pc, step.insn);
+            }
+            wave.count(Long.bitCount(wave.exec()));
+            try {
+                step.exec.run(wave);
+            } catch (GuestFault f) {
+                throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
+            } catch (RuntimeException bug) {
+                throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
+            }
+            if (!wave.takeJumped()) {
+                wave.setPc(pc + step.length);
+            }
+        }
+    }
+
+    /**
+     * The compiled tier's loop: at a PC where a compiled run starts, the whole run at once when it ends before the
+     * wave's next look at its budget or cancellation and stores are not traced (its counts added as the fast tier's
+     * loop would add them one by one); every other instruction as the fast tier's loop runs it.
+     */
+    private void runCompiled(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
+        CompiledTier.Program program = compiled;
+        long look = nextLook(wave, cancelled);
+        GroupMemory memory = wave.group().memory();
+        boolean tracing = memory.tracing();
+        while (!wave.ended() && !wave.atBarrier()) {
+            long pc = wave.pc();
+            CompiledTier.Block block = tracing ? null : program.block(pc);
+            if (block != null && wave.instructions() + block.count <= look) {
+                counts[0] += block.count - block.approximate;
+                counts[1] += block.approximate;
+                long exec = wave.exec();
+                wave.count(block.count, Long.bitCount(exec));
+                if (exec != 0) {
+                    org.replayfarm.model.fp.FpMode m = new org.replayfarm.model.fp.FpMode(wave.mode());
+                    try {
+                        block.body.run(wave, exec, m, CompiledTier.roundsToNearestEven(m));
+                    } catch (RuntimeException bug) {
+                        throw stop(wave, -1, pc, text(block.first), "host model error (compiled run): " + bug);
+                    }
+                }
+                program.ran(block);
+                wave.setPc(block.end);
+                continue;
+            }
+            FastTier.Step step = program.fast.at(pc);
+            if (step == null) {
+                Instruction insn;
+                try {
+                    insn = kernel.program().at(pc);
+                } catch (DecodeException e) {
+                    throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
+                }
                 counts[2]++;
                 throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
                         + insn.mnemonic());

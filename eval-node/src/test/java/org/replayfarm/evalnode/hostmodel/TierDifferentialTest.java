@@ -51,6 +51,7 @@ class TierDifferentialTest {
         int instructions = 0;
         int specialised = 0;
         int faults = 0;
+        long compiledRun = 0;
         for (int wave : new int[] {32, 64}) {
             for (int i = 0; i < PROGRAMS; i++) {
                 long seed = 0x7135_0000L + wave * 1000L + i;
@@ -67,6 +68,7 @@ class TierDifferentialTest {
                 String name = "wave" + wave + " seed 0x" + Long.toHexString(seed);
                 String da = GuestAsm.describe(a);
                 String db = GuestAsm.describe(b);
+                compiledRun += compiled(kernel, 1_000_000, db, failures, name);
                 if (!da.equals(db)) {
                     failures.add(name + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
                 }
@@ -75,36 +77,44 @@ class TierDifferentialTest {
                 faults += b.result().fault().isPresent() ? 1 : 0;
             }
         }
-        System.out.printf("tier differential: %d programs, %d instructions (%d specialised by the fast tier), "
-                + "%d ending in a fault, %d disagreeing%n", 2 * PROGRAMS, instructions, specialised, faults,
-                failures.size());
+        System.out.printf("tier differential: %d programs, %d instructions (%d specialised by the fast tier, %d run "
+                + "inside compiled runs), %d ending in a fault, %d disagreeing%n", 2 * PROGRAMS, instructions, specialised,
+                compiledRun, faults, failures.size());
         assertEquals(List.of(), failures);
         // the programs exercise what they claim: most instructions take the fast tier's own paths, some fault
         assertTrue(specialised > instructions / 3, specialised + " of " + instructions + " specialised");
         assertTrue(faults > 0, "no program ended in a fault");
+        assertTrue(compiledRun > instructions / 10, "the compiled tier ran " + compiledRun + " instructions compiled");
     }
 
     @Test
     void the_examples_run_the_same_on_both_tiers() throws Exception {
         Path root = GuestAsm.root();
         int groups = 0;
+        long compiledRun = 0;
         for (String capture : List.of("examples/saxpy/saxpy.capture", "examples/shadow-pass/shadow.capture",
                 "examples/hip-reduce/reduce.capture")) {
             Kernel kernel = new Kernel(CaptureFile.open(root.resolve(capture)));
             HostModel fast = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.FAST);
             HostModel reference = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.REFERENCE);
+            // the compiled tier as it runs by default: runs compiled once hot, the rest on the fast tier's steps
+            HostModel compiled = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.COMPILED);
             List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
             int step = FULL ? 1 : Math.max(1, all.size() / 12); // a spread of groups by default
             for (int i = 0; i < all.size(); i += step) {
                 int[] g = all.get(i);
                 String a = GuestAsm.describe(fast.runKeepingState(g[0], g[1], g[2]));
                 String b = GuestAsm.describe(reference.runKeepingState(g[0], g[1], g[2]));
+                assertEquals(b, GuestAsm.describe(compiled.runKeepingState(g[0], g[1], g[2])), capture + " group " + Arrays.toString(g) + " (compiled tier)");
                 assertEquals(b, a, capture + " group " + Arrays.toString(g));
                 groups++;
             }
             assertTrue(fast.specialisedInstructions() > 0, capture + ": the fast tier specialised nothing");
+            compiledRun += compiled.compiledInstructionsRun();
         }
-        System.out.printf("tier differential: %d example groups equal%n", groups);
+        assertTrue(compiledRun > 0, "the compiled tier ran no compiled run in the examples");
+        System.out.printf("tier differential: %d example groups equal on all three tiers (%d instructions inside "
+                + "compiled runs)%n", groups, compiledRun);
     }
 
     /**
@@ -264,6 +274,7 @@ class TierDifferentialTest {
                     HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
                     String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
                     String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                    compiled(kernel, 1_000_000, db, failures, "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full"));
                     String where = "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full");
                     if (!da.equals(db)) {
                         failures.add(where
@@ -357,6 +368,7 @@ class TierDifferentialTest {
                     HostModel.Run fastRun = fast.runKeepingState(0, 0, 0);
                     String da = GuestAsm.describe(fastRun);
                     String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                    compiled(kernel, 1_000_000, db, failures, "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full"));
                     String where = "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full");
                     // OMOD and CLAMP act as the mode says (so the modifier lines above are no no-ops on both tiers)
                     boolean ieee = (mode & 0x200) != 0;
@@ -473,6 +485,7 @@ class TierDifferentialTest {
                 HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
                 String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
                 String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                compiled(kernel, 1_000_000, db, failures, "wave" + wave + " " + format + " " + order);
                 if (!da.equals(db)) {
                     failures.add("wave" + wave + " " + format + " " + order + ": "
                             + GuestAsm.firstDifference(da, db, "fast", "reference"));
@@ -598,6 +611,7 @@ class TierDifferentialTest {
                 HostModel.Run refRun = reference.runKeepingState(0, 0, 0);
                 String da = GuestAsm.describe(fastRun);
                 String db = GuestAsm.describe(refRun);
+                compiled(kernel, 1_000_000, db, failures, "wave" + wave + " " + change[0]);
                 String where = "wave" + wave + " " + change[0];
                 if (!da.equals(db)) {
                     failures.add(where + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
@@ -633,6 +647,25 @@ class TierDifferentialTest {
         System.out.printf("tier differential (image T# changes and fallbacks): %d programs, %d faulting, %d disagreeing%n",
                 programs, faults, failures.size());
         assertEquals(List.of(), failures);
+    }
+
+    /** Instructions the compiled tier ran inside compiled runs in this test class (they must not be none). */
+    private static long compiledInstructions;
+
+    /**
+     * The compiled tier on {@code kernel}, every run compiled on its first visit (the programs here run most lines
+     * once), against the reference tier's description of the same group: a failure named {@code where} if they differ.
+     */
+    private static long compiled(Kernel kernel, long budget, String reference, List<String> failures, String where) {
+        HostModel compiled = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1);
+        String dc = GuestAsm.describe(compiled.runKeepingState(0, 0, 0));
+        if (!dc.equals(reference)) {
+            failures.add(where + " (compiled tier): " + GuestAsm.firstDifference(dc, reference, "compiled", "reference"));
+        }
+        compiledInstructions += compiled.compiledInstructionsRun();
+        assertTrue(compiled.compilableInstructions() == 0 || compiled.compiledInstructionsRun() > 0,
+                where + ": the compiled tier has runs but ran none");
+        return compiled.compiledInstructionsRun();
     }
 
     /**
