@@ -62,7 +62,7 @@ final class CompiledEmitter {
     private static final String WAVE = Type.getInternalName(Wave.class);
     private static final String MODE = Type.getDescriptor(FpMode.class);
 
-    static Generated emit(List<LaneOp> ops, int waveSize) {
+    static Generated emit(List<Object> ops, int waveSize) {
         String name = CompiledEmitter.class.getPackageName().replace('.', '/') + "/CompiledRun" + SERIAL.incrementAndGet();
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
             @Override
@@ -125,7 +125,7 @@ final class CompiledEmitter {
             this.waveSize = waveSize;
         }
 
-        void body(List<LaneOp> ops) {
+        void body(List<Object> items) {
             mv.visitCode();
             mv.visitVarInsn(Opcodes.ALOAD, W);
             mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, WAVE, "vgprFile", "()[I", false);
@@ -133,7 +133,19 @@ final class CompiledEmitter {
             // the prologue: constants, uniforms, masks; which VGPRs the run reads first and which it writes
             Set<Integer> written = new HashSet<>();
             List<Integer> loaded = new ArrayList<>();
-            for (LaneOp op : ops) {
+            List<LaneOp> ops = new ArrayList<>();
+            for (Object item : items) {
+                if (item instanceof CompiledTier.ScalarOp so) {
+                    // a scalar instruction, once, at its place among the uniform reads
+                    int exec = constant(so.exec(), Type.getInternalName(FastTier.Exec.class));
+                    mv.visitVarInsn(Opcodes.ALOAD, exec);
+                    mv.visitVarInsn(Opcodes.ALOAD, W);
+                    mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, Type.getInternalName(FastTier.Exec.class), "run",
+                            "(L" + WAVE + ";)V", true);
+                    continue;
+                }
+                LaneOp op = (LaneOp) item;
+                ops.add(op);
                 Object k = kernelOf(op);
                 if (k != null && !constantLocal.containsKey(k)) {
                     constantLocal.put(k, constant(k, Type.getInternalName(kernelInterface(k))));

@@ -110,26 +110,80 @@ final class CompiledTier {
     record FrexpExpOp(List<Operand> sources, int dst) implements LaneOp {
     }
 
-    /** The code a run executes: {@code run(w, exec, mode, rne)} with EXEC not zero. */
+    /**
+     * A scalar instruction inside a run: its fast-tier step, executed once for the wave in program order in the
+     * run's prologue (before the lane loop: it reads no VGPR, and no vector instruction of the run writes what it
+     * reads); a branch ends a run and runs after the lane loop ({@code branch}).
+     */
+    record ScalarOp(FastTier.Exec exec, boolean branch) {
+    }
+
+    /** The code a run executes: {@code run(w, exec, mode, rne)}, its scalar instructions too (EXEC may be zero). */
     public interface Body {
         void run(Wave w, long exec, FpMode m, boolean rne);
     }
 
-    /** A compiled run: its body, its length, fidelity counts and where the wave goes after it. */
+    /**
+     * A compiled run: its body, its length, fidelity counts, the branch that ends it (null: none) and where the wave
+     * goes after it when that does not jump.
+     */
     static final class Block {
         final Body body;
         final int count;
         final int approximate;
         final long end;
         final Instruction first;
+        final FastTier.Exec branch;
 
-        Block(Body body, int count, int approximate, long end, Instruction first) {
+        Block(Body body, int count, int approximate, long end, Instruction first, FastTier.Exec branch) {
             this.body = body;
             this.count = count;
             this.approximate = approximate;
             this.end = end;
             this.first = first;
+            this.branch = branch;
         }
+    }
+
+    /** The no-op scalar instructions (waits, hints, clauses) a run may hold. */
+    private static final java.util.Set<String> NO_OPS = java.util.Set.of("s_nop", "s_waitcnt", "s_clause",
+            "s_inst_prefetch", "s_waitcnt_depctr", "s_setprio", "s_sleep", "s_wakeup", "s_icache_inv",
+            "s_incperflevel", "s_decperflevel", "s_wait_idle", "s_waitcnt_vscnt", "s_waitcnt_vmcnt",
+            "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt", "s_version");
+
+    private static boolean scalarSource(int code) {
+        return uniformCode(code) || code >= 251 && code <= 253;
+    }
+
+    /**
+     * The scalar instruction as part of a run, or null: the SALU instructions that cannot fault, do not read the PC
+     * and do not write EXEC or MODE (SOP2, SOPC, SOP1 but the EXEC, PC and M0-relative forms, the SOPK constant forms),
+     * the no-ops, and the direct branches (s_branch, s_cbranch_*), which end a run.
+     */
+    static ScalarOp scalar(FastTier.Step step) {
+        Instruction insn = step.insn;
+        String m = insn.mnemonic();
+        Fields f = insn.fields();
+        boolean ok;
+        if (f instanceof Fields.Sop2 s) {
+            ok = s.sdst() < 126 && scalarSource(s.ssrc0()) && scalarSource(s.ssrc1());
+        } else if (f instanceof Fields.Sopc s) {
+            ok = scalarSource(s.ssrc0()) && scalarSource(s.ssrc1());
+        } else if (f instanceof Fields.Sop1 s) {
+            ok = s.sdst() < 126 && scalarSource(s.ssrc0()) && !m.contains("exec") && !m.contains("movrel")
+                    && !m.contains("pc_b64") && !m.contains("rfe") && !m.contains("cbranch");
+        } else if (f instanceof Fields.Sopk s) {
+            ok = NO_OPS.contains(m) || s.sdst() < 126 && (m.startsWith("s_movk_") || m.startsWith("s_cmovk_")
+                    || m.startsWith("s_cmpk_") || m.startsWith("s_addk_") || m.startsWith("s_mulk_"));
+        } else if (f instanceof Fields.Sopp) {
+            if (m.equals("s_branch") || m.startsWith("s_cbranch_") && !m.contains("join") && !m.contains("fork")) {
+                return new ScalarOp(step.exec, true);
+            }
+            ok = NO_OPS.contains(m);
+        } else {
+            ok = false;
+        }
+        return ok ? new ScalarOp(step.exec, false) : null;
     }
 
     /** The uniform codes a run may read once: SGPRs, integer and float inline constants, the literal. */
@@ -248,18 +302,20 @@ final class CompiledTier {
     private static final AtomicLong BYTES = new AtomicLong();
     private static final AtomicBoolean FULL = new AtomicBoolean();
     private static final AtomicLong REFUSED = new AtomicLong();
+    private static final AtomicLong COMPILE_NANOS = new AtomicLong();
 
     /** The code cache as it stands: runs compiled, their bytecode, whether it is full and runs refused since. */
-    public record CacheStats(int blocks, long bytes, boolean full, long refused) {
+    public record CacheStats(int blocks, long bytes, boolean full, long refused, long compileNanos) {
         @Override
         public String toString() {
-            return blocks + " compiled runs, " + bytes + " bytes of bytecode" + (full ? ", FULL (" + refused
+            return String.format(java.util.Locale.ROOT, "%d compiled runs, %d bytes of bytecode, %.1f ms generating "
+                    + "and loading them%s", blocks, bytes, compileNanos / 1e6, full ? ", FULL (" + refused
                     + " hot runs left on the fast tier)" : "");
         }
     }
 
     static CacheStats cacheStats() {
-        return new CacheStats(CACHE.size(), BYTES.get(), FULL.get(), REFUSED.get());
+        return new CacheStats(CACHE.size(), BYTES.get(), FULL.get(), REFUSED.get(), COMPILE_NANOS.get());
     }
 
     /** Empties the code cache (tests that measure compilation). */
@@ -268,9 +324,10 @@ final class CompiledTier {
         BYTES.set(0);
         FULL.set(false);
         REFUSED.set(0);
+        COMPILE_NANOS.set(0);
     }
 
-    private static Body compileCached(Key key, List<LaneOp> ops, int waveSize) {
+    private static Body compileCached(Key key, List<Object> ops, int waveSize) {
         Body cached = CACHE.get(key);
         if (cached != null) {
             return cached;
@@ -285,7 +342,9 @@ final class CompiledTier {
             return null;
         }
         return CACHE.computeIfAbsent(key, k -> {
+            long t0 = System.nanoTime();
             CompiledEmitter.Generated g = CompiledEmitter.emit(ops, waveSize);
+            COMPILE_NANOS.addAndGet(System.nanoTime() - t0);
             BYTES.addAndGet(g.bytes());
             return g.body();
         });
@@ -300,8 +359,8 @@ final class CompiledTier {
         private final int waveSize;
         private final int vgprs;
         private final int threshold;
-        /** Per slot: the lowered instruction starting there, or null when it cannot be in a run. */
-        private final LaneOp[] lowered;
+        /** Per slot: the instruction starting there as a {@link LaneOp} or {@link ScalarOp}, or null: not in a run. */
+        private final Object[] lowered;
         /** Per slot: the length of the run from there (0: none). */
         private final int[] runLength;
         private final int[] heat;
@@ -317,22 +376,29 @@ final class CompiledTier {
             this.threshold = Math.max(1, threshold);
             this.hash = hash(kernel.program());
             int slots = fast.steps.length;
-            this.lowered = new LaneOp[slots];
+            this.lowered = new Object[slots];
             for (int i = 0; i < slots; i++) {
                 FastTier.Step s = fast.steps[i];
                 if (s != null && s.specialised) {
                     lowered[i] = lower(s.insn, table, vgprs);
+                } else if (s != null) {
+                    lowered[i] = scalar(s);
                 }
             }
             this.runLength = new int[slots];
             for (int i = 0; i < slots; i++) {
                 int n = 0;
+                int vector = 0;
                 int at = i;
                 while (n < MAX_RUN && at < slots && lowered[at] != null) {
                     n++;
+                    vector += lowered[at] instanceof LaneOp ? 1 : 0;
+                    if (lowered[at] instanceof ScalarOp so && so.branch()) {
+                        break;
+                    }
                     at += fast.steps[at].length / 4;
                 }
-                runLength[i] = n >= MIN_RUN ? n : 0;
+                runLength[i] = n >= MIN_RUN && vector > 0 ? n : 0;
             }
             this.heat = new int[slots];
             this.blocks = new Block[slots];
@@ -342,8 +408,8 @@ final class CompiledTier {
         /** Instructions that may run inside a compiled run (for tests: the tier is really used). */
         int compilable() {
             int n = 0;
-            for (LaneOp op : lowered) {
-                n += op != null ? 1 : 0;
+            for (Object op : lowered) {
+                n += op instanceof LaneOp ? 1 : 0;
             }
             return n;
         }
@@ -379,11 +445,16 @@ final class CompiledTier {
             if (++heat[i] < threshold) {
                 return null;
             }
-            List<LaneOp> ops = new ArrayList<>();
+            List<Object> ops = new ArrayList<>();
             int approximate = 0;
             int at = i;
+            FastTier.Exec branch = null;
             for (int n = 0; n < runLength[i]; n++) {
-                ops.add(lowered[at]);
+                if (lowered[at] instanceof ScalarOp so && so.branch()) {
+                    branch = so.exec();
+                } else {
+                    ops.add(lowered[at]);
+                }
                 approximate += fast.steps[at].approximate ? 1 : 0;
                 at += fast.steps[at].length / 4;
             }
@@ -392,7 +463,7 @@ final class CompiledTier {
                 refused[i] = true;
                 return null;
             }
-            b = new Block(body, ops.size(), approximate, fast.base + 4L * at, fast.steps[i].insn);
+            b = new Block(body, runLength[i], approximate, fast.base + 4L * at, fast.steps[i].insn, branch);
             blocks[i] = b;
             return b;
         }

@@ -104,6 +104,14 @@ public final class HostModel {
         return CompiledTier.cacheStats().toString();
     }
 
+    /**
+     * Empties the compiled tier's code cache (a benchmark's cold pass then pays for every run it compiles; runs already
+     * handed to a running model stay usable).
+     */
+    public static void clearCompiledCodeCache() {
+        CompiledTier.clearCache();
+    }
+
     public Tier tier() {
         return tier;
     }
@@ -437,16 +445,19 @@ public final class HostModel {
                 counts[1] += block.approximate;
                 long exec = wave.exec();
                 wave.count(block.count, Long.bitCount(exec));
-                if (exec != 0) {
-                    org.replayfarm.model.fp.FpMode m = new org.replayfarm.model.fp.FpMode(wave.mode());
-                    try {
-                        block.body.run(wave, exec, m, CompiledTier.roundsToNearestEven(m));
-                    } catch (RuntimeException bug) {
-                        throw stop(wave, -1, pc, text(block.first), "host model error (compiled run): " + bug);
+                org.replayfarm.model.fp.FpMode m = new org.replayfarm.model.fp.FpMode(wave.mode());
+                try {
+                    block.body.run(wave, exec, m, CompiledTier.roundsToNearestEven(m));
+                    if (block.branch != null) {
+                        block.branch.run(wave);
                     }
+                } catch (RuntimeException bug) {
+                    throw stop(wave, -1, pc, text(block.first), "host model error (compiled run): " + bug);
                 }
                 program.ran(block);
-                wave.setPc(block.end);
+                if (!wave.takeJumped()) {
+                    wave.setPc(block.end);
+                }
                 continue;
             }
             FastTier.Step step = program.fast.at(pc);

@@ -649,6 +649,76 @@ class TierDifferentialTest {
         assertEquals(List.of(), failures);
     }
 
+    /**
+     * The compiled tier where a run meets the wave's budget: a loop whose body is one compiled run (vector ALU
+     * instructions, scalar ones between them, the branch back at its end), with EXEC full and partial, run under every
+     * budget from 30 to 75 instructions, so the budget runs out at each place inside and between runs; a run that would
+     * cross it is left to the fast tier's steps, so the fault (its PC, instruction, message), the instruction and lane
+     * counts and every register agree with the reference tier's, and with the fast tier's. Also runs compiled only on
+     * their second visit (a run first stepped, then compiled) and a v_cndmask reading a VCC a scalar instruction of the
+     * same run wrote.
+     */
+    @Test
+    void budgets_run_out_inside_and_between_compiled_runs_as_on_the_other_tiers() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int faults = 0;
+        long compiledRun = 0;
+        for (int wave : new int[] {32, 64}) {
+            String vcc = wave == 32 ? "vcc_lo" : "vcc";
+            for (boolean partial : new boolean[] {false, true}) {
+                String program = (partial ? "s_mov_b32 exec_lo, 0x5a5af0f3\n" : "") + """
+                        v_mov_b32 v1, 1.0
+                        s_mov_b32 s0, 4
+                        s_mov_b32 s1, 0x1234
+                        loop:
+                        v_add_nc_u32 v2, v0, v1
+                        s_add_u32 s1, s1, 0x9e3779b9
+                        v_xor_b32 v3, v2, s1
+                        v_mul_f32 v4, v3, 0.5
+                        s_sub_u32 s0, s0, 1
+                        v_cvt_f32_u32 v5, v2
+                        s_cmp_lg_u32 s0, 0
+                        s_cselect_b64 %1$s, -1, 0
+                        %2$s
+                        v_cndmask_b32 v6, v4, v5, %3$s
+                        v_add_f32 v1, v1, v4
+                        s_cbranch_scc1 loop
+                        v_lshlrev_b32 v7, 2, v6
+                        v_or_b32 v8, v7, v1
+                        s_endpgm
+                        """.formatted("s[20:21]", wave == 32 ? "s_and_b32 vcc_lo, s20, 0x33cc55aa"
+                        : "s_and_b64 vcc, s[20:21], 0x33cc55aa", vcc);
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Kernel kernel = runner.kernel(program);
+                for (long budget = 30; budget <= 75; budget++) {
+                    String where = "wave" + wave + (partial ? " partial" : " full") + " budget " + budget;
+                    HostModel.Run ref = new HostModel(kernel, budget, HostModel.Tier.REFERENCE).runKeepingState(0, 0, 0);
+                    String db = GuestAsm.describe(ref);
+                    String df = GuestAsm.describe(new HostModel(kernel, budget, HostModel.Tier.FAST).runKeepingState(0, 0, 0));
+                    if (!df.equals(db)) {
+                        failures.add(where + " (fast tier): " + GuestAsm.firstDifference(df, db, "fast", "reference"));
+                    }
+                    compiledRun += compiled(kernel, budget, db, failures, where);
+                    HostModel second = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 2);
+                    String ds = GuestAsm.describe(second.runKeepingState(0, 0, 0));
+                    if (!ds.equals(db)) {
+                        failures.add(where + " (compiled on the second visit): "
+                                + GuestAsm.firstDifference(ds, db, "compiled", "reference"));
+                    }
+                    faults += ref.result().fault().isPresent() ? 1 : 0;
+                }
+            }
+        }
+        System.out.printf("tier differential (budgets in compiled runs): %d runs out of budget, %d instructions in "
+                + "compiled runs, %d disagreeing%n", faults, compiledRun, failures.size());
+        assertEquals(List.of(), failures);
+        assertTrue(faults > 50 && faults < 4 * 46, faults + " of " + 4 * 46 + " runs out of budget");
+        assertTrue(compiledRun > 1000, compiledRun + " instructions in compiled runs");
+    }
+
     /** Instructions the compiled tier ran inside compiled runs in this test class (they must not be none). */
     private static long compiledInstructions;
 
