@@ -130,8 +130,42 @@ final class CompiledEmitter {
             mv.visitVarInsn(Opcodes.ALOAD, W);
             mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, WAVE, "vgprFile", "()[I", false);
             mv.visitVarInsn(Opcodes.ASTORE, V);
-            // the prologue: constants, uniforms, masks; which VGPRs the run reads first and which it writes
-            Set<Integer> written = new HashSet<>();
+            lanes = next;
+            next += 2;
+            lane = next++;
+            // segments of lane operations and scalar instructions, split at memory instructions
+            List<Object> segment = new ArrayList<>();
+            for (Object item : items) {
+                if (item instanceof CompiledTier.ScalarOp so && so.wave()) {
+                    segment(segment);
+                    segment.clear();
+                    // the memory instruction as the fast tier runs it, the wave's PC its own (a fault names it)
+                    int exec = constant(so.exec(), Type.getInternalName(FastTier.Exec.class));
+                    mv.visitVarInsn(Opcodes.ALOAD, W);
+                    mv.visitLdcInsn(so.pc());
+                    mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, WAVE, "setPc", "(J)V", false);
+                    mv.visitVarInsn(Opcodes.ALOAD, exec);
+                    mv.visitVarInsn(Opcodes.ALOAD, W);
+                    mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, Type.getInternalName(FastTier.Exec.class), "run",
+                            "(L" + WAVE + ";)V", true);
+                } else {
+                    segment.add(item);
+                }
+            }
+            segment(segment);
+            mv.visitInsn(Opcodes.RETURN);
+        }
+
+        private int lanes;
+        private int lane;
+
+        /**
+         * One segment: its scalar instructions and uniform reads in program order, then one loop over the active
+         * lanes running its lane operations with their VGPRs in locals.
+         */
+        private void segment(List<Object> items) {
+            maskLocal.clear();
+            Set<Integer> written = new java.util.LinkedHashSet<>();
             List<Integer> loaded = new ArrayList<>();
             List<LaneOp> ops = new ArrayList<>();
             for (Object item : items) {
@@ -178,15 +212,15 @@ final class CompiledEmitter {
                 }
                 written.add(op.dst());
             }
+            if (ops.isEmpty()) {
+                return;
+            }
             for (int reg : loaded) {
-                vgprLocal.put(reg, next++);
+                vgprLocal.computeIfAbsent(reg, r -> next++);
             }
             for (int reg : written) {
                 vgprLocal.computeIfAbsent(reg, r -> next++);
             }
-            int lanes = next;
-            next += 2;
-            int lane = next++;
             mv.visitVarInsn(Opcodes.LLOAD, EXEC);
             mv.visitVarInsn(Opcodes.LSTORE, lanes);
             Label top = new Label();
@@ -227,7 +261,6 @@ final class CompiledEmitter {
             mv.visitVarInsn(Opcodes.LSTORE, lanes);
             mv.visitJumpInsn(Opcodes.GOTO, top);
             mv.visitLabel(end);
-            mv.visitInsn(Opcodes.RETURN);
         }
 
         /** Loads constant {@code c} (cast to {@code type}) into a new local at the prologue; returns the local. */

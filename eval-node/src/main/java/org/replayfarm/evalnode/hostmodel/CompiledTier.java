@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.replayfarm.evalnode.hostmodel.semantics.SemanticsTable;
 import org.replayfarm.evalnode.hostmodel.valu.Valu;
 import org.replayfarm.evalnode.hostmodel.valu.ValuFloat;
@@ -112,10 +111,15 @@ final class CompiledTier {
 
     /**
      * A scalar instruction inside a run: its fast-tier step, executed once for the wave in program order in the
-     * run's prologue (before the lane loop: it reads no VGPR, and no vector instruction of the run writes what it
-     * reads); a branch ends a run and runs after the lane loop ({@code branch}).
+     * prologue of its segment (before the segment's lane loop: it reads no VGPR, and no vector instruction of the run
+     * writes what it reads); a branch ends a run and runs after the last lane loop ({@code branch}). A memory
+     * instruction ({@code wave}: scalar or vector memory, LDS, images) is its fast-tier step at its place between two
+     * segments, the wave's PC set to its own first ({@code pc}), so that a fault it raises names it.
      */
-    record ScalarOp(FastTier.Exec exec, boolean branch) {
+    record ScalarOp(FastTier.Exec exec, boolean branch, boolean wave, long pc) {
+        ScalarOp(FastTier.Exec exec, boolean branch) {
+            this(exec, branch, false, -1);
+        }
     }
 
     /** The code a run executes: {@code run(w, exec, mode, rne)}, its scalar instructions too (EXEC may be zero). */
@@ -134,14 +138,30 @@ final class CompiledTier {
         final long end;
         final Instruction first;
         final FastTier.Exec branch;
+        /** Each instruction's step, in order (a fault names its instruction). */
+        final FastTier.Step[] steps;
+        /** Runs of this block (racy counts: for tests and figures only). */
+        long runs;
 
-        Block(Body body, int count, int approximate, long end, Instruction first, FastTier.Exec branch) {
+        Block(Body body, int count, int approximate, long end, Instruction first, FastTier.Exec branch,
+              FastTier.Step[] steps) {
             this.body = body;
             this.count = count;
             this.approximate = approximate;
             this.end = end;
             this.first = first;
             this.branch = branch;
+            this.steps = steps;
+        }
+
+        /** The index of the instruction at {@code pc} within the run, or -1. */
+        int indexOf(long pc) {
+            for (int i = 0; i < steps.length; i++) {
+                if (steps[i].insn.pc() == pc) {
+                    return i;
+                }
+            }
+            return -1;
         }
     }
 
@@ -164,6 +184,17 @@ final class CompiledTier {
         Instruction insn = step.insn;
         String m = insn.mnemonic();
         Fields f = insn.fields();
+        switch (insn.encoding()) {
+            case GLOBAL, FLAT, SCRATCH, MUBUF, MTBUF, DS, MIMG -> {
+                return new ScalarOp(step.exec, false, true, insn.pc());
+            }
+            case SMEM -> {
+                return f instanceof Fields.Smem sm && sm.sdata() < 106 ? new ScalarOp(step.exec, false, true, insn.pc())
+                        : null;
+            }
+            default -> {
+            }
+        }
         boolean ok;
         if (f instanceof Fields.Sop2 s) {
             ok = s.sdst() < 126 && scalarSource(s.ssrc0()) && scalarSource(s.ssrc1());
@@ -366,8 +397,7 @@ final class CompiledTier {
         private final int[] heat;
         private final Block[] blocks;
         private final boolean[] refused;
-        private final LongAdder blockRuns = new LongAdder();
-        private final LongAdder blockInstructions = new LongAdder();
+        private final java.util.Set<Block> compiledBlocks = ConcurrentHashMap.newKeySet();
 
         Program(Kernel kernel, SemanticsTable table, FastTier.Program fast, int threshold) {
             this.fast = fast;
@@ -414,17 +444,13 @@ final class CompiledTier {
             return n;
         }
 
-        long blockRuns() {
-            return blockRuns.sum();
-        }
-
+        /** Instructions run inside compiled runs so far (counted without synchronisation: a figure, not a count). */
         long blockInstructions() {
-            return blockInstructions.sum();
-        }
-
-        void ran(Block b) {
-            blockRuns.increment();
-            blockInstructions.add(b.count);
+            long n = 0;
+            for (Block b : compiledBlocks) {
+                n += b.runs * b.count;
+            }
+            return n;
         }
 
         /**
@@ -449,7 +475,9 @@ final class CompiledTier {
             int approximate = 0;
             int at = i;
             FastTier.Exec branch = null;
+            FastTier.Step[] steps = new FastTier.Step[runLength[i]];
             for (int n = 0; n < runLength[i]; n++) {
+                steps[n] = fast.steps[at];
                 if (lowered[at] instanceof ScalarOp so && so.branch()) {
                     branch = so.exec();
                 } else {
@@ -463,8 +491,9 @@ final class CompiledTier {
                 refused[i] = true;
                 return null;
             }
-            b = new Block(body, runLength[i], approximate, fast.base + 4L * at, fast.steps[i].insn, branch);
+            b = new Block(body, runLength[i], approximate, fast.base + 4L * at, fast.steps[i].insn, branch, steps);
             blocks[i] = b;
+            compiledBlocks.add(b);
             return b;
         }
     }

@@ -451,10 +451,10 @@ public final class HostModel {
                     if (block.branch != null) {
                         block.branch.run(wave);
                     }
-                } catch (RuntimeException bug) {
-                    throw stop(wave, -1, pc, text(block.first), "host model error (compiled run): " + bug);
+                } catch (RuntimeException e) {
+                    throw stopInside(wave, counts, block, pc, exec, e);
                 }
-                program.ran(block);
+                block.runs++;
                 if (!wave.takeJumped()) {
                     wave.setPc(block.end);
                 }
@@ -495,6 +495,32 @@ public final class HostModel {
                 wave.setPc(pc + step.length);
             }
         }
+    }
+
+    /**
+     * A fault (or a host-model error) inside a compiled run: the memory instruction that raised it set the wave's PC
+     * to its own; the counts of the instructions after it, added when the run began, are taken back, so the record
+     * and the counts are those the fast tier's loop leaves.
+     */
+    private Stopped stopInside(Wave wave, long[] counts, CompiledTier.Block block, long start, long exec,
+                               RuntimeException e) {
+        int at = block.indexOf(wave.pc());
+        if (at < 0) {
+            at = 0; // raised before any memory instruction: none can fault there, so this is a host-model error
+        }
+        int after = block.count - at - 1;
+        int approximateAfter = 0;
+        for (int i = at + 1; i < block.count; i++) {
+            approximateAfter += block.steps[i].approximate ? 1 : 0;
+        }
+        wave.count(-after, Long.bitCount(exec));
+        counts[0] -= after - approximateAfter;
+        counts[1] -= approximateAfter;
+        Instruction insn = block.steps[at].insn;
+        if (e instanceof GuestFault f) {
+            return stop(wave, f.lane(), insn.pc(), text(insn), f.getMessage());
+        }
+        return stop(wave, -1, insn.pc(), text(insn), "host model error: " + e);
     }
 
     private String text(Instruction insn) {

@@ -719,6 +719,63 @@ class TierDifferentialTest {
         assertTrue(compiledRun > 1000, compiledRun + " instructions in compiled runs");
     }
 
+    /**
+     * A memory fault in the middle of a compiled run: a loop whose body (vector ALU, a GLOBAL load and a store, scalar
+     * instructions, the branch back) is one run split at its memory instructions, the load's address walking past the
+     * buffer on the third trip; the fault record (instruction, PC, lane, message), the counts (the instructions after
+     * the faulting one in its run taken back) and every register equal the reference tier's, EXEC full and partial,
+     * compiled on the first and on the second visit.
+     */
+    @Test
+    void a_fault_inside_a_compiled_run_is_the_other_tiers_fault() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int faults = 0;
+        long compiledRun = 0;
+        for (int wave : new int[] {32, 64}) {
+            for (boolean partial : new boolean[] {false, true}) {
+                String program = (partial ? "s_mov_b32 exec_lo, 0x5a5af0f3\n" : "") + """
+                        v_lshlrev_b32 v1, 2, v0
+                        s_mov_b32 s10, 0
+                        loop:
+                        v_add_nc_u32 v2, s10, v1
+                        v_mul_lo_u32 v3, v2, 3
+                        s_add_u32 s10, s10, 0xc00
+                        global_load_dword v4, v2, s[0:1]
+                        v_xor_b32 v5, v4, v3
+                        s_add_u32 s11, s11, 1
+                        v_cvt_f32_u32 v6, v5
+                        global_store_dword v1, v6, s[0:1] offset:256
+                        v_add_f32 v7, v6, 1.0
+                        s_cmp_lg_u32 s11, 6
+                        s_cbranch_scc1 loop
+                        s_endpgm
+                        """;
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave).buffer(new byte[8192]);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Kernel kernel = runner.kernel(program);
+                String where = "wave" + wave + (partial ? " partial" : " full");
+                HostModel.Run ref = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE).runKeepingState(0, 0, 0);
+                String db = GuestAsm.describe(ref);
+                compiledRun += compiled(kernel, 1_000_000, db, failures, where);
+                String ds = GuestAsm.describe(new HostModel(kernel, 1_000_000, HostModel.Tier.COMPILED, 2)
+                        .runKeepingState(0, 0, 0));
+                if (!ds.equals(db)) {
+                    failures.add(where + " (compiled on the second visit): "
+                            + GuestAsm.firstDifference(ds, db, "compiled", "reference"));
+                }
+                assertTrue(ref.result().fault().isPresent() && ref.result().fault().get().instruction()
+                        .startsWith("global_load"), where + ": " + ref.result().fault());
+                faults++;
+            }
+        }
+        System.out.printf("tier differential (faults in compiled runs): %d faults, %d instructions in compiled runs, "
+                + "%d disagreeing%n", faults, compiledRun, failures.size());
+        assertEquals(List.of(), failures);
+        assertTrue(compiledRun > 0, "no compiled run");
+    }
+
     /** Instructions the compiled tier ran inside compiled runs in this test class (they must not be none). */
     private static long compiledInstructions;
 
