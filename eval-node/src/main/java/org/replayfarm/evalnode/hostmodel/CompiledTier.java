@@ -14,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.valu.Valu;
 import org.replayfarm.evalnode.hostmodel.valu.ValuFloat;
 import org.replayfarm.evalnode.hostmodel.valu.ValuFloatConvert;
 import org.replayfarm.evalnode.hostmodel.valu.ValuIntegerUnit;
+import org.replayfarm.evalnode.hostmodel.scalar.WaveControl;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
 import org.replayfarm.model.fp.Format;
 import org.replayfarm.model.fp.FpMode;
@@ -165,24 +166,20 @@ final class CompiledTier {
         }
     }
 
-    /** The no-op scalar instructions (waits, hints, clauses) a run may hold. */
-    private static final java.util.Set<String> NO_OPS = java.util.Set.of("s_nop", "s_waitcnt", "s_clause",
-            "s_inst_prefetch", "s_waitcnt_depctr", "s_setprio", "s_sleep", "s_wakeup", "s_icache_inv",
-            "s_incperflevel", "s_decperflevel", "s_wait_idle", "s_waitcnt_vscnt", "s_waitcnt_vmcnt",
-            "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt", "s_version");
-
     private static boolean scalarSource(int code) {
         return uniformCode(code) || code >= 251 && code <= 253;
     }
 
     /**
-     * The scalar instruction as part of a run, or null: the SALU instructions that cannot fault, do not read the PC
-     * and do not write EXEC or MODE (SOP2, SOPC, SOP1 but the EXEC, PC and M0-relative forms, the SOPK constant forms),
-     * the no-ops, and the direct branches (s_branch, s_cbranch_*), which end a run.
+     * The instruction as a scalar or memory part of a run, or null. Scalar: SOP2 and SOPC (the scalar ALU's binary
+     * operations and compares, which cannot fault, read no PC and leave MODE alone) writing no EXEC; the instructions
+     * that do nothing functionally ({@code WaveControl.NOTHING}); a PC-relative branch ({@code OpcodeFlag.BRANCH}),
+     * which ends a run. SOP1 and SOPK stay out: among them are the EXEC, PC, M0-relative, hardware-register and
+     * call forms, which the opcode's typed facts do not tell apart. Memory: GLOBAL, FLAT, SCRATCH, MUBUF, MTBUF, DS,
+     * MIMG, and SMEM loads into s0-s105.
      */
     static ScalarOp scalar(FastTier.Step step) {
         Instruction insn = step.insn;
-        String m = insn.mnemonic();
         Fields f = insn.fields();
         switch (insn.encoding()) {
             case GLOBAL, FLAT, SCRATCH, MUBUF, MTBUF, DS, MIMG -> {
@@ -195,25 +192,14 @@ final class CompiledTier {
             default -> {
             }
         }
-        boolean ok;
-        if (f instanceof Fields.Sop2 s) {
-            ok = s.sdst() < 126 && scalarSource(s.ssrc0()) && scalarSource(s.ssrc1());
-        } else if (f instanceof Fields.Sopc s) {
-            ok = scalarSource(s.ssrc0()) && scalarSource(s.ssrc1());
-        } else if (f instanceof Fields.Sop1 s) {
-            ok = s.sdst() < 126 && scalarSource(s.ssrc0()) && !m.contains("exec") && !m.contains("movrel")
-                    && !m.contains("pc_b64") && !m.contains("rfe") && !m.contains("cbranch");
-        } else if (f instanceof Fields.Sopk s) {
-            ok = NO_OPS.contains(m) || s.sdst() < 126 && (m.startsWith("s_movk_") || m.startsWith("s_cmovk_")
-                    || m.startsWith("s_cmpk_") || m.startsWith("s_addk_") || m.startsWith("s_mulk_"));
-        } else if (f instanceof Fields.Sopp) {
-            if (m.equals("s_branch") || m.startsWith("s_cbranch_") && !m.contains("join") && !m.contains("fork")) {
-                return new ScalarOp(step.exec, true);
-            }
-            ok = NO_OPS.contains(m);
-        } else {
-            ok = false;
+        if (step.handler == WaveControl.NOTHING) {
+            return new ScalarOp(step.exec, false);
         }
+        if (f instanceof Fields.Sopp) {
+            return insn.opcode().has(org.replayfarm.model.isa.OpcodeFlag.BRANCH) ? new ScalarOp(step.exec, true) : null;
+        }
+        boolean ok = f instanceof Fields.Sop2 s2 ? s2.sdst() < 126 && scalarSource(s2.ssrc0()) && scalarSource(s2.ssrc1())
+                : f instanceof Fields.Sopc sc && scalarSource(sc.ssrc0()) && scalarSource(sc.ssrc1());
         return ok ? new ScalarOp(step.exec, false) : null;
     }
 
