@@ -3,7 +3,6 @@ package org.replayfarm.evalnode.hostmodel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,13 +29,15 @@ import org.replayfarm.model.fp.FpMode;
 import org.replayfarm.model.isa.Instruction;
 
 /**
- * Emits one run of lowered vector ALU instructions ({@link CompiledTier}) as a hidden class implementing {@link
- * CompiledTier.Body}:
+ * Emits one run ({@link CompiledTier}) as a hidden class implementing {@link CompiledTier.Body}; each segment (the
+ * part between two memory instructions, which are called as their fast-tier steps with the wave's PC set to theirs)
+ * reads:
  *
  * <pre>{@code
  * void run(Wave w, long exec, FpMode m, boolean rne) {
  *     int[] v = w.vgprFile();
- *     K0 k0 = (K0) constants[0]; ...                  // the lane kernels it calls, the instructions with literals
+ *     K0 k0 = (K0) constants[0]; ...                  // lane kernels, fast-tier steps, instructions with literals
+ *     step3.run(w); ...                                // its scalar instructions, in program order
  *     int u0 = w.source32(code, insn); ...             // uniform sources, read once
  *     long m0 = w.laneMask(code); ...                  // masks (v_cndmask), read once
  *     for (long lanes = exec; lanes != 0; lanes &= lanes - 1) {
@@ -356,60 +357,60 @@ final class CompiledEmitter {
         private void instruction(LaneOp op, int lane) {
             List<Operand> s = op.sources();
             if (op instanceof IntOp i) {
-                    if (i.inline() == LaneLoop.MOV) {
-                        load(s.get(0));
-                    } else if (i.inline() != null) {
-                        s.forEach(this::load);
-                        lanes(i.inline().name(), "(" + "I".repeat(i.arity()) + ")I");
-                    } else {
-                        mv.visitVarInsn(Opcodes.ALOAD, constantLocal.get(i.op()));
-                        s.forEach(this::load);
-                        switch (i.arity()) {
-                            case 1 -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, "java/util/function/IntUnaryOperator",
-                                    "applyAsInt", "(I)I", true);
-                            case 2 -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE,
-                                    Type.getInternalName(ValuIntegerUnit.Op2.class), "apply", "(II)I", true);
-                            default -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE,
-                                    Type.getInternalName(ValuIntegerUnit.Op3.class), "apply", "(III)I", true);
-                        }
+                if (i.inline() == LaneLoop.MOV) {
+                    load(s.get(0));
+                } else if (i.inline() != null) {
+                    s.forEach(this::load);
+                    lanes(i.inline().name(), "(" + "I".repeat(i.arity()) + ")I");
+                } else {
+                    mv.visitVarInsn(Opcodes.ALOAD, constantLocal.get(i.op()));
+                    s.forEach(this::load);
+                    switch (i.arity()) {
+                        case 1 -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, "java/util/function/IntUnaryOperator",
+                                "applyAsInt", "(I)I", true);
+                        case 2 -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE,
+                                Type.getInternalName(ValuIntegerUnit.Op2.class), "apply", "(II)I", true);
+                        default -> mv.visitMethodInsn(Opcodes.INVOKEINTERFACE,
+                                Type.getInternalName(ValuIntegerUnit.Op3.class), "apply", "(III)I", true);
                     }
+                }
             } else if (op instanceof FloatOp f) {
                 floatOp(f, s);
             } else if (op instanceof SelectOp c) {
-                    mv.visitVarInsn(Opcodes.LLOAD, maskLocal.get(c.maskCode()));
-                    mv.visitVarInsn(Opcodes.ILOAD, lane);
-                    load(s.get(0));
-                    load(s.get(1));
-                    lanes("select", "(JIII)I");
+                mv.visitVarInsn(Opcodes.LLOAD, maskLocal.get(c.maskCode()));
+                mv.visitVarInsn(Opcodes.ILOAD, lane);
+                load(s.get(0));
+                load(s.get(1));
+                lanes("select", "(JIII)I");
             } else if (op instanceof CvtOp c) {
-                    if (c.byteShift() >= 0) {
-                        load(s.get(0));
-                        push(c.byteShift());
-                        mv.visitInsn(Opcodes.IUSHR);
-                        push(0xFF);
-                        mv.visitInsn(Opcodes.IAND);
-                        mv.visitInsn(Opcodes.I2D);
-                    } else {
-                        mv.visitVarInsn(Opcodes.ALOAD, constantLocal.get(c.op()));
-                        load(s.get(0));
-                        mv.visitInsn(Opcodes.I2L);
-                        mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, Type.getInternalName(ValuFloatConvert.IntSource.class),
-                                "apply", "(J)J", true);
-                        mv.visitInsn(Opcodes.L2D);
-                    }
-                    mv.visitVarInsn(Opcodes.ALOAD, M);
-                    lanes("toF32", "(D" + MODE + ")J");
-                    modifiersAndNarrow(c.omod(), c.clamp());
+                if (c.byteShift() >= 0) {
+                    load(s.get(0));
+                    push(c.byteShift());
+                    mv.visitInsn(Opcodes.IUSHR);
+                    push(0xFF);
+                    mv.visitInsn(Opcodes.IAND);
+                    mv.visitInsn(Opcodes.I2D);
+                } else {
+                    mv.visitVarInsn(Opcodes.ALOAD, constantLocal.get(c.op()));
+                    load(s.get(0));
+                    mv.visitInsn(Opcodes.I2L);
+                    mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, Type.getInternalName(ValuFloatConvert.IntSource.class),
+                            "apply", "(J)J", true);
+                    mv.visitInsn(Opcodes.L2D);
+                }
+                mv.visitVarInsn(Opcodes.ALOAD, M);
+                lanes("toF32", "(D" + MODE + ")J");
+                modifiersAndNarrow(c.omod(), c.clamp());
             } else if (op instanceof LdexpOp x) {
-                    load(s.get(0));
-                    load(s.get(1));
-                    mv.visitVarInsn(Opcodes.ALOAD, M);
-                    lanes("ldexp", "(II" + MODE + ")J");
-                    modifiersAndNarrow(x.omod(), x.clamp());
+                load(s.get(0));
+                load(s.get(1));
+                mv.visitVarInsn(Opcodes.ALOAD, M);
+                lanes("ldexp", "(II" + MODE + ")J");
+                modifiersAndNarrow(x.omod(), x.clamp());
             } else if (op instanceof FrexpExpOp x) {
-                    load(s.get(0));
-                    mv.visitVarInsn(Opcodes.ALOAD, M);
-                    lanes("frexpExp", "(I" + MODE + ")I");
+                load(s.get(0));
+                mv.visitVarInsn(Opcodes.ALOAD, M);
+                lanes("frexpExp", "(I" + MODE + ")I");
             } else {
                 throw new IllegalArgumentException("no emitter for " + op);
             }

@@ -248,11 +248,6 @@ final class CompiledLanes {
         return FloatOps.fromDouble(Format.F32, m, value);
     }
 
-    /** An integer source's value as the conversion's lane kernel gives it (the source's 32 bits, sign-extended). */
-    static double intSource(ValuFloatConvert.IntSource op, int bits) {
-        return op.apply(bits);
-    }
-
     /** v_ldexp_f32 before OMOD/CLAMP: the exponent field moved while it stays normal, else {@code FloatOps.ldexp}. */
     static long ldexp(int bits, int by, FpMode m) {
         int field = bits >>> 23 & 0xFF;

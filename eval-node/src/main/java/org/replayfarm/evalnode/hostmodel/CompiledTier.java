@@ -27,18 +27,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compiled tier: hot straight-line runs of vector ALU instructions become one generated JVM method each
- * ({@link CompiledEmitter}, ASM) that loops over the active lanes once, with the run's VGPRs in locals for the
- * lane, its uniform sources (SGPRs, constants, literals) and lane masks (VCC, SGPR masks) read once per run, and
- * every operation either inlined ({@link CompiledLanes}, the fast tier's own loops per lane) or a call of the same
- * lane kernel ({@link LaneKernel}) the other tiers call. Everything else (scalar, memory, image, branch, compare,
- * carry, 64-bit and 16-bit instructions, DPP and SDWA) runs the fast tier's steps in the same run, as does any run
- * that would cross the wave's next budget or cancellation check, and every run while stores are traced.
+ * The compiled tier: hot straight-line runs become one generated JVM method each ({@link CompiledEmitter}, ASM). A
+ * run holds vector ALU instructions the fast tier specialises (lowered to {@link LaneOp}s), the scalar instructions
+ * between them that cannot fault and leave EXEC, MODE and the PC alone, memory instructions, and at most one direct
+ * branch, last. Memory instructions split it into segments; each segment runs its scalar instructions once, in program
+ * order, reads its uniform sources (SGPRs, constants, literals) and lane masks once, then loops over the active lanes
+ * once with the VGPRs it touches in locals, each operation either inlined ({@link CompiledLanes}, the fast tier's own
+ * loops per lane) or a call of the same lane kernel ({@link LaneKernel}) the other tiers call. A memory instruction is
+ * its fast-tier step, called between segments with the wave's PC set to its own. Everything else (compares, carries,
+ * 64-bit and 16-bit rows, DPP and SDWA, SOP1 and SOPK, EXEC and MODE writes, barriers, the end) runs the fast tier's
+ * steps in the same run, as does any run that would cross the wave's next budget or cancellation check, and every run
+ * while stores are traced.
  *
- * <p>Why a run of such instructions may execute lane by lane: none of them reads another lane, writes a scalar
- * register, EXEC, SCC or MODE, touches memory, or can fault, so each lane's result depends only on that lane's
- * values and the uniform state, which the run does not change; the instruction and lane counts of a run are its
- * length and its length times the active lanes, and its fidelity counts are known when it is built.
+ * <p>Why the lane operations of a segment may execute lane by lane: none of them reads another lane, writes a scalar
+ * register, EXEC, SCC or MODE, touches memory, or can fault, so each lane's result depends only on that lane's values
+ * and the uniform state, which they do not change; the scalar instructions read no VGPR. A run's instruction and lane
+ * counts are its length and its length times the active lanes (EXEC does not change inside it), its fidelity counts
+ * are known when it is built, and a fault (only a memory instruction raises one) takes back the counts of the
+ * instructions after it.
  *
  * <p>A run starts at any PC a wave reaches (so a branch into the middle of one finds its own suffix); it is
  * compiled once reached {@code threshold} times, then cached under the program's hash, the wave size, the VGPR
