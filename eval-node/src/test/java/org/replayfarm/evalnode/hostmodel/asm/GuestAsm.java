@@ -62,8 +62,8 @@ import org.replayfarm.proto.RoundMode;
  * {@link #setup}) are applied to each wave after the dispatcher's start state (they override it), as a kernel
  * prolog would; with scratch each wave's FLAT_SCRATCH is the scratch base plus its wave offset.
  *
- * <p>Tiers: unless {@link #tier} pins one, every run executes on both tiers (fast and reference), requires
- * them to agree bit for bit (results, faults, counts, every register, LDS) and hands back the default tier's
+ * <p>Tiers: unless {@link #tier} pins one, every run executes on the three tiers (fast, reference, and compiled
+ * with every run compiled on its first visit), requires them to agree bit for bit (results, faults, counts, every register, LDS) and hands back the default tier's
  * outcome. {@link #run} requires the group to end without a fault; {@link #runToFault} requires a fault.
  * Program text without a final {@code s_endpgm} gets one.
  *
@@ -270,6 +270,11 @@ public final class GuestAsm {
         Outcome a = runOn(kernel, first, start);
         Outcome b = runOn(kernel, other, start);
         assertSameRun(a.run(), first, b.run(), other);
+        if (first != HostModel.Tier.COMPILED) {
+            // the compiled tier too, every run compiled on its first visit (these programs run most lines once)
+            HostModel.Run c = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1).runKeepingState(0, 0, 0, start);
+            assertSameRun(a.run(), first, c, HostModel.Tier.COMPILED);
+        }
         return a;
     }
 
