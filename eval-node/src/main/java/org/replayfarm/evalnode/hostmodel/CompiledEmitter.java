@@ -116,7 +116,8 @@ final class CompiledEmitter {
         final List<Object> constants = new ArrayList<>();
         private final Map<Object, Integer> constantLocal = new LinkedHashMap<>();
         private final Map<Operand, Integer> uniformLocal = new java.util.IdentityHashMap<>();
-        private final Map<Integer, Integer> maskLocal = new LinkedHashMap<>();
+        /** Each v_cndmask's mask, read at its place in the prologue. */
+        private final Map<SelectOp, Integer> maskLocal = new java.util.IdentityHashMap<>();
         private final Map<Integer, Integer> vgprLocal = new LinkedHashMap<>();
         private int next = 7;
 
@@ -165,13 +166,13 @@ final class CompiledEmitter {
          * lanes running its lane operations with their VGPRs in locals.
          */
         private void segment(List<Object> items) {
-            maskLocal.clear();
             Set<Integer> written = new java.util.LinkedHashSet<>();
             List<Integer> loaded = new ArrayList<>();
             List<LaneOp> ops = new ArrayList<>();
             for (Object item : items) {
                 if (item instanceof CompiledTier.ScalarOp so) {
-                    // a scalar instruction, once, at its place among the uniform reads
+                    // a scalar instruction, once, at its place among the uniform reads (it may write a mask register:
+                    // each v_cndmask reads its mask at its own place, below)
                     int exec = constant(so.exec(), Type.getInternalName(FastTier.Exec.class));
                     mv.visitVarInsn(Opcodes.ALOAD, exec);
                     mv.visitVarInsn(Opcodes.ALOAD, W);
@@ -202,14 +203,14 @@ final class CompiledEmitter {
                         uniformLocal.put(o, local);
                     }
                 }
-                if (op instanceof SelectOp s && !maskLocal.containsKey(s.maskCode())) {
+                if (op instanceof SelectOp s) {
                     mv.visitVarInsn(Opcodes.ALOAD, W);
                     push(s.maskCode());
                     mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, WAVE, "laneMask", "(I)J", false);
                     int local = next;
                     next += 2;
                     mv.visitVarInsn(Opcodes.LSTORE, local);
-                    maskLocal.put(s.maskCode(), local);
+                    maskLocal.put(s, local);
                 }
                 written.add(op.dst());
             }
@@ -377,7 +378,7 @@ final class CompiledEmitter {
             } else if (op instanceof FloatOp f) {
                 floatOp(f, s);
             } else if (op instanceof SelectOp c) {
-                mv.visitVarInsn(Opcodes.LLOAD, maskLocal.get(c.maskCode()));
+                mv.visitVarInsn(Opcodes.LLOAD, maskLocal.get(c));
                 mv.visitVarInsn(Opcodes.ILOAD, lane);
                 load(s.get(0));
                 load(s.get(1));

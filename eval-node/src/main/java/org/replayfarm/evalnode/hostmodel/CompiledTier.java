@@ -57,6 +57,9 @@ final class CompiledTier {
 
     /** Visits of a PC after which its run is compiled ({@code replay.compiled.threshold}, default 4). */
     static final int DEFAULT_THRESHOLD = Integer.getInteger("replay.compiled.threshold", 4);
+    /** Whether runs hold memory instructions ({@code replay.compiled.memory}) and SOP2/SOPC ones ({@code replay.compiled.scalar}). */
+    static final boolean MEMORY = !"false".equals(System.getProperty("replay.compiled.memory"));
+    static final boolean SCALAR = !"false".equals(System.getProperty("replay.compiled.scalar"));
     /** The shortest run worth a method of its own. */
     static final int MIN_RUN = 2;
     /** The longest run in one method (a method beyond the JIT's size limit would be interpreted). */
@@ -189,10 +192,13 @@ final class CompiledTier {
         Fields f = insn.fields();
         switch (insn.encoding()) {
             case GLOBAL, FLAT, SCRATCH, MUBUF, MTBUF, DS, MIMG -> {
+                if (!MEMORY) {
+                    return null;
+                }
                 return new ScalarOp(step.exec, false, true, insn.pc());
             }
             case SMEM -> {
-                return f instanceof Fields.Smem sm && sm.sdata() < 106 ? new ScalarOp(step.exec, false, true, insn.pc())
+                return MEMORY && f instanceof Fields.Smem sm && sm.sdata() < 106 ? new ScalarOp(step.exec, false, true, insn.pc())
                         : null;
             }
             default -> {
@@ -204,8 +210,8 @@ final class CompiledTier {
         if (f instanceof Fields.Sopp) {
             return insn.opcode().has(org.replayfarm.model.isa.OpcodeFlag.BRANCH) ? new ScalarOp(step.exec, true) : null;
         }
-        boolean ok = f instanceof Fields.Sop2 s2 ? s2.sdst() < 126 && scalarSource(s2.ssrc0()) && scalarSource(s2.ssrc1())
-                : f instanceof Fields.Sopc sc && scalarSource(sc.ssrc0()) && scalarSource(sc.ssrc1());
+        boolean ok = SCALAR && f instanceof Fields.Sop2 s2 ? s2.sdst() < 126 && scalarSource(s2.ssrc0()) && scalarSource(s2.ssrc1())
+                : SCALAR && f instanceof Fields.Sopc sc && scalarSource(sc.ssrc0()) && scalarSource(sc.ssrc1());
         return ok ? new ScalarOp(step.exec, false) : null;
     }
 

@@ -655,14 +655,15 @@ class TierDifferentialTest {
      * budget from 30 to 75 instructions, so the budget runs out at each place inside and between runs; a run that would
      * cross it is left to the fast tier's steps, so the fault (its PC, instruction, message), the instruction and lane
      * counts and every register agree with the reference tier's, and with the fast tier's. Also runs compiled only on
-     * their second visit (a run first stepped, then compiled) and a v_cndmask reading a VCC a scalar instruction of the
-     * same run wrote.
+     * their second visit (a run first stepped, then compiled) and two v_cndmasks reading VCC before and after a scalar
+     * instruction of the same run changed it (each reads the mask at its own place).
      */
     @Test
     void budgets_run_out_inside_and_between_compiled_runs_as_on_the_other_tiers() throws Exception {
         List<String> failures = new ArrayList<>();
         int faults = 0;
         long compiledRun = 0;
+        String lastFault = "";
         for (int wave : new int[] {32, 64}) {
             String vcc = wave == 32 ? "vcc_lo" : "vcc";
             for (boolean partial : new boolean[] {false, true}) {
@@ -681,13 +682,17 @@ class TierDifferentialTest {
                         s_cselect_b64 %1$s, -1, 0
                         %2$s
                         v_cndmask_b32 v6, v4, v5, %3$s
+                        %4$s
+                        v_cndmask_b32 v9, v5, v6, %3$s
                         v_add_f32 v1, v1, v4
+                        s_cmp_lg_u32 s0, 0
                         s_cbranch_scc1 loop
                         v_lshlrev_b32 v7, 2, v6
                         v_or_b32 v8, v7, v1
                         s_endpgm
                         """.formatted("s[20:21]", wave == 32 ? "s_and_b32 vcc_lo, s20, 0x33cc55aa"
-                        : "s_and_b64 vcc, s[20:21], 0x33cc55aa", vcc);
+                        : "s_and_b64 vcc, s[20:21], 0x33cc55aa", vcc,
+                        wave == 32 ? "s_xor_b32 vcc_lo, vcc_lo, 0x0ff0f00f" : "s_xor_b64 vcc, vcc, 0x0ff0f00f");
                 GuestAsm runner = new GuestAsm(dir).groupSize(wave);
                 if (wave == 64) {
                     runner.wave64();
@@ -709,13 +714,14 @@ class TierDifferentialTest {
                                 + GuestAsm.firstDifference(ds, db, "compiled", "reference"));
                     }
                     faults += ref.result().fault().isPresent() ? 1 : 0;
+                    lastFault = ref.result().fault().map(Object::toString).orElse("none");
                 }
             }
         }
         System.out.printf("tier differential (budgets in compiled runs): %d runs out of budget, %d instructions in "
                 + "compiled runs, %d disagreeing%n", faults, compiledRun, failures.size());
         assertEquals(List.of(), failures);
-        assertTrue(faults > 50 && faults < 4 * 46, faults + " of " + 4 * 46 + " runs out of budget");
+        assertTrue(faults > 40 && faults < 4 * 46, faults + " of " + 4 * 46 + " runs out of budget; the last: " + lastFault);
         assertTrue(compiledRun > 1000, compiledRun + " instructions in compiled runs");
     }
 
