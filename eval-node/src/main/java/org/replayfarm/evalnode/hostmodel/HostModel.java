@@ -39,7 +39,7 @@ public final class HostModel {
     public enum Tier {
         COMPILED, FAST, REFERENCE;
 
-        /** The system property that picks the tier where no caller names one ({@code fast} unless set). */
+        /** The system property that picks the tier where no caller names one ({@code compiled} unless set). */
         public static final String PROPERTY = "replay.tier";
 
         /** The tier named by {@code fast} / {@code reference} (any case); anything else is refused, naming it. */
@@ -52,10 +52,10 @@ public final class HostModel {
             throw new IllegalArgumentException("unknown host-model tier '" + name + "' (compiled, fast or reference)");
         }
 
-        /** {@link #PROPERTY}'s tier, else {@link #FAST}. */
+        /** {@link #PROPERTY}'s tier, else {@link #COMPILED} (exact on the whole kernel corpus and the differential tests). */
         public static Tier byDefault() {
             String p = System.getProperty(PROPERTY);
-            return p == null || p.isBlank() ? FAST : parse(p);
+            return p == null || p.isBlank() ? COMPILED : parse(p);
         }
     }
 

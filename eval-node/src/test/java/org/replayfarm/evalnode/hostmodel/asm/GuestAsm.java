@@ -266,15 +266,16 @@ public final class GuestAsm {
             return runOn(kernel, tier, start);
         }
         HostModel.Tier first = HostModel.Tier.byDefault();
-        HostModel.Tier other = first == HostModel.Tier.FAST ? HostModel.Tier.REFERENCE : HostModel.Tier.FAST;
+        HostModel.Tier other = first == HostModel.Tier.REFERENCE ? HostModel.Tier.FAST : HostModel.Tier.REFERENCE;
         Outcome a = runOn(kernel, first, start);
         Outcome b = runOn(kernel, other, start);
         assertSameRun(a.run(), first, b.run(), other);
-        if (first != HostModel.Tier.COMPILED) {
-            // the compiled tier too, every run compiled on its first visit (these programs run most lines once)
-            HostModel.Run c = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1).runKeepingState(0, 0, 0, start);
-            assertSameRun(a.run(), first, c, HostModel.Tier.COMPILED);
-        }
+        // the fast tier, and the compiled tier with every run compiled on its first visit (these programs run most
+        // lines once)
+        HostModel.Run f = new HostModel(kernel, budget, HostModel.Tier.FAST).runKeepingState(0, 0, 0, start);
+        assertSameRun(a.run(), first, f, HostModel.Tier.FAST);
+        HostModel.Run c = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1).runKeepingState(0, 0, 0, start);
+        assertSameRun(a.run(), first, c, HostModel.Tier.COMPILED);
         return a;
     }
 
