@@ -26,8 +26,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Measure the host model on one core: wave- and lane-instructions per second on an ALU-heavy "
                 + "and a memory-heavy kernel, and the ratio of its time to the same kernel compiled natively "
-                + "(clang-19, x86-64) and run in one thread, for each host-model tier (fast and reference, measured in "
-                + "the same run, with their ratio; native: the best of five runs, host: the best of --repeat; ratio: host wall / native, cpu ratio: "
+                + "(clang-19, x86-64) and run in one thread, for each host-model tier (compiled, fast and reference, measured in "
+                + "the same run, with the ratio of each pair; native: the best of five runs, host: the best of --repeat; ratio: host wall / native, cpu ratio: "
                 + "the host process's CPU time / native, the figure a loaded machine distorts least); --capture adds whole captures evaluated on both tiers, each "
                 + "cold (its first whole pass, after a one-group warm-up on every tier; --cold-first picks which tier goes first) and warm (the best of --repeat further passes). Prints "
                 + "figures; asserts nothing."})
@@ -41,8 +41,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "2000", description = "Loop trips per work-item (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--tier", defaultValue = "both", paramLabel = "fast|reference|both",
-            description = "Host-model tier(s) to measure (default ${DEFAULT-VALUE}).")
+    @Option(names = "--tier", defaultValue = "all", paramLabel = "compiled|fast|reference|both|all|LIST",
+            description = "Host-model tier(s) to measure: one, a comma-separated list, both (reference and fast) or all "
+                    + "(default ${DEFAULT-VALUE}).")
     String tier;
 
     @Option(names = "--capture", paramLabel = "FILE", description = "Also evaluate every group of this capture on "
@@ -56,8 +57,8 @@ final class BenchCommand implements Callable<Integer> {
             + "kernel N times and keep the best (the least disturbed on a shared machine; default ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--cold-first", defaultValue = "reference", paramLabel = "reference|fast", description = "With "
-            + "--capture and both tiers: the tier whose cold pass runs first (default ${DEFAULT-VALUE}); after the shared "
+    @Option(names = "--cold-first", defaultValue = "reference", paramLabel = "reference|fast|compiled", description = "With "
+            + "--capture and several tiers: the tier whose cold pass runs first (the others follow, slowest first) (default ${DEFAULT-VALUE}); after the shared "
             + "warm-up the first still finds less of the shared code JIT-compiled, so run both orders to bound what is left.")
     String coldFirst;
 
@@ -66,8 +67,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        tiers = tier.equalsIgnoreCase("both") ? List.of(HostModel.Tier.REFERENCE, HostModel.Tier.FAST)
-                : List.of(HostModel.Tier.parse(tier));
+        tiers = tiers(tier);
         for (Path c : captures) {
             benchCapture(c, out);
         }
@@ -154,12 +154,48 @@ final class BenchCommand implements Callable<Integer> {
                     o.laneInstructions() / hostSeconds, hostSeconds, cpu.get(i), nativeSeconds, hostSeconds / nativeSeconds,
                     ratio(cpu.get(i), nativeSeconds));
         }
-        if (tiers.size() == 2) {
-            out.printf(Locale.ROOT, "%-8s fast tier %.1fx faster than the reference tier (wall), %sx (process CPU)%n",
-                    name, outcomes.get(0).wallTime().toNanos() / (double) outcomes.get(1).wallTime().toNanos(),
-                    ratio(cpu.get(0), cpu.get(1)));
+        // each pair measured, the faster (later) tier first; kernel passes are warm (after a one-group warm-up, best of
+        // --repeat)
+        for (int j = tiers.size() - 1; j > 0; j--) {
+            for (int i = j - 1; i >= 0; i--) {
+                out.printf(Locale.ROOT, "%-8s %s tier %.1fx faster than the %s tier warm (wall), %sx (process CPU)%n",
+                        name, name(tiers.get(j)), outcomes.get(i).wallTime().toNanos()
+                                / (double) outcomes.get(j).wallTime().toNanos(), name(tiers.get(i)),
+                        ratio(cpu.get(i), cpu.get(j)));
+            }
+        }
+        if (tiers.contains(HostModel.Tier.COMPILED)) {
+            out.printf(Locale.ROOT, "%-8s compiled tier code cache: %s%n", name, HostModel.compiledCodeCache());
         }
         out.flush();
+    }
+
+    /**
+     * The tiers {@code --tier} names, slowest first (reference, fast, compiled) whatever order it lists them in, so that
+     * every ratio line reads "the faster tier N.Nx faster than the slower".
+     */
+    static List<HostModel.Tier> tiers(String option) {
+        java.util.Set<HostModel.Tier> named = java.util.EnumSet.noneOf(HostModel.Tier.class);
+        for (String t : option.split(",")) {
+            if (t.trim().equalsIgnoreCase("all")) {
+                named.addAll(List.of(HostModel.Tier.values()));
+            } else if (t.trim().equalsIgnoreCase("both")) {
+                named.addAll(List.of(HostModel.Tier.REFERENCE, HostModel.Tier.FAST));
+            } else {
+                named.add(HostModel.Tier.parse(t));
+            }
+        }
+        List<HostModel.Tier> out = new ArrayList<>();
+        for (HostModel.Tier t : List.of(HostModel.Tier.REFERENCE, HostModel.Tier.FAST, HostModel.Tier.COMPILED)) {
+            if (named.contains(t)) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private static String name(HostModel.Tier t) {
+        return t.name().toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -186,8 +222,9 @@ final class BenchCommand implements Callable<Integer> {
         List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
         int n = tiers.size();
         List<HostModel.Tier> order = new ArrayList<>(tiers);
-        if (n == 2 && HostModel.Tier.parse(coldFirst) != order.get(0)) {
-            java.util.Collections.reverse(order);
+        HostModel.Tier first = HostModel.Tier.parse(coldFirst);
+        if (order.remove(first)) {
+            order.add(0, first);
         }
         for (HostModel.Tier t : order) {
             Evaluation.run(kernel, all.subList(0, Math.min(1, all.size())), threads, HostModel.DEFAULT_BUDGET, t, d -> { });
@@ -202,11 +239,14 @@ final class BenchCommand implements Callable<Integer> {
         double[] wall = new double[n];
         double[] cpu = new double[n];
         for (HostModel.Tier t : order) {
-            int i = tiers.indexOf(t); // figures by tier (reference, fast) whatever the order
+            int i = tiers.indexOf(t); // figures by tier (reference, fast, compiled) whatever the order
             wall[i] = Double.MAX_VALUE;
             cpu[i] = Double.MAX_VALUE;
             Evaluation.Outcome o = null;
             for (int r = 0; r <= Math.max(1, repeat); r++) {
+                if (r == 0 && t == HostModel.Tier.COMPILED) {
+                    HostModel.clearCompiledCodeCache(); // the cold pass compiles every run it uses, counted in its time
+                }
                 long cpu0 = processCpuNanos();
                 o = Evaluation.run(kernel, all, threads, HostModel.DEFAULT_BUDGET, t, d -> { });
                 double c = (processCpuNanos() - cpu0) / 1e9;
@@ -214,6 +254,10 @@ final class BenchCommand implements Callable<Integer> {
                 if (r == 0) {
                     coldWall[i] = s;
                     coldCpu[i] = c;
+                    if (t == HostModel.Tier.COMPILED) {
+                        out.printf(Locale.ROOT, "capture %s  compiled tier cold pass: %s%n", path.getFileName(),
+                                HostModel.compiledCodeCache());
+                    }
                 } else {
                     wall[i] = Math.min(wall[i], s);
                     cpu[i] = Math.min(cpu[i], c);
@@ -225,12 +269,17 @@ final class BenchCommand implements Callable<Integer> {
                     o.waveInstructions(), o.laneInstructions(), coldWall[i], coldCpu[i], Math.max(1, repeat), wall[i],
                     cpu[i], o.faults().size());
         }
-        if (n == 2) {
-            out.printf(Locale.ROOT, "capture %s  fast tier %sx faster than the reference tier warm (wall), %sx (process "
-                            + "CPU); cold %sx (wall), %sx (process CPU), %s cold pass first%n", path.getFileName(),
-                    ratio(wall[0], wall[1]), ratio(cpu[0], cpu[1]), ratio(coldWall[0], coldWall[1]),
-                    ratio(coldCpu[0], coldCpu[1]),
-                    order.get(0).name().toLowerCase(Locale.ROOT));
+        for (int j = n - 1; j > 0; j--) {
+            for (int i = j - 1; i >= 0; i--) {
+                out.printf(Locale.ROOT, "capture %s  %s tier %sx faster than the %s tier warm (wall), %sx (process "
+                                + "CPU); cold %sx (wall), %sx (process CPU), %s cold pass first%n", path.getFileName(),
+                        name(tiers.get(j)), ratio(wall[i], wall[j]), name(tiers.get(i)), ratio(cpu[i], cpu[j]),
+                        ratio(coldWall[i], coldWall[j]), ratio(coldCpu[i], coldCpu[j]), name(order.get(0)));
+            }
+        }
+        if (tiers.contains(HostModel.Tier.COMPILED)) {
+            out.printf(Locale.ROOT, "capture %s  compiled tier code cache: %s (its compilation is inside the compiled "
+                    + "tier's cold figures)%n", path.getFileName(), HostModel.compiledCodeCache());
         }
         out.flush();
     }

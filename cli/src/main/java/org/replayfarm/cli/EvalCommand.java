@@ -37,8 +37,10 @@ final class EvalCommand implements Callable<Integer> {
             defaultValue = "" + HostModel.DEFAULT_BUDGET)
     long budget;
 
-    @Option(names = "--tier", paramLabel = "fast|reference", description = "Host-model tier: fast (the default) or "
-            + "reference (the interpreter every result is defined by; the same results, slower).")
+    @Option(names = "--tier", paramLabel = "compiled|fast|reference", description = "Host-model tier: compiled (hot "
+            + "runs of vector instructions as JVM code), fast (pre-resolved steps) or reference (the interpreter every "
+            + "result is defined by); the same results on each (default: the replay.tier property, else "
+            + "the host model's default tier).")
     String tier;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.http.ApiRoutes;
+import org.replayfarm.evalnode.hostmodel.HostModel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -100,6 +101,11 @@ final class NodeCommand implements Callable<Integer> {
             description = "Evaluator threads on an eval node (default: all cores).")
     int threads;
 
+    @Option(names = "--tier", paramLabel = "compiled|fast|reference", defaultValue = "${env:REPLAY_TIER}",
+            description = "The host-model tier this node's evaluators run (default: the replay.tier property, else "
+                    + "the host model's default tier).")
+    String tier;
+
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:REPLAY_CONFIG}",
             description = "A HOCON file laid over the defaults.")
     Path config;
@@ -159,6 +165,13 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (tier != null && !tier.isBlank()) {
+            try {
+                System.setProperty(HostModel.Tier.PROPERTY, HostModel.Tier.parse(tier).name().toLowerCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--tier: " + e.getMessage());
+            }
+        }
         Set<String> chosen = new LinkedHashSet<>();
         for (String r : roles) {
             String role = r.trim();

@@ -92,6 +92,11 @@ final class RunCommand implements Callable<Integer> {
             defaultValue = "" + HostModel.DEFAULT_BUDGET)
     long budget;
 
+    @Option(names = "--tier", paramLabel = "compiled|fast|reference", description = "Host-model tier the evaluators "
+            + "run (default: the replay.tier property, else the host model's default tier; the same results on every "
+            + "tier). A run with --tier runs in its own process, not in the run daemon.")
+    String tier;
+
     @Option(names = "--progress", negatable = true,
             description = "Draw the progress bar on stderr (default: when stderr is a terminal).")
     Boolean progress;
@@ -139,9 +144,26 @@ final class RunCommand implements Callable<Integer> {
         return captures.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0;
     }
 
+    /** Why the run daemon does not run a run with {@code --tier}: its evaluators keep the tier they started with. */
+    static final String TIER_DECLINED = "--tier picks the evaluators' tier, which the run daemon's node keeps as it "
+            + "started; the run goes to its own process";
+
     @Override
     public Integer call() throws Exception {
         Replay.checkOutDir(spec, out);
+        if (tier != null) {
+            HostModel.Tier t;
+            try {
+                t = HostModel.Tier.parse(tier);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--tier: " + e.getMessage());
+            }
+            if (session != null) {
+                session.decline(TIER_DECLINED);
+                return Replay.EXIT_OK;
+            }
+            System.setProperty(HostModel.Tier.PROPERTY, t.name().toLowerCase(java.util.Locale.ROOT));
+        }
         List<BatchRun.Listed> all = new ArrayList<>(captures.stream().map(BatchRun.Listed::of).toList());
         if (manifest != null) {
             try {

@@ -215,6 +215,7 @@ class KernelCorpusTest {
         CliRun eval = CliRun.of("eval", work.resolve("k.capture").toString(), "--every-group", "--threads", "2",
                 "--out", work.resolve("out").toString());
         assertEquals(0, eval.exitCode(), eval.out() + eval.err());
+        tiersAgree(spec.source().getFileName() + " " + opt + (wave64 ? " wave64" : " wave32"), work.resolve("k.capture"));
         keepForGpuCheck(spec, opt, wave64, work);
         // the native side: the same source, clang-19 for x86-64, one thread per work-item; its result does not
         // depend on the device build's -O level, so it is built and run once per kernel and wave size
@@ -231,6 +232,61 @@ class KernelCorpusTest {
         // the translator (issue 13): the same capture through cuda-cpu, against the host model
         CudaCpuCorpus.check(spec.source().getFileName() + " " + opt + (wave64 ? " wave64" : " wave32"),
                 work.resolve("k.capture"), work, spec.toleranceUlps(), buffers.size());
+    }
+
+    /**
+     * Every group of the capture on the three host-model tiers, bit for bit: stores, texels, atomics, the fault
+     * record, the instruction, lane and fidelity counts and every wave's final registers. The compiled tier runs
+     * twice: compiling each run on its first visit (so that code run once runs compiled too) and at its default
+     * threshold (runs first stepped, then compiled, as in a real evaluation).
+     */
+    private static void tiersAgree(String where, Path capture) throws Exception {
+        org.replayfarm.evalnode.hostmodel.Kernel kernel = new org.replayfarm.evalnode.hostmodel.Kernel(
+                org.replayfarm.model.capture.CaptureFile.open(capture));
+        var reference = new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
+                org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET,
+                org.replayfarm.evalnode.hostmodel.HostModel.Tier.REFERENCE);
+        List<org.replayfarm.evalnode.hostmodel.HostModel> others = List.of(
+                new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
+                        org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET,
+                        org.replayfarm.evalnode.hostmodel.HostModel.Tier.FAST),
+                new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
+                        org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET,
+                        org.replayfarm.evalnode.hostmodel.HostModel.Tier.COMPILED, 1),
+                new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
+                        org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET,
+                        org.replayfarm.evalnode.hostmodel.HostModel.Tier.COMPILED));
+        for (int[] g : org.replayfarm.evalnode.eval.GroupSelection.everyGroup().resolve(kernel.dispatch())) {
+            String expected = describe(reference.runKeepingState(g[0], g[1], g[2]));
+            for (var model : others) {
+                assertEquals(expected, describe(model.runKeepingState(g[0], g[1], g[2])), where + " group "
+                        + java.util.Arrays.toString(g) + ": the " + model.tier().name().toLowerCase(java.util.Locale.ROOT)
+                        + " tier against the reference tier");
+            }
+        }
+    }
+
+    private static String describe(org.replayfarm.evalnode.hostmodel.HostModel.Run run) {
+        var r = run.result();
+        StringBuilder s = new StringBuilder();
+        s.append("fault ").append(r.fault()).append("\ncounts ").append(r.waveInstructions()).append(' ')
+                .append(r.laneInstructions()).append(' ').append(r.exact()).append(' ').append(r.approximate())
+                .append(' ').append(r.unsupported()).append('\n');
+        r.stores().forEach(st -> s.append("store ").append(st.range()).append('+').append(st.offset()).append(' ')
+                .append(java.util.Arrays.toString(st.data())).append('\n'));
+        r.texels().forEach(t -> s.append("texel ").append(t.image()).append(':').append(t.texel()).append(' ')
+                .append(java.util.Arrays.toString(t.value())).append('\n'));
+        r.atomics().forEach(a -> s.append("atomic ").append(a).append('\n'));
+        r.texelAtomics().forEach(a -> s.append("texel atomic ").append(a).append('\n'));
+        for (var w : run.group().waves()) {
+            s.append("wave ").append(w.index()).append(" pc ").append(Long.toHexString(w.pc())).append(" scc ")
+                    .append(w.scc()).append(" mode ").append(Integer.toHexString(w.mode())).append('\n');
+            for (int i = 0; i < 128; i++) {
+                s.append(Integer.toHexString(w.sgpr(i))).append(' ');
+            }
+            s.append('\n').append(java.util.Arrays.toString(w.vgprFile())).append('\n');
+        }
+        return s.toString();
     }
 
     /**

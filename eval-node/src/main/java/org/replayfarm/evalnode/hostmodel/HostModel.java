@@ -32,12 +32,14 @@ public final class HostModel {
      * How instructions are executed. {@link #REFERENCE}: the interpreter, each handler reading its operands
      * from the decoded instruction lane by lane (the slow, obvious path every result is defined by).
      * {@link #FAST}: the program compiled once into pre-resolved steps ({@link FastTier}); the same results,
-     * faults and counts, bit for bit ({@code TierDifferentialTest}).
+     * faults and counts, bit for bit ({@code TierDifferentialTest}). {@link #COMPILED}: the fast tier's steps with
+     * hot straight-line runs of vector ALU instructions compiled to JVM methods ({@link CompiledTier}); the same
+     * results again.
      */
     public enum Tier {
-        FAST, REFERENCE;
+        COMPILED, FAST, REFERENCE;
 
-        /** The system property that picks the tier where no caller names one ({@code fast} unless set). */
+        /** The system property that picks the tier where no caller names one ({@code compiled} unless set). */
         public static final String PROPERTY = "replay.tier";
 
         /** The tier named by {@code fast} / {@code reference} (any case); anything else is refused, naming it. */
@@ -47,13 +49,13 @@ public final class HostModel {
                     return t;
                 }
             }
-            throw new IllegalArgumentException("unknown host-model tier '" + name + "' (fast or reference)");
+            throw new IllegalArgumentException("unknown host-model tier '" + name + "' (compiled, fast or reference)");
         }
 
-        /** {@link #PROPERTY}'s tier, else {@link #FAST}. */
+        /** {@link #PROPERTY}'s tier, else {@link #COMPILED} (exact on the whole kernel corpus and the differential tests). */
         public static Tier byDefault() {
             String p = System.getProperty(PROPERTY);
-            return p == null || p.isBlank() ? FAST : parse(p);
+            return p == null || p.isBlank() ? COMPILED : parse(p);
         }
     }
 
@@ -63,18 +65,51 @@ public final class HostModel {
     private final Syntax syntax;
     private final Tier tier;
     private final FastTier.Program fast;
+    private final CompiledTier.Program compiled;
 
     public HostModel(Kernel kernel, long instructionBudgetPerWave) {
         this(kernel, instructionBudgetPerWave, Tier.byDefault());
     }
 
     public HostModel(Kernel kernel, long instructionBudgetPerWave, Tier tier) {
+        this(kernel, instructionBudgetPerWave, tier, CompiledTier.DEFAULT_THRESHOLD);
+    }
+
+    /**
+     * As above; on the compiled tier a run is compiled on its {@code compileThreshold}-th visit (1: the first,
+     * so that the differential tests run compiled code in programs that execute each line once).
+     */
+    public HostModel(Kernel kernel, long instructionBudgetPerWave, Tier tier, int compileThreshold) {
         this.kernel = kernel;
         this.semantics = SemanticsTable.gfx1030();
         this.budget = instructionBudgetPerWave;
         this.syntax = kernel.waveSize() == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
         this.tier = tier;
-        this.fast = tier == Tier.FAST ? FastTier.compile(kernel, semantics) : null;
+        this.fast = tier != Tier.REFERENCE ? FastTier.compile(kernel, semantics) : null;
+        this.compiled = tier == Tier.COMPILED ? new CompiledTier.Program(kernel, semantics, fast, compileThreshold) : null;
+    }
+
+    /** How many of the program's instructions the compiled tier may run inside a compiled run (0 for the others). */
+    public int compilableInstructions() {
+        return compiled == null ? 0 : compiled.compilable();
+    }
+
+    /** How many instructions waves of this model ran inside compiled runs so far (0 for the other tiers). */
+    public long compiledInstructionsRun() {
+        return compiled == null ? 0 : compiled.blockInstructions();
+    }
+
+    /** The compiled tier's code cache, shared by every model of this process: its size and whether it is full. */
+    public static String compiledCodeCache() {
+        return CompiledTier.cacheStats().toString();
+    }
+
+    /**
+     * Empties the compiled tier's code cache (a benchmark's cold pass then pays for every run it compiles; runs already
+     * handed to a running model stay usable).
+     */
+    public static void clearCompiledCodeCache() {
+        CompiledTier.clearCache();
     }
 
     public Tier tier() {
@@ -293,6 +328,10 @@ public final class HostModel {
     }
 
     private void run(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
+        if (compiled != null) {
+            runCompiled(wave, counts, cancelled);
+            return;
+        }
         if (fast != null) {
             runFast(wave, counts, cancelled);
             return;
@@ -392,6 +431,102 @@ public final class HostModel {
                 wave.setPc(pc + step.length);
             }
         }
+    }
+
+    /**
+     * The compiled tier's loop: at a PC where a compiled run starts, the whole run at once when it ends before the
+     * wave's next look at its budget or cancellation and stores are not traced (its counts added as the fast tier's
+     * loop would add them one by one); every other instruction as the fast tier's loop runs it.
+     */
+    private void runCompiled(Wave wave, long[] counts, java.util.function.BooleanSupplier cancelled) {
+        CompiledTier.Program program = compiled;
+        long look = nextLook(wave, cancelled);
+        GroupMemory memory = wave.group().memory();
+        boolean tracing = memory.tracing();
+        while (!wave.ended() && !wave.atBarrier()) {
+            long pc = wave.pc();
+            CompiledTier.Block block = tracing ? null : program.block(pc);
+            if (block != null && wave.instructions() + block.count <= look) {
+                counts[0] += block.count - block.approximate;
+                counts[1] += block.approximate;
+                long exec = wave.exec();
+                wave.count(block.count, Long.bitCount(exec));
+                org.replayfarm.model.fp.FpMode m = new org.replayfarm.model.fp.FpMode(wave.mode());
+                try {
+                    block.body.run(wave, exec, m, CompiledTier.roundsToNearestEven(m));
+                    if (block.branch != null) {
+                        block.branch.run(wave);
+                    }
+                } catch (RuntimeException e) {
+                    throw stopInside(wave, counts, block, pc, exec, e);
+                }
+                block.runs++;
+                if (!wave.takeJumped()) {
+                    wave.setPc(block.end);
+                }
+                continue;
+            }
+            FastTier.Step step = program.fast.at(pc);
+            if (step == null) {
+                Instruction insn;
+                try {
+                    insn = kernel.program().at(pc);
+                } catch (DecodeException e) {
+                    throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
+                }
+                counts[2]++;
+                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
+                        + insn.mnemonic());
+            }
+            if (wave.instructions() >= look) {
+                if (wave.instructions() >= budget) {
+                    throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
+                            + " exhausted (a runaway loop?)");
+                }
+                look = nextLook(wave, cancelled);
+            }
+            counts[step.approximate ? 1 : 0]++;
+            if (tracing) {
+                memory.traceAt(wave.index(), pc, step.insn);
+            }
+            wave.count(Long.bitCount(wave.exec()));
+            try {
+                step.exec.run(wave);
+            } catch (GuestFault f) {
+                throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
+            } catch (RuntimeException bug) {
+                throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
+            }
+            if (!wave.takeJumped()) {
+                wave.setPc(pc + step.length);
+            }
+        }
+    }
+
+    /**
+     * A fault (or a host-model error) inside a compiled run: the memory instruction that raised it set the wave's PC
+     * to its own; the counts of the instructions after it, added when the run began, are taken back, so the record
+     * and the counts are those the fast tier's loop leaves.
+     */
+    private Stopped stopInside(Wave wave, long[] counts, CompiledTier.Block block, long start, long exec,
+                               RuntimeException e) {
+        int at = block.indexOf(wave.pc());
+        if (at < 0) {
+            at = 0; // raised before any memory instruction: none can fault there, so this is a host-model error
+        }
+        int after = block.count - at - 1;
+        int approximateAfter = 0;
+        for (int i = at + 1; i < block.count; i++) {
+            approximateAfter += block.steps[i].approximate ? 1 : 0;
+        }
+        wave.count(-after, Long.bitCount(exec));
+        counts[0] -= after - approximateAfter;
+        counts[1] -= approximateAfter;
+        Instruction insn = block.steps[at].insn;
+        if (e instanceof GuestFault f) {
+            return stop(wave, f.lane(), insn.pc(), text(insn), f.getMessage());
+        }
+        return stop(wave, -1, insn.pc(), text(insn), "host model error: " + e);
     }
 
     private String text(Instruction insn) {

@@ -51,6 +51,7 @@ class TierDifferentialTest {
         int instructions = 0;
         int specialised = 0;
         int faults = 0;
+        long compiledRun = 0;
         for (int wave : new int[] {32, 64}) {
             for (int i = 0; i < PROGRAMS; i++) {
                 long seed = 0x7135_0000L + wave * 1000L + i;
@@ -67,6 +68,7 @@ class TierDifferentialTest {
                 String name = "wave" + wave + " seed 0x" + Long.toHexString(seed);
                 String da = GuestAsm.describe(a);
                 String db = GuestAsm.describe(b);
+                compiledRun += compiled(kernel, 1_000_000, db, failures, name);
                 if (!da.equals(db)) {
                     failures.add(name + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
                 }
@@ -75,36 +77,44 @@ class TierDifferentialTest {
                 faults += b.result().fault().isPresent() ? 1 : 0;
             }
         }
-        System.out.printf("tier differential: %d programs, %d instructions (%d specialised by the fast tier), "
-                + "%d ending in a fault, %d disagreeing%n", 2 * PROGRAMS, instructions, specialised, faults,
-                failures.size());
+        System.out.printf("tier differential: %d programs, %d instructions (%d specialised by the fast tier, %d run "
+                + "inside compiled runs), %d ending in a fault, %d disagreeing%n", 2 * PROGRAMS, instructions, specialised,
+                compiledRun, faults, failures.size());
         assertEquals(List.of(), failures);
         // the programs exercise what they claim: most instructions take the fast tier's own paths, some fault
         assertTrue(specialised > instructions / 3, specialised + " of " + instructions + " specialised");
         assertTrue(faults > 0, "no program ended in a fault");
+        assertTrue(compiledRun > instructions / 10, "the compiled tier ran " + compiledRun + " instructions compiled");
     }
 
     @Test
     void the_examples_run_the_same_on_both_tiers() throws Exception {
         Path root = GuestAsm.root();
         int groups = 0;
+        long compiledRun = 0;
         for (String capture : List.of("examples/saxpy/saxpy.capture", "examples/shadow-pass/shadow.capture",
                 "examples/hip-reduce/reduce.capture")) {
             Kernel kernel = new Kernel(CaptureFile.open(root.resolve(capture)));
             HostModel fast = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.FAST);
             HostModel reference = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.REFERENCE);
+            // the compiled tier as it runs by default: runs compiled once hot, the rest on the fast tier's steps
+            HostModel compiled = new HostModel(kernel, HostModel.DEFAULT_BUDGET, HostModel.Tier.COMPILED);
             List<int[]> all = GroupSelection.everyGroup().resolve(kernel.dispatch());
             int step = FULL ? 1 : Math.max(1, all.size() / 12); // a spread of groups by default
             for (int i = 0; i < all.size(); i += step) {
                 int[] g = all.get(i);
                 String a = GuestAsm.describe(fast.runKeepingState(g[0], g[1], g[2]));
                 String b = GuestAsm.describe(reference.runKeepingState(g[0], g[1], g[2]));
+                assertEquals(b, GuestAsm.describe(compiled.runKeepingState(g[0], g[1], g[2])), capture + " group " + Arrays.toString(g) + " (compiled tier)");
                 assertEquals(b, a, capture + " group " + Arrays.toString(g));
                 groups++;
             }
             assertTrue(fast.specialisedInstructions() > 0, capture + ": the fast tier specialised nothing");
+            compiledRun += compiled.compiledInstructionsRun();
         }
-        System.out.printf("tier differential: %d example groups equal%n", groups);
+        assertTrue(compiledRun > 0, "the compiled tier ran no compiled run in the examples");
+        System.out.printf("tier differential: %d example groups equal on all three tiers (%d instructions inside "
+                + "compiled runs)%n", groups, compiledRun);
     }
 
     /**
@@ -264,6 +274,7 @@ class TierDifferentialTest {
                     HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
                     String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
                     String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                    compiled(kernel, 1_000_000, db, failures, "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full"));
                     String where = "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full");
                     if (!da.equals(db)) {
                         failures.add(where
@@ -357,6 +368,7 @@ class TierDifferentialTest {
                     HostModel.Run fastRun = fast.runKeepingState(0, 0, 0);
                     String da = GuestAsm.describe(fastRun);
                     String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                    compiled(kernel, 1_000_000, db, failures, "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full"));
                     String where = "wave" + wave + " mode 0x" + Integer.toHexString(mode) + (partial ? " partial" : " full");
                     // OMOD and CLAMP act as the mode says (so the modifier lines above are no no-ops on both tiers)
                     boolean ieee = (mode & 0x200) != 0;
@@ -473,6 +485,7 @@ class TierDifferentialTest {
                 HostModel reference = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE);
                 String da = GuestAsm.describe(fast.runKeepingState(0, 0, 0));
                 String db = GuestAsm.describe(reference.runKeepingState(0, 0, 0));
+                compiled(kernel, 1_000_000, db, failures, "wave" + wave + " " + format + " " + order);
                 if (!da.equals(db)) {
                     failures.add("wave" + wave + " " + format + " " + order + ": "
                             + GuestAsm.firstDifference(da, db, "fast", "reference"));
@@ -598,6 +611,7 @@ class TierDifferentialTest {
                 HostModel.Run refRun = reference.runKeepingState(0, 0, 0);
                 String da = GuestAsm.describe(fastRun);
                 String db = GuestAsm.describe(refRun);
+                compiled(kernel, 1_000_000, db, failures, "wave" + wave + " " + change[0]);
                 String where = "wave" + wave + " " + change[0];
                 if (!da.equals(db)) {
                     failures.add(where + ": " + GuestAsm.firstDifference(da, db, "fast", "reference"));
@@ -633,6 +647,158 @@ class TierDifferentialTest {
         System.out.printf("tier differential (image T# changes and fallbacks): %d programs, %d faulting, %d disagreeing%n",
                 programs, faults, failures.size());
         assertEquals(List.of(), failures);
+    }
+
+    /**
+     * The compiled tier where a run meets the wave's budget: a loop whose body is one compiled run (vector ALU
+     * instructions, scalar ones between them, the branch back at its end), with EXEC full and partial, run under every
+     * budget from 30 to 75 instructions, so the budget runs out at each place inside and between runs; a run that would
+     * cross it is left to the fast tier's steps, so the fault (its PC, instruction, message), the instruction and lane
+     * counts and every register agree with the reference tier's, and with the fast tier's. Also runs compiled only on
+     * their second visit (a run first stepped, then compiled) and two v_cndmasks reading VCC before and after a scalar
+     * instruction of the same run changed it (each reads the mask at its own place).
+     */
+    @Test
+    void budgets_run_out_inside_and_between_compiled_runs_as_on_the_other_tiers() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int faults = 0;
+        long compiledRun = 0;
+        String lastFault = "";
+        for (int wave : new int[] {32, 64}) {
+            String vcc = wave == 32 ? "vcc_lo" : "vcc";
+            for (boolean partial : new boolean[] {false, true}) {
+                String program = (partial ? "s_mov_b32 exec_lo, 0x5a5af0f3\n" : "") + """
+                        v_mov_b32 v1, 1.0
+                        s_mov_b32 s0, 4
+                        s_mov_b32 s1, 0x1234
+                        loop:
+                        v_add_nc_u32 v2, v0, v1
+                        s_add_u32 s1, s1, 0x9e3779b9
+                        v_xor_b32 v3, v2, s1
+                        v_mul_f32 v4, v3, 0.5
+                        s_sub_u32 s0, s0, 1
+                        v_cvt_f32_u32 v5, v2
+                        s_cmp_lg_u32 s0, 0
+                        s_cselect_b64 %1$s, -1, 0
+                        %2$s
+                        v_cndmask_b32 v6, v4, v5, %3$s
+                        %4$s
+                        v_cndmask_b32 v9, v5, v6, %3$s
+                        v_add_f32 v1, v1, v4
+                        s_cmp_lg_u32 s0, 0
+                        s_cbranch_scc1 loop
+                        v_lshlrev_b32 v7, 2, v6
+                        v_or_b32 v8, v7, v1
+                        s_endpgm
+                        """.formatted("s[20:21]", wave == 32 ? "s_and_b32 vcc_lo, s20, 0x33cc55aa"
+                        : "s_and_b64 vcc, s[20:21], 0x33cc55aa", vcc,
+                        wave == 32 ? "s_xor_b32 vcc_lo, vcc_lo, 0x0ff0f00f" : "s_xor_b64 vcc, vcc, 0x0ff0f00f");
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Kernel kernel = runner.kernel(program);
+                for (long budget = 30; budget <= 75; budget++) {
+                    String where = "wave" + wave + (partial ? " partial" : " full") + " budget " + budget;
+                    HostModel.Run ref = new HostModel(kernel, budget, HostModel.Tier.REFERENCE).runKeepingState(0, 0, 0);
+                    String db = GuestAsm.describe(ref);
+                    String df = GuestAsm.describe(new HostModel(kernel, budget, HostModel.Tier.FAST).runKeepingState(0, 0, 0));
+                    if (!df.equals(db)) {
+                        failures.add(where + " (fast tier): " + GuestAsm.firstDifference(df, db, "fast", "reference"));
+                    }
+                    compiledRun += compiled(kernel, budget, db, failures, where);
+                    HostModel second = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 2);
+                    String ds = GuestAsm.describe(second.runKeepingState(0, 0, 0));
+                    if (!ds.equals(db)) {
+                        failures.add(where + " (compiled on the second visit): "
+                                + GuestAsm.firstDifference(ds, db, "compiled", "reference"));
+                    }
+                    faults += ref.result().fault().isPresent() ? 1 : 0;
+                    lastFault = ref.result().fault().map(Object::toString).orElse("none");
+                }
+            }
+        }
+        System.out.printf("tier differential (budgets in compiled runs): %d runs out of budget, %d instructions in "
+                + "compiled runs, %d disagreeing%n", faults, compiledRun, failures.size());
+        assertEquals(List.of(), failures);
+        assertTrue(faults > 40 && faults < 4 * 46, faults + " of " + 4 * 46 + " runs out of budget; the last: " + lastFault);
+        assertTrue(compiledRun > 1000, compiledRun + " instructions in compiled runs");
+    }
+
+    /**
+     * A memory fault in the middle of a compiled run: a loop whose body (vector ALU, a GLOBAL load and a store, scalar
+     * instructions, the branch back) is one run split at its memory instructions, the load's address walking past the
+     * buffer on the third trip; the fault record (instruction, PC, lane, message), the counts (the instructions after
+     * the faulting one in its run taken back) and every register equal the reference tier's, EXEC full and partial,
+     * compiled on the first and on the second visit.
+     */
+    @Test
+    void a_fault_inside_a_compiled_run_is_the_other_tiers_fault() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int faults = 0;
+        long compiledRun = 0;
+        for (int wave : new int[] {32, 64}) {
+            for (boolean partial : new boolean[] {false, true}) {
+                String program = (partial ? "s_mov_b32 exec_lo, 0x5a5af0f3\n" : "") + """
+                        v_lshlrev_b32 v1, 2, v0
+                        s_mov_b32 s10, 0
+                        loop:
+                        v_add_nc_u32 v2, s10, v1
+                        v_mul_lo_u32 v3, v2, 3
+                        s_add_u32 s10, s10, 0xc00
+                        global_load_dword v4, v2, s[0:1]
+                        v_xor_b32 v5, v4, v3
+                        s_add_u32 s11, s11, 1
+                        v_cvt_f32_u32 v6, v5
+                        global_store_dword v1, v6, s[0:1] offset:256
+                        v_add_f32 v7, v6, 1.0
+                        s_cmp_lg_u32 s11, 6
+                        s_cbranch_scc1 loop
+                        s_endpgm
+                        """;
+                GuestAsm runner = new GuestAsm(dir).groupSize(wave).buffer(new byte[8192]);
+                if (wave == 64) {
+                    runner.wave64();
+                }
+                Kernel kernel = runner.kernel(program);
+                String where = "wave" + wave + (partial ? " partial" : " full");
+                HostModel.Run ref = new HostModel(kernel, 1_000_000, HostModel.Tier.REFERENCE).runKeepingState(0, 0, 0);
+                String db = GuestAsm.describe(ref);
+                compiledRun += compiled(kernel, 1_000_000, db, failures, where);
+                String ds = GuestAsm.describe(new HostModel(kernel, 1_000_000, HostModel.Tier.COMPILED, 2)
+                        .runKeepingState(0, 0, 0));
+                if (!ds.equals(db)) {
+                    failures.add(where + " (compiled on the second visit): "
+                            + GuestAsm.firstDifference(ds, db, "compiled", "reference"));
+                }
+                assertTrue(ref.result().fault().isPresent() && ref.result().fault().get().instruction()
+                        .startsWith("global_load"), where + ": " + ref.result().fault());
+                faults++;
+            }
+        }
+        System.out.printf("tier differential (faults in compiled runs): %d faults, %d instructions in compiled runs, "
+                + "%d disagreeing%n", faults, compiledRun, failures.size());
+        assertEquals(List.of(), failures);
+        assertTrue(compiledRun > 0, "no compiled run");
+    }
+
+    /** Instructions the compiled tier ran inside compiled runs in this test class (they must not be none). */
+    private static long compiledInstructions;
+
+    /**
+     * The compiled tier on {@code kernel}, every run compiled on its first visit (the programs here run most lines
+     * once), against the reference tier's description of the same group: a failure named {@code where} if they differ.
+     */
+    private static long compiled(Kernel kernel, long budget, String reference, List<String> failures, String where) {
+        HostModel compiled = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1);
+        String dc = GuestAsm.describe(compiled.runKeepingState(0, 0, 0));
+        if (!dc.equals(reference)) {
+            failures.add(where + " (compiled tier): " + GuestAsm.firstDifference(dc, reference, "compiled", "reference"));
+        }
+        compiledInstructions += compiled.compiledInstructionsRun();
+        assertTrue(compiled.compilableInstructions() == 0 || compiled.compiledInstructionsRun() > 0,
+                where + ": the compiled tier has runs but ran none");
+        return compiled.compiledInstructionsRun();
     }
 
     /**

@@ -44,10 +44,17 @@ public final class WaveControl {
     private WaveControl() {
     }
 
+    /**
+     * The handler of the instructions that do nothing functionally (waits, hints, priorities, clauses, prefetch and
+     * cache invalidation), one instance, so that a caller can tell them by their handler (the compiled tier keeps them
+     * inside its runs).
+     */
+    public static final Semantics NOTHING = (w, insn) -> {
+    };
+
     public static void register(SemanticsTable.Builder b) {
         b.exact(Encoding.SOPP, "s_barrier", (w, insn) -> w.setAtBarrier(true));
-        Semantics nothing = (w, insn) -> {
-        };
+        Semantics nothing = NOTHING;
         // waits, hints, priorities, clauses, prefetch and cache invalidation: nothing to do functionally
         for (String m : new String[] {"s_nop", "s_wakeup", "s_waitcnt", "s_sleep", "s_setprio", "s_icache_inv",
                 "s_incperflevel", "s_decperflevel", "s_ttracedata", "s_inst_prefetch", "s_clause", "s_wait_idle",

@@ -374,4 +374,10 @@ public final class Wave {
         instructions++;
         laneInstructions += activeLanes;
     }
+
+    /** Counts {@code n} instructions executed with the same {@code activeLanes} each (a compiled run). */
+    public void count(int n, long activeLanes) {
+        instructions += n;
+        laneInstructions += n * activeLanes;
+    }
 }

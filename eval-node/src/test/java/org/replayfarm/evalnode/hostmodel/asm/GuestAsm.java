@@ -62,8 +62,8 @@ import org.replayfarm.proto.RoundMode;
  * {@link #setup}) are applied to each wave after the dispatcher's start state (they override it), as a kernel
  * prolog would; with scratch each wave's FLAT_SCRATCH is the scratch base plus its wave offset.
  *
- * <p>Tiers: unless {@link #tier} pins one, every run executes on both tiers (fast and reference), requires
- * them to agree bit for bit (results, faults, counts, every register, LDS) and hands back the default tier's
+ * <p>Tiers: unless {@link #tier} pins one, every run executes on the three tiers (fast, reference, and compiled
+ * with every run compiled on its first visit), requires them to agree bit for bit (results, faults, counts, every register, LDS) and hands back the default tier's
  * outcome. {@link #run} requires the group to end without a fault; {@link #runToFault} requires a fault.
  * Program text without a final {@code s_endpgm} gets one.
  *
@@ -266,10 +266,16 @@ public final class GuestAsm {
             return runOn(kernel, tier, start);
         }
         HostModel.Tier first = HostModel.Tier.byDefault();
-        HostModel.Tier other = first == HostModel.Tier.FAST ? HostModel.Tier.REFERENCE : HostModel.Tier.FAST;
+        HostModel.Tier other = first == HostModel.Tier.REFERENCE ? HostModel.Tier.FAST : HostModel.Tier.REFERENCE;
         Outcome a = runOn(kernel, first, start);
         Outcome b = runOn(kernel, other, start);
         assertSameRun(a.run(), first, b.run(), other);
+        // the fast tier, and the compiled tier with every run compiled on its first visit (these programs run most
+        // lines once)
+        HostModel.Run f = new HostModel(kernel, budget, HostModel.Tier.FAST).runKeepingState(0, 0, 0, start);
+        assertSameRun(a.run(), first, f, HostModel.Tier.FAST);
+        HostModel.Run c = new HostModel(kernel, budget, HostModel.Tier.COMPILED, 1).runKeepingState(0, 0, 0, start);
+        assertSameRun(a.run(), first, c, HostModel.Tier.COMPILED);
         return a;
     }
 
