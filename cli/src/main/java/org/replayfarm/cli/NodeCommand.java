@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
                 "  REPLAY_HTTP_HOST     --http-bind",
                 "  REPLAY_HTTP_PORT     --http-port",
                 "  REPLAY_EVAL_THREADS  --threads",
+                "  REPLAY_TIER          --tier",
                 "  REPLAY_CONFIG        --config",
                 "  REPLAY_WORK_DIR      --work-dir",
                 "  REPLAY_STORAGE_DIR   --storage-dir",
