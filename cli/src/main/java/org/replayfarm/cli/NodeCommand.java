@@ -252,9 +252,11 @@ final class NodeCommand implements Callable<Integer> {
         extra = tls(extra, "key-store", tlsKeyStore);
         extra = tls(extra, "trust-store", tlsTrustStore);
         extra = tls(extra, "password-file", tlsPasswordFile);
-        if (port > 0) {
+        int artery = arteryBindPort(extra, port);
+        if (artery > 0) {
             // before the actor system starts: Artery's own bind failure logs a long stack trace first
-            requireFree(bindAddress, port, "--port (the cluster's Artery TCP port)");
+            requireFree(bindAddress, artery, artery == port ? "--port (the cluster's Artery TCP port)"
+                    : "akka.remote.artery.bind.port (where Artery binds behind its canonical --port " + port + ")");
         }
         // without --work-dir a temporary one, removed when the node exits (no later node could find it again)
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("replay-node");
@@ -402,6 +404,24 @@ final class NodeCommand implements Callable<Integer> {
             throw new java.nio.file.NoSuchFileException(file + " (--tls-" + key + ")");
         }
         return extra.withValue("replay.cluster.tls." + key, ConfigValueFactory.fromAnyRef(file.toAbsolutePath().toString()));
+    }
+
+    /**
+     * The port Artery binds: {@code akka.remote.artery.bind.port} from the node's --config when set (a node behind
+     * a NAT or a proxy, whose canonical --port is the one its peers dial), else --port.
+     */
+    static int arteryBindPort(Config extra, int port) {
+        if (extra.hasPath("akka.remote.artery.bind.port")) {
+            String p = extra.getString("akka.remote.artery.bind.port").trim();
+            if (!p.isEmpty()) {
+                try {
+                    return Integer.parseInt(p);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("akka.remote.artery.bind.port '" + p + "' in --config is not a port");
+                }
+            }
+        }
+        return port;
     }
 
     /** Where this node's listeners bind unless their own option says otherwise: --bind, else --host. */

@@ -91,4 +91,18 @@ class NodeOptionsTest {
                 r.err());
         assertTrue(!r.err().contains("\tat ") && !r.err().contains("Exception"), r.err());
     }
+
+    @Test
+    void artery_is_checked_free_on_its_bind_port_when_the_config_sets_one_else_on_the_canonical_port() {
+        com.typesafe.config.Config none = com.typesafe.config.ConfigFactory.empty();
+        assertEquals(25520, NodeCommand.arteryBindPort(none, 25520));
+        assertEquals(25520, NodeCommand.arteryBindPort(com.typesafe.config.ConfigFactory.parseString(
+                "akka.remote.artery.bind.port = \"\""), 25520), "an empty bind port is the canonical one");
+        assertEquals(25521, NodeCommand.arteryBindPort(com.typesafe.config.ConfigFactory.parseString(
+                "akka.remote.artery.bind.port = 25521"), 25520), "behind a proxy or a NAT Artery binds its bind port");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> NodeCommand.arteryBindPort(com.typesafe.config.ConfigFactory.parseString(
+                        "akka.remote.artery.bind.port = twelve"), 25520));
+        assertTrue(e.getMessage().contains("akka.remote.artery.bind.port 'twelve'"), e.getMessage());
+    }
 }
