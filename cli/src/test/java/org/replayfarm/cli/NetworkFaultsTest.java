@@ -54,7 +54,22 @@ class NetworkFaultsTest {
         assertEquals(List.of("eval-2"), run.exited(), "the split-brain resolver keeps the majority, downs the one cut off");
         assertTrue(run.progressedDuringFault(), "the job went on with the majority during the partition: " + run.events);
         run.assertFinishedWhole();
+        if (PROMETHEUS) {
+            // Debian's prometheus scraped the nodes through the partition: the KEDA scaler's query saw the held
+            // slices, the shipped ReplayNodeDown alert named the downed evaluator, the query came back to 0
+            List<String> seen = run.events.stream().filter(e -> e.kind() == Kind.NOTE && e.detail().startsWith("prometheus: "))
+                    .map(Event::detail).toList();
+            assertEquals(3, seen.size(), "prometheus' three observations: " + seen);
+            double before = Double.parseDouble(seen.get(0).substring(seen.get(0).lastIndexOf(' ') + 1));
+            assertTrue(before > 0, seen.get(0));
+            assertTrue(seen.get(1).startsWith("prometheus: alert ReplayNodeDown ") && seen.get(1).contains("instance=127.0.0.4:9095"),
+                    seen.get(1));
+            assertEquals("prometheus: the KEDA query after the job = 0.0", seen.get(2));
+        }
     }
+
+    /** Whether Debian's prometheus is here to watch the first schedule ({@code ./run-tests} installs it). */
+    private static final boolean PROMETHEUS = Files.isExecutable(Path.of("/usr/bin/prometheus"));
 
     @Test
     @EnabledIfSystemProperty(named = "replay.chaos", matches = "all")
@@ -97,6 +112,25 @@ class NetworkFaultsTest {
         Run run = run(ChaosDriver.Schedule.LOSS_AND_KILL);
         assertTrue(run.events.stream().anyMatch(e -> e.kind() == Kind.NOTE && e.detail().startsWith("killed eval-1")),
                 "eval-1 was killed mid-job: " + run.events);
+        run.assertFinishedWhole();
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "replay.chaos", matches = "all")
+    void delay_of_200_ms_with_100_ms_jitter_and_twenty_percent_loss_for_the_whole_job_with_an_evaluator_killed_finishes_whole()
+            throws Exception {
+        Run run = run(ChaosDriver.Schedule.DELAY_LOSS_AND_KILL);
+        assertTrue(run.events.stream().anyMatch(e -> e.kind() == Kind.NOTE && e.detail().startsWith("killed eval-1")),
+                "eval-1 was killed mid-job: " + run.events);
+        List<Event> proxies = run.events.stream().filter(e -> e.kind() == Kind.NOTE && e.detail().startsWith("proxy ")).toList();
+        assertEquals(3, proxies.size(), "a proxy before each node: " + run.events);
+        for (Event p : proxies) {
+            // "proxy NAME: C connections, N chunks, D delayed, longest M ms"
+            String[] w = p.detail().split("[ ,]+");
+            long delayedChunks = Long.parseLong(w[6]);
+            long longest = Long.parseLong(w[9]);
+            assertTrue(delayedChunks > 0 && longest >= 100 && longest <= 300, "the proxy held chunks 100 to 300 ms: " + p);
+        }
         run.assertFinishedWhole();
     }
 
@@ -188,7 +222,9 @@ class NetworkFaultsTest {
         long t0 = System.nanoTime();
         Process driver = new ProcessBuilder("unshare", "-n", java, "-Xmx256m", "-cp", classpath,
                 ChaosDriver.class.getName(), schedule.id(), work.toString(), capture.toString(),
-                org.replayfarm.cli.chaos.FaultNet.namespace())
+                org.replayfarm.cli.chaos.FaultNet.namespace(),
+                PROMETHEUS && schedule == ChaosDriver.Schedule.EVALUATOR_PARTITIONED
+                        ? Path.of(System.getProperty("replayfarm.root", "..")).toAbsolutePath().toString() : "")
                 .redirectErrorStream(true).redirectOutput(err.toFile()).start();
         boolean ended = driver.waitFor(540, TimeUnit.SECONDS);
         if (!ended) {

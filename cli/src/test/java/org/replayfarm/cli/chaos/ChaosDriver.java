@@ -43,7 +43,12 @@ public final class ChaosDriver {
         /** 20% of the packets between every two nodes lost, both ways, for the rest of the job; one evaluator SIGKILLed */
         LOSS_AND_KILL("loss-and-kill", 2),
         /** the link between the coordinator and one evaluator cut and healed every 2 s, five times */
-        FLAPPING("flapping", 2);
+        FLAPPING("flapping", 2),
+        /**
+         * every node behind a {@link DelayProxy}: 200 ms ± 100 ms on every chunk between two nodes and 20% of the
+         * packets lost, both ways, for the rest of the job; one evaluator SIGKILLed
+         */
+        DELAY_LOSS_AND_KILL("delay-loss-and-kill", 2);
 
         final String id;
         final int evaluators;
@@ -70,6 +75,10 @@ public final class ChaosDriver {
     private final FaultNet net;
     private final Path gate;
     private final FarmClient client;
+    static final int METRICS = 9095;
+    private PrometheusServer prometheus;
+    private String kedaQuery;
+    private Path rules;
 
     private ChaosDriver(Schedule schedule, Path dir, History history, NodeSet nodes, FaultNet net, Path gate) {
         this.schedule = schedule;
@@ -84,7 +93,8 @@ public final class ChaosDriver {
     public static void main(String[] args) {
         int status = 0;
         try {
-            run(Schedule.of(args[0]), Path.of(args[1]), Path.of(args[2]), args[3]);
+            run(Schedule.of(args[0]), Path.of(args[1]), Path.of(args[2]), args[3],
+                    args.length > 4 && !args[4].isEmpty() ? Path.of(args[4]) : null);
         } catch (Throwable e) {
             e.printStackTrace();
             status = 1;
@@ -92,12 +102,31 @@ public final class ChaosDriver {
         System.exit(status);
     }
 
-    static void run(Schedule schedule, Path dir, Path capture, String outerNamespace) throws Exception {
+    /**
+     * {@code root}: the repository, when Prometheus is to watch the run ({@link PrometheusServer}: the KEDA query
+     * and the shipped alert rules on real scrapes); null for none.
+     */
+    static void run(Schedule schedule, Path dir, Path capture, String outerNamespace, Path root) throws Exception {
         FaultNet net = FaultNet.insideOwnNamespace(outerNamespace);
         Path gate = dir.resolve("gate");
         try (History history = History.create(dir.resolve("history.jsonl"), System::nanoTime);
              NodeSet nodes = new NodeSet(dir, schedule.evaluators, CONFIG + EvalGate.processConfig(gate))) {
-            new ChaosDriver(schedule, dir, history, nodes, net, gate).run(capture);
+            if (schedule == Schedule.DELAY_LOSS_AND_KILL) {
+                nodes.proxied();
+            }
+            ChaosDriver driver = new ChaosDriver(schedule, dir, history, nodes, net, gate);
+            if (root != null) {
+                nodes.metrics(METRICS);
+                driver.kedaQuery = PrometheusServer.kedaQuery(root);
+                driver.rules = root.resolve("deploy/prometheus");
+            }
+            try {
+                driver.run(capture);
+            } finally {
+                if (driver.prometheus != null) {
+                    driver.prometheus.close();
+                }
+            }
         }
     }
 
@@ -107,6 +136,9 @@ public final class ChaosDriver {
         List<Node> evaluators = nodes.all().subList(1, nodes.all().size());
         nodes.startAll(evaluators, List.of(coordinator));
         awaitWhole(coordinator);
+        if (rules != null) {
+            prometheus = PrometheusServer.start(dir, nodes.all(), METRICS, rules);
+        }
         String url = nodes.apiUrl();
         String sha = client.upload(url, capture);
         String job = client.submit(url, sha).orElseThrow(() -> new IllegalStateException("the job was refused before any fault"));
@@ -119,10 +151,18 @@ public final class ChaosDriver {
             for (Node e : evaluators) {
                 EvalGate.holdProcess(gate, nodes.process(e).pid()); // the job cannot end before the fault
             }
-            if (schedule == Schedule.LOSS_AND_KILL || schedule == Schedule.FLAPPING) {
+            if (schedule == Schedule.LOSS_AND_KILL || schedule == Schedule.FLAPPING
+                    || schedule == Schedule.DELAY_LOSS_AND_KILL) {
                 supervisedFaults(watcher, evaluators);
                 client.observe(url, job).ifPresent(history::record);
                 return;
+            }
+            if (prometheus != null) {
+                // the evaluators hold their slices: the scaler's query must see them
+                Await.until("prometheus scraping the job's slices (the KEDA query above 0)",
+                        () -> prometheus.value(kedaQuery).filter(v -> v > 0).isPresent());
+                history.record(history.now(Kind.NOTE).detail("prometheus: the KEDA query before the fault = "
+                        + prometheus.value(kedaQuery).orElseThrow()));
             }
             List<Node> released = fault();
             for (Node e : released) {
@@ -137,6 +177,21 @@ public final class ChaosDriver {
                 client.submit(url, sha).ifPresent(j -> others.add(JobWatcher.start(client, history, () -> url, j)));
             }
             awaitDecided();
+            if (prometheus != null) {
+                // the downed node's target is down: the shipped alert must be pending (for: 1m) or firing
+                List<String> downed = nodes.all().stream().filter(n -> !nodes.alive(n)).map(n -> n.host() + ":" + METRICS).toList();
+                java.util.concurrent.atomic.AtomicReference<String> alert = new java.util.concurrent.atomic.AtomicReference<>();
+                Await.until("prometheus raising ReplayNodeDown for " + downed, () -> {
+                    for (String a : prometheus.alerts()) {
+                        if (a.startsWith("ReplayNodeDown ") && downed.stream().anyMatch(d -> a.contains("instance=" + d))) {
+                            alert.set(a);
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+                history.record(history.now(Kind.NOTE).detail("prometheus: alert " + alert.get()));
+            }
             net.heal();
             history.record(history.now(Kind.HEAL));
             restartExited();
@@ -155,6 +210,11 @@ public final class ChaosDriver {
         }
         // one last look, after the watcher: the end it saw must still be the end
         client.observe(url, job).ifPresent(history::record);
+        if (prometheus != null) {
+            Await.until("prometheus scraping an empty queue (the KEDA query at 0) once the jobs ended",
+                    () -> prometheus.value(kedaQuery).filter(v -> v == 0).isPresent());
+            history.record(history.now(Kind.NOTE).detail("prometheus: the KEDA query after the job = 0.0"));
+        }
     }
 
     /**
@@ -164,8 +224,16 @@ public final class ChaosDriver {
     private void supervisedFaults(JobWatcher watcher, List<Node> evaluators) throws Exception {
         Node c = nodes.coordinator();
         List<Node> noted = new ArrayList<>();
-        if (schedule == Schedule.LOSS_AND_KILL) {
+        if (schedule == Schedule.LOSS_AND_KILL || schedule == Schedule.DELAY_LOSS_AND_KILL) {
             List<Node> all = nodes.all();
+            String delayed = "";
+            if (schedule == Schedule.DELAY_LOSS_AND_KILL) {
+                long seed = 36;
+                for (DelayProxy p : nodes.proxies().values()) {
+                    p.delay(DelayProxy.Delay.jitter(200, 100, seed++));
+                }
+                delayed = "every chunk between two nodes delayed 200 ms ± 100 ms (DelayProxy); ";
+            }
             for (Node a : all) {
                 for (Node b : all) {
                     if (a != b) {
@@ -173,7 +241,7 @@ public final class ChaosDriver {
                     }
                 }
             }
-            history.record(history.now(Kind.FAULT).detail(schedule.id + ": " + String.join("; ", net.rules()))
+            history.record(history.now(Kind.FAULT).detail(schedule.id + ": " + delayed + String.join("; ", net.rules()))
                     .nodes(all.stream().map(Node::address).toList()));
             for (Node e : evaluators) {
                 EvalGate.releaseProcess(gate, nodes.process(e).pid());
@@ -191,6 +259,10 @@ public final class ChaosDriver {
                 supervise(noted);
                 return watcher.end().isPresent();
             });
+            for (DelayProxy p : nodes.proxies().values()) {
+                history.record(history.now(Kind.NOTE).detail("proxy " + p.summary()));
+                p.delay(DelayProxy.Delay.NONE);
+            }
         } else {
             // only the evaluator behind the flapping link evaluates while it flaps: the job cannot end before
             Node e2 = nodes.evaluator(2);
@@ -316,6 +388,11 @@ public final class ChaosDriver {
      * nodes still running as seeds (operations.md), then evaluators joining the running nodes.
      */
     private void restartExited() throws IOException, InterruptedException {
+        restartExited(nodes, history);
+    }
+
+    /** {@link #restartExited()} for any driver of {@code nodes} (the soak's too). */
+    static void restartExited(NodeSet nodes, History history) throws IOException, InterruptedException {
         List<Node> live = nodes.all().stream().filter(nodes::alive).toList();
         Node c = nodes.coordinator();
         if (!nodes.alive(c)) {

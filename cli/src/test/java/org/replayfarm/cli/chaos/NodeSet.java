@@ -30,6 +30,8 @@ public final class NodeSet implements AutoCloseable {
     static final int PORT = 25520;
     static final int MANAGEMENT = 8558;
     static final int HTTP = 8080;
+    /** Where a node's Artery binds behind its proxy ({@link #proxied()}). */
+    static final int PROXIED = 25521;
 
     /** One node: its name (coordinator, eval-1, ...), address, the role it runs. */
     public record Node(String name, String host, String role) {
@@ -48,6 +50,9 @@ public final class NodeSet implements AutoCloseable {
     private final Map<String, Process> running = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Integer> starts = new java.util.concurrent.ConcurrentHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Map<String, DelayProxy> proxies = new java.util.concurrent.ConcurrentHashMap<>();
+    private boolean proxied;
+    private int metricsPort = -1;
 
     /** A coordinator and {@code evaluators} evaluators, none started; {@code commonConfig} goes in every node's file. */
     public NodeSet(Path dir, int evaluators, String commonConfig) {
@@ -57,6 +62,30 @@ public final class NodeSet implements AutoCloseable {
         for (int i = 1; i <= evaluators; i++) {
             nodes.add(new Node("eval-" + i, "127.0.0." + (2 + i), "eval"));
         }
+    }
+
+    /**
+     * Puts a {@link DelayProxy} in front of every node: a node binds Artery to {@value #PROXIED} while its canonical
+     * address stays {@code host:}{@value #PORT}, where its proxy listens; so every peer reaches it through its proxy
+     * (Akka's canonical and bind addresses, as behind a NAT). The proxy connects on from 127.0.0.1, so an nftables
+     * rule between two nodes' addresses matches the peer's leg only. Call before starting any node.
+     */
+    public void proxied() throws IOException {
+        proxied = true;
+        for (Node n : nodes) {
+            proxies.put(n.name(), DelayProxy.start(n.name(), new java.net.InetSocketAddress(n.host(), PORT),
+                    new java.net.InetSocketAddress(n.host(), PROXIED), DelayProxy.Clock.REAL, false));
+        }
+    }
+
+    /** Every node started from now on serves {@code /metrics} on its own address at {@code port} (else none does). */
+    public void metrics(int port) {
+        metricsPort = port;
+    }
+
+    /** Every node's proxy ({@link #proxied()}), by node name. */
+    public Map<String, DelayProxy> proxies() {
+        return Map.copyOf(proxies);
     }
 
     public Node coordinator() {
@@ -106,13 +135,14 @@ public final class NodeSet implements AutoCloseable {
         // between two nodes; the management endpoint shows what this node sees of the others
         Files.writeString(config, commonConfig + "\nakka.remote.artery.advanced.tcp.outbound-client-hostname = \""
                 + node.host() + "\"\nreplay.cluster.management.enabled = on\nreplay.cluster.management.port = "
-                + MANAGEMENT + "\n");
+                + MANAGEMENT + "\n" + (proxied ? "akka.remote.artery.bind.port = " + PROXIED + "\n" : ""));
         String classpath = System.getProperty("java.class.path");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-cp", classpath,
                 "org.replayfarm.cli.Replay", "node", "--role", node.role(), "--host", node.host(), "--port",
-                String.valueOf(PORT), "--no-metrics", "--config", config.toString(), "--work-dir",
+                String.valueOf(PORT), "--config", config.toString(), "--work-dir",
                 dir.resolve(node.name()).toString()));
+        command.addAll(metricsPort < 0 ? List.of("--no-metrics") : List.of("--metrics-port", String.valueOf(metricsPort)));
         if (node.role().equals("coordinator")) {
             command.addAll(List.of("--http-port", String.valueOf(HTTP)));
         } else {
@@ -201,6 +231,7 @@ public final class NodeSet implements AutoCloseable {
     @Override
     public void close() {
         running.values().forEach(Process::destroyForcibly);
+        proxies.values().forEach(DelayProxy::close);
         for (Process p : running.values()) {
             try {
                 p.waitFor(30, TimeUnit.SECONDS);
