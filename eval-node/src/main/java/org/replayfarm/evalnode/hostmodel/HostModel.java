@@ -395,41 +395,7 @@ public final class HostModel {
         boolean tracing = memory.tracing();
         while (!wave.ended() && !wave.atBarrier()) {
             long pc = wave.pc();
-            FastTier.Step step = program.at(pc);
-            if (step == null) {
-                Instruction insn;
-                try {
-                    insn = kernel.program().at(pc);
-                } catch (DecodeException e) {
-                    throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
-                }
-                // decoded but not compiled: the model has no handler for it
-                counts[2]++;
-                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
-                        + insn.mnemonic());
-            }
-            if (wave.instructions() >= look) {
-                if (wave.instructions() >= budget) {
-                    throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
-                            + " exhausted (a runaway loop?)");
-                }
-                look = nextLook(wave, cancelled);
-            }
-            counts[step.approximate ? 1 : 0]++;
-            if (tracing) {
-                memory.traceAt(wave.index(), pc, step.insn);
-            }
-            wave.count(Long.bitCount(wave.exec()));
-            try {
-                step.exec.run(wave);
-            } catch (GuestFault f) {
-                throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
-            } catch (RuntimeException bug) {
-                throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
-            }
-            if (!wave.takeJumped()) {
-                wave.setPc(pc + step.length);
-            }
+            look = step(program.at(pc), wave, pc, counts, look, tracing ? memory : null, cancelled);
         }
     }
 
@@ -466,41 +432,52 @@ public final class HostModel {
                 }
                 continue;
             }
-            FastTier.Step step = program.fast.at(pc);
-            if (step == null) {
-                Instruction insn;
-                try {
-                    insn = kernel.program().at(pc);
-                } catch (DecodeException e) {
-                    throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
-                }
-                counts[2]++;
-                throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
-                        + insn.mnemonic());
-            }
-            if (wave.instructions() >= look) {
-                if (wave.instructions() >= budget) {
-                    throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
-                            + " exhausted (a runaway loop?)");
-                }
-                look = nextLook(wave, cancelled);
-            }
-            counts[step.approximate ? 1 : 0]++;
-            if (tracing) {
-                memory.traceAt(wave.index(), pc, step.insn);
-            }
-            wave.count(Long.bitCount(wave.exec()));
-            try {
-                step.exec.run(wave);
-            } catch (GuestFault f) {
-                throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
-            } catch (RuntimeException bug) {
-                throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
-            }
-            if (!wave.takeJumped()) {
-                wave.setPc(pc + step.length);
-            }
+            look = step(program.fast.at(pc), wave, pc, counts, look, tracing ? memory : null, cancelled);
         }
+    }
+
+    /**
+     * One instruction on the fast tier, the body both tiers' loops share: the step compiled for {@code pc} (null
+     * when the model has no handler for the instruction there), then the budget, the counts, the trace (into
+     * {@code traced} when stores are traced, else null) and the step itself. Returns the wave's next look.
+     */
+    private long step(FastTier.Step step, Wave wave, long pc, long[] counts, long look, GroupMemory traced,
+                      java.util.function.BooleanSupplier cancelled) {
+        if (step == null) {
+            Instruction insn;
+            try {
+                insn = kernel.program().at(pc);
+            } catch (DecodeException e) {
+                throw stop(wave, -1, pc, "<no instruction>", e.getMessage());
+            }
+            // decoded but not compiled: the model has no handler for it
+            counts[2]++;
+            throw stop(wave, -1, pc, text(insn), "unsupported instruction: the host model does not execute "
+                    + insn.mnemonic());
+        }
+        if (wave.instructions() >= look) {
+            if (wave.instructions() >= budget) {
+                throw stop(wave, -1, pc, text(step.insn), "instruction budget of " + budget
+                        + " exhausted (a runaway loop?)");
+            }
+            look = nextLook(wave, cancelled);
+        }
+        counts[step.approximate ? 1 : 0]++;
+        if (traced != null) {
+            traced.traceAt(wave.index(), pc, step.insn);
+        }
+        wave.count(Long.bitCount(wave.exec()));
+        try {
+            step.exec.run(wave);
+        } catch (GuestFault f) {
+            throw stop(wave, f.lane(), pc, text(step.insn), f.getMessage());
+        } catch (RuntimeException bug) {
+            throw stop(wave, -1, pc, text(step.insn), "host model error: " + bug);
+        }
+        if (!wave.takeJumped()) {
+            wave.setPc(pc + step.length);
+        }
+        return look;
     }
 
     /**

@@ -2,7 +2,6 @@ package org.replayfarm.evalnode.hostmodel.memory;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +44,11 @@ public final class GroupMemory {
     private final TreeMap<TexelKey, List<TexelAtomic>> texelAtomics = new TreeMap<>();
 
     private static final int PAGE = 4096; // page numbers are address >>> 12
+    /** A page's bytes as little-endian ints and longs at any offset. */
+    private static final java.lang.invoke.VarHandle INT_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle LONG_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private final InitialMemory initial;
     private final Map<Long, Page> pages = new HashMap<>();
@@ -92,8 +96,66 @@ public final class GroupMemory {
 
     private static final class Page {
         final byte[] data = new byte[PAGE];
-        final BitSet present = new BitSet(PAGE);
-        final BitSet stored = new BitSet(PAGE);
+        /** The bytes the group wrote (stored or changed atomically). */
+        final Bits present = new Bits();
+        /** The bytes the group stored. */
+        final Bits stored = new Bits();
+    }
+
+    /**
+     * One bit per byte of a page, in words of 64 (the operations of {@link java.util.BitSet} the page uses, with
+     * an access of up to 8 bytes at a multiple of its size answered from one word).
+     */
+    private static final class Bits {
+        final long[] words = new long[PAGE / 64];
+
+        boolean get(int i) {
+            return (words[i >>> 6] & 1L << i) != 0;
+        }
+
+        void set(int i) {
+            words[i >>> 6] |= 1L << i;
+        }
+
+        void clear(int i) {
+            words[i >>> 6] &= ~(1L << i);
+        }
+
+        /** Sets [from, to). */
+        void set(int from, int to) {
+            if ((from & 63) + (to - from) <= 64) {
+                words[from >>> 6] |= mask(from, to - from);
+                return;
+            }
+            for (int i = from; i < to; i++) {
+                set(i);
+            }
+        }
+
+        /** The bits of [at, at + n) that lie in one word ({@code (at & 63) + n <= 64}, n >= 1), in place. */
+        static long mask(int at, int n) {
+            return (n == 64 ? -1L : (1L << n) - 1) << at;
+        }
+
+        int nextSetBit(int from) {
+            for (int w = from >>> 6; w < words.length; w++) {
+                long word = w == from >>> 6 ? words[w] & -1L << from : words[w];
+                if (word != 0) {
+                    return (w << 6) + Long.numberOfTrailingZeros(word);
+                }
+            }
+            return -1;
+        }
+
+        int nextClearBit(int from) {
+            for (int w = from >>> 6; w < words.length; w++) {
+                long word = ~words[w] & (w == from >>> 6 ? -1L << from : -1L);
+                if (word != 0) {
+                    return (w << 6) + Long.numberOfTrailingZeros(word);
+                }
+            }
+            return PAGE;
+        }
     }
 
     private StoreTracer tracer;
@@ -171,8 +233,23 @@ public final class GroupMemory {
             // one page: look it up once (the common case)
             Page p = page(address >>> 12);
             int base = (int) (address - r.address());
-            int written = p == null ? -1 : p.present.nextSetBit(at);
-            if (written < 0 || written - at >= bytes) {
+            boolean none;
+            boolean all;
+            if (p == null) {
+                none = true;
+                all = false;
+            } else if ((at & 63) + bytes <= 64) {
+                // the access's bits in one word (any access at a multiple of its size)
+                long m = Bits.mask(at, bytes);
+                long w = p.present.words[at >>> 6] & m;
+                none = w == 0;
+                all = w == m;
+            } else {
+                int written = p.present.nextSetBit(at);
+                none = written < 0 || written - at >= bytes;
+                all = !none && p.present.nextClearBit(at) - at >= bytes;
+            }
+            if (none) {
                 // none of the bytes written by the group: the initial bytes (little-endian buffers)
                 java.nio.ByteBuffer b = r.initial();
                 return switch (bytes) {
@@ -183,8 +260,14 @@ public final class GroupMemory {
                     default -> initialBytes(b, base, bytes);
                 };
             }
-            if (p.present.nextClearBit(at) - at >= bytes) {
+            if (all) {
                 // all of them written by the group
+                if (bytes == 4) {
+                    return Integer.toUnsignedLong((int) INT_LE.get(p.data, at));
+                }
+                if (bytes == 8) {
+                    return (long) LONG_LE.get(p.data, at);
+                }
                 for (int i = 0; i < bytes; i++) {
                     value |= (long) (p.data[at + i] & 0xFF) << (8 * i);
                 }
@@ -254,8 +337,14 @@ public final class GroupMemory {
         int at = (int) (address & (PAGE - 1));
         if (at + bytes <= PAGE) {
             Page p = pageForWrite(address >>> 12);
-            for (int i = 0; i < bytes; i++) {
-                p.data[at + i] = (byte) (value >>> (8 * i));
+            if (bytes == 4) {
+                INT_LE.set(p.data, at, (int) value);
+            } else if (bytes == 8) {
+                LONG_LE.set(p.data, at, value);
+            } else {
+                for (int i = 0; i < bytes; i++) {
+                    p.data[at + i] = (byte) (value >>> (8 * i));
+                }
             }
             p.present.set(at, at + bytes);
             p.stored.set(at, at + bytes);
