@@ -24,8 +24,8 @@ import org.replayfarm.coordinator.jobs.ProgressMetrics;
 import org.replayfarm.coordinator.sampling.SamplingMetrics;
 import org.replayfarm.coordinator.sampling.SamplingStore;
 import org.replayfarm.evalnode.cluster.ApiToken;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
-import org.replayfarm.evalnode.metrics.MetricsEndpoint;
+import org.replayfarm.metrics.FarmMetrics;
+import org.replayfarm.metrics.MetricsEndpoint;
 
 /**
  * The coordinator role of a node ({@value FarmNode#COORDINATOR}): the capture store, the HTTP server (the API,

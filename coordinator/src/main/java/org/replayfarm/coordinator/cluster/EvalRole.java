@@ -10,7 +10,7 @@ import org.replayfarm.evalnode.cluster.ApiToken;
 import org.replayfarm.evalnode.cluster.CaptureCache;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 
 /**
  * The eval role of a node ({@value EvaluatorSharding#ROLE}): the {@link EvaluatorNode} that runs slices, with its

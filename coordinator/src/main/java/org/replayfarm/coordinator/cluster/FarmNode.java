@@ -24,8 +24,8 @@ import org.replayfarm.gpunode.node.GpuNode;
 import org.replayfarm.gpunode.sampling.PcSampler;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
-import org.replayfarm.evalnode.metrics.MetricsEndpoint;
+import org.replayfarm.metrics.FarmMetrics;
+import org.replayfarm.metrics.MetricsEndpoint;
 
 /**
  * One node of the farm: an ActorSystem named {@value #SYSTEM} with the given roles (coordinator, eval,
