@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
                 "Prints one line per run and a last line 'amber: R runs, E expects passed, F failed, U unsupported'. Exit "
                         + "status 0 when all pass, 1 when a run or an EXPECT fails, 2 on an error or something unsupported "
                         + "(named with its line). Graphics pipelines are refused by name."})
-final class AmberCommand implements Callable<Integer> {
+public final class AmberCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -41,10 +41,10 @@ import org.replayfarm.model.capture.CaptureFile;
  * baseline) or {@code flake} (it differed, and its re-run did not differ the same way). A capture that differs
  * is re-run once to tell a flake from a failure; a known difference no longer seen becomes a note.
  */
-final class BatchRun {
+public final class BatchRun {
     /** One capture of the batch: where it is, the name its outputs and test case get, and its own options. */
-    record Item(Path capture, String name, Own own) {
-        Item(Path capture, String name) {
+    public record Item(Path capture, String name, Own own) {
+        public Item(Path capture, String name) {
             this(capture, name, Own.NONE);
         }
     }
@@ -54,15 +54,15 @@ final class BatchRun {
      * (each replacing the command's for this capture; null: not given) and {@code --view SPEC} (repeatable, after
      * the command's views: a range's type, shape and tolerances name this capture's ranges).
      */
-    record Own(Integer ulp, Double abs, Double rel, List<String> views) {
-        static final Own NONE = new Own(null, null, null, List.of());
+    public record Own(Integer ulp, Double abs, Double rel, List<String> views) {
+        public static final Own NONE = new Own(null, null, null, List.of());
 
-        Own {
+        public Own {
             views = List.copyOf(views);
         }
 
         /** {@code c} with this capture's options over it. */
-        CompareWith over(CompareWith c) {
+        public CompareWith over(CompareWith c) {
             List<String> all = new ArrayList<>(c.views());
             all.addAll(views);
             return new CompareWith(c.device(), ulp == null ? c.ulp() : ulp, abs == null ? c.abs() : abs,
@@ -71,19 +71,19 @@ final class BatchRun {
     }
 
     /** A capture named on the command line or in a manifest, with the manifest line's options. */
-    record Listed(Path capture, Own own) {
-        static Listed of(Path capture) {
+    public record Listed(Path capture, Own own) {
+        public static Listed of(Path capture) {
             return new Listed(capture, Own.NONE);
         }
     }
 
     /** How one capture ended. */
-    record Result(Item item, String status, String reason, List<String> notes, double seconds, String sha) {
+    public record Result(Item item, String status, String reason, List<String> notes, double seconds, String sha) {
     }
 
     /** What one run of a capture gave: its verdict (null when it did not finish) and its differences. */
-    record Observed(String state, String reason, Baseline.Differences differences) {
-        boolean different() {
+    public record Observed(String state, String reason, Baseline.Differences differences) {
+        public boolean different() {
             return state.equals("different");
         }
     }
@@ -112,7 +112,7 @@ final class BatchRun {
         return c;
     }
 
-    BatchRun(FarmNode node, GroupSelection selection, long budget, CompareWith compare, Baseline baseline,
+    public BatchRun(FarmNode node, GroupSelection selection, long budget, CompareWith compare, Baseline baseline,
              long timeoutSeconds, Path out) {
         this.node = node;
         this.selection = selection;
@@ -130,7 +130,7 @@ final class BatchRun {
      * {@code expk.capture --abs 1e-6 --view C=f32,rel=1e-5}; anything else is an {@link IllegalArgumentException}
      * naming the file, the line and the word.
      */
-    static List<Listed> manifest(Path file) throws IOException {
+    public static List<Listed> manifest(Path file) throws IOException {
         List<Listed> out = new ArrayList<>();
         Path base = file.toAbsolutePath().getParent();
         int number = 0;
@@ -182,7 +182,7 @@ final class BatchRun {
     }
 
     /** Names each capture by its file name without {@code .capture}, made unique with {@code -2}, {@code -3}, ... */
-    static List<Item> items(List<Listed> captures) {
+    public static List<Item> items(List<Listed> captures) {
         List<Item> items = new ArrayList<>();
         Set<String> taken = new HashSet<>();
         for (Listed l : captures) {
@@ -198,7 +198,7 @@ final class BatchRun {
     }
 
     /** Runs every item, {@code parallel} at a time, and writes the batch's outputs; returns the results in order. */
-    List<Result> run(List<Item> items, int parallel, PrintWriter progress) throws Exception {
+    public List<Result> run(List<Item> items, int parallel, PrintWriter progress) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallel));
         List<Future<Result>> futures = new ArrayList<>();
         try {
@@ -254,7 +254,7 @@ final class BatchRun {
     }
 
     /** Runs one job to its end (or the timeout) and reads its report. */
-    Observed observe(Item item, String sha, Path dir, String id) throws Exception {
+    public Observed observe(Item item, String sha, Path dir, String id) throws Exception {
         AtomicReference<Comparison.Result> result = new AtomicReference<>();
         CompletableFuture<JobProgress> ended = new CompletableFuture<>();
         node.jobs().start(id, sha, selection, budget, dir.toAbsolutePath(), compareFor(item),
@@ -291,8 +291,8 @@ final class BatchRun {
 
     /** A re-run of the same capture, when its first run differed. */
     @FunctionalInterface
-    interface Rerun {
-        Observed run() throws Exception;
+    public interface Rerun {
+        public Observed run() throws Exception;
     }
 
     /**
@@ -301,7 +301,7 @@ final class BatchRun {
      * decides: the same differences again is fail, anything else (equal, other regions, a crash) is flake. Known
      * differences not seen are notes.
      */
-    static Result classify(Item item, String sha, Observed first, List<Baseline.Entry> known, Rerun rerun, double seconds)
+    public static Result classify(Item item, String sha, Observed first, List<Baseline.Entry> known, Rerun rerun, double seconds)
             throws Exception {
         List<String> notes = new ArrayList<>();
         if (first.state().equals("crash") || first.state().equals("timeout")) {
@@ -344,7 +344,7 @@ final class BatchRun {
     }
 
     /** Writes OUT/junit.xml, OUT/summary.txt and OUT/batch.json; returns the summary. */
-    static String write(Path out, List<Result> results, double seconds) throws IOException {
+    public static String write(Path out, List<Result> results, double seconds) throws IOException {
         Map<String, Integer> counts = new LinkedHashMap<>();
         for (String s : List.of("pass", "fail", "crash", "timeout", "expected-fail", "flake")) {
             counts.put(s, 0);
@@ -382,7 +382,7 @@ final class BatchRun {
     }
 
     /** 1 when a capture failed, crashed or timed out; else 0 (expected failures and flakes pass). */
-    static int exitStatus(List<Result> results) {
+    public static int exitStatus(List<Result> results) {
         return results.stream().anyMatch(r -> Set.of("fail", "crash", "timeout").contains(r.status())) ? 1 : 0;
     }
 

@@ -31,7 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "the host process's CPU time / native, the figure a loaded machine distorts least); --capture adds whole captures evaluated on both tiers, each "
                 + "cold (its first whole pass, after a one-group warm-up on every tier; --cold-first picks which tier goes first) and warm (the best of --repeat further passes). Prints "
                 + "figures; asserts nothing."})
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -91,7 +91,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private void bench(String name, Path root, PrintWriter out, List<String> args, String callArgs) throws Exception {
         Path dir = Files.createDirectories(root.resolve(name));
-        try (InputStream in = BenchCommand.class.getResourceAsStream("bench/" + name + ".cl")) {
+        try (InputStream in = BenchCommand.class.getResourceAsStream("/org/replayfarm/cli/bench/" + name + ".cl")) {
             Files.write(dir.resolve("kernel.cl"), in.readAllBytes());
         }
         Llvm.run(List.of("clang-19", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1030", "-nogpulib",

@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
                 + "(replay node --role eval, half the cores each) with this process as coordinator; then, on that "
                 + "cluster, the coordinator's peak live heap for jobs of few and of many tiny groups. Prints figures; "
                 + "asserts nothing."})
-final class BenchFarmCommand implements Callable<Integer> {
+public final class BenchFarmCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -35,35 +35,35 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "and where an output changed, replay explain --first-divergence. Prints each mutant's verdict and the "
                 + "figures: mutants, changed an output, named exactly, named a neighbour (within 2 instructions), "
                 + "missed. Asserts nothing."})
-final class BenchFirstDivergenceCommand implements Callable<Integer> {
+public final class BenchFirstDivergenceCommand implements Callable<Integer> {
     @Spec
-    CommandSpec spec;
+    public CommandSpec spec;
 
     @Parameters(paramLabel = "CAPTURE", arity = "0..*")
-    List<Path> captures = new ArrayList<>();
+    public List<Path> captures = new ArrayList<>();
 
     @Option(names = "--mutants", defaultValue = "12", description = "Mutants per capture (default ${DEFAULT-VALUE}).")
-    int perCapture;
+    public int perCapture;
 
     @Option(names = "--seed", defaultValue = "34", description = "The sample's seed (default ${DEFAULT-VALUE}).")
-    long seed;
+    public long seed;
 
     @Option(names = "--method", defaultValue = "both", paramLabel = "trace|probes|both",
             description = "Which half to measure: lockstep traces of mutated translations (cuda-cpu:DIR), probe "
                     + "bisection of an exec: device that mutates the same kind of instruction in whatever capture it is "
                     + "given (replay mutant-run), or both (default).")
-    String method;
+    public String method;
 
     @Option(names = "--work", paramLabel = "DIR", description = "Where the mutant folders and runs go (default: a temporary folder, removed).")
-    Path work;
+    public Path work;
 
     /** One exec: mutant's verdict under probe bisection, with the probe runs its search took. */
-    record ProbeVerdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
+    public record ProbeVerdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
                         int probeRuns, double seconds) {
     }
 
     /** One mutant's verdict. */
-    record Verdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
+    public record Verdict(String capture, long pc, String instruction, Mutants.Operator op, String outcome, long foundPc,
                    double seconds) {
     }
 
@@ -110,7 +110,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     /** The builds of the mutants' runs: -O0 (the same results, the cheapest builds). */
-    static void setUp() {
+    public static void setUp() {
         if (System.getProperty("replay.cuda-cpu.opt") == null) {
             System.setProperty("replay.cuda-cpu.opt", "-O0");
         }
@@ -120,7 +120,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
      * Instructions one wave may execute on both sides, so that a mutant that loops for ever stops soon: four times the
      * most any group of the capture executes on the host model (a bound on any of its waves), and at least 10000.
      */
-    static long budgetOf(CaptureFile capture) {
+    public static long budgetOf(CaptureFile capture) {
         org.replayfarm.evalnode.hostmodel.Kernel kernel = new org.replayfarm.evalnode.hostmodel.Kernel(capture);
         org.replayfarm.evalnode.hostmodel.HostModel host = new org.replayfarm.evalnode.hostmodel.HostModel(kernel,
                 org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET);
@@ -137,7 +137,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     /** Plants and judges the mutants of one capture. */
-    List<Verdict> bench(Path file, Path dir, PrintWriter out) throws Exception {
+    public List<Verdict> bench(Path file, Path dir, PrintWriter out) throws Exception {
         CaptureFile capture = CaptureFile.open(file);
         Translation t = new Translator().translate(ProgramInfo.of(capture));
         String name = file.getFileName().toString().replaceAll("\\.capture$", "");
@@ -245,7 +245,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         return cli.execute(args);
     }
 
-    static void summary(List<Verdict> all, PrintWriter out) {
+    public static void summary(List<Verdict> all, PrintWriter out) {
         Map<String, Integer> counts = new java.util.TreeMap<>();
         Map<Mutants.Operator, int[]> byOp = new EnumMap<>(Mutants.Operator.class);
         for (Verdict v : all) {
@@ -274,7 +274,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
      * device (a new JVM per run, as any exec: program is), runs each over the whole dispatch, and where an output
      * changed, {@code explain --first-divergence} (probe bisection, the default for exec:).
      */
-    List<ProbeVerdict> benchProbes(Path file, Path dir, PrintWriter out) throws Exception {
+    public List<ProbeVerdict> benchProbes(Path file, Path dir, PrintWriter out) throws Exception {
         CaptureFile capture = CaptureFile.open(file);
         org.replayfarm.evalnode.hostmodel.Kernel kernel = new org.replayfarm.evalnode.hostmodel.Kernel(capture);
         int ws = kernel.waveSize();
@@ -354,7 +354,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     /** The exec: command that runs a capture on the host model with the planted bug: this JVM's java, class path. */
-    static String mutantCommand(Mutants.Operator op, long pc, int word, long budget) {
+    public static String mutantCommand(Mutants.Operator op, long pc, int word, long budget) {
         String java = ProcessHandle.current().info().command().orElse("java");
         return java + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp " + System.getProperty("java.class.path")
                 + " org.replayfarm.cli.Replay mutant-run {capture} {out} --op " + op.name() + " --pc 0x"
@@ -370,7 +370,7 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
         return -1;
     }
 
-    static void probeSummary(List<ProbeVerdict> all, PrintWriter out) {
+    public static void probeSummary(List<ProbeVerdict> all, PrintWriter out) {
         Map<String, Integer> counts = new java.util.TreeMap<>();
         Map<Mutants.Operator, int[]> byOp = new EnumMap<>(Mutants.Operator.class);
         int searches = 0;
@@ -401,14 +401,14 @@ final class BenchFirstDivergenceCommand implements Callable<Integer> {
     }
 
     /** For tests: the share of probe verdicts named exactly among those that changed an output. */
-    static Optional<Double> probeExactShare(List<ProbeVerdict> all) {
+    public static Optional<Double> probeExactShare(List<ProbeVerdict> all) {
         long changed = all.stream().filter(v -> !v.outcome().equals("unchanged") && !v.outcome().equals("no-run")).count();
         long exact = all.stream().filter(v -> v.outcome().equals("exact")).count();
         return changed == 0 ? Optional.empty() : Optional.of((double) exact / changed);
     }
 
     /** For tests: the figures of a list of verdicts, as {@link #summary} counts them. */
-    static Optional<Double> exactShare(List<Verdict> all) {
+    public static Optional<Double> exactShare(List<Verdict> all) {
         long changed = all.stream().filter(v -> !v.outcome().equals("unchanged") && !v.outcome().equals("no-run")).count();
         long exact = all.stream().filter(v -> v.outcome().equals("exact")).count();
         return changed == 0 ? Optional.empty() : Optional.of((double) exact / changed);

@@ -31,7 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "(sm_90) compile time from a cold cache, and the cuda-cpu run of the whole dispatch against the host "
                 + "model's evaluation of it (one thread). Prints figures; asserts nothing. A refused translation "
                 + "prints its refusals and only the translation time."})
-final class BenchTranslateCommand implements Callable<Integer> {
+public final class BenchTranslateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
                 + "not resume them.",
                 "Exit status 0 when every job named was cancelled, 2 when one had ended already, is unknown, or the "
                         + "coordinator cannot be asked (each is said on standard error)."})
-final class CancelCommand implements Callable<Integer> {
+public final class CancelCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

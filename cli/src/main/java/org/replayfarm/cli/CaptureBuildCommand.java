@@ -34,15 +34,15 @@ import picocli.CommandLine.Model.CommandSpec;
                         + "guest address; image:/sampler: arguments add a descriptor range each (T#, S#) after them, "
                         + "images numbered 0, 1, 2... in order; the kernarg segment, dispatch packet and loaded "
                         + "code object follow."})
-final class CaptureBuildCommand implements Callable<Integer> {
+public final class CaptureBuildCommand implements Callable<Integer> {
     @Spec
-    CommandSpec spec;
+    public CommandSpec spec;
 
-    static final class Input {
+    public static final class Input {
         @Option(names = "--elf", paramLabel = "K.o", description = "HSA code object (relocatable or linked).")
-        Path elf;
+        public Path elf;
         @Option(names = "--asm", paramLabel = "FILE.s", description = "gfx1030 assembly, assembled with llvm-mc-19.")
-        Path asm;
+        public Path asm;
         @Option(names = "--source", paramLabel = "FILE", description = {"A kernel source, compiled with the "
                 + "project's flow: FILE.cl or FILE.hip with clang-19 for gfx1030 with -ffp-contract=off, ROCm's device "
                 + "libraries (the OpenCL C built-ins, ocml math) and, for HIP, the replay-hip.h prelude; the flags go into "
@@ -51,52 +51,52 @@ final class CaptureBuildCommand implements Callable<Integer> {
                         + "by RADV's null navi21 device (Mesa's ACO, or LLVM with --compiler llvm) and launched as RADV "
                         + "lays it out: descriptor sets from --binding, push constants from --push; lavapipe's run of the "
                         + "same SPIR-V is recorded as the reference."})
-        Path source;
+        public Path source;
         @Option(names = "--amber", paramLabel = "FILE.amber", description = "An Amber script: the capture of one of its "
                 + "compute RUNs (--run N), built as replay amber builds it, lavapipe's run recorded as its reference.")
-        Path amber;
+        public Path amber;
     }
 
     @Option(names = "--run", paramLabel = "N", defaultValue = "0",
             description = "--amber: which compute RUN of the script, from 1 (default: the only one).")
-    int run;
+    public int run;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
-    Input input;
+    public Input input;
 
     @Option(names = "--kernel", paramLabel = "NAME", description = "Kernel to launch (its descriptor NAME.kd).")
-    String kernel;
+    public String kernel;
 
     @picocli.CommandLine.Mixin
-    DispatchOptions dispatch = new DispatchOptions();
+    public DispatchOptions dispatch = new DispatchOptions();
 
     @Option(names = {"-o", "--out"}, required = true, paramLabel = "OUT.capture", description = "Capture to write.")
-    Path out;
+    public Path out;
 
     @picocli.CommandLine.Mixin
-    SourceOptions sourceOptions = new SourceOptions();
+    public SourceOptions sourceOptions = new SourceOptions();
 
     @Option(names = "--wave64", description = "--source and --asm: compile or assemble for wave64 (an --elf object's descriptor says its own).")
-    boolean wave64;
+    public boolean wave64;
 
     @Option(names = "--wave-size", paramLabel = "32|64", description = "The same as --wave32 / --wave64 (capture native-run's spelling).")
-    void waveSize(int n) {
+    public void waveSize(int n) {
         Replay.checkWaveSize(spec, n);
         wave64 |= n == 64;
         wave32 |= n == 32;
     }
 
     @Option(names = "--wave32", description = "Vulkan shaders: compile for wave32 (RADV's default for compute is wave64).")
-    boolean wave32;
+    public boolean wave32;
 
     @Option(names = "--native-run", description = "OpenCL C and HIP sources: also run the kernel natively on this "
             + "machine (replay capture native-run with the same source, kernel, dispatch, arguments and flags) and "
             + "attach its outputs to the capture as the recorded run '" + CaptureBuildCommand.NATIVE_LABEL
             + "' (capture add-run), so the argument list is typed once.")
-    boolean nativeRun;
+    public boolean nativeRun;
 
     /** The label of the native run --native-run attaches (the one the examples' BUILD files give add-run). */
-    static final String NATIVE_LABEL = "native x86-64 (clang-19)";
+    public static final String NATIVE_LABEL = "native x86-64 (clang-19)";
 
     /** The options of a --source build that capture native-run takes as they were given (the rest are the device's). */
     private static final java.util.Set<String> NATIVE_OPTIONS = java.util.Set.of("-O", "-D", "-I", "-include", "--cflag",
@@ -104,49 +104,49 @@ final class CaptureBuildCommand implements Callable<Integer> {
 
     @Option(names = "--compiler", paramLabel = "aco|llvm", defaultValue = "aco",
             description = "Vulkan shaders: RADV's compiler, ACO (default) or LLVM (RADV_DEBUG=llvm).")
-    String compiler;
+    public String compiler;
 
     @Option(names = "--entry", paramLabel = "NAME", description = "Vulkan shaders: the compute entry point (default: the only one).")
-    String entry;
+    public String entry;
 
     @Option(names = "--binding", paramLabel = "SET.BINDING=KIND:VALUE",
             description = {"Vulkan shaders: the resource of a descriptor binding (repeatable): buffer:PATH, zeros:BYTES, "
                     + "uniform:PATH (a uniform buffer), dynamic-buffer:PATH[,offset=N], dynamic-uniform:PATH[,offset=N], "
                     + "texel-buffer:PATH,format=FMT, image:... and sampler:... as --arg takes them; a combined "
                     + "image-sampler is given twice, once image:..., once sampler:...."})
-    List<String> bindings = new java.util.ArrayList<>();
+    public List<String> bindings = new java.util.ArrayList<>();
 
     @Option(names = "--push", paramLabel = "KIND:VALUE",
             description = "Vulkan shaders: push constants in order, each at its std430 alignment (the --arg value kinds: "
                     + "u32:, i32:, f32:, u64:, f16:, f64:, KINDxN:..., bytes:HEX).")
-    List<String> push = new java.util.ArrayList<>();
+    public List<String> push = new java.util.ArrayList<>();
 
     @Option(names = "--no-reference", description = "Vulkan shaders: do not run the shader on lavapipe for the reference run.")
-    boolean noReference;
+    public boolean noReference;
 
     @Option(names = "--user-sgpr", paramLabel = "N=VALUE",
             description = "Assembly without a kernel descriptor: the value sN starts with (repeatable).")
-    Map<Integer, String> userSgprs = new LinkedHashMap<>();
+    public Map<Integer, String> userSgprs = new LinkedHashMap<>();
 
     @Option(names = "--kernarg-sgpr", paramLabel = "N",
             description = "Assembly without a kernel descriptor: s[N:N+1] gets the kernarg address (default 0 when --arg is given).")
-    Integer kernargSgpr;
+    public Integer kernargSgpr;
 
     @Option(names = "--workgroup-id-sgpr", paramLabel = "N",
             description = "Assembly without a kernel descriptor: workgroup ids x, y, z in sN..sN+2 (default: after the user SGPRs).")
-    Integer workgroupIdSgpr;
+    public Integer workgroupIdSgpr;
 
     @Option(names = "--vgprs", defaultValue = "256", description = "Assembly without a kernel descriptor: VGPRs per lane (default ${DEFAULT-VALUE}).")
-    int vgprs;
+    public int vgprs;
 
     @Option(names = "--sgprs", defaultValue = "106", description = "Assembly without a kernel descriptor: SGPRs (default ${DEFAULT-VALUE}).")
-    int sgprs;
+    public int sgprs;
 
     @Option(names = "--lds", defaultValue = "0", paramLabel = "BYTES", description = "Assembly without a kernel descriptor: LDS bytes per group.")
-    int lds;
+    public int lds;
 
     @Option(names = "--scratch", defaultValue = "0", paramLabel = "BYTES", description = "Assembly without a kernel descriptor: scratch bytes per lane.")
-    int scratch;
+    public int scratch;
 
     @Override
     public Integer call() throws Exception {
@@ -282,7 +282,7 @@ final class CaptureBuildCommand implements Callable<Integer> {
     }
 
     /** The lines of a kernel source that call printf, as {@code : FILE:LINE: text; ...}, or "" when none is found. */
-    static String printfLines(Path source) {
+    public static String printfLines(Path source) {
         List<String> found = new java.util.ArrayList<>();
         try {
             List<String> lines = Files.readAllLines(source);
@@ -299,14 +299,14 @@ final class CaptureBuildCommand implements Callable<Integer> {
     }
 
     /** The function name of a kernel symbol: {@code scale} for {@code _Z5scalePfjf}, the symbol itself when not mangled. */
-    static String baseName(String symbol) {
+    public static String baseName(String symbol) {
         String spelled = org.replayfarm.model.elf.OpenClNames.demangle(symbol);
         int paren = spelled.indexOf('(');
         return paren < 0 ? spelled : spelled.substring(0, paren);
     }
 
     /** Compiles a kernel source with the project's flow ({@link SourceBuild}) and returns the object's bytes. */
-    static byte[] compile(SourceBuild build, Path source) throws java.io.IOException {
+    public static byte[] compile(SourceBuild build, Path source) throws java.io.IOException {
         Path work = Files.createTempDirectory("replay-source");
         try {
             Path prelude = work.resolve("replay-hip.h");

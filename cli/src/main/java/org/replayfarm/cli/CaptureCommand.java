@@ -5,5 +5,5 @@ import picocli.CommandLine.Command;
 @Command(name = "capture", description = "Build and modify capture files.",
         mixinStandardHelpOptions = true, subcommands = {CaptureBuildCommand.class, CaptureAddRunCommand.class, CaptureNativeRunCommand.class, CaptureLavapipeRunCommand.class,
                 CaptureExportCommand.class})
-final class CaptureCommand {
+public final class CaptureCommand {
 }

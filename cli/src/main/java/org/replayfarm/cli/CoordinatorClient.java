@@ -31,18 +31,18 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  * A client of the coordinator's job API ({@code ApiRoutes}) on {@link HttpClient}. Every failure is an
  * {@link IOException} whose message says what the coordinator answered, in one line.
  */
-final class CoordinatorClient {
+public final class CoordinatorClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration REQUEST_TIMEOUT = Duration.ofMinutes(2);
     /**
      * How long a request waits while every coordinator stands by (a failover, or a coordinator whose cluster
      * has not yet made it the active one), asking again after each answer's {@code Retry-After}.
      */
-    static final Duration STANDBY_WAIT = Duration.ofSeconds(60);
+    public static final Duration STANDBY_WAIT = Duration.ofSeconds(60);
     private static final Duration UPLOAD_TIMEOUT = Duration.ofMinutes(30);
 
     /** One output file of a finished job, as the coordinator lists it. */
-    record ResultFile(String path, long bytes) {
+    public record ResultFile(String path, long bytes) {
     }
 
     /** Every coordinator's base URL (one is active; the others stand by and answer 503). */
@@ -58,7 +58,7 @@ final class CoordinatorClient {
      * where one is active and the others stand by (a request goes to the one that answered last; one that
      * refuses the connection, or stands by, passes it to the next).
      */
-    CoordinatorClient(String url) {
+    public CoordinatorClient(String url) {
         List<String> all = new ArrayList<>();
         for (String one : url.split(",")) {
             String u = one.strip();
@@ -90,12 +90,12 @@ final class CoordinatorClient {
         }
     }
 
-    String url() {
+    public String url() {
         return base;
     }
 
     /** The SHA-256 of a file, in hex: the name a coordinator stores a capture under. */
-    static String sha256(Path file) throws IOException {
+    public static String sha256(Path file) throws IOException {
         MessageDigest digest;
         try {
             digest = MessageDigest.getInstance("SHA-256");
@@ -111,7 +111,7 @@ final class CoordinatorClient {
         return HexFormat.of().formatHex(digest.digest());
     }
 
-    boolean hasCapture(String sha256) throws IOException {
+    public boolean hasCapture(String sha256) throws IOException {
         HttpResponse<String> r = send(request("/captures/" + sha256).method("HEAD", HttpRequest.BodyPublishers.noBody()),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
@@ -124,7 +124,7 @@ final class CoordinatorClient {
     }
 
     /** Uploads a capture; returns the SHA-256 the coordinator stored it under. */
-    String upload(Path capture) throws IOException {
+    public String upload(Path capture) throws IOException {
         HttpResponse<String> r = send(request("/captures").timeout(UPLOAD_TIMEOUT)
                 .header("Content-Type", "application/octet-stream")
                 .POST(HttpRequest.BodyPublishers.ofFile(capture)), HttpResponse.BodyHandlers.ofString());
@@ -135,7 +135,7 @@ final class CoordinatorClient {
     }
 
     /** Starts a job; returns its id. */
-    String start(JobRequest job) throws IOException {
+    public String start(JobRequest job) throws IOException {
         HttpResponse<String> r = send(request("/jobs").header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(job.toJson().toString())), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 201) {
@@ -144,7 +144,7 @@ final class CoordinatorClient {
         return JSON.readTree(r.body()).path("job").asText();
     }
 
-    JobProgress progress(String job) throws IOException {
+    public JobProgress progress(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw refused("asking for job " + job, r.statusCode(), r.body());
@@ -156,8 +156,8 @@ final class CoordinatorClient {
      * How {@link #watch} reconnects when the stream drops: it waits {@code first}, doubling up to {@code max},
      * and gives up once {@code giveUpAfter} passed without a stream (zero: it never reconnects).
      */
-    record Reconnect(Duration first, Duration max, Duration giveUpAfter) {
-        static Reconnect after(Duration giveUpAfter) {
+    public record Reconnect(Duration first, Duration max, Duration giveUpAfter) {
+        public static Reconnect after(Duration giveUpAfter) {
             return new Reconnect(Duration.ofMillis(250), Duration.ofSeconds(5), giveUpAfter);
         }
     }
@@ -166,7 +166,7 @@ final class CoordinatorClient {
     private static final class Refused extends IOException {
         final int status;
 
-        Refused(IOException why, int status) {
+        public Refused(IOException why, int status) {
             super(why.getMessage());
             this.status = status;
         }
@@ -180,7 +180,7 @@ final class CoordinatorClient {
      * for a job it streamed before is taken to be resuming its jobs (its journal brings them back) and asked
      * again. A refusal on the first request (401, 404, ...) ends the watch at once.
      */
-    JobProgress watch(String job, Consumer<JobProgress> listener, Reconnect reconnect, Consumer<String> notice)
+    public JobProgress watch(String job, Consumer<JobProgress> listener, Reconnect reconnect, Consumer<String> notice)
             throws IOException {
         JobProgress last = null;
         String[] lastId = {null};
@@ -302,10 +302,10 @@ final class CoordinatorClient {
     }
 
     /** One page of the coordinator's jobs, newest first ({@code GET /jobs}): the total and the page's jobs. */
-    record JobPage(int total, List<JsonNode> jobs) {
+    public record JobPage(int total, List<JsonNode> jobs) {
     }
 
-    JobPage jobs(int offset, int limit) throws IOException {
+    public JobPage jobs(int offset, int limit) throws IOException {
         HttpResponse<String> r = send(request("/jobs?offset=" + offset + "&limit=" + limit), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw refused("listing the jobs", r.statusCode(), r.body());
@@ -317,11 +317,11 @@ final class CoordinatorClient {
     }
 
     /** What a cancel answered: cancelled now ({@code true}), or the coordinator's reason it was not (409). */
-    record Cancelled(boolean cancelled, String message, JobProgress progress) {
+    public record Cancelled(boolean cancelled, String message, JobProgress progress) {
     }
 
     /** Cancels a job ({@code DELETE /jobs/<id>}); a job that has ended is not an error, it is said so. */
-    Cancelled cancel(String job) throws IOException {
+    public Cancelled cancel(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job).DELETE(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
             return new Cancelled(true, "", ProgressJson.read(r.body()));
@@ -334,12 +334,12 @@ final class CoordinatorClient {
     }
 
     /** Every coordinator's base URL this client was given. */
-    List<String> bases() {
+    public List<String> bases() {
         return bases;
     }
 
     /** One coordinator's own status ({@code GET /status} of {@code base}, never another's): its JSON. */
-    JsonNode status(String base) throws IOException {
+    public JsonNode status(String base) throws IOException {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + "/status")).timeout(Duration.ofSeconds(30));
         token.ifPresent(t -> r.header("Authorization", org.replayfarm.evalnode.cluster.ApiToken.header(t)));
         HttpResponse<String> answer;
@@ -359,11 +359,11 @@ final class CoordinatorClient {
     }
 
     /** What a purge answered: removed ({@code true}), or the coordinator's reason it was not (409: it runs). */
-    record Purged(boolean purged, String message) {
+    public record Purged(boolean purged, String message) {
     }
 
     /** Removes an ended job, its outputs and unused capture ({@code DELETE /jobs/<id>?purge=true}). */
-    Purged purge(String job) throws IOException {
+    public Purged purge(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job + "?purge=true").DELETE(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
             return new Purged(true, "");
@@ -374,7 +374,7 @@ final class CoordinatorClient {
         throw refused("purging job " + job, r.statusCode(), r.body());
     }
 
-    List<ResultFile> results(String job) throws IOException {
+    public List<ResultFile> results(String job) throws IOException {
         HttpResponse<String> r = send(request("/jobs/" + job + "/results"), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw refused("asking for the results of job " + job, r.statusCode(), r.body());
@@ -387,7 +387,7 @@ final class CoordinatorClient {
     }
 
     /** Downloads one result file to {@code target} (written whole or not at all). */
-    void download(String job, String path, Path target) throws IOException {
+    public void download(String job, String path, Path target) throws IOException {
         HttpResponse<InputStream> r = send(request("/jobs/" + job + "/results/" + path), HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = r.body()) {
             if (r.statusCode() != 200) {
@@ -405,7 +405,7 @@ final class CoordinatorClient {
     }
 
     /** A job id as a path segment: ids are made of letters, digits, '.', '_' and '-'. */
-    static String checkJobId(String job) {
+    public static String checkJobId(String job) {
         if (!job.matches("[A-Za-z0-9._-]{1,200}") || job.equals(".") || job.equals("..")) {
             throw new IllegalArgumentException("'" + job + "' is not a job id (as replay submit prints it)");
         }

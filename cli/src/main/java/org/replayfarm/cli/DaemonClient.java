@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * started embedded farm node and a warm JIT between runs, so a run pays neither the JVM's nor the cluster's start
  * again. This side loads no picocli, Akka or host model: a JVM start, a socket and a loop.
  */
-final class DaemonClient {
+public final class DaemonClient {
     /** How long a daemon just started may take to listen before the run goes on without it. */
     static final long START_WAIT_MILLIS = 60_000;
     /** {@link #relay}'s answer when the daemon did not take the run: the caller runs it in its own process. */
@@ -29,7 +29,7 @@ final class DaemonClient {
     }
 
     /** Whether {@code replay run ARGS} goes to the daemon: {@code --daemon}/{@code --no-daemon}, else REPLAY_DAEMON. */
-    static boolean wanted(String[] args) {
+    public static boolean wanted(String[] args) {
         Boolean flag = null;
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--")) {
@@ -55,7 +55,7 @@ final class DaemonClient {
      * Runs {@code replay run ARGS} in the daemon and returns its exit status; empty when no daemon could be had
      * (said on stderr): the caller then runs the command in this process.
      */
-    static OptionalInt run(String[] args) {
+    public static OptionalInt run(String[] args) {
         List<String> rest = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             if (!args[i].equals("--daemon") && !args[i].equals("--no-daemon")) {
@@ -87,7 +87,7 @@ final class DaemonClient {
     }
 
     /** Why no daemon can be had at {@code socket} before one is started (null: none). */
-    static String refusal(Path socket) {
+    public static String refusal(Path socket) {
         if (socket.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > DaemonWire.MAX_SOCKET_PATH) {
             return "its socket path " + socket + " is longer than a Unix socket's " + DaemonWire.MAX_SOCKET_PATH
                     + " bytes; set TMPDIR to a shorter folder";
@@ -117,7 +117,7 @@ final class DaemonClient {
      * Sends {@code request} and copies the daemon's frames to this process's stdout and stderr; the exit status, or
      * {@link #RUN_HERE} when the daemon declined the run or closed the connection before a word of it.
      */
-    static int relay(SocketChannel ch, DaemonWire.Request request, Path socket) {
+    public static int relay(SocketChannel ch, DaemonWire.Request request, Path socket) {
         AtomicBoolean ended = new AtomicBoolean();
         // Ctrl-C or SIGTERM here: the connection closes with this JVM, and the daemon cancels the job
         Thread hook = new Thread(() -> {
@@ -189,7 +189,7 @@ final class DaemonClient {
     }
 
     /** This process's folder. */
-    static Path cwd() {
+    public static Path cwd() {
         return Path.of("").toAbsolutePath();
     }
 
@@ -203,7 +203,7 @@ final class DaemonClient {
      * This JVM's options, those that name files resolved against this process's folder: the daemon is started with
      * them (heap, class-data archive, JIT flags), and they are part of its settings.
      */
-    static List<String> jvmOptions() {
+    public static List<String> jvmOptions() {
         List<String> out = new ArrayList<>();
         for (String o : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             out.add(absoluteOption(o, cwd()));
@@ -238,7 +238,7 @@ final class DaemonClient {
      * A connection to the daemon at {@code socket}, started first when none listens (with {@code idle}, or its
      * default when null); null when it did not start.
      */
-    static SocketChannel connectOrStart(Path socket, String idle) throws IOException {
+    public static SocketChannel connectOrStart(Path socket, String idle) throws IOException {
         SocketChannel ch = connect(socket);
         if (ch != null) {
             return ch;
@@ -379,7 +379,7 @@ final class DaemonClient {
     }
 
     /** Connected, or null when nothing listens there. */
-    static SocketChannel connect(Path socket) throws IOException {
+    public static SocketChannel connect(Path socket) throws IOException {
         if (!Files.exists(socket)) {
             return null;
         }

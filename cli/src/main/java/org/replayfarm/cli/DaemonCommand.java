@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
                 "  replay daemon status   every daemon of yours: pid, runs, node, idle time, log",
                 "  replay daemon stop     stop this distribution's daemons (a run in progress ends first); --all: every "
                         + "daemon of yours"})
-final class DaemonCommand implements Callable<Integer> {
+public final class DaemonCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -45,7 +45,7 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--idle", paramLabel = "DURATION", defaultValue = "${env:REPLAY_DAEMON_IDLE}",
             description = "serve and start: exit after this long without a run (90s, 15m, 1h; default 15m; "
                     + "REPLAY_DAEMON_IDLE).")
-    String idle;
+    public String idle;
 
     @Override
     public Integer call() throws Exception {
@@ -61,7 +61,7 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     /** {@code --idle}: a number with s, m or h; the default when unset. */
-    static Duration idle(CommandSpec spec, String v) {
+    public static Duration idle(CommandSpec spec, String v) {
         try {
             return DaemonWire.parseIdle(v);
         } catch (IllegalArgumentException e) {
@@ -70,7 +70,7 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     /** {@code serve}'s exit status when another daemon holds the socket's lock (one stopping, or one that won a race). */
-    static final int EXIT_HELD = 3;
+    public static final int EXIT_HELD = 3;
 
     private int serve(Duration idleFor) throws Exception {
         if (socket == null) {

@@ -38,26 +38,26 @@ import java.util.TreeMap;
  * the client runs the command itself), after which the daemon closes the connection. Channel reads and writes only (never {@code Channels.newInputStream}: on JDK 17 its reads hold the
  * channel's blocking lock, which would stop the daemon's output while it waits for the client to hang up).
  */
-final class DaemonWire {
-    static final byte OUT = 'O';
-    static final byte ERR = 'E';
-    static final byte EXIT = 'X';
+public final class DaemonWire {
+    public static final byte OUT = 'O';
+    public static final byte ERR = 'E';
+    public static final byte EXIT = 'X';
     /** In place of {@link #EXIT}: the daemon does not run this (it is stopping; a batch): the client runs it itself. */
-    static final byte DECLINE = 'D';
+    public static final byte DECLINE = 'D';
     /** A request or frame larger than this is refused (a request is a command line; a frame a buffer). */
-    static final int MAX_MESSAGE = 16 << 20;
+    public static final int MAX_MESSAGE = 16 << 20;
     /** The wire's version: a client and daemon of different versions never meet (it is part of BUILD). */
-    static final int VERSION = 1;
+    public static final int VERSION = 1;
 
-    enum Kind { RUN, STATUS, STOP }
+    public enum Kind { RUN, STATUS, STOP }
 
     /** What a client asks: {@code args} are the command's arguments after {@code run} (or none). */
-    record Request(Kind kind, String cwd, List<String> args, boolean terminal, long clientStartMillis) {
-        Request {
+    public record Request(Kind kind, String cwd, List<String> args, boolean terminal, long clientStartMillis) {
+        public Request {
             args = List.copyOf(args);
         }
 
-        void write(SocketChannel ch) throws IOException {
+        public void write(SocketChannel ch) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream d = new DataOutputStream(bytes);
             d.writeInt(VERSION);
@@ -73,7 +73,7 @@ final class DaemonWire {
             writeMessage(ch, bytes.toByteArray());
         }
 
-        static Request read(SocketChannel ch) throws IOException {
+        public static Request read(SocketChannel ch) throws IOException {
             DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(readMessage(ch)));
             int version = d.readInt();
             Kind kind;
@@ -118,12 +118,12 @@ final class DaemonWire {
     }
 
     /** Writes {@code body} with its length before it. */
-    static void writeMessage(SocketChannel ch, byte[] body) throws IOException {
+    public static void writeMessage(SocketChannel ch, byte[] body) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
         writeFully(ch, b);
     }
 
-    static byte[] readMessage(SocketChannel ch) throws IOException {
+    public static byte[] readMessage(SocketChannel ch) throws IOException {
         int n = readFully(ch, ByteBuffer.allocate(4)).getInt();
         if (n < 0 || n > MAX_MESSAGE) {
             throw new IOException("a message of " + n + " bytes");
@@ -143,30 +143,30 @@ final class DaemonWire {
     }
 
     /** One frame from the daemon: its type and bytes (for {@link #EXIT}, the status in four bytes). */
-    record Frame(byte type, byte[] bytes) {
-        int status() {
+    public record Frame(byte type, byte[] bytes) {
+        public int status() {
             return ByteBuffer.wrap(bytes).getInt();
         }
 
-        static Frame read(SocketChannel ch) throws IOException {
+        public static Frame read(SocketChannel ch) throws IOException {
             byte type = readFully(ch, ByteBuffer.allocate(1)).get();
             return new Frame(type, readMessage(ch));
         }
     }
 
-    static void writeFrame(SocketChannel ch, byte type, byte[] bytes, int off, int len) throws IOException {
+    public static void writeFrame(SocketChannel ch, byte type, byte[] bytes, int off, int len) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(5 + len).put(type).putInt(len).put(bytes, off, len).flip();
         synchronized (ch) {
             writeFully(ch, b);
         }
     }
 
-    static void writeExit(SocketChannel ch, int status) throws IOException {
+    public static void writeExit(SocketChannel ch, int status) throws IOException {
         writeFrame(ch, EXIT, ByteBuffer.allocate(4).putInt(status).array(), 0, 4);
     }
 
     /** The daemon's side of a client's stdout or stderr: each write one frame; a write to a client gone is dropped. */
-    static OutputStream frames(SocketChannel ch, byte type) {
+    public static OutputStream frames(SocketChannel ch, byte type) {
         return new OutputStream() {
             private volatile boolean gone;
 
@@ -208,12 +208,12 @@ final class DaemonWire {
      * The folder of this user's daemons, made (0700) when missing; refused when it is a link, or not the user's own
      * alone (links are not followed: a link another user planted to a folder of this user's is refused, not used).
      */
-    static Path folder() throws IOException {
+    public static Path folder() throws IOException {
         return folder(Path.of(System.getProperty("java.io.tmpdir")));
     }
 
     /** {@link #folder()} in {@code tmp}. */
-    static Path folder(Path tmp) throws IOException {
+    public static Path folder(Path tmp) throws IOException {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
         Path dir = tmp.resolve("replay-daemon-" + user).toAbsolutePath();
         java.nio.file.LinkOption noFollow = java.nio.file.LinkOption.NOFOLLOW_LINKS;
@@ -239,10 +239,10 @@ final class DaemonWire {
     }
 
     /** How long a daemon waits for the next run before it exits (REPLAY_DAEMON_IDLE). */
-    static final java.time.Duration DEFAULT_IDLE = java.time.Duration.ofMinutes(15);
+    public static final java.time.Duration DEFAULT_IDLE = java.time.Duration.ofMinutes(15);
 
     /** {@code --idle} and REPLAY_DAEMON_IDLE: a number with s, m or h, the default when unset; refused with an {@link IllegalArgumentException}. */
-    static java.time.Duration parseIdle(String v) {
+    public static java.time.Duration parseIdle(String v) {
         if (v == null || v.isBlank()) {
             return DEFAULT_IDLE;
         }
@@ -259,18 +259,18 @@ final class DaemonWire {
     }
 
     /** The longest socket path the kernel takes (sun_path holds 108 bytes with the closing NUL). */
-    static final int MAX_SOCKET_PATH = 107;
+    public static final int MAX_SOCKET_PATH = 107;
 
     /**
      * Variables a run reads whose values are paths (a relative one is the client's folder's, and the daemon runs in
      * /): resolved against the client's folder, in the settings and in the daemon's environment alike.
      */
-    static final Set<String> PATH_VARIABLES = Set.of("TMPDIR", "NVCC", "CUDA_HOME", "CUDA_PATH", "REPLAY_CUDA_CACHE",
+    public static final Set<String> PATH_VARIABLES = Set.of("TMPDIR", "NVCC", "CUDA_HOME", "CUDA_PATH", "REPLAY_CUDA_CACHE",
             "REPLAY_CUDA_CPU_CACHE", "REPLAY_LLVM_MC", "REPLAY_ROCM_DEVICE_LIBS", "REPLAY_WORK_DIR", "REPLAY_STORAGE_DIR",
             "REPLAY_CONFIG", "REPLAY_API_TOKEN_FILE", "REPLAY_TLS_KEY_STORE", "REPLAY_TLS_TRUST_STORE",
             "REPLAY_TLS_PASSWORD_FILE");
     /** Variables whose values are lists of folders (an empty or relative entry is the client's folder's). */
-    static final Set<String> PATH_LISTS = Set.of("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH");
+    public static final Set<String> PATH_LISTS = Set.of("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH");
 
     /**
      * The environment a run reads, sorted, paths resolved against {@code cwd}: part of SETTINGS, and the daemon's
@@ -278,7 +278,7 @@ final class DaemonWire {
      * {@code CPATH}, {@code LIBRARY_PATH}, {@code LD_LIBRARY_PATH}, {@code TMPDIR}), the JVM's
      * ({@code JAVA_TOOL_OPTIONS}) and the locale's ({@code LANG}, {@code LC_*}: the encoding of file names).
      */
-    static Map<String, String> environment(Path cwd) {
+    public static Map<String, String> environment(Path cwd) {
         Map<String, String> env = new TreeMap<>();
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("REPLAY_") && !k.equals("REPLAY_DAEMON")) || k.startsWith("CUDA_") || k.startsWith("NVCC")
@@ -291,7 +291,7 @@ final class DaemonWire {
     }
 
     /** {@code v} of variable {@code k} with its paths resolved against {@code cwd}. */
-    static String resolved(String k, String v, Path cwd) {
+    public static String resolved(String k, String v, Path cwd) {
         if (PATH_VARIABLES.contains(k)) {
             return v.isEmpty() ? v : cwd.resolve(v).normalize().toString();
         }
@@ -299,7 +299,7 @@ final class DaemonWire {
     }
 
     /** A list of paths ({@code :} between them: PATH, a class path) with each resolved against {@code cwd}. */
-    static String resolvedList(String v, Path cwd) {
+    public static String resolvedList(String v, Path cwd) {
         List<String> entries = new ArrayList<>();
         for (String e : v.split(java.io.File.pathSeparator, -1)) {
             entries.add(cwd.resolve(e).normalize().toString()); // an empty entry is the folder itself
@@ -308,14 +308,14 @@ final class DaemonWire {
     }
 
     /** The file of the daemon of {@code socket} named like it with {@code suffix} for ".sock" (its log, its work folder). */
-    static Path beside(Path socket, String suffix) {
+    public static Path beside(Path socket, String suffix) {
         String name = socket.getFileName().toString();
         return socket.resolveSibling((name.endsWith(".sock") ? name.substring(0, name.length() - ".sock".length()) : name)
                 + suffix);
     }
 
     /** This process's umask (the mode of the files a run writes), from /proc; empty where there is none. */
-    static String umask() {
+    public static String umask() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("Umask:")) {
@@ -329,7 +329,7 @@ final class DaemonWire {
     }
 
     /** INSTALL: this distribution's class path. */
-    static String install() {
+    public static String install() {
         return hash(List.of(System.getProperty("java.class.path", ""))).substring(0, 8);
     }
 
@@ -337,7 +337,7 @@ final class DaemonWire {
      * BUILD: the wire's version, the Java home and the code: each class path entry's size and time, for a folder
      * the newest of its files, for a lone jar ({@code java -jar}) the jars its manifest names too.
      */
-    static String build() {
+    public static String build() {
         List<String> parts = new ArrayList<>();
         parts.add("wire " + VERSION);
         String[] entries = System.getProperty("java.class.path", "").split(java.io.File.pathSeparator);
@@ -386,7 +386,7 @@ final class DaemonWire {
     }
 
     /** SETTINGS: the JVM's options, {@link #environment} and the umask. */
-    static String settings(List<String> jvmOptions, Path cwd) {
+    public static String settings(List<String> jvmOptions, Path cwd) {
         List<String> parts = new ArrayList<>(jvmOptions);
         environment(cwd).forEach((k, v) -> parts.add(k + "=" + v));
         parts.add("umask " + umask());
@@ -394,12 +394,12 @@ final class DaemonWire {
     }
 
     /** The socket of the daemon for this distribution, build and settings: INSTALL-BUILD-SETTINGS.sock. */
-    static Path socket(Path folder, List<String> jvmOptions, Path cwd) {
+    public static Path socket(Path folder, List<String> jvmOptions, Path cwd) {
         return folder.resolve(install() + "-" + build() + "-" + settings(jvmOptions, cwd) + ".sock");
     }
 
     /** Whether {@code other} is a daemon's socket of this distribution (INSTALL) from another build of it. */
-    static boolean olderBuild(Path other, Path mine) {
+    public static boolean olderBuild(Path other, Path mine) {
         String[] o = other.getFileName().toString().split("-");
         String[] m = mine.getFileName().toString().split("-");
         return o.length == 3 && m.length == 3 && other.getFileName().toString().endsWith(".sock")

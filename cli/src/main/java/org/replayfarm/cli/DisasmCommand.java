@@ -29,7 +29,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Disassemble gfx1030 code as llvm-objdump-19 -d --mcpu=gfx1030 prints it.",
                 "FILE is a capture (its program), an HSA code object (its executable sections, kernel symbols "
                         + "as labels) or raw code (at address 0)."})
-final class DisasmCommand implements Callable<Integer> {
+public final class DisasmCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -9,14 +9,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /** The dispatch and its kernel arguments, as {@code replay capture build} and {@code native-run} take them. */
-final class DispatchOptions {
+public final class DispatchOptions {
     @Option(names = "--groups", paramLabel = "GX[,GY[,GZ]]", description = "Workgroup counts (required, except with --amber: "
             + "the RUN gives them).")
-    String groups;
+    public String groups;
 
     @Option(names = "--group-size", paramLabel = "BX[,BY[,BZ]]",
             description = "Work-items per group (required, except for Vulkan shaders: their local_size gives it).")
-    String groupSize;
+    public String groupSize;
 
     @Option(names = "--arg", paramLabel = "KIND:VALUE",
             description = {"Kernel argument, in order: buffer:PATH, zeros:BYTES, u32:N, i32:N, f32:X, u64:N,",
@@ -28,14 +28,14 @@ final class DispatchOptions {
                     "bvh:PATH[,return=ij|id] (BVH nodes, root at offset 0; passes its 128-bit descriptor's address),",
                     "(FILTER point|bilinear; ADDRESS_MODE wrap|mirror|clamp|mirror_once|clamp_half_border|"
                             + "mirror_once_half_border|border|mirror_once_border)."})
-    List<String> args = new ArrayList<>();
+    public List<String> args = new ArrayList<>();
 
     /** The parsed dispatch and arguments. */
-    record Parsed(DispatchShape shape, List<KernelArg> args) {
+    public record Parsed(DispatchShape shape, List<KernelArg> args) {
     }
 
     /** Parses them; a bad value is a usage error naming it. */
-    Parsed parse(CommandSpec spec) {
+    public Parsed parse(CommandSpec spec) {
         if (groups == null) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--groups=GX[,GY[,GZ]]'");
         }

@@ -20,7 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Evaluate groups of a capture on the host model in this process (no cluster).",
                 "Writes DIR/host/guest-<n>.bin (each memory range's final bytes: initial contents, every store, "
                         + "merged atomics) and DIR/report.json. Exit status 0, or 1 when a group faulted."})
-final class EvalCommand implements Callable<Integer> {
+public final class EvalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

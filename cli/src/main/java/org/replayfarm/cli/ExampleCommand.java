@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 
 @Command(name = "example", mixinStandardHelpOptions = true, description = "Generate an example's inputs.",
         subcommands = {ExampleCommand.ShadowPassCommand.class})
-final class ExampleCommand {
+public final class ExampleCommand {
     @Command(name = "shadow-pass", mixinStandardHelpOptions = true,
             description = {"The shadow pass's seeded scene and inputs: scene.bvh (RDNA 2 nodes, root at 0), depth.raw "
                     + "(32 FLOAT), normals.raw (8_8_8_8 UNORM stored as z, y, x, w), camera.bin, and the independent "

@@ -20,7 +20,7 @@ import org.replayfarm.model.isa.Syntax;
  * instruction (EXEC), the SCC an instruction writes inverted (CONDITION), round toward +infinity (ROUNDING), the f32
  * denormal mode flipped (DENORMAL). LANE has no host-model form and does not apply.
  */
-final class ExecMutant implements HostModel.StepListener {
+public final class ExecMutant implements HostModel.StepListener {
     private final Mutants.Operator op;
     private final long site;
     private final int waveSize;
@@ -32,7 +32,7 @@ final class ExecMutant implements HostModel.StepListener {
     private int[] savedY;
     private long execBefore;
 
-    ExecMutant(Mutants.Operator op, long site, int waveSize) {
+    public ExecMutant(Mutants.Operator op, long site, int waveSize) {
         this.op = op;
         this.site = site;
         this.waveSize = waveSize;
@@ -40,7 +40,7 @@ final class ExecMutant implements HostModel.StepListener {
     }
 
     /** The PC to mutate in {@code file}: {@code pc} when its first word is {@code word}, else the probe stub's copy. */
-    static long site(CaptureFile file, long pc, int word) {
+    public static long site(CaptureFile file, long pc, int word) {
         var p = file.metadata().getProgram();
         ByteBuffer code = file.blob(p.getCode()).order(ByteOrder.LITTLE_ENDIAN);
         int at = (int) (pc - p.getCodeAddress());
@@ -59,7 +59,7 @@ final class ExecMutant implements HostModel.StepListener {
     }
 
     /** Whether {@code op} applies to {@code insn}. */
-    static boolean applies(Mutants.Operator op, Instruction insn, int waveSize) {
+    public static boolean applies(Mutants.Operator op, Instruction insn, int waveSize) {
         Syntax syntax = waveSize == 64 ? Syntax.WAVE64 : Syntax.WAVE32;
         String text = Disassembler.text(insn, syntax);
         Registers.Access a = Registers.of(insn, text, waveSize);

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
                 "The groups come from OUT_DIR/report.json (the element's listed value or the region holding it), or "
                         + "--group; the capture from the report's capture_path, or --capture.",
                 "Exit status 0, 2 on error."})
-final class ExplainCommand implements Callable<Integer> {
+public final class ExplainCommand implements Callable<Integer> {
     /** With no group named, a dispatch of at most this many groups is re-run whole. */
     static final int EVERY_GROUP_UP_TO = 256;
     /** The groups re-run are named up to this many; the line says how many more. */

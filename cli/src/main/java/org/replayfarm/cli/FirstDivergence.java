@@ -27,14 +27,14 @@ import org.replayfarm.model.capture.CaptureFile;
  * a translation (cuda-cpu, cuda-cpu:DIR), found by lockstep traces of one group ({@link Lockstep}); printed, and
  * written into OUT/report.json ({@code first_divergence}) and OUT/summary.txt.
  */
-final class FirstDivergence {
+public final class FirstDivergence {
     private static final Pattern GROUP = Pattern.compile("\\((\\d+), (\\d+), (\\d+)\\)");
 
     private FirstDivergence() {
     }
 
     /** The group to trace: the first that stored a differing element or texel the report lists, else (0, 0, 0). */
-    static int[] firstDifferingGroup(JsonNode report) {
+    public static int[] firstDifferingGroup(JsonNode report) {
         for (String kind : List.of("ranges", "images")) {
             for (JsonNode r : report.path("comparison").path(kind)) {
                 for (JsonNode region : r.path("regions")) {
@@ -52,7 +52,7 @@ final class FirstDivergence {
     }
 
     /** What the search printed and wrote, for tests and the planted-bug benchmark. */
-    record Outcome(Lockstep.Result result, int[] group, String device, double tracedSeconds, double hostSeconds) {
+    public record Outcome(Lockstep.Result result, int[] group, String device, double tracedSeconds, double hostSeconds) {
     }
 
     /**
@@ -60,7 +60,7 @@ final class FirstDivergence {
      * order (each from the initial memory, at most {@code maxSteps} instructions in all) until one diverges (the stored
      * bytes are then not compared: the device's memory holds every group's).
      */
-    static Outcome search(CaptureFile file, int[] group, String device, long maxSteps, int ulp) throws DeviceException {
+    public static Outcome search(CaptureFile file, int[] group, String device, long maxSteps, int ulp) throws DeviceException {
         DeviceChoice choice = DeviceChoice.parse(device);
         if (choice.kind() != DeviceChoice.Kind.CUDA_CPU) {
             throw new IllegalArgumentException(cannotTrace(choice));
@@ -99,7 +99,7 @@ final class FirstDivergence {
      * For a device that cannot be traced: the stores the report lists for its first differing values (the storing
      * instructions, candidates for the first wrong one); how many it printed.
      */
-    static int printCandidates(PrintWriter w, JsonNode report) {
+    public static int printCandidates(PrintWriter w, JsonNode report) {
         java.util.Set<String> seen = new java.util.LinkedHashSet<>();
         for (String kind : List.of("ranges", "images")) {
             for (JsonNode r : report.path("comparison").path(kind)) {
@@ -123,7 +123,7 @@ final class FirstDivergence {
     }
 
     /** Why a device's run cannot be traced, and what would localise the difference. */
-    static String cannotTrace(DeviceChoice choice) {
+    public static String cannotTrace(DeviceChoice choice) {
         String what = switch (choice.kind()) {
             case RECORDED -> "a recorded run cannot run code again";
             case DIR -> "a folder of outputs (dir:) cannot run code";
@@ -141,7 +141,7 @@ final class FirstDivergence {
                 + "localise the first wrong instruction";
     }
 
-    static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {
+    public static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {
         Lockstep.Result r = o.result();
         String g = "(" + o.group()[0] + ", " + o.group()[1] + ", " + o.group()[2] + ")";
         if (r.divergence().isEmpty()) {
@@ -202,7 +202,7 @@ final class FirstDivergence {
     }
 
     /** Writes the outcome into OUT/report.json ({@code first_divergence}) and appends it to OUT/summary.txt. */
-    static void record(Path out, Outcome o, StoreTrace.SourceLines lines) throws IOException {
+    public static void record(Path out, Outcome o, StoreTrace.SourceLines lines) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Path file = out.resolve("report.json");
         ObjectNode report = (ObjectNode) json.readTree(file.toFile());

@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = "Print a readable summary of a capture: program, dispatch, register layout, ranges, images, runs.")
-final class InspectCommand implements Callable<Integer> {
+public final class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

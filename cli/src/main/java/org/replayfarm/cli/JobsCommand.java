@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         description = {"List the coordinator's jobs, newest first (GET /jobs): id, state, groups done of the total, "
                 + "rate, when it was accepted (UTC), the selection and the capture's name.",
                 "Exit status 0, 2 when the coordinator cannot be asked."})
-final class JobsCommand implements Callable<Integer> {
+public final class JobsCommand implements Callable<Integer> {
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
     @Spec

@@ -12,10 +12,10 @@ import org.replayfarm.model.amber.ValueSlot;
  * DenormPreserve), against anything else: an integer, padding, or a float further off — a difference no
  * precision rule allows. Never widened: the limit is the caller's and the ulps measured are reported.
  */
-final class LavapipeDifferences {
+public final class LavapipeDifferences {
     /** What one buffer's comparison found. */
-    record Found(int floats, long maxUlps, int flushed, List<String> exact) {
-        boolean approximateOnly(long limit) {
+    public record Found(int floats, long maxUlps, int flushed, List<String> exact) {
+        public boolean approximateOnly(long limit) {
             return exact.isEmpty() && maxUlps <= limit;
         }
     }
@@ -23,7 +23,7 @@ final class LavapipeDifferences {
     private LavapipeDifferences() {
     }
 
-    static Found classify(BufferDecl decl, byte[] host, byte[] lavapipe) {
+    public static Found classify(BufferDecl decl, byte[] host, byte[] lavapipe) {
         int floats = 0;
         long maxUlps = 0;
         int flushed = 0;

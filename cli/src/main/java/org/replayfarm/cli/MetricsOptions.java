@@ -14,7 +14,7 @@ import picocli.CommandLine.ParameterException;
  * 9095 never touches a run. The address defaults to the node's bind address (its {@code --bind}, else its
  * {@code --host}; loopback for {@code replay run}): nothing listens on 0.0.0.0 unless asked.
  */
-final class MetricsOptions {
+public final class MetricsOptions {
     static final int DEFAULT_PORT = 9095;
     /** The port of an embedded cluster's endpoint: a free one. */
     static final int EMBEDDED_PORT = 0;
@@ -34,7 +34,7 @@ final class MetricsOptions {
     Integer port;
 
     /** As below, with {@code replay node}'s default port ({@value #DEFAULT_PORT}). */
-    Config overlay(Config config, String onPortTaken, CommandSpec spec) {
+    public Config overlay(Config config, String onPortTaken, CommandSpec spec) {
         return overlay(config, onPortTaken, DEFAULT_PORT, spec);
     }
 
@@ -42,7 +42,7 @@ final class MetricsOptions {
      * {@code config} with these options laid over it; {@code onPortTaken}: fail or warn; {@code defaultPort}:
      * the port when neither a flag, its variable nor {@code config} names one.
      */
-    Config overlay(Config config, String onPortTaken, int defaultPort, CommandSpec spec) {
+    public Config overlay(Config config, String onPortTaken, int defaultPort, CommandSpec spec) {
         Config c = config;
         if (enabled != null) {
             c = c.withValue("replay.metrics.enabled", ConfigValueFactory.fromAnyRef(enabled));

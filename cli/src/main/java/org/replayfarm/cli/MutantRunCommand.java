@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "mutant-run", hidden = true, description = "Run a capture on the host model with a planted "
         + "single-instruction bug and write its outputs as dir: reads them (the exec: half of bench-first-divergence).")
-final class MutantRunCommand implements Callable<Integer> {
+public final class MutantRunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAPTURE")
     Path capture;
 

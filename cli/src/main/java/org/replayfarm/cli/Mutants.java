@@ -13,9 +13,9 @@ import java.util.regex.Pattern;
  * that body, so the other instructions sharing it are untouched. A mutated kernel defines RT_SHAPE_RUNS 0 (the calls
  * one by one), so every build of it, traced or not, executes the mutated code.
  */
-final class Mutants {
+public final class Mutants {
     /** The mutation operators: what each plants. */
-    enum Operator {
+    public enum Operator {
         /** bits 4 and 22 of the first destination flipped (an integer's low bits, a float's top mantissa bit) */
         BITFLIP,
         /** the first two operands of the operation swapped */
@@ -33,7 +33,7 @@ final class Mutants {
     }
 
     /** An instruction of the translation: its PC, its comment, and where its code lies. */
-    record Site(long pc, String instruction, boolean shared, int start, int end, String shape) {
+    public record Site(long pc, String instruction, boolean shared, int start, int end, String shape) {
     }
 
     private static final Pattern INLINE = Pattern.compile("\\n    \\{ /\\* (.*?) \\*/\\n        RT_AT\\(0x([0-9a-f]+)ull\\); RT_TICK\\(\\);\\n");
@@ -44,7 +44,7 @@ final class Mutants {
     }
 
     /** Every instruction site of a kernel.cu, in program order. */
-    static List<Site> sites(String kernel) {
+    public static List<Site> sites(String kernel) {
         List<Site> out = new ArrayList<>();
         Matcher m = INLINE.matcher(kernel);
         while (m.find()) {
@@ -60,7 +60,7 @@ final class Mutants {
     }
 
     /** The kernel with {@code op} planted at {@code site}, or empty when the operator does not apply there. */
-    static Optional<String> apply(String kernel, Site site, Operator op) {
+    public static Optional<String> apply(String kernel, Site site, Operator op) {
         String runsOff = "#define RT_SHAPE_RUNS 0 /* a planted mutation (Mutants) */\n";
         if (!site.shared()) {
             String body = kernel.substring(site.start(), site.end());

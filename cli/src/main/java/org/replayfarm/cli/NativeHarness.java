@@ -18,7 +18,7 @@ import org.replayfarm.model.build.KernelArg;
  * {@code threaded}, each group's work-items run as threads together (so barriers work); otherwise they
  * run one after another on one thread (for timing; kernels without barriers only).
  */
-final class NativeHarness {
+public final class NativeHarness {
     private NativeHarness() {
     }
 
@@ -35,7 +35,7 @@ final class NativeHarness {
      * caller) into {@code work/native}: {@link #COMPILER_FLAGS}, the device build's wave size for the
      * prelude's cross-lane operations and the dispatch's dimension count for {@code get_work_dim()}.
      */
-    static List<String> compileCommand(Path work, int waveSize, int dimensions) {
+    public static List<String> compileCommand(Path work, int waveSize, int dimensions) {
         return compileCommand(work, waveSize, dimensions, false, List.of());
     }
 
@@ -43,7 +43,7 @@ final class NativeHarness {
      * The same for a HIP kernel ({@code cpp}: the harness and the kernel compiled as C++17) and with the source
      * options both sides share ({@code -D}, {@code -I} with the source's own folder, {@code -include}).
      */
-    static List<String> compileCommand(Path work, int waveSize, int dimensions, boolean cpp, List<String> sourceFlags) {
+    public static List<String> compileCommand(Path work, int waveSize, int dimensions, boolean cpp, List<String> sourceFlags) {
         List<String> cc = new java.util.ArrayList<>(List.of("clang-19"));
         cc.addAll(COMPILER_FLAGS);
         if (cpp) {
@@ -65,7 +65,7 @@ final class NativeHarness {
     }
 
     /** The prelude mapping OpenCL C spellings and amdgcn builtins onto C11 and pthreads. */
-    static String prelude() {
+    public static String prelude() {
         // then the OpenCL C built-in library over glibc's libm (native-opencl.h and the names, conversions and
         // reinterpretations generated here), then include/replay-cl.h, so a kernel that calls get_global_id,
         // barrier and their kin (built for the device with the device libraries or -include replay-cl.h) reads the
@@ -79,7 +79,7 @@ final class NativeHarness {
     static final List<String> HIP_HEADERS = List.of("hip_runtime.h", "hip_runtime_api.h", "hip_fp16.h");
 
     /** Writes include/hip/'s headers into {@code dir}/hip/, so that {@code -I dir} finds them. */
-    static void writeHipHeaders(Path dir) throws IOException {
+    public static void writeHipHeaders(Path dir) throws IOException {
         java.nio.file.Files.createDirectories(dir.resolve("hip"));
         for (String h : HIP_HEADERS) {
             java.nio.file.Files.writeString(dir.resolve("hip").resolve(h), resource("hip/" + h));
@@ -87,7 +87,7 @@ final class NativeHarness {
     }
 
     /** The prelude of a HIP kernel's native build (C++): the amdgcn builtins, then include/replay-hip.h. */
-    static String hipPrelude() {
+    public static String hipPrelude() {
         return resource("native-prelude.h") + "\n" + resource("replay-hip.h");
     }
 
@@ -184,8 +184,12 @@ final class NativeHarness {
         return out.toString();
     }
 
-    static String resource(String name) {
-        try (InputStream in = NativeHarness.class.getResourceAsStream(name)) {
+    /** Where the harness's headers lie on the class path, whatever package this class is in. */
+    private static final String RESOURCES = "/org/replayfarm/cli/";
+
+    /** A resource of the distribution under {@code org/replayfarm/cli/} (the headers, include/'s among them). */
+    public static String resource(String name) {
+        try (InputStream in = NativeHarness.class.getResourceAsStream(RESOURCES + name)) {
             if (in == null) {
                 throw new IllegalStateException("the distribution lacks its resource " + name);
             }
@@ -240,7 +244,7 @@ final class NativeHarness {
      * or null: a kernel the source does not define (the kernels it does are listed), or an OpenCL C 2.0 work-group,
      * sub-group or asynchronous-copy function the harness does not implement.
      */
-    static String unsupported(Path source, String kernel) throws IOException {
+    public static String unsupported(Path source, String kernel) throws IOException {
         List<String> lines = Files.readAllLines(source);
         List<String> kernels = new java.util.ArrayList<>();
         Matcher k = KERNEL_NAME.matcher(String.join("\n", lines));
@@ -266,7 +270,7 @@ final class NativeHarness {
      * The first error of a failed native build, with the harness's copy of the kernel named as the user's source and
      * the other generated files not named at all.
      */
-    static String firstError(String output, Path work, Path source) {
+    public static String firstError(String output, Path work, Path source) {
         String first = null;
         for (String line : output.split("\n")) {
             if (line.contains("error")) {
@@ -284,7 +288,7 @@ final class NativeHarness {
     }
 
     /** Writes {@link #nativeSource} of {@code source} as {@link #NATIVE_KERNEL} in {@code dir}. */
-    static void writeNativeKernel(Path dir, Path source) throws IOException {
+    public static void writeNativeKernel(Path dir, Path source) throws IOException {
         String text = Files.readString(source);
         boolean hip = source.getFileName().toString().endsWith(".hip");
         Files.writeString(dir.resolve(NATIVE_KERNEL), hip ? text : nativeSource(text));
@@ -295,7 +299,7 @@ final class NativeHarness {
      * OpenCL C type ({@code char} ... {@code double}, vectors {@code TYPEn}; a {@code bytes:} struct needs
      * its {@code type=}).
      */
-    static String byValue(KernelArg.Value v) {
+    public static String byValue(KernelArg.Value v) {
         String type = v.kind().equals("bytes") ? v.cType() : cType(v.elementKind()) + (v.count() > 1 ? v.count() : "");
         if (type.isEmpty()) {
             throw new IllegalArgumentException("argument '" + v.describe() + "': the native build needs the struct's C type: "
@@ -309,7 +313,7 @@ final class NativeHarness {
     }
 
     /** The OpenCL C type of a by-value element kind. */
-    static String cType(String kind) {
+    public static String cType(String kind) {
         return switch (kind) {
             case "i8" -> "char";
             case "u8" -> "uchar";
@@ -327,7 +331,7 @@ final class NativeHarness {
     }
 
     /** The harness for a kernel without {@code __local} parameters, including {@code kernel.cl} as it is. */
-    static String source(String kernel, int[] groups, int[] size, int buffers, String callArgs, boolean threaded) {
+    public static String source(String kernel, int[] groups, int[] size, int buffers, String callArgs, boolean threaded) {
         return source(kernel, groups, size, buffers, new int[0], callArgs, threaded, "kernel.cl");
     }
 
@@ -337,7 +341,7 @@ final class NativeHarness {
      * {@code local:} argument: one buffer the group's threads share, 128-byte aligned). Command line: for
      * each buffer, its input file then its output file. Prints the nanoseconds the groups took.
      */
-    static String source(String kernel, int[] groups, int[] size, int buffers, int[] locals, String callArgs,
+    public static String source(String kernel, int[] groups, int[] size, int buffers, int[] locals, String callArgs,
                          boolean threaded) {
         return source(kernel, groups, size, buffers, locals, callArgs, threaded, NATIVE_KERNEL);
     }

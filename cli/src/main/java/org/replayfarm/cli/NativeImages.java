@@ -11,12 +11,12 @@ import org.replayfarm.model.image.SamplerDescriptor;
  * image implementation (native-image.h): an image as its level-0 texels with its size, OpenCL channel data type
  * and channel order; a sampler as its {@code CLK_*} bits.
  */
-final class NativeImages {
+public final class NativeImages {
     /**
      * What native-run says after a run with a linear sampler: the device's 8-bit sub-texel fraction against the
      * reference's float weights (docs/captures.md, "The native reference's images").
      */
-    static final String LINEAR_HINT = "linear filtering: the device weighs taps with 8-bit sub-texel fractions, this run "
+    public static final String LINEAR_HINT = "linear filtering: the device weighs taps with 8-bit sub-texel fractions, this run "
             + "with float weights; compare with --abs 0.004 for values in [0, 1] in 2D (span/256; 3*span/512 in 3D), "
             + "see docs/captures.md";
 
@@ -24,13 +24,13 @@ final class NativeImages {
     }
 
     /** Whether the argument is a sampler that filters linearly. */
-    static boolean filtersLinearly(KernelArg a) {
+    public static boolean filtersLinearly(KernelArg a) {
         return a instanceof KernelArg.SamplerArg s && (s.sampler().magFilter() == SamplerDescriptor.Filter.BILINEAR
                 || s.sampler().minFilter() == SamplerDescriptor.Filter.BILINEAR);
     }
 
     /** The C expression of an image whose texels the harness holds in {@code __replay_buf[buffer]}. */
-    static String image(KernelArg.ImageArg im, int buffer) {
+    public static String image(KernelArg.ImageArg im, int buffer) {
         String what = "argument '" + im.describe() + "'";
         if (im.layers() > 1) {
             throw new IllegalArgumentException(what + ": image arrays are not in the native reference (the host model and "
@@ -46,7 +46,7 @@ final class NativeImages {
     }
 
     /** The level-0 texels (the harness samples level 0: OpenCL C's read_image* without a LOD). */
-    static byte[] levelZero(KernelArg.ImageArg im) {
+    public static byte[] levelZero(KernelArg.ImageArg im) {
         int bytes = im.width() * im.height() * im.depth() * im.format().bytesPerTexel();
         return java.util.Arrays.copyOf(im.texels(), bytes);
     }
@@ -57,7 +57,7 @@ final class NativeImages {
      * black) as CLK_ADDRESS_CLAMP, wrap as CLK_ADDRESS_REPEAT and mirror as CLK_ADDRESS_MIRRORED_REPEAT. The other
      * modes and filters have no OpenCL sampler and are refused naming the argument.
      */
-    static String sampler(KernelArg.SamplerArg s) {
+    public static String sampler(KernelArg.SamplerArg s) {
         SamplerDescriptor d = s.sampler();
         String what = "argument '" + s.describe() + "': ";
         if (d.clampX() != d.clampY() || d.clampY() != d.clampZ() || d.magFilter() != d.minFilter()) {

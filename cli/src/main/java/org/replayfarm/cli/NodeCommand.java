@@ -64,91 +64,91 @@ import picocli.CommandLine.Spec;
                         + "(e.g. replay.coordinator.slices-per-node, akka.cluster.split-brain-resolver.stable-after, "
                         + "replay.metrics.port, replay.metrics.tick, replay.gpu.sampling.mode; REPLAY_GPU_PC_SAMPLING sets the "
                 + "latter too)."})
-final class NodeCommand implements Callable<Integer> {
+public final class NodeCommand implements Callable<Integer> {
     @Spec
-    CommandSpec spec;
+    public CommandSpec spec;
 
     @Option(names = "--role", paramLabel = "ROLE", split = ",", defaultValue = "${env:REPLAY_ROLE}",
             description = "coordinator, eval or gpu (repeatable, or comma-separated).")
-    List<String> roles = new ArrayList<>();
+    public List<String> roles = new ArrayList<>();
 
     @Option(names = "--host", paramLabel = "H", defaultValue = "${env:REPLAY_HOST:-127.0.0.1}",
             description = "Canonical host other nodes reach this one at (default ${DEFAULT-VALUE}).")
-    String host;
+    public String host;
 
     @Option(names = "--port", paramLabel = "P", defaultValue = "${env:REPLAY_PORT:-25520}",
             description = "Artery TCP port (default ${DEFAULT-VALUE}; 0 picks a free one).")
-    int port;
+    public int port;
 
     @Option(names = "--seed", paramLabel = "HOST:PORT", split = ",", defaultValue = "${env:REPLAY_SEEDS}",
             description = "A node to join (repeatable). None: this node starts a new cluster by joining itself.")
-    List<String> seeds = new ArrayList<>();
+    public List<String> seeds = new ArrayList<>();
 
     @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "${env:REPLAY_BIND}",
             description = "Address this node's listeners bind (Artery, the HTTP API, metrics, Akka Management) unless "
                     + "their own option says otherwise (default: --host; 0.0.0.0 binds every interface, as a container "
                     + "reached through a port-forward needs).")
-    String bind;
+    public String bind;
 
     @Option(names = {"--http-bind", "--http-host"}, paramLabel = "ADDR", defaultValue = "${env:REPLAY_HTTP_HOST}",
             description = "Address the coordinator's HTTP server binds (default: --bind, else --host).")
-    String httpHost;
+    public String httpHost;
 
     @Option(names = "--http-port", paramLabel = "P", defaultValue = "${env:REPLAY_HTTP_PORT:-8080}",
             description = "The coordinator's HTTP port (default ${DEFAULT-VALUE}; 0 picks a free one).")
-    int httpPort;
+    public int httpPort;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "${env:REPLAY_EVAL_THREADS:-0}",
             description = "Evaluator threads on an eval node (default: all cores).")
-    int threads;
+    public int threads;
 
     @Option(names = "--tier", paramLabel = "compiled|fast|reference", defaultValue = "${env:REPLAY_TIER}",
             description = "The host-model tier this node's evaluators run (default: the replay.tier property, else "
                     + "the host model's default tier).")
-    String tier;
+    public String tier;
 
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:REPLAY_CONFIG}",
             description = "A HOCON file laid over the defaults.")
-    Path config;
+    public Path config;
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "${env:REPLAY_WORK_DIR}",
             description = "Where the node keeps captures and job outputs (default: a new temporary directory).")
-    Path workDir;
+    public Path workDir;
 
     @Option(names = "--storage-dir", paramLabel = "DIR", defaultValue = "${env:REPLAY_STORAGE_DIR}",
             description = "Where a coordinator keeps captures and job outputs (default: --work-dir). Coordinators that "
                     + "take over from each other (several with --role coordinator: one active, the others standing by) "
                     + "share it and a PostgreSQL journal (REPLAY_JOURNAL_URL).")
-    Path storageDir;
+    public Path storageDir;
 
     @Option(names = "--job-retention", paramLabel = "DURATION", defaultValue = "${env:REPLAY_JOB_RETENTION}",
             description = "A coordinator removes ended jobs (finished, failed, cancelled; never running ones) this long "
                     + "after they ended: from the job list and the journal, their outputs, the captures no other job "
                     + "uses (e.g. 24h, 90m, 7d; default replay.coordinator.job-retention, 24h).")
-    String jobRetention;
+    public String jobRetention;
 
     @Option(names = "--max-finished-jobs", paramLabel = "N", defaultValue = "${env:REPLAY_MAX_FINISHED_JOBS}",
             description = "A coordinator keeps at most N ended jobs, removing the oldest beyond (default "
                     + "replay.coordinator.max-finished-jobs, 10000).")
-    Integer maxFinishedJobs;
+    public Integer maxFinishedJobs;
 
     @Option(names = "--api-token-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_API_TOKEN_FILE}",
             description = "A file holding the API token: a coordinator then wants 'Authorization: Bearer TOKEN' on "
                     + "every HTTP route (capture downloads included), evaluators send it (or REPLAY_API_TOKEN).")
-    Path apiTokenFile;
+    public Path apiTokenFile;
 
     @Option(names = "--tls-key-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_KEY_STORE}",
             description = "Artery over TLS with mutual authentication: this node's key and certificate, signed by the "
                     + "cluster's key (PKCS12). Needs --tls-trust-store and --tls-password-file (docs/operations.md says how to make them).")
-    Path tlsKeyStore;
+    public Path tlsKeyStore;
 
     @Option(names = "--tls-trust-store", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_TRUST_STORE}",
             description = "The cluster's certificate (PKCS12): a peer whose certificate it did not sign is refused.")
-    Path tlsTrustStore;
+    public Path tlsTrustStore;
 
     @Option(names = "--tls-password-file", paramLabel = "FILE", defaultValue = "${env:REPLAY_TLS_PASSWORD_FILE}",
             description = "A file holding the stores' password (or REPLAY_TLS_PASSWORD).")
-    Path tlsPasswordFile;
+    public Path tlsPasswordFile;
 
     @Option(names = "--allow-exec-device", paramLabel = "PROGRAM", split = ",",
             defaultValue = "${env:REPLAY_ALLOW_EXEC_DEVICE}",
@@ -156,13 +156,13 @@ final class NodeCommand implements Callable<Integer> {
                     + "whose first word resolves to the same file; a name without '/' is looked up on PATH). Repeatable "
                     + "or comma-separated; none by default, and exec: jobs are refused. The program runs here with the "
                     + "job's arguments: allowing a shell allows any command.")
-    List<String> allowExecDevice = new ArrayList<>();
+    public List<String> allowExecDevice = new ArrayList<>();
 
     @picocli.CommandLine.Mixin
-    MetricsOptions metrics = new MetricsOptions();
+    public MetricsOptions metrics = new MetricsOptions();
 
     @picocli.CommandLine.Mixin
-    DiscoveryOptions discovery = new DiscoveryOptions();
+    public DiscoveryOptions discovery = new DiscoveryOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -369,7 +369,7 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /** Fails with one line naming {@code host:port} when another socket holds it. */
-    static void requireFree(String host, int port, String what) throws java.io.IOException {
+    public static void requireFree(String host, int port, String what) throws java.io.IOException {
         java.net.InetAddress address;
         try {
             address = java.net.InetAddress.getByName(host);
@@ -425,17 +425,17 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /** Where this node's listeners bind unless their own option says otherwise: --bind, else --host. */
-    String bindAddress() {
+    public String bindAddress() {
         return bind == null || bind.isBlank() ? host : bind.trim();
     }
 
     /** Where the coordinator's HTTP server binds: --http-bind, else {@link #bindAddress()}. */
-    String httpBindAddress() {
+    public String httpBindAddress() {
         return httpHost == null || httpHost.isBlank() ? bindAddress() : httpHost.trim();
     }
 
     /** {@code extra} with Artery bound to {@link #bindAddress()} when that is not the canonical host. */
-    Config bindOverlay(Config extra) {
+    public Config bindOverlay(Config extra) {
         String b = bindAddress();
         if (!b.equals(host) && !extra.hasPath("akka.remote.artery.bind.hostname")) {
             return extra.withValue("akka.remote.artery.bind.hostname", ConfigValueFactory.fromAnyRef(b));
@@ -448,7 +448,7 @@ final class NodeCommand implements Callable<Integer> {
      * slices it holds): a task at its start notes the time, one in the next phase (cluster-leave) looks at
      * it. The region is cut off at {@link #cutoff()}, so a phase that lasted that long did not drain.
      */
-    static final class DrainClock {
+    public static final class DrainClock {
         private static final String PHASE = "cluster-sharding-shutdown-region";
         private final java.time.Duration timeout;
         private volatile long started;

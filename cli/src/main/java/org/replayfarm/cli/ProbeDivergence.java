@@ -36,7 +36,7 @@ import org.replayfarm.model.capture.CaptureFile;
  * report.json ({@code first_divergence}, method {@code probe bisection}) and summary.txt. For a device that cannot run
  * code, {@link #printSlice} lists the slice as candidates.
  */
-final class ProbeDivergence {
+public final class ProbeDivergence {
     private static final Pattern GROUP = Pattern.compile("\\((\\d+), (\\d+), (\\d+)\\)");
 
     private ProbeDivergence() {
@@ -175,7 +175,7 @@ final class ProbeDivergence {
     }
 
     /** Whether the device can run a probe capture (exec:, cuda-cpu translated afresh, cuda). */
-    static boolean runsCaptures(DeviceChoice d) {
+    public static boolean runsCaptures(DeviceChoice d) {
         return d.kind() == DeviceChoice.Kind.EXEC || d.kind() == DeviceChoice.Kind.CUDA
                 || (d.kind() == DeviceChoice.Kind.CUDA_CPU && !d.folderTranslation());
     }
@@ -184,7 +184,7 @@ final class ProbeDivergence {
      * {@code explain --first-divergence} by probes: the search on a device that runs captures, printed and recorded;
      * for one that cannot run code, the slice as candidates and what would localise it. The exit status.
      */
-    static int explain(PrintWriter w, Path out, CaptureFile file, JsonNode report, int[] group, DeviceChoice device,
+    public static int explain(PrintWriter w, Path out, CaptureFile file, JsonNode report, int[] group, DeviceChoice device,
                        int ulp, StoreTrace.SourceLines lines) throws Exception {
         Start start = start(report, group);
         if (!runsCaptures(device)) {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
                 + "ended jobs on its own (replay node --job-retention, --max-finished-jobs).",
                 "Exit status 0 when every job named was removed, 2 when one still runs, is unknown, or the coordinator "
                         + "cannot be asked (each is said on standard error)."})
-final class PurgeCommand implements Callable<Integer> {
+public final class PurgeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -68,13 +68,13 @@ public final class Replay {
 
     /** Refuses a thread count past {@link #MAX_THREADS} for {@code option}, in one line. */
     /** {@code --wave-size N} of capture build, amber and disasm: 32 or 64, else a ParameterException saying so. */
-    static void checkWaveSize(CommandLine.Model.CommandSpec spec, int n) {
+    public static void checkWaveSize(CommandLine.Model.CommandSpec spec, int n) {
         if (n != 32 && n != 64) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--wave-size " + n + ": expected 32 or 64");
         }
     }
 
-    static void checkThreads(CommandLine.Model.CommandSpec spec, String option, int n) {
+    public static void checkThreads(CommandLine.Model.CommandSpec spec, String option, int n) {
         if (n > MAX_THREADS) {
             throw new CommandLine.ParameterException(spec.commandLine(), option + " " + n + ": at most " + MAX_THREADS
                     + " (evaluation is CPU-bound; this machine has " + Runtime.getRuntime().availableProcessors()
@@ -86,7 +86,7 @@ public final class Replay {
      * Refuses an output folder that is an existing file, in one line, before any work: the write at the end failed
      * with the bare path as its message ({@code replay run} after evaluating everything).
      */
-    static void checkOutDir(CommandLine.Model.CommandSpec spec, java.nio.file.Path out) {
+    public static void checkOutDir(CommandLine.Model.CommandSpec spec, java.nio.file.Path out) {
         if (java.nio.file.Files.exists(out) && !java.nio.file.Files.isDirectory(out)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--out " + out
                     + ": exists and is not a folder");
@@ -103,12 +103,12 @@ public final class Replay {
      * model from its annotations when it is added: all eighteen cost a start of {@code replay} a fifth of a
      * second of CPU); with every one otherwise ({@code --help}, {@code help}, a misspelt name and its suggestions).
      */
-    static CommandLine commandLine(String first) {
+    public static CommandLine commandLine(String first) {
         return commandLine(first, java.util.function.UnaryOperator.identity());
     }
 
     /** As above, each error message passed through {@code shown} (the run daemon: paths as its client gave them). */
-    static CommandLine commandLine(String first, java.util.function.UnaryOperator<String> shown) {
+    public static CommandLine commandLine(String first, java.util.function.UnaryOperator<String> shown) {
         CommandLine cli = new CommandLine(new Replay());
         Class<?> named = null;
         for (Class<?> c : SUBCOMMANDS) {
@@ -134,7 +134,7 @@ public final class Replay {
     }
 
     /** One line that says what went wrong, in the user's terms. */
-    static String describe(Exception e) {
+    public static String describe(Exception e) {
         if (e instanceof java.nio.file.NoSuchFileException missing) {
             return "no such file: " + missing.getFile();
         }

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
                 + "DIR/device/ and DIR/diff/; prints the summary.",
                 "Exit status as replay run's: 0 when equal (or host only without faults), 1 when different (or a "
                         + "group faulted, groups conflicted, or slices were nondeterministic), 2 on error."})
-final class ResultsCommand implements Callable<Integer> {
+public final class ResultsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -44,108 +44,108 @@ import picocli.CommandLine.Spec;
                         + "DIR/diff/image-<k>.png; a live progress bar (groups done, rate, ETA) goes to stderr.",
                 "Exit status 0 when equal (or host only without faults), 1 when different (or a group faulted, "
                         + "groups conflicted, or slices were nondeterministic), 2 on error."})
-final class RunCommand implements Callable<Integer> {
+public final class RunCommand implements Callable<Integer> {
     @Spec
-    CommandSpec spec;
+    public CommandSpec spec;
 
     @Parameters(paramLabel = "CAPTURE", arity = "0..*",
             description = "The capture; several (or --manifest) run as a batch in one cluster, each into DIR/<name>/.")
-    List<Path> captures = new ArrayList<>();
+    public List<Path> captures = new ArrayList<>();
 
-    Path capture;
+    public Path capture;
 
     @Option(names = "--manifest", paramLabel = "FILE",
             description = "A batch: one capture per line (relative to the file; # comments), added to those given; "
                     + "after the path a line may give its capture --ulp N, --abs X, --rel X and --view SPEC of its own.")
-    Path manifest;
+    public Path manifest;
 
     @Option(names = "--baseline", paramLabel = "FILE",
             description = "Known differences (CAPTURE range NAME bytes A..B, CAPTURE image K x X0..X1 y Y0..Y1, ... *): a "
                     + "capture whose differences are all known is expected-fail; one no longer seen is a note.")
-    Path baseline;
+    public Path baseline;
 
     @Option(names = "--write-baseline", paramLabel = "FILE",
             description = "Write every difference of this batch as a baseline file (to accept them as known).")
-    Path writeBaseline;
+    public Path writeBaseline;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
             description = "A batch's capture that has no result after this long is a timeout (default: no limit).")
-    long timeout;
+    public long timeout;
 
     @Option(names = "--parallel", paramLabel = "N", defaultValue = "2",
             description = "Captures of a batch run at once (default ${DEFAULT-VALUE}).")
-    int parallel;
+    public int parallel;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
-    GroupOptions selection;
+    public GroupOptions selection;
 
     @Option(names = "--evaluators", paramLabel = "N", description = "Evaluator threads (default: all cores).")
-    Integer evaluators;
+    public Integer evaluators;
 
     @Option(names = "--first-divergence",
             description = "When the device differs, find the first wrong instruction as replay explain OUT "
                     + "--first-divergence does (a translation device: cuda-cpu, cuda-cpu:DIR), print it after the summary "
                     + "and write it into the report.")
-    boolean firstDivergence;
+    public boolean firstDivergence;
 
     @Option(names = "--budget", paramLabel = "N", description = "Instructions one wave may execute (default ${DEFAULT-VALUE}).",
             defaultValue = "" + HostModel.DEFAULT_BUDGET)
-    long budget;
+    public long budget;
 
     @Option(names = "--tier", paramLabel = "compiled|fast|reference", description = "Host-model tier the evaluators "
             + "run (default: the replay.tier property, else the host model's default tier; the same results on every "
             + "tier). A run with --tier runs in its own process, not in the run daemon.")
-    String tier;
+    public String tier;
 
     @Option(names = "--progress", negatable = true,
             description = "Draw the progress bar on stderr (default: when stderr is a terminal).")
-    Boolean progress;
+    public Boolean progress;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output directory.")
-    Path out;
+    public Path out;
 
     @picocli.CommandLine.Mixin
-    CompareOptions comparison = new CompareOptions();
+    public CompareOptions comparison = new CompareOptions();
 
     @picocli.CommandLine.Mixin
-    MetricsOptions metrics = new MetricsOptions();
+    public MetricsOptions metrics = new MetricsOptions();
 
     @Option(names = "--timings",
             description = "Print where the run's time went (JVM start, node start, evaluation, comparison and report, "
                     + "shutdown: wall and process CPU seconds) to stderr.")
-    boolean timings;
+    public boolean timings;
 
     @Option(names = "--daemon", negatable = true,
             description = "Run in this user's run daemon (replay daemon --help), started when there is none: no JVM or "
                     + "cluster start, code already compiled; same outputs (default: REPLAY_DAEMON, else off).")
-    Boolean daemon;
+    public Boolean daemon;
 
     /** Set when the run daemon runs this command for a client: its node, the client's terminal and stderr. */
-    RunDaemon.Session session;
+    public RunDaemon.Session session;
 
     /** Why the run daemon does not run a batch ({@link #batch()}): its client runs it in its own process. */
-    static final String BATCH_DECLINED = "a batch (several captures, --manifest, --baseline, --write-baseline or "
+    public static final String BATCH_DECLINED = "a batch (several captures, --manifest, --baseline, --write-baseline or "
             + "--timeout) does not go to the run daemon";
 
     /**
      * Why the run daemon does not run an {@code exec:} device ({@link #execDevice()}): its program is to run in the
      * client's folder and environment (relative paths in COMMAND, PATH), which the daemon, in /, does not have.
      */
-    static final String EXEC_DECLINED = "--device exec: runs its program in the folder and environment of the run, "
+    public static final String EXEC_DECLINED = "--device exec: runs its program in the folder and environment of the run, "
             + "and does not go to the run daemon";
 
     /** Whether the device is a program ({@code --device exec:COMMAND}). */
-    boolean execDevice() {
+    public boolean execDevice() {
         return comparison.device != null && comparison.device.startsWith("exec:");
     }
 
     /** Whether this is a batch: several captures, a manifest, a baseline or a timeout (a cluster of its own). */
-    boolean batch() {
+    public boolean batch() {
         return captures.size() > 1 || manifest != null || baseline != null || writeBaseline != null || timeout > 0;
     }
 
     /** Why the run daemon does not run a run with {@code --tier}: its evaluators keep the tier they started with. */
-    static final String TIER_DECLINED = "--tier picks the evaluators' tier, which the run daemon's node keeps as it "
+    public static final String TIER_DECLINED = "--tier picks the evaluators' tier, which the run daemon's node keeps as it "
             + "started; the run goes to its own process";
 
     @Override
@@ -542,7 +542,7 @@ final class RunCommand implements Callable<Integer> {
         return BatchRun.exitStatus(results);
     }
 
-    static void deleteTree(Path dir) {
+    public static void deleteTree(Path dir) {
         if (dir == null) {
             return;
         }

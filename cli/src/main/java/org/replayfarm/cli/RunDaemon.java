@@ -35,9 +35,9 @@ import picocli.CommandLine;
  * a run asks for other node settings (evaluator threads, metrics). A client that hangs up cancels its job. After
  * {@code idle} without a run it closes the node, removes its socket and exits.
  */
-final class RunDaemon implements AutoCloseable {
+public final class RunDaemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RunDaemon.class);
-    static final Duration DEFAULT_IDLE = DaemonWire.DEFAULT_IDLE;
+    public static final Duration DEFAULT_IDLE = DaemonWire.DEFAULT_IDLE;
 
     private final Path socket;
     private final Duration idle;
@@ -57,12 +57,12 @@ final class RunDaemon implements AutoCloseable {
     private FileChannel lockFile;
     private volatile boolean stopping;
 
-    RunDaemon(Path socket, Duration idle) {
+    public RunDaemon(Path socket, Duration idle) {
         this(socket, idle, REQUEST_MILLIS);
     }
 
     /** As above, a client given {@code requestMillis} to send its request. */
-    RunDaemon(Path socket, Duration idle, long requestMillis) {
+    public RunDaemon(Path socket, Duration idle, long requestMillis) {
         this.socket = socket;
         this.idle = idle;
         this.requestMillis = requestMillis;
@@ -73,18 +73,18 @@ final class RunDaemon implements AutoCloseable {
      * The work folder of the daemon of {@code socket} (its node's folders), beside its socket: one killed without
      * removing it has it removed by the next daemon of the socket, or by the next start after a rebuild.
      */
-    static Path workFolder(Path socket) {
+    public static Path workFolder(Path socket) {
         return DaemonWire.beside(socket, ".work");
     }
 
     /** How long a client has to send its request once connected (a request is a command line). */
-    static final long REQUEST_MILLIS = 10_000;
+    public static final long REQUEST_MILLIS = 10_000;
 
     /**
      * Binds the socket (false when another daemon holds it: this one has nothing to do), then serves until it is
      * stopped or idle for its {@code idle} time.
      */
-    boolean serve() throws IOException {
+    public boolean serve() throws IOException {
         if (!bind()) {
             return false;
         }
@@ -165,7 +165,7 @@ final class RunDaemon implements AutoCloseable {
     }
 
     /** Stops accepting; the run in progress (if any) ends first, then the node closes. */
-    void stop() {
+    public void stop() {
         stopping = true;
         try {
             if (server != null) {
@@ -217,7 +217,7 @@ final class RunDaemon implements AutoCloseable {
         }
     }
 
-    synchronized String status() {
+    public synchronized String status() {
         long idleFor = (System.nanoTime() - lastUsed.get()) / 1_000_000_000L;
         return String.format("daemon          pid %d, %s%n"
                         + "runs            %d (%s)%n"
@@ -359,7 +359,7 @@ final class RunDaemon implements AutoCloseable {
      * folder; {@code given} is told each path so resolved and how it was given. ({@code --device exec:} is not
      * rewritten: such a run is declined, {@link RunCommand#EXEC_DECLINED}, and runs in the client's process.)
      */
-    static List<String> clientArgs(List<String> args, Path cwd, java.util.function.BiConsumer<Path, String> given) {
+    public static List<String> clientArgs(List<String> args, Path cwd, java.util.function.BiConsumer<Path, String> given) {
         List<String> out = new ArrayList<>(args);
         for (int i = 0; i < out.size(); i++) {
             String a = out.get(i);
@@ -401,7 +401,7 @@ final class RunDaemon implements AutoCloseable {
      * The node a run asks for: the one held when its settings ({@code threads}, {@code overlay}) are those it was
      * started with, else a new one (the old one closed first). Runs come one at a time, so no other run uses it.
      */
-    synchronized FarmNode node(int threads, Config overlay) throws IOException, InterruptedException {
+    public synchronized FarmNode node(int threads, Config overlay) throws IOException, InterruptedException {
         String settings = threads + " " + overlay.root().render(com.typesafe.config.ConfigRenderOptions.concise());
         if (node != null && settings.equals(nodeSettings)) {
             return node;
@@ -431,16 +431,16 @@ final class RunDaemon implements AutoCloseable {
     }
 
     /** The node held now (null before the first run). */
-    synchronized FarmNode heldNode() {
+    public synchronized FarmNode heldNode() {
         return node;
     }
 
-    int nodeStarts() {
+    public int nodeStarts() {
         return nodeStarts.get();
     }
 
     /** The job id of a run: "run" as in a run's own process, unless a job of a run before is still there. */
-    String nextJobId(FarmNode n) {
+    public String nextJobId(FarmNode n) {
         return n.jobs().progress("run").isEmpty() ? "run" : "run-" + jobCounter.incrementAndGet();
     }
 
@@ -481,7 +481,7 @@ final class RunDaemon implements AutoCloseable {
      * progress bar), when the client's JVM started (its timings), the client's folder (relative paths, and how
      * they are shown), whether the client hung up and what that cancels; and how the run ended.
      */
-    static final class Session {
+    public static final class Session {
         private final RunDaemon daemon;
         private final boolean terminal;
         private final PrintStream err;
@@ -493,7 +493,7 @@ final class RunDaemon implements AutoCloseable {
         private volatile String declined;
         private volatile int status;
 
-        Session(RunDaemon daemon, boolean terminal, PrintStream err, long clientStartMillis, Path cwd) {
+        public Session(RunDaemon daemon, boolean terminal, PrintStream err, long clientStartMillis, Path cwd) {
             this.daemon = daemon;
             this.terminal = terminal;
             this.err = err;
@@ -501,31 +501,31 @@ final class RunDaemon implements AutoCloseable {
             this.cwd = cwd;
         }
 
-        RunDaemon daemon() {
+        public RunDaemon daemon() {
             return daemon;
         }
 
-        boolean terminal() {
+        public boolean terminal() {
             return terminal;
         }
 
-        PrintStream err() {
+        public PrintStream err() {
             return err;
         }
 
-        long clientStartMillis() {
+        public long clientStartMillis() {
             return clientStartMillis;
         }
 
         /** A path argument: resolved against the client's folder (remembered as given, for {@link #shown}). */
-        Path path(String arg) {
+        public Path path(String arg) {
             Path p = cwd.resolve(arg);
             given.put(p, Path.of(arg).toString()); // as picocli's own conversion shows it: "out/" is "out"
             return p;
         }
 
         /** The client's arguments as the daemon gives them to picocli ({@link RunDaemon#clientArgs}). */
-        List<String> clientArgs(List<String> args) {
+        public List<String> clientArgs(List<String> args) {
             return RunDaemon.clientArgs(args, cwd, given::put);
         }
 
@@ -533,7 +533,7 @@ final class RunDaemon implements AutoCloseable {
          * {@code message} with each path the client gave (resolved against its folder here) as it gave it: an error
          * reads as it would in the client's own process ("no such file: saxpy.capture", "out/host/...").
          */
-        String asGiven(String message) {
+        public String asGiven(String message) {
             if (message == null) {
                 return null;
             }
@@ -549,12 +549,12 @@ final class RunDaemon implements AutoCloseable {
         }
 
         /** A path as the client gave it. */
-        String shown(Path p) {
+        public String shown(Path p) {
             return given.getOrDefault(p, p.toString());
         }
 
         /** What the client's hang-up does from now on (null: nothing); run at once when it has hung up already. */
-        void onHangUp(Runnable r) {
+        public void onHangUp(Runnable r) {
             onHangUp.set(r);
             if (r != null && hungUp.get() && onHangUp.compareAndSet(r, null)) {
                 r.run();
@@ -562,7 +562,7 @@ final class RunDaemon implements AutoCloseable {
         }
 
         /** The client hung up: runs what that does; false when it had already. */
-        boolean hangUp() {
+        public boolean hangUp() {
             if (!hungUp.compareAndSet(false, true)) {
                 return false;
             }
@@ -574,26 +574,26 @@ final class RunDaemon implements AutoCloseable {
             return true;
         }
 
-        boolean hungUp() {
+        public boolean hungUp() {
             return hungUp.get();
         }
 
         /** The run is not the daemon's to run ({@code why}): its client runs it in its own process. */
-        Session decline(String why) {
+        public Session decline(String why) {
             declined = why;
             return this;
         }
 
-        String declined() {
+        public String declined() {
             return declined;
         }
 
-        Session ended(int exitStatus) {
+        public Session ended(int exitStatus) {
             status = exitStatus;
             return this;
         }
 
-        int status() {
+        public int status() {
             return status;
         }
     }

@@ -10,7 +10,7 @@ import java.util.List;
  * on a loaded machine the CPU figure is the one load distorts least), from the JVM's start on, and the load
  * average at the end.
  */
-final class RunTimings {
+public final class RunTimings {
     private record Phase(String name, double wall, double cpu) {
     }
 
@@ -44,20 +44,20 @@ final class RunTimings {
         mark("client start to daemon");
     }
 
-    static RunTimings startAt(String command, long clientStartMillis) {
+    public static RunTimings startAt(String command, long clientStartMillis) {
         return new RunTimings(command, clientStartMillis);
     }
 
-    static RunTimings start() {
+    public static RunTimings start() {
         return start("replay run");
     }
 
     /** Timings of {@code command} (the name its table is printed under). */
-    static RunTimings start(String command) {
+    public static RunTimings start(String command) {
         return new RunTimings(true, command);
     }
 
-    static RunTimings off() {
+    public static RunTimings off() {
         return new RunTimings(false, "");
     }
 
@@ -67,7 +67,7 @@ final class RunTimings {
     }
 
     /** Ends the phase now running: it is named {@code name}. */
-    synchronized void mark(String name) {
+    public synchronized void mark(String name) {
         if (!on) {
             return;
         }
@@ -79,13 +79,13 @@ final class RunTimings {
     }
 
     /** As {@link #mark}, the first time only (a listener called again and again). */
-    void markOnce(String name) {
+    public void markOnce(String name) {
         if (on && once.add(name)) {
             mark(name);
         }
     }
 
-    void print(PrintWriter err) {
+    public void print(PrintWriter err) {
         if (!on) {
             return;
         }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
                 + "standing by, the active coordinator's API URL, its journal, the other coordinators it knows, and its "
                 + "warnings (e.g. coordinator-role nodes that do not share one PostgreSQL journal).",
                 "Exit status 0 when every coordinator answered (warnings included), 2 when one cannot be asked."})
-final class StatusCommand implements Callable<Integer> {
+public final class StatusCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

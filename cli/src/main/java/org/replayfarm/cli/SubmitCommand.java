@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
                 "When every group is done the coordinator compares the results with the device (--device, --ulp, "
                         + "--abs, --rel, --approximate, --view, as replay run does) and writes the run report (docs/report-schema.md).",
                 "Follow it with 'replay watch JOB', fetch its outputs with 'replay results JOB'."})
-final class SubmitCommand implements Callable<Integer> {
+public final class SubmitCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
                         + "`replay run CAPTURE --device cuda-cpu:DIR` (or cuda:DIR on a GPU) builds and runs the folder as it "
                         + "lies, edits included. Prints the coverage per unit; exits 2 naming PC, mnemonic and reason of every instruction "
                         + "when the translation is refused (nothing is written then)."})
-final class TranslateCommand implements Callable<Integer> {
+public final class TranslateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -16,11 +16,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
 /** {@code replay capture build --source SHADER}: a Vulkan compute shader through RADV into a device-addressed capture. */
-final class VulkanShaders {
+public final class VulkanShaders {
     private VulkanShaders() {
     }
 
-    static int build(CommandSpec spec, CaptureBuildCommand c) throws Exception {
+    public static int build(CommandSpec spec, CaptureBuildCommand c) throws Exception {
         Path source = c.input.source;
         if (c.dispatch.groups == null) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--groups=GX[,GY[,GZ]]'");
@@ -87,7 +87,7 @@ final class VulkanShaders {
         return m.group(1) + file.getFileName() + m.group(3);
     }
 
-    static VulkanBuild.Options options(CommandSpec spec, String compiler, boolean wave32, boolean wave64, String entry,
+    public static VulkanBuild.Options options(CommandSpec spec, String compiler, boolean wave32, boolean wave64, String entry,
                                        String groups, List<String> bindings, List<String> push, boolean reference) {
         VulkanBuild.Compiler comp = switch (compiler.toLowerCase(Locale.ROOT)) {
             case "aco" -> VulkanBuild.Compiler.ACO;

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
                 + "reported. Ends with a one-line summary on standard output.",
                 "Exit status 0 when the job finished equal, 1 when it finished with differences from the device, "
                         + "faulted groups, store conflicts or nondeterministic slices (as replay run), 2 when it failed."})
-final class WatchCommand implements Callable<Integer> {
+public final class WatchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -8,8 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Runs the replay command in-process and keeps what it printed. */
-record CliRun(int exitCode, String out, String err) {
-    static CliRun of(String... args) {
+public record CliRun(int exitCode, String out, String err) {
+    public static CliRun of(String... args) {
         StringWriter err = new StringWriter();
         return execute(err, err.getBuffer(), args);
     }

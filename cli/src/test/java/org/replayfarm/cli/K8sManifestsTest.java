@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.cluster.Bootstrap;
 import org.replayfarm.coordinator.cluster.FarmNode;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 import picocli.CommandLine;
 
 /**

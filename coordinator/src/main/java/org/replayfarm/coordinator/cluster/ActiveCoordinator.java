@@ -87,7 +87,7 @@ public final class ActiveCoordinator {
 
     /** Spawns through the singleton {@code self} (a local ask) and waits for the reference. */
     @SuppressWarnings("unchecked")
-    static <T> ActorRef<T> spawn(akka.actor.typed.ActorSystem<?> system, ActorRef<Command> self,
+    public static <T> ActorRef<T> spawn(akka.actor.typed.ActorSystem<?> system, ActorRef<Command> self,
                                  Function<ActorContext<?>, ActorRef<T>> spawn) {
         try {
             ActorRef<?> ref = akka.actor.typed.javadsl.AskPattern.<Command, ActorRef<?>>ask(self,

@@ -91,7 +91,7 @@ public final class Coordinators {
     }
 
     /** The active coordinator's announcer: spawned as the singleton's child, so it leaves when the singleton does. */
-    Behavior<Message> announcer() {
+    public Behavior<Message> announcer() {
         return Behaviors.setup(ctx -> {
             ctx.getSystem().receptionist().tell(Receptionist.register(ACTIVE, ctx.getSelf()));
             active = self.toBuilder().setActive(true).build();
@@ -181,7 +181,7 @@ public final class Coordinators {
      * options and query ({@code ;...}, {@code ?user=...&password=...}) and without user information
      * ({@code //user:password@host}), which may hold credentials.
      */
-    static String publishable(String jdbcUrl) {
+    public static String publishable(String jdbcUrl) {
         String u = jdbcUrl;
         int cut = u.length();
         for (char c : new char[] {';', '?'}) {

@@ -2,7 +2,6 @@ package org.replayfarm.coordinator.cluster;
 
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
-import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.cluster.typed.Cluster;
 import akka.http.javadsl.ServerBinding;
@@ -17,30 +16,23 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.replayfarm.coordinator.http.CoordinatorHttp;
-import org.replayfarm.coordinator.jobs.CaptureStore;
 import org.replayfarm.coordinator.jobs.JobService;
-import org.replayfarm.coordinator.jobs.ProgressMetrics;
-import org.replayfarm.coordinator.sampling.SamplingMetrics;
 import org.replayfarm.coordinator.sampling.SamplingStore;
 import org.replayfarm.gpunode.node.GpuNode;
-import org.replayfarm.gpunode.sampling.NoDeviceSampler;
 import org.replayfarm.gpunode.sampling.PcSampler;
-import org.replayfarm.evalnode.cluster.CaptureCache;
 import org.replayfarm.evalnode.cluster.EvaluatorNode;
 import org.replayfarm.evalnode.cluster.EvaluatorSharding;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
-import org.replayfarm.evalnode.metrics.MetricsEndpoint;
+import org.replayfarm.metrics.FarmMetrics;
+import org.replayfarm.metrics.MetricsEndpoint;
 
 /**
  * One node of the farm: an ActorSystem named {@value #SYSTEM} with the given roles (coordinator, eval,
  * gpu), Artery on a canonical host and port, seed nodes (none: the node joins itself), the split-brain
- * resolver, evaluator sharding (a region on eval nodes, a proxy elsewhere), on the coordinator the
- * capture store, the cluster job service, the HTTP server and the GPU nodes' sampling store, and on GPU
- * nodes their {@link GpuNode} sampling with the node's {@code replay.gpu.sampling} settings.
+ * resolver, the node's metrics endpoint, evaluator sharding (a region on eval nodes, a proxy elsewhere), and
+ * one role module per role it was given: {@link EvalRole}, {@link CoordinatorRole} and {@link GpuRole}, each
+ * with its own start and close.
  */
 public final class FarmNode implements AutoCloseable {
     public static final String SYSTEM = "farm";
@@ -106,94 +98,59 @@ public final class FarmNode implements AutoCloseable {
     }
 
     private final ActorSystem<Void> system;
-    private final EvaluatorNode evaluator;
-    /** The job service while this node is the active coordinator (null on other nodes). */
-    private final JobServiceHolder jobs;
-    private final ServerBinding binding;
     private final int evalThreads;
-    private final String url;
-    private ActorRef<SamplingStore.Command> samplingStore;
-    private GpuNode gpu;
-    private org.replayfarm.gpunode.node.DeviceSetup device;
-    private org.replayfarm.coordinator.device.GpuNodes gpuNodes;
-    /** The device runs' hottest guest instructions on /metrics (coordinator nodes only): closed with the node. */
-    private org.replayfarm.coordinator.device.HotGuestMetrics hotGuest;
+    private final MetricsEndpoint metricsEndpoint;
+    private final FarmMetrics metrics;
+    /** The node's roles: null where it was not given one. */
+    private final EvalRole eval;
+    private final CoordinatorRole coordinator;
+    private GpuRole gpu;
+
+    private FarmNode(ActorSystem<Void> system, int evalThreads, MetricsEndpoint metricsEndpoint, FarmMetrics metrics,
+                     EvalRole eval, CoordinatorRole coordinator) {
+        this.system = system;
+        this.evalThreads = evalThreads;
+        this.metricsEndpoint = metricsEndpoint;
+        this.metrics = metrics;
+        this.eval = eval;
+        this.coordinator = coordinator;
+    }
+
+    private CoordinatorRole coordinator() {
+        if (coordinator == null) {
+            throw new IllegalStateException("this node has no coordinator role");
+        }
+        return coordinator;
+    }
+
+    private GpuRole gpuRole() {
+        if (gpu == null) {
+            throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
+        }
+        return gpu;
+    }
 
     /** The hottest guest instructions of device runs, as series on {@code /metrics} (coordinator nodes only). */
     public org.replayfarm.coordinator.device.HotGuestMetrics hotGuestMetrics() {
-        if (hotGuest == null) {
-            throw new IllegalStateException("this node has no coordinator role");
-        }
-        return hotGuest;
+        return coordinator().hotGuestMetrics();
     }
 
     /** The GPU nodes this coordinator knows and what each advertised (coordinator nodes only). */
     public org.replayfarm.coordinator.device.GpuNodes gpuNodes() {
-        if (gpuNodes == null) {
-            throw new IllegalStateException("this node has no coordinator role");
-        }
-        return gpuNodes;
+        return coordinator().gpuNodes();
     }
-    private final MetricsEndpoint metricsEndpoint;
-    private final FarmMetrics metrics;
-
-    private final List<String> startupWarnings = new ArrayList<>();
-    private Coordinators coordinators;
 
     /**
      * What this coordinator knows of the cluster's coordinators: the active one's API URL, the others, and
      * warnings about journals they do not share (coordinator nodes only).
      */
     public Coordinators coordinators() {
-        if (coordinators == null) {
-            throw new IllegalStateException("this node has no coordinator role");
-        }
-        return coordinators;
+        return coordinator().coordinators();
     }
 
     /** What this node says it is ({@code GET /status}, {@code replay status}); warnings: at start and now. */
     public List<String> warnings() {
-        List<String> all = new ArrayList<>(startupWarnings);
-        if (coordinators != null) {
-            all.addAll(coordinators.warnings());
-        }
-        return all;
-    }
-
-    static com.fasterxml.jackson.databind.node.ObjectNode status(String node, boolean active, String journal,
-                                                                 Coordinators coordinators, List<String> startup) {
-        com.fasterxml.jackson.databind.node.ObjectNode n = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
-        n.put("node", node).put("role", COORDINATOR).put("active", active);
-        n.put("journal", journal.startsWith("jdbc:h2:") ? "h2" : journal.startsWith("jdbc:postgresql:") ? "postgresql" : "other");
-        n.put("journal_url", journal.replaceAll(";.*$", ""));
-        if (coordinators != null) {
-            n.put("http", coordinators.self().getHttpUrl());
-            coordinators.activeUrl().ifPresentOrElse(u -> n.put("active_http", u), () -> n.putNull("active_http"));
-            coordinators.activeNode().ifPresentOrElse(u -> n.put("active_node", u), () -> n.putNull("active_node"));
-            var peers = n.putArray("coordinators");
-            for (org.replayfarm.proto.CoordinatorInfo i : coordinators.peers()) {
-                peers.addObject().put("node", i.getNodeAddress()).put("http", i.getHttpUrl())
-                        .put("journal", i.getJournal().replaceAll(";.*$", ""));
-            }
-        }
-        var w = n.putArray("warnings");
-        startup.forEach(w::add);
-        if (coordinators != null) {
-            coordinators.warnings().forEach(w::add);
-        }
-        return n;
-    }
-
-    private FarmNode(ActorSystem<Void> system, EvaluatorNode evaluator, JobServiceHolder jobs, ServerBinding binding,
-                     int evalThreads, String url, MetricsEndpoint metricsEndpoint, FarmMetrics metrics) {
-        this.url = url;
-        this.metricsEndpoint = metricsEndpoint;
-        this.metrics = metrics;
-        this.system = system;
-        this.evaluator = evaluator;
-        this.jobs = jobs;
-        this.binding = binding;
-        this.evalThreads = evalThreads;
+        return coordinator == null ? List.of() : coordinator.warnings();
     }
 
     /** The node's configuration: {@code settings.config()} over the settings over the defaults. */
@@ -300,7 +257,7 @@ public final class FarmNode implements AutoCloseable {
         MetricsEndpoint.Settings metricsSettings = MetricsEndpoint.Settings.from(config);
         CompletableFuture<MetricsEndpoint> metricsStart = MetricsEndpoint.startAsync(metricsSettings, advertised);
         if (s.roles().contains(COORDINATOR)) {
-            warmTls();
+            CoordinatorRole.warmTls();
         }
         ActorSystem<Void> system;
         try {
@@ -314,7 +271,6 @@ public final class FarmNode implements AutoCloseable {
             throw e;
         }
         MetricsEndpoint metricsEndpoint = null;
-        List<String> startupWarnings = new ArrayList<>();
         try {
             Cluster cluster = Cluster.get(system);
             Bootstrap bootstrap = Bootstrap.of(config);
@@ -330,21 +286,13 @@ public final class FarmNode implements AutoCloseable {
             var self = cluster.selfMember().address();
             FarmMetrics metrics = FarmMetrics.forNode(self.getHost().get() + ":" + self.getPort().get(),
                     metricsEndpoint != null);
-            EvaluatorNode evaluator = null;
-            if (s.roles().contains(EvaluatorSharding.ROLE)) {
-                String dir = config.getString("replay.eval.cache-dir");
-                Path cacheDir = dir.isEmpty() ? s.workDir().resolve("cache") : Path.of(dir);
-                Executor executor = system.dispatchers().lookup(DispatcherSelector.fromConfig("replay.eval.dispatcher"));
-                FarmMetrics.EvalSeries evalMetrics = metrics.eval();
-                evaluator = new EvaluatorNode(new CaptureCache(cacheDir, evalMetrics,
-                        org.replayfarm.evalnode.cluster.ApiToken.from(config)), executor,
-                        cluster.selfMember().address().toString(), evalMetrics);
-            }
+            EvalRole eval = s.roles().contains(EvaluatorSharding.ROLE)
+                    ? EvalRole.start(system, config, s.workDir(), self.toString(), metrics) : null;
             // sharding (the evaluator region or proxy, and the coordinator singleton's manager) starts on a thread of
             // its own while this one binds the HTTP server and starts the coordinator's actors: the job service,
             // the only user of the region, waits for it
             CompletableFuture<ActorRef<org.replayfarm.proto.SliceTask>> sharding = new CompletableFuture<>();
-            EvaluatorNode region = evaluator;
+            EvaluatorNode region = eval == null ? null : eval.evaluator();
             Thread shardingStart = new Thread(() -> {
                 try {
                     sharding.complete(EvaluatorSharding.init(system, region));
@@ -354,128 +302,17 @@ public final class FarmNode implements AutoCloseable {
             }, "farm-sharding-start");
             shardingStart.setDaemon(true);
             shardingStart.start();
-            JobServiceHolder holder = null;
-            org.replayfarm.coordinator.device.GpuNodes gpuNodes = null;
-            ActorRef<SamplingStore.Command> samplingStore = null;
-            ServerBinding binding = null;
-            org.replayfarm.coordinator.device.HotGuestMetrics hotGuest = null;
-            String url = null;
-            Coordinators coordinatorsHere = null;
+            CoordinatorRole coordinator = null;
             if (s.roles().contains(COORDINATOR)) {
-                if (!embedded(config)) {
-                    Journal.createSchema(system);
-                }
-                // the embedded run's coordinator keeps its captures and outputs in its own work dir (never a farm's
-                // REPLAY_STORAGE_DIR, which its retention sweep would then clean) and removes nothing
-                Path storage = embedded(config) ? s.workDir() : storageDir(config, s.workDir());
-                ClusterJobService.Retention retention = embedded(config) ? ClusterJobService.Retention.KEEP
-                        : ClusterJobService.Retention.from(config);
-                CaptureStore store = new CaptureStore(storage.resolve("captures"));
-                // bind first (port 0 picks one), then tell evaluators the URL the binding got
-                List<Route> routes = new ArrayList<>();
-                JobServiceHolder h = new JobServiceHolder();
-                holder = h;
-                // a coordinator the split-brain resolver is about to stop (cut off from the majority) accepts nothing
-                routes.add(CoordinatorHttp.refusingWritesWhenCutOff(() -> Quorum.cutOff(system)));
-                routes.addAll(s.routes().apply(h));
-                // a standby forwards to the active coordinator the cluster names (Coordinators, known once bound)
-                CompletableFuture<Coordinators> directory = new CompletableFuture<>();
-                List<String> warningsHere = startupWarnings;
-                // an embedded run keeps its journal in memory (no JDBC database is configured): say so
-                String journalUrl = embedded(config) ? "inmem"
-                        : Coordinators.publishable(config.getString("akka-persistence-jdbc.shared-databases.journal.db.url"));
-                String nodeAddress = cluster.selfMember().address().toString();
-                CoordinatorHttp.Standby standby = new CoordinatorHttp.Standby(
-                        () -> directory.isDone() ? directory.join().activeUrl() : java.util.Optional.empty(),
-                        () -> directory.isDone() ? directory.join().self().getHttpUrl() : "");
-                Route status = CoordinatorHttp.statusRoute(() -> status(nodeAddress, h.delegate != null, journalUrl,
-                        directory.getNow(null), warningsHere));
-                binding = CoordinatorHttp.start(system, s.httpHost(), s.httpPort(), store, routes,
-                        org.replayfarm.evalnode.cluster.ApiToken.from(config), () -> h.delegate != null, standby,
-                        List.of(status))
-                        .toCompletableFuture().get(30, TimeUnit.SECONDS);
-                url = "http://" + advertised + ":" + binding.localAddress().getPort();
-                Coordinators coordinators = Coordinators.start(system, nodeAddress, url, journalUrl);
-                directory.complete(coordinators);
-                coordinatorsHere = coordinators;
-                SamplingMetrics gpuMetrics = new SamplingMetrics(metrics);
-                samplingStore = SamplingStore.start(system, gpuMetrics, config.getDuration("replay.coordinator.tick"));
-                ActorRef<SamplingStore.Command> sampling = samplingStore;
-                hotGuest = new org.replayfarm.coordinator.device.HotGuestMetrics(metrics, metricsSettings.jobRetention());
-                gpuNodes = org.replayfarm.coordinator.device.GpuNodes.start(system, url,
-                        config.getDuration("replay.coordinator.device-run-timeout"), hotGuest);
-                org.replayfarm.coordinator.device.GpuNodes gpus = gpuNodes;
-                String captureUrl = url;
-                int reportThreads = s.roles().contains(EvaluatorSharding.ROLE) ? threads : 0;
-                // the job service runs where the ActiveCoordinator singleton runs: on one coordinator at a time
-                ActorRef<org.replayfarm.proto.SliceTask> shards = awaitSharding(sharding);
-                CompletableFuture<Integer> active = h.started;
-                ActiveCoordinator.init(system, new ActiveCoordinator.Lifecycle() {
-                    @Override
-                    public void activated(ActorRef<ActiveCoordinator.Command> self) {
-                        try {
-                            ClusterJobService j = new ClusterJobService(system, shards, store, storage.resolve("jobs"),
-                                    captureUrl, reportThreads, new ProgressMetrics(metrics, metricsSettings.jobRetention()),
-                                    () -> SamplingStore.snapshot(system, sampling, SNAPSHOT_TIMEOUT), gpuMetrics::latest,
-                                    self);
-                            j.gpuSource(gpus);
-                            // ended jobs expire (journal, list, outputs, unused captures); the sweep runs here only
-                            j.retention(retention, List.of(s.workDir().resolve("uploads")));
-                            int known = j.resume(); // the jobs the journal holds that had not ended start again
-                            // the cluster learns where the active coordinator's API is (standbys forward there)
-                            ActiveCoordinator.spawn(system, self, ctx -> ctx.spawn(coordinators.announcer(), "active-http"));
-                            h.delegate = j;
-                            system.log().info("this coordinator is the active one: {} unfinished job(s) started again, "
-                                    + "the API serves at {}", known, captureUrl);
-                            active.complete(known);
-                        } catch (IOException | RuntimeException e) {
-                            active.completeExceptionally(e);
-                            throw new IllegalStateException(e);
-                        }
-                    }
-
-                    @Override
-                    public void deactivated() {
-                        JobService was = h.delegate;
-                        h.delegate = null;
-                        if (was != null) {
-                            system.log().info("this coordinator is no longer the active one; its API answers 503");
-                            was.close();
-                        }
-                    }
-                });
-                // joining seeds (or itself) the node is up in moments; through Cluster Bootstrap it may wait for
-                // contact points that start after it, so it does not wait here (jobs() waits for the service)
-                Integer known = bootstrap.usesSeeds()
-                        ? awaitActive(system, active, config.getDuration("replay.coordinator.active-wait")) : null;
-                if (known == null) {
-                    system.log().info("this coordinator stands by: another coordinator is active");
-                }
-                if (known != null && known > 0 && s.seeds().isEmpty() && bootstrap.usesSeeds()) {
-                    startupWarnings.add("this coordinator ran before (its journal holds " + known + " unfinished job(s)) "
-                            + "and was started without --seed: it formed a new cluster of its own, which the evaluators "
-                            + "of the earlier one do not join, so those jobs wait for evaluators. Start it with --seed "
-                            + "naming itself and a surviving evaluator to rejoin the cluster.");
-                }
+                int reportThreads = eval != null ? threads : 0;
+                coordinator = CoordinatorRole.start(system, config, s, metrics, metricsSettings, advertised, bootstrap,
+                        () -> awaitSharding(sharding), reportThreads);
             }
             awaitSharding(sharding); // every node: a sharding that did not start fails the node's start
-            FarmNode node = new FarmNode(system, evaluator, holder, binding, threads, url, metricsEndpoint, metrics);
-            node.coordinators = coordinatorsHere;
-            node.samplingStore = samplingStore;
-            node.gpuNodes = gpuNodes;
-            node.hotGuest = hotGuest;
-            node.startupWarnings.addAll(startupWarnings);
-            startupWarnings.forEach(w -> system.log().warn(w));
+            FarmNode node = new FarmNode(system, threads, metricsEndpoint, metrics, eval, coordinator);
+            node.startupWarnings().forEach(w -> system.log().warn(w));
             if (s.roles().contains(GpuNode.ROLE)) {
-                // sampling as this node's replay.gpu.sampling says; its records go to the coordinators' stores
-                org.replayfarm.gpunode.node.DeviceSetup device = deviceOverride != null ? deviceOverride
-                        : org.replayfarm.gpunode.node.DeviceSetup.from(config);
-                PcSampler sampler = s.sampler() != null ? s.sampler()
-                        : org.replayfarm.gpunode.node.GpuSampler.forDevice(config, device.backend());
-                node.gpu = GpuNode.start(system, sampler, System.currentTimeMillis());
-                node.device = device;
-                org.replayfarm.gpunode.node.DeviceRunner.start(system, device.backend(), device.info(),
-                        s.workDir().resolve("gpu-captures"), node.gpu);
+                node.gpu = GpuRole.start(system, config, s.workDir(), deviceOverride, s.sampler());
             }
             return node;
         } catch (IOException | RuntimeException | InterruptedException e) {
@@ -487,23 +324,6 @@ public final class FarmNode implements AutoCloseable {
             closeQuietly(metricsEndpoint);
             throw new IOException("the coordinator's HTTP server did not start: " + e.getMessage(), e);
         }
-    }
-
-    /**
-     * Akka HTTP's bind of a plain (no TLS) server initialises the JVM's default SSL context all the same
-     * ({@code TLSPlacebo}'s dummy session: the JSSE providers and the trust store, 0.1-0.3 s of CPU). A thread of
-     * its own does that beside the actor system's start, so that the coordinator's bind finds it made.
-     */
-    private static void warmTls() {
-        Thread t = new Thread(() -> {
-            try {
-                javax.net.ssl.SSLContext.getDefault();
-            } catch (java.security.NoSuchAlgorithmException | RuntimeException e) {
-                // the bind meets the same failure and reports it
-            }
-        }, "farm-tls-warm-up");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static ActorRef<org.replayfarm.proto.SliceTask> awaitSharding(
@@ -550,116 +370,49 @@ public final class FarmNode implements AutoCloseable {
         return a.getHost().get() + ":" + a.getPort().get();
     }
 
-    /** The job service (coordinator nodes only). */
     /** What the node found at start that its operator should know (printed by replay node). */
     public List<String> startupWarnings() {
-        return List.copyOf(startupWarnings);
+        return coordinator == null ? List.of() : coordinator.startupWarnings();
     }
 
+    /** The job service (coordinator nodes only). */
     public ClusterJobService jobs() {
-        if (jobs == null) {
-            throw new IllegalStateException("this node has no coordinator role");
-        }
-        JobService d = jobs.delegate;
-        if (d == null) {
-            // a node that is to become the active one (no older coordinator is up) gets there in moments
-            try {
-                if (awaitActive(system, jobs.started, java.time.Duration.ofSeconds(30)) != null) {
-                    d = jobs.delegate;
-                }
-            } catch (IOException | InterruptedException e) {
-                throw new IllegalStateException("the job service did not start: " + e.getMessage(), e);
-            }
-        }
-        if (d == null) {
-            throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
-        }
-        return (ClusterJobService) d;
+        return coordinator().jobs();
     }
 
     /** Whether this coordinator runs the jobs now (the {@link ActiveCoordinator} singleton is here). */
     public boolean active() {
-        return jobs != null && jobs.delegate != null;
-    }
-
-    /**
-     * Where a coordinator keeps captures and job outputs: {@code replay.coordinator.storage-dir}, else its
-     * work directory. Coordinators that take over from each other must share it (and the journal).
-     */
-    static Path storageDir(Config config, Path workDir) {
-        String dir = config.getString("replay.coordinator.storage-dir");
-        return dir.isEmpty() ? workDir : Path.of(dir);
-    }
-
-    /**
-     * Waits until the singleton has started here and resumed the journal's jobs (their count), or until an
-     * older coordinator is up, which holds it (null: this one stands by), at most {@code timeout}.
-     */
-    private static Integer awaitActive(ActorSystem<?> system, CompletableFuture<Integer> active,
-                                       java.time.Duration timeout) throws IOException, InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        Cluster cluster = Cluster.get(system);
-        while (System.nanoTime() < end) {
-            if (active.isDone()) {
-                try {
-                    return active.get();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    Throwable cause = e.getCause() instanceof IllegalStateException && e.getCause().getCause() != null
-                            ? e.getCause().getCause() : e.getCause();
-                    throw new IOException("the job service did not start: " + cause.getMessage(), cause);
-                }
-            }
-            akka.cluster.Member self = cluster.selfMember();
-            if (self.status() == akka.cluster.MemberStatus.up()) {
-                for (akka.cluster.Member m : cluster.state().getMembers()) {
-                    if (m.hasRole(COORDINATOR) && !m.equals(self) && m.status() == akka.cluster.MemberStatus.up()
-                            && m.isOlderThan(self)) {
-                        return null;
-                    }
-                }
-            }
-            TimeUnit.MILLISECONDS.sleep(10); // polling a condition
-        }
-        return null;
+        return coordinator != null && coordinator.active();
     }
 
     /** The store of GPU nodes' sampling windows and executions (coordinator nodes only). */
     public ActorRef<SamplingStore.Command> samplingStore() {
-        if (samplingStore == null) {
-            throw new IllegalStateException("this node has no coordinator role");
-        }
-        return samplingStore;
+        return coordinator().samplingStore();
     }
 
     /** The GPU node's sampling (nodes with role {@value GpuNode#ROLE} only). */
     public GpuNode gpu() {
-        if (gpu == null) {
-            throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
-        }
-        return gpu;
+        return gpuRole().gpu();
     }
 
     /** The GPU node's device (nodes with role {@value GpuNode#ROLE} only): its backend and what it advertises. */
     public org.replayfarm.gpunode.node.DeviceSetup device() {
-        if (device == null) {
-            throw new IllegalStateException("this node has no " + GpuNode.ROLE + " role");
-        }
-        return device;
+        return gpuRole().device();
     }
 
     /** The evaluator (eval nodes only; null otherwise). */
     public EvaluatorNode evaluator() {
-        return evaluator;
+        return eval == null ? null : eval.evaluator();
     }
 
     /** The coordinator's HTTP base URL as other nodes reach it (coordinator nodes only). */
     public String httpUrl() {
-        return url;
+        return coordinator == null ? null : coordinator.httpUrl();
     }
 
     /** The HTTP server's binding (coordinator nodes only). */
     public ServerBinding binding() {
-        return binding;
+        return coordinator == null ? null : coordinator.binding();
     }
 
     public int evalThreads() {
@@ -676,7 +429,11 @@ public final class FarmNode implements AutoCloseable {
         return java.util.Optional.ofNullable(metricsEndpoint).map(MetricsEndpoint::url);
     }
 
-    /** Leaves the cluster and stops the node (coordinated shutdown), then its metrics. */
+
+    /**
+     * Leaves the cluster and stops the node (coordinated shutdown), then closes its roles (the coordinator's, then
+     * the evaluator's; the GPU role's actors went with the actor system) and its metrics.
+     */
     @Override
     public void close() {
         system.terminate();
@@ -685,14 +442,14 @@ public final class FarmNode implements AutoCloseable {
         } catch (Exception e) {
             // it is going down anyway
         }
-        if (jobs != null) {
-            jobs.close();
+        if (coordinator != null) {
+            coordinator.close();
         }
-        if (hotGuest != null) {
-            hotGuest.close(); // its reaper thread and series go with the node
+        if (eval != null) {
+            eval.close();
         }
-        if (evaluator != null) {
-            metrics.eval().remove();
+        if (gpu != null) {
+            gpu.close();
         }
         closeQuietly(metricsEndpoint);
     }
@@ -700,90 +457,6 @@ public final class FarmNode implements AutoCloseable {
     private static void closeQuietly(MetricsEndpoint m) {
         if (m != null) {
             m.close();
-        }
-    }
-
-    /** Lets routes be built before the service exists (the HTTP server binds first). */
-    private static final class JobServiceHolder implements JobService {
-        volatile JobService delegate;
-        /** Completes (with the journal's job count) when the service first started on this node. */
-        final CompletableFuture<Integer> started = new CompletableFuture<>();
-
-        private JobService d() {
-            if (delegate == null) {
-                throw new JobService.StandingBy("this coordinator stands by: another coordinator is the active one");
-            }
-            return delegate;
-        }
-
-        @Override
-        public String storeCapture(Path file) throws IOException, org.replayfarm.model.capture.CaptureFormatException {
-            return d().storeCapture(file);
-        }
-
-        @Override
-        public String storeCapture(org.replayfarm.model.capture.CaptureFile validated)
-                throws IOException, org.replayfarm.model.capture.CaptureFormatException {
-            return d().storeCapture(validated);
-        }
-
-        @Override
-        public boolean hasCapture(String sha256) {
-            return d().hasCapture(sha256);
-        }
-
-        @Override
-        public String start(String captureSha256, org.replayfarm.evalnode.eval.GroupSelection groups,
-                            org.replayfarm.coordinator.diff.CompareWith compare, String captureName, Limits limits) {
-            return d().start(captureSha256, groups, compare, captureName, limits);
-        }
-
-        @Override
-        public java.util.Optional<org.replayfarm.coordinator.jobs.JobProgress> progress(String jobId) {
-            return d().progress(jobId);
-        }
-
-        @Override
-        public java.util.List<java.util.Map.Entry<org.replayfarm.coordinator.jobs.JobInfo,
-                org.replayfarm.coordinator.jobs.JobProgress>> jobs() {
-            return d().jobs();
-        }
-
-        @Override
-        public java.util.List<org.replayfarm.coordinator.jobs.ProgressBoard.Point> series(String jobId) {
-            return d().series(jobId);
-        }
-
-        @Override
-        public Cancel cancel(String jobId) {
-            return d().cancel(jobId);
-        }
-
-        @Override
-        public Removal remove(String jobId) {
-            return d().remove(jobId);
-        }
-
-        @Override
-        public java.util.List<NodeShare> nodes(String jobId) {
-            return d().nodes(jobId);
-        }
-
-        @Override
-        public AutoCloseable subscribe(String jobId, java.util.function.Consumer<org.replayfarm.coordinator.jobs.JobProgress> l) {
-            return d().subscribe(jobId, l);
-        }
-
-        @Override
-        public java.util.Optional<Path> results(String jobId) {
-            return d().results(jobId);
-        }
-
-        @Override
-        public void close() {
-            if (delegate != null) {
-                delegate.close();
-            }
         }
     }
 }

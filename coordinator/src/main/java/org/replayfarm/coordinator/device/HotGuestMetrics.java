@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 import org.replayfarm.proto.GuestHotspot;
 import org.replayfarm.proto.GuestStall;
 

@@ -23,7 +23,7 @@ import org.replayfarm.coordinator.jobs.JobProgress;
  */
 public final class ProgressJson {
     /** Strict: a body with trailing garbage or a key given twice is refused, not half read. */
-    static final ObjectMapper MAPPER = new ObjectMapper()
+    public static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 

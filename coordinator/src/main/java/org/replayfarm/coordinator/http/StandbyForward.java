@@ -35,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * bounce a request between them), the answer is 503 with {@code X-Replay-Standby: true} and
  * {@code Retry-After: 1}, as before: the CLI clients wait and ask again.
  */
-final class StandbyForward extends AllDirectives {
+public final class StandbyForward extends AllDirectives {
     private static final Logger LOG = LoggerFactory.getLogger(StandbyForward.class);
     /** Set on a forwarded request (this coordinator's URL) and on its answer. */
-    static final String FORWARDED_BY = "X-Replay-Forwarded-By";
+    public static final String FORWARDED_BY = "X-Replay-Forwarded-By";
     /** Hop-by-hop headers (RFC 9110 7.6.1) and akka-http's synthetic ones: never forwarded. */
     private static final Set<String> HOP = Set.of("connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
             "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "timeout-access",
@@ -52,7 +52,7 @@ final class StandbyForward extends AllDirectives {
     private final Supplier<String> self;
     private final ConnectionPoolSettings pool;
 
-    StandbyForward(ActorSystem<?> system, Supplier<Optional<String>> active, Supplier<String> self) {
+    public StandbyForward(ActorSystem<?> system, Supplier<Optional<String>> active, Supplier<String> self) {
         this.system = system;
         this.active = active;
         this.self = self;
@@ -63,7 +63,7 @@ final class StandbyForward extends AllDirectives {
                         .withIdleTimeout(TIMEOUT));
     }
 
-    Route route() {
+    public Route route() {
         return withRequestTimeout(TIMEOUT, () -> withoutSizeLimit(() -> extractRequest(request -> {
             Optional<String> target = active.get().filter(u -> !u.equals(self.get()));
             if (target.isEmpty()) {
@@ -112,7 +112,7 @@ final class StandbyForward extends AllDirectives {
     }
 
     /** 503, as a standby answered before it could forward: the CLI clients wait and ask again. */
-    static HttpResponse standby(String why) {
+    public static HttpResponse standby(String why) {
         String body = ProgressJson.MAPPER.createObjectNode().put("error", "this coordinator stands by: " + why
                 + "; ask again shortly, or ask another coordinator").put("standby", true).toString() + "\n";
         return HttpResponse.create().withStatus(StatusCodes.SERVICE_UNAVAILABLE)

@@ -27,7 +27,7 @@ import java.util.Optional;
  * it); {@link CoordinatorHttp} accepts that cookie as it accepts the header.
  */
 public final class WebUi extends AllDirectives {
-    static final String COOKIE = "replay_token";
+    public static final String COOKIE = "replay_token";
     private static final String BASE = "org/replayfarm/coordinator/web/";
 
     private WebUi() {
@@ -46,7 +46,7 @@ public final class WebUi extends AllDirectives {
      * {@code GET /login}: the form; {@code POST /login} ({@code token=...}): 303 to {@code /} with the
      * cookie when the token matches {@code token}, else the form again (401) saying it was wrong.
      */
-    static Route login(String token) {
+    public static Route login(String token) {
         WebUi d = new WebUi();
         return d.path("login", () -> d.concat(
                 d.get(() -> d.complete(loginPage(StatusCodes.OK, ""))),
@@ -69,7 +69,7 @@ public final class WebUi extends AllDirectives {
     }
 
     /** The token a cookie value carries. */
-    static String fromCookie(String value) {
+    public static String fromCookie(String value) {
         try {
             return URLDecoder.decode(value, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
@@ -90,7 +90,7 @@ public final class WebUi extends AllDirectives {
     }
 
     /** The token form, with {@code message} above it (may be empty). */
-    static HttpResponse loginPage(akka.http.javadsl.model.StatusCode status, String message) {
+    public static HttpResponse loginPage(akka.http.javadsl.model.StatusCode status, String message) {
         String page;
         try (InputStream in = WebUi.class.getClassLoader().getResourceAsStream(BASE + "login.html")) {
             if (in == null) {

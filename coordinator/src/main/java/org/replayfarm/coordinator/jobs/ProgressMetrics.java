@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
-import org.replayfarm.evalnode.metrics.FarmMetrics.Metric;
+import org.replayfarm.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics.Metric;
 
 /**
  * A job's metrics, derived from the same {@link JobProgress} values its progress events carry (the

@@ -3,7 +3,7 @@ package org.replayfarm.coordinator.sampling;
 import java.util.HashMap;
 import java.util.Map;
 import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 
 /**
  * The GPU nodes' sampling as metrics and as the progress events' sampling part, both from one

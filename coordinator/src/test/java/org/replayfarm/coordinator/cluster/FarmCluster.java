@@ -20,18 +20,18 @@ import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.testing.Await;
 
 /** A coordinator and evaluator nodes, each its own ActorSystem, in this JVM on loopback (port 0). */
-final class FarmCluster implements AutoCloseable {
-    final FarmNode coordinator;
-    final List<FarmNode> evaluators = new ArrayList<>();
+public final class FarmCluster implements AutoCloseable {
+    public final FarmNode coordinator;
+    public final List<FarmNode> evaluators = new ArrayList<>();
     private final Path dir;
     private final Config config;
 
-    FarmCluster(Path dir, int evaluators, Config config) throws Exception {
+    public FarmCluster(Path dir, int evaluators, Config config) throws Exception {
         this(dir, evaluators, config, jobs -> List.of());
     }
 
     /** As above, the coordinator's HTTP server also serving {@code routes} (e.g. the job API). */
-    FarmCluster(Path dir, int evaluators, Config config,
+    public FarmCluster(Path dir, int evaluators, Config config,
                 java.util.function.Function<org.replayfarm.coordinator.jobs.JobService, List<akka.http.javadsl.server.Route>> routes)
             throws Exception {
         this.dir = dir;
@@ -48,12 +48,12 @@ final class FarmCluster implements AutoCloseable {
         }
     }
 
-    FarmNode addEvaluator() throws Exception {
+    public FarmNode addEvaluator() throws Exception {
         return addEvaluator(ConfigFactory.empty());
     }
 
     /** Adds an evaluator node with {@code extra} configuration over the cluster's. */
-    FarmNode addEvaluator(Config extra) throws Exception {
+    public FarmNode addEvaluator(Config extra) throws Exception {
         int n = evaluators.size();
         FarmNode node = FarmNode.start(FarmNode.Settings.of(Set.of("eval"), dir.resolve("eval-" + n))
                 .withSeeds(List.of(coordinator.seed())).withEvalThreads(1).withSerializeMessages(true)
@@ -63,7 +63,7 @@ final class FarmCluster implements AutoCloseable {
         return node;
     }
 
-    void awaitUp(int members) throws InterruptedException {
+    public void awaitUp(int members) throws InterruptedException {
         Await.until("the cluster reaching " + members + " members up, its evaluators' regions known", () -> {
             var state = Cluster.get(coordinator.system()).state();
             long up = StreamSupport.stream(state.getMembers().spliterator(), false)
@@ -75,7 +75,7 @@ final class FarmCluster implements AutoCloseable {
     }
 
     /** Runs a job on the cluster and waits for it to finish; returns its id. */
-    String run(Path capture, GroupSelection selection, Path out) throws Exception {
+    public String run(Path capture, GroupSelection selection, Path out) throws Exception {
         ClusterJobService jobs = coordinator.jobs();
         String sha = jobs.storeCapture(capture);
         String id = "job-" + System.nanoTime();
@@ -92,7 +92,7 @@ final class FarmCluster implements AutoCloseable {
         }
     }
 
-    Job.JobStats stats(String jobId) {
+    public Job.JobStats stats(String jobId) {
         return coordinator.jobs().stats(jobId).orElseThrow();
     }
 

@@ -24,12 +24,12 @@ import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.proto.Provenance;
 
 /** Captures the cluster tests build with clang-19, and the comparison with replay eval's outputs. */
-final class TestCaptures {
+public final class TestCaptures {
     private TestCaptures() {
     }
 
     /** 8 x 4 groups of 64: order-free atomics into 16 bins, and a store per work-item. */
-    static final String HISTOGRAM = """
+    public static final String HISTOGRAM = """
             __kernel void hist(__global const uint *a, __global uint *bins, __global uint *out) {
                 uint gx = __builtin_amdgcn_workgroup_id_x();
                 uint gy = __builtin_amdgcn_workgroup_id_y();
@@ -41,7 +41,7 @@ final class TestCaptures {
             """;
 
     /** Each group of 256 writes its own n words. */
-    static final String FILL = """
+    public static final String FILL = """
             __kernel void fill(__global uint *out, uint n) {
                 uint g = __builtin_amdgcn_workgroup_id_x();
                 for (uint i = __builtin_amdgcn_workitem_id_x(); i < n; i += 256) {
@@ -51,7 +51,7 @@ final class TestCaptures {
             """;
 
     /** A loop of {@code iters} steps per work-item: slow groups. */
-    static final String SPIN = """
+    public static final String SPIN = """
             __kernel void spin(__global uint *out, uint iters) {
                 uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
                 uint x = i;
@@ -62,11 +62,11 @@ final class TestCaptures {
             }
             """;
 
-    static Path saxpy() {
+    public static Path saxpy() {
         return Toolchain.root().resolve("examples/saxpy/saxpy.capture");
     }
 
-    static Path build(Path dir, String name, String source, String groups, String size, List<KernelArg> args)
+    public static Path build(Path dir, String name, String source, String groups, String size, List<KernelArg> args)
             throws Exception {
         Path object = Toolchain.compileOpenCl(dir, name, source, "-O2");
         var built = CaptureBuilder.fromCodeObject(Files.readAllBytes(object), name, DispatchShape.parse(groups, size),
@@ -76,7 +76,7 @@ final class TestCaptures {
         return out;
     }
 
-    static Path histogram(Path dir) throws Exception {
+    public static Path histogram(Path dir) throws Exception {
         ByteBuffer a = ByteBuffer.allocate(32 * 64 * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 32 * 64; i++) {
             a.putInt(i * 7919 + 13);
@@ -88,18 +88,18 @@ final class TestCaptures {
     }
 
     /** Two groups, each storing {@code words} words. */
-    static Path fill(Path dir, int words) throws Exception {
+    public static Path fill(Path dir, int words) throws Exception {
         return build(dir, "fill", FILL, "2", "256", List.of(new KernelArg.Zeros(2L * words * 4),
                 new KernelArg.Word("u32", words)));
     }
 
-    static Path spin(Path dir, int groups, int iters) throws Exception {
+    public static Path spin(Path dir, int groups, int iters) throws Exception {
         return build(dir, "spin", SPIN, String.valueOf(groups), "64", List.of(new KernelArg.Zeros(groups * 64L * 4),
                 new KernelArg.Word("u32", iters)));
     }
 
     /** replay eval's outputs for the selection (one thread), in {@code out}. */
-    static Path reference(Path capture, GroupSelection selection, Path out) throws Exception {
+    public static Path reference(Path capture, GroupSelection selection, Path out) throws Exception {
         CaptureFile file = CaptureFile.open(capture);
         Kernel kernel = new Kernel(file);
         Evaluation.Outcome o = Evaluation.run(kernel, selection.resolve(kernel.dispatch()), 1, HostModel.DEFAULT_BUDGET,
@@ -109,7 +109,7 @@ final class TestCaptures {
     }
 
     /** What a run report adds to replay eval's (docs/report-schema.md), and the schema name it replaces. */
-    static final List<String> RUN_REPORT_FIELDS = List.of("schema", "capture_file", "capture_path", "job", "selection",
+    public static final List<String> RUN_REPORT_FIELDS = List.of("schema", "capture_file", "capture_path", "job", "selection",
             "nondeterministic_slices", "device", "comparison", "result", "timings", "sampling", "farm");
 
     /**
@@ -117,7 +117,7 @@ final class TestCaptures {
      * a run report), and report.json identical in eval-report/1's fields but for the wall time and the
      * thread count (which say how, not what).
      */
-    static void assertSameOutputs(Path expected, Path actual) throws IOException {
+    public static void assertSameOutputs(Path expected, Path actual) throws IOException {
         List<Path> files;
         try (Stream<Path> s = Files.list(expected.resolve("host"))) {
             files = s.sorted().toList();
@@ -133,7 +133,7 @@ final class TestCaptures {
         assertEquals(comparableReport(expected), comparableReport(actual));
     }
 
-    static String comparableReport(Path dir) throws IOException {
+    public static String comparableReport(Path dir) throws IOException {
         ObjectNode r = (ObjectNode) new ObjectMapper().readTree(dir.resolve("report.json").toFile());
         r.remove("wall_time_seconds");
         r.remove("threads");

@@ -18,7 +18,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.capture.CaptureFormatException;
 import org.replayfarm.model.capture.Sha256;

@@ -9,7 +9,7 @@ import java.util.concurrent.Executor;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.metrics.FarmMetrics;
+import org.replayfarm.metrics.FarmMetrics;
 import org.replayfarm.proto.GroupOutcome;
 import org.replayfarm.proto.SliceResult;
 import org.replayfarm.proto.SliceTask;

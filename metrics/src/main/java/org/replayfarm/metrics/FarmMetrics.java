@@ -1,4 +1,4 @@
-package org.replayfarm.evalnode.metrics;
+package org.replayfarm.metrics;
 
 import java.util.ArrayList;
 import java.util.Arrays;

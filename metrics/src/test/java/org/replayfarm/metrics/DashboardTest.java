@@ -1,4 +1,4 @@
-package org.replayfarm.evalnode.metrics;
+package org.replayfarm.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package org.replayfarm.evalnode.metrics;
+package org.replayfarm.metrics;
 
 import com.typesafe.config.Config;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package org.replayfarm.evalnode.metrics;
+package org.replayfarm.metrics;
 
 import com.sun.net.httpserver.HttpServer;
 import com.typesafe.config.Config;
