@@ -410,7 +410,7 @@ public final class NodeCommand implements Callable<Integer> {
      * The port Artery binds: {@code akka.remote.artery.bind.port} from the node's --config when set (a node behind
      * a NAT or a proxy, whose canonical --port is the one its peers dial), else --port.
      */
-    static int arteryBindPort(Config extra, int port) {
+    public static int arteryBindPort(Config extra, int port) {
         if (extra.hasPath("akka.remote.artery.bind.port")) {
             String p = extra.getString("akka.remote.artery.bind.port").trim();
             if (!p.isEmpty()) {
