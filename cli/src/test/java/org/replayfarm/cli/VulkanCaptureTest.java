@@ -192,6 +192,27 @@ class VulkanCaptureTest {
         assertTrue(!Files.exists(out));
     }
 
+    @Test
+    void aRayQueryShaderIsRefusedByName() throws Exception {
+        CliRun r = v.tryBuild("rq", """
+                #version 460
+                #extension GL_EXT_ray_query : require
+                layout(local_size_x = 8) in;
+                layout(set = 0, binding = 0) uniform accelerationStructureEXT scene;
+                layout(set = 0, binding = 1) buffer O { float t[]; };
+                void main() {
+                  rayQueryEXT q;
+                  rayQueryInitializeEXT(q, scene, gl_RayFlagsOpaqueEXT, 0xFF, vec3(gl_LocalInvocationID.x, 0.0, -1.0),
+                                        0.0, vec3(0.0, 0.0, 1.0), 10.0);
+                  while (rayQueryProceedEXT(q)) {}
+                  t[gl_LocalInvocationID.x] = rayQueryGetIntersectionTEXT(q, true);
+                }
+                """, "1", List.of("--binding", "0.1=zeros:32", "--no-reference"));
+        assertEquals(2, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("set 0 binding 0") && r.err().contains("acceleration structures (ray queries) are not "
+                + "built into Vulkan captures yet"), r.err());
+    }
+
     private static final String TWO_RUNS = """
             #!amber
             SHADER compute twice GLSL

@@ -302,6 +302,10 @@ public final class VulkanBuild {
         Map<String, Res> out = new LinkedHashMap<>();
         for (SpirvModule.Resource r : module.resources()) {
             String key = r.set() + "." + r.binding();
+            if (r.kind() == DescriptorKind.ACCELERATION_STRUCTURE) {
+                throw new VulkanException("the shader declares " + r.describe() + ": acceleration structures (ray "
+                        + "queries) are not built into Vulkan captures yet (RADV compiles them; see docs/vulkan.md)");
+            }
             List<BindingArg> g = given.remove(key);
             if (g == null) {
                 throw new VulkanException("the shader declares " + r.describe() + " but no --binding " + key
