@@ -357,6 +357,10 @@ public final class AmberCommand implements Callable<Integer> {
             if (b.descriptorOffset() != 0 || (b.descriptorRange() >= 0 && b.descriptorRange() != bytes.length)) {
                 throw AmberException.unsupported("DESCRIPTOR_OFFSET / DESCRIPTOR_RANGE", b.line());
             }
+            if (b.baseMipLevel() != 0) {
+                throw AmberException.unsupported("BASE_MIP_LEVEL " + b.baseMipLevel() + " (a view from a mip level other "
+                        + "than 0)", b.line());
+            }
             Path data = dir.resolve("binding-" + b.set() + "-" + b.binding() + (b.element() < 0 ? "" : "-" + b.element()) + ".bin");
             Files.write(data, bytes);
             bufferOfBinding.put(key, b.what());
@@ -404,6 +408,11 @@ public final class AmberCommand implements Callable<Integer> {
     private static String image(BufferDecl decl, Path data, int line) throws AmberException {
         if (!decl.image()) {
             throw AmberException.unsupported("a BUFFER bound as an image ('" + decl.name() + "'); declare it with IMAGE", line);
+        }
+        if (decl.mipLevels() > 1) {
+            // the script's data fills level 0; what the other levels hold is the runner's to choose
+            throw AmberException.unsupported("IMAGE " + decl.name() + " MIP_LEVELS " + decl.mipLevels() + " (mipmapped "
+                    + "images: capture build --source takes image:raw:...,mips=N with every level's texels)", line);
         }
         String size = decl.width() + "x" + Math.max(1, decl.height()) + (decl.depth() > 1 ? "x" + decl.depth() : "");
         return "image:raw:" + data + "," + size + ",format=" + format(decl, line)

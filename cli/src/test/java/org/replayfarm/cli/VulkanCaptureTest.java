@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,12 @@ import org.replayfarm.model.capture.CaptureFile;
 class VulkanCaptureTest {
     @TempDir
     Path dir;
+    private VulkanTestSupport v;
+
+    @BeforeEach
+    void support() {
+        v = new VulkanTestSupport(dir);
+    }
 
     private static final String SCALE = """
             #version 450
@@ -43,35 +50,11 @@ class VulkanCaptureTest {
             }
             """;
 
-    private Path write(String name, String text) throws Exception {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text);
-        return p;
-    }
-
-    private Path words(String name, int n, java.util.function.IntUnaryOperator f) throws Exception {
-        ByteBuffer b = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < n; i++) {
-            b.putInt(f.applyAsInt(i));
-        }
-        Path p = dir.resolve(name);
-        Files.write(p, b.array());
-        return p;
-    }
-
-    private static String summary(Path out) {
-        try {
-            return Files.readString(out.resolve("summary.txt"));
-        } catch (java.io.IOException e) {
-            return "(no summary: " + e.getMessage() + ")";
-        }
-    }
-
     @ParameterizedTest(name = "{0} wave{1}")
     @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
     void hostModelEqualsLavapipeOnEachCompilerAndWaveSize(String compiler, int wave) throws Exception {
-        Path src = write("scale.comp", SCALE);
-        Path in = words("in.bin", 128, i -> i * 3 + 1);
+        Path src = v.write("scale.comp", SCALE);
+        Path in = v.words("in.bin", 128, i -> i * 3 + 1);
         Path texels = dir.resolve("img.raw");
         Files.write(texels, new byte[16 * 8 * 4]);
         Path capture = dir.resolve("scale.capture");
@@ -88,9 +71,9 @@ class VulkanCaptureTest {
         assertTrue(meta.getProvenance().getArgumentsList().contains("compiler=" + compiler));
         Path out = dir.resolve("run");
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(0, run.exitCode(), () -> summary(out) + run.err());
-        assertTrue(summary(out).contains("equal"), () -> summary(out));
-        assertTrue(summary(out).contains("unsupported 0"), () -> summary(out));
+        assertEquals(0, run.exitCode(), () -> VulkanTestSupport.summary(out) + run.err());
+        assertTrue(VulkanTestSupport.summary(out).contains("equal"), () -> VulkanTestSupport.summary(out));
+        assertTrue(VulkanTestSupport.summary(out).contains("unsupported 0"), () -> VulkanTestSupport.summary(out));
         // the values themselves, computed here: b[i] = a[i] * 7 + i for i < 100, untouched (0) after
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-1.bin"))).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 128; i++) {
@@ -100,7 +83,7 @@ class VulkanCaptureTest {
 
     @Test
     void everyDescriptorKindAndPushConstantsBehindTheirPointer() throws Exception {
-        Path src = write("kinds.comp", """
+        Path src = v.write("kinds.comp", """
                 #version 450
                 layout(local_size_x = 8, local_size_y = 8) in;
                 layout(set = 0, binding = 0) buffer A { uint a[]; };
@@ -126,15 +109,15 @@ class VulkanCaptureTest {
                   d[i] = gl_LocalInvocationIndex;
                 }
                 """);
-        Path u = words("u.bin", 4, i -> i == 0 ? 1000 : 0);
-        Path simg = words("simg.raw", 64, i -> i * 11);
+        Path u = v.words("u.bin", 4, i -> i == 0 ? 1000 : 0);
+        Path simg = v.words("simg.raw", 64, i -> i * 11);
         Path rgba = dir.resolve("rgba.raw");
         byte[] px = new byte[8 * 8 * 4];
         for (int i = 0; i < px.length; i++) {
             px[i] = (byte) (i * 37);
         }
         Files.write(rgba, px);
-        Path texel = words("texel.bin", 16, i -> 1 << i);
+        Path texel = v.words("texel.bin", 16, i -> 1 << i);
         StringBuilder push = new StringBuilder("bytes:");
         for (int i = 0; i < 20; i++) {
             push.append(String.format("%02x000000", i * 5 + 1));
@@ -153,8 +136,8 @@ class VulkanCaptureTest {
         assertEquals(0, built.exitCode(), built.err());
         Path out = dir.resolve("run");
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(0, run.exitCode(), () -> summary(out) + run.err());
-        assertTrue(summary(out).contains("equal"), () -> summary(out));
+        assertEquals(0, run.exitCode(), () -> VulkanTestSupport.summary(out) + run.err());
+        assertTrue(VulkanTestSupport.summary(out).contains("equal"), () -> VulkanTestSupport.summary(out));
         // the lavapipe-run command gives the same reference alone
         Path ref = dir.resolve("ref");
         args.set(1, "lavapipe-run");
@@ -172,8 +155,8 @@ class VulkanCaptureTest {
 
     @Test
     void wrongInputIsNamedBySetAndBinding() throws Exception {
-        Path src = write("scale.comp", SCALE);
-        Path in = words("in.bin", 128, i -> i);
+        Path src = v.write("scale.comp", SCALE);
+        Path in = v.words("in.bin", 128, i -> i);
         Path texels = dir.resolve("img.raw");
         Files.write(texels, new byte[16 * 8 * 4]);
         String image = "0.2=image:raw:" + texels + ",16x8,format=8_8_8_8_UNORM";
@@ -202,11 +185,32 @@ class VulkanCaptureTest {
         assertEquals(2, extra.exitCode());
         assertTrue(extra.err().contains("3.9") && extra.err().contains("declares no such binding"), extra.err());
         // a shader that does not compile: glslang's message
-        Path bad = write("bad.comp", "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { nope = 1; }\n");
+        Path bad = v.write("bad.comp", "#version 450\nlayout(local_size_x = 1) in;\nvoid main() { nope = 1; }\n");
         CliRun broken = CliRun.of("capture", "build", "--source", bad.toString(), "--groups", "1", "-o", out.toString());
         assertEquals(2, broken.exitCode());
         assertTrue(broken.err().contains("does not compile") && broken.err().contains("nope"), broken.err());
         assertTrue(!Files.exists(out));
+    }
+
+    @Test
+    void aRayQueryShaderIsRefusedByName() throws Exception {
+        CliRun r = v.tryBuild("rq", """
+                #version 460
+                #extension GL_EXT_ray_query : require
+                layout(local_size_x = 8) in;
+                layout(set = 0, binding = 0) uniform accelerationStructureEXT scene;
+                layout(set = 0, binding = 1) buffer O { float t[]; };
+                void main() {
+                  rayQueryEXT q;
+                  rayQueryInitializeEXT(q, scene, gl_RayFlagsOpaqueEXT, 0xFF, vec3(gl_LocalInvocationID.x, 0.0, -1.0),
+                                        0.0, vec3(0.0, 0.0, 1.0), 10.0);
+                  while (rayQueryProceedEXT(q)) {}
+                  t[gl_LocalInvocationID.x] = rayQueryGetIntersectionTEXT(q, true);
+                }
+                """, "1", List.of("--binding", "0.1=zeros:32", "--no-reference"));
+        assertEquals(2, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("set 0 binding 0") && r.err().contains("acceleration structures (ray queries) are not "
+                + "built into Vulkan captures yet"), r.err());
     }
 
     private static final String TWO_RUNS = """
@@ -233,19 +237,19 @@ class VulkanCaptureTest {
         for (int i = 0; i < 16; i++) {
             want.append(' ').append(7 * i + 4);
         }
-        Path ok = write("ok.amber", TWO_RUNS + "EXPECT buf IDX 0 EQ" + want + "\n");
+        Path ok = v.write("ok.amber", TWO_RUNS + "EXPECT buf IDX 0 EQ" + want + "\n");
         CliRun r = CliRun.of("amber", ok.toString());
         assertEquals(0, r.exitCode(), r.out() + r.err());
         assertTrue(r.out().contains("amber: 2 runs, 1 expects passed, 0 failed, 0 unsupported"), r.out());
         assertEquals(2, r.out().lines().filter(l -> l.matches("run \\d \\(line \\d+\\): RUN p 2 1 1: .*equal.*")).count(), r.out());
 
-        Path bad = write("bad.amber", TWO_RUNS + "EXPECT buf IDX 4 EQ 12\n");
+        Path bad = v.write("bad.amber", TWO_RUNS + "EXPECT buf IDX 4 EQ 12\n");
         CliRun failed = CliRun.of("amber", bad.toString());
         assertEquals(1, failed.exitCode(), failed.out());
         assertTrue(failed.out().contains("expected EQ 12, actual 11"), failed.out());
         assertTrue(failed.out().contains("0 expects passed, 1 failed"), failed.out());
 
-        Path unsupported = write("u.amber", TWO_RUNS.replace("RUN p 2 1 1\nRUN", "VIRTUAL_FILE x\nEND\nRUN"));
+        Path unsupported = v.write("u.amber", TWO_RUNS.replace("RUN p 2 1 1\nRUN", "VIRTUAL_FILE x\nEND\nRUN"));
         CliRun refused = CliRun.of("amber", unsupported.toString());
         assertEquals(2, refused.exitCode(), refused.out() + refused.err());
         assertTrue(refused.err().contains("VIRTUAL_FILE"), refused.err());
@@ -262,7 +266,7 @@ class VulkanCaptureTest {
         }
         Path out = dir.resolve("run2");
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(0, run.exitCode(), () -> summary(out));
+        assertEquals(0, run.exitCode(), () -> VulkanTestSupport.summary(out));
         CliRun which = CliRun.of("capture", "build", "--amber", ok.toString(), "-o", dir.resolve("x.capture").toString());
         assertEquals(2, which.exitCode());
         assertTrue(which.err().contains("2 compute RUNs; choose one with --run 1..2"), which.err());
@@ -270,7 +274,7 @@ class VulkanCaptureTest {
 
     @Test
     void hlslThroughGlslangsHlslFrontEnd() throws Exception {
-        Path src = write("scale.hlsl", """
+        Path src = v.write("scale.hlsl", """
                 struct P { uint k; };
                 [[vk::push_constant]] ConstantBuffer<P> pc;
                 [[vk::binding(0, 0)]] StructuredBuffer<uint> In;
@@ -280,14 +284,14 @@ class VulkanCaptureTest {
                     Out[id.x] = In[id.x] * pc.k + 1;
                 }
                 """);
-        Path in = words("in.bin", 128, i -> i);
+        Path in = v.words("in.bin", 128, i -> i);
         Path capture = dir.resolve("hlsl.capture");
         CliRun built = CliRun.of("capture", "build", "--source", src.toString(), "--groups", "2", "--binding",
                 "0.0=buffer:" + in, "--binding", "0.1=zeros:512", "--push", "u32:5", "-o", capture.toString());
         assertEquals(0, built.exitCode(), built.err());
         Path out = dir.resolve("run");
         CliRun run = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(0, run.exitCode(), () -> summary(out));
+        assertEquals(0, run.exitCode(), () -> VulkanTestSupport.summary(out));
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-1.bin"))).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < 128; i++) {
             assertEquals(5 * i + 1, b.getInt(4 * i), "Out[" + i + "]");

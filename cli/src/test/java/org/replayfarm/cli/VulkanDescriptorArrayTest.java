@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.IntUnaryOperator;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +27,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class VulkanDescriptorArrayTest {
     @TempDir
     Path dir;
+    private VulkanTestSupport v;
+
+    @BeforeEach
+    void support() {
+        v = new VulkanTestSupport(dir);
+    }
 
     private static final String ARRAYS = """
             #version 450
@@ -59,22 +64,6 @@ class VulkanDescriptorArrayTest {
             }
             """;
 
-    private Path write(String name, String text) throws Exception {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text);
-        return p;
-    }
-
-    private Path words(String name, int n, IntUnaryOperator f) throws Exception {
-        ByteBuffer b = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < n; i++) {
-            b.putInt(f.applyAsInt(i));
-        }
-        Path p = dir.resolve(name);
-        Files.write(p, b.array());
-        return p;
-    }
-
     private Path texels(String name, int seed) throws Exception {
         byte[] px = new byte[8 * 8 * 4];
         for (int i = 0; i < px.length; i++) {
@@ -83,14 +72,6 @@ class VulkanDescriptorArrayTest {
         Path p = dir.resolve(name);
         Files.write(p, px);
         return p;
-    }
-
-    private static String summary(Path out) {
-        try {
-            return Files.readString(out.resolve("summary.txt"));
-        } catch (java.io.IOException e) {
-            return "(no summary: " + e.getMessage() + ")";
-        }
     }
 
     private static int buf(int k, int i) {
@@ -107,14 +88,14 @@ class VulkanDescriptorArrayTest {
         String rgba = ",8x8,format=8_8_8_8_UNORM";
         for (int k = 0; k < 3; k++) {
             int kk = k;
-            args.addAll(List.of("--binding", "0.2[" + k + "]=buffer:" + words("b" + k + ".bin", 128, i -> buf(kk, i))));
+            args.addAll(List.of("--binding", "0.2[" + k + "]=buffer:" + v.words("b" + k + ".bin", 128, i -> buf(kk, i))));
             args.addAll(List.of("--binding", "0.4[" + k + "]=image:raw:" + texels("t" + k + ".raw", k) + rgba,
                     "--binding", "0.4[" + k + "]=sampler:nearest," + (k == 1 ? "wrap" : "clamp")));
-            args.addAll(List.of("--binding", "1.0[" + k + "]=buffer:" + words("r" + k + ".bin", 128, i -> rt(kk, i))));
+            args.addAll(List.of("--binding", "1.0[" + k + "]=buffer:" + v.words("r" + k + ".bin", 128, i -> rt(kk, i))));
         }
         for (int k = 0; k < 2; k++) {
             int kk = k;
-            args.addAll(List.of("--binding", "0.3[" + k + "]=uniform:" + words("u" + k + ".bin", 4, i -> i == 0 ? 7 * (kk + 1) : 0),
+            args.addAll(List.of("--binding", "0.3[" + k + "]=uniform:" + v.words("u" + k + ".bin", 4, i -> i == 0 ? 7 * (kk + 1) : 0),
                     "--binding", "0.5[" + k + "]=image:raw:" + texels("i" + k + ".raw", 5 + k) + rgba,
                     "--binding", "0.6[" + k + "]=image:raw:" + texels("s" + k + ".raw", 9 + k) + rgba,
                     // one sampler state for both: lavapipe 22.3 samples a dynamically indexed separate
@@ -128,28 +109,21 @@ class VulkanDescriptorArrayTest {
     @ParameterizedTest(name = "{0} wave{1}")
     @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
     void descriptorArraysEqualLavapipeOnEachCompilerAndWaveSize(String compiler, int wave) throws Exception {
-        Path src = write("arrays.comp", ARRAYS);
-        Path capture = dir.resolve("arrays.capture");
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", src.toString(), "--groups", "2"));
-        cmd.addAll(arrayBindings());
-        cmd.addAll(List.of("--compiler", compiler, "--wave" + wave, "-o", capture.toString()));
-        CliRun built = CliRun.of(cmd.toArray(String[]::new));
+        List<String> options = new ArrayList<>(arrayBindings());
+        options.addAll(List.of("--compiler", compiler, "--wave" + wave));
+        CliRun built = v.tryBuild("arrays", ARRAYS, "2", options);
         assertEquals(0, built.exitCode(), built.err());
         assertTrue(built.out().contains("reference run: lavapipe (Mesa 22.3"), built.out());
         assertTrue(built.out().matches("(?s).*decoder: all \\d+ instructions read as RADV prints them.*"), built.out());
-        Path out = dir.resolve("run");
         // the float results through unorm texels: lavapipe's unorm-to-float conversion and the host model's
         // differ by up to 2 ulps (measured), which SPIR-V allows
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--view", "1=f32", "--ulp", "2",
-                "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        assertTrue(summary(out).contains("result          equal"), () -> summary(out));
-        assertTrue(summary(out).matches("(?s).*range 1 binding 0.1 buffer OutF as f32 \\(--view\\): 512 element\\(s\\) compared, "
-                + "0 differing, 0 device-only.*"), () -> summary(out));
-        assertTrue(summary(out).contains("unsupported 0"), () -> summary(out));
-        assertTrue(summary(out).contains("binding 0.8[1] outs 64 compared, 0 differing"), () -> summary(out));
+        String s = v.runEqual(dir.resolve("arrays.capture"), "--view", "1=f32", "--ulp", "2");
+        assertTrue(s.matches("(?s).*range 1 binding 0.1 buffer OutF as f32 \\(--view\\): 512 element\\(s\\) compared, "
+                + "0 differing, 0 device-only.*"), s);
+        assertTrue(s.contains("unsupported 0"), s);
+        assertTrue(s.contains("binding 0.8[1] outs 64 compared, 0 differing"), s);
         // the integer part, computed here: constant, non-uniform and dynamically uniform elements
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-0.bin"))).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = VulkanTestSupport.hostRange(dir.resolve("arrays-run"), 0);
         for (int i = 0; i < 128; i++) {
             int l = i % 64;
             int g = i / 64;
@@ -160,18 +134,9 @@ class VulkanDescriptorArrayTest {
 
     @Test
     void theTranslatorRunsDescriptorArraysAsTheHostModelDoes() throws Exception {
-        Path src = write("arrays.comp", ARRAYS);
-        Path capture = dir.resolve("arrays.capture");
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", src.toString(), "--groups", "2"));
-        cmd.addAll(arrayBindings());
-        cmd.addAll(List.of("--no-reference", "-o", capture.toString()));
-        CliRun built = CliRun.of(cmd.toArray(String[]::new));
-        assertEquals(0, built.exitCode(), built.err());
-        Path out = dir.resolve("cuda");
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        assertTrue(summary(out).contains("equal"), () -> summary(out));
-        assertTrue(summary(out).contains("0 refused"), () -> summary(out));
+        List<String> options = new ArrayList<>(arrayBindings());
+        options.add("--no-reference");
+        v.equalOnCudaCpu(v.build("arrays", ARRAYS, "2", options));
     }
 
     /**
@@ -181,7 +146,7 @@ class VulkanDescriptorArrayTest {
      */
     @Test
     void aNonUniformStorageImageIndexIsReportedAgainstLavapipe() throws Exception {
-        Path src = write("nu.comp", """
+        Path src = v.write("nu.comp", """
                 #version 450
                 #extension GL_EXT_nonuniform_qualifier : require
                 layout(local_size_x = 8, local_size_y = 8) in;
@@ -193,8 +158,8 @@ class VulkanDescriptorArrayTest {
                   o[gl_LocalInvocationIndex] = imageLoad(imgs[nonuniformEXT(k)], p).x;
                 }
                 """);
-        Path one = words("one.raw", 64, i -> 100 + i);
-        Path two = words("two.raw", 64, i -> 200 + i);
+        Path one = v.words("one.raw", 64, i -> 100 + i);
+        Path two = v.words("two.raw", 64, i -> 200 + i);
         Path capture = dir.resolve("nu.capture");
         CliRun built = CliRun.of("capture", "build", "--source", src.toString(), "--groups", "1",
                 "--binding", "0.0[0]=image:raw:" + one + ",8x8,format=32_UINT",
@@ -203,9 +168,9 @@ class VulkanDescriptorArrayTest {
         assertEquals(0, built.exitCode(), built.err());
         Path out = dir.resolve("run");
         CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(1, ran.exitCode(), () -> summary(out));
-        assertTrue(summary(out).contains("range 0 (binding 0.1 buffer Out)"), () -> summary(out));
-        ByteBuffer host = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-0.bin"))).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(1, ran.exitCode(), () -> VulkanTestSupport.summary(out));
+        assertTrue(VulkanTestSupport.summary(out).contains("range 0 (binding 0.1 buffer Out)"), () -> VulkanTestSupport.summary(out));
+        ByteBuffer host = VulkanTestSupport.hostRange(out, 0);
         for (int i = 0; i < 64; i++) {
             int k = 1 - ((i % 8) >> 1 & 1);
             assertEquals((k == 0 ? 100 : 200) + i, host.getInt(4 * i), "o[" + i + "]");
@@ -219,7 +184,7 @@ class VulkanDescriptorArrayTest {
      */
     @Test
     void aDynamicSamplerIndexIsReportedAgainstLavapipe() throws Exception {
-        Path src = write("smp.comp", """
+        Path src = v.write("smp.comp", """
                 #version 450
                 layout(local_size_x = 1) in;
                 layout(set = 0, binding = 0) buffer O { uint o[]; };
@@ -239,18 +204,18 @@ class VulkanDescriptorArrayTest {
         assertEquals(0, built.exitCode(), built.err());
         Path out = dir.resolve("run");
         CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--out", out.toString());
-        assertEquals(1, ran.exitCode(), () -> summary(out));
-        assertTrue(summary(out).contains("range 0 (binding 0.0 buffer O): 1 of 8 compared bytes differ"), () -> summary(out));
+        assertEquals(1, ran.exitCode(), () -> VulkanTestSupport.summary(out));
+        assertTrue(VulkanTestSupport.summary(out).contains("range 0 (binding 0.0 buffer O): 1 of 8 compared bytes differ"), () -> VulkanTestSupport.summary(out));
         // -0.15625 is texel -1.25: clamped, texel (0, 0); wrapped, texel (6, 6); red channels computed here
         byte[] px = Files.readAllBytes(texels);
-        ByteBuffer host = ByteBuffer.wrap(Files.readAllBytes(out.resolve("host").resolve("guest-0.bin"))).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer host = VulkanTestSupport.hostRange(out, 0);
         assertEquals(px[0] & 0xFF, host.getInt(0), "group 0, clamped");
         assertEquals(px[(6 * 8 + 6) * 4] & 0xFF, host.getInt(4), "group 1, wrapped");
     }
 
     @Test
     void missingExtraAndUnindexedElementsAreNamed() throws Exception {
-        Path src = write("arrays.comp", ARRAYS);
+        Path src = v.write("arrays.comp", ARRAYS);
         List<String> all = arrayBindings();
         // element 1 of bufs left out
         CliRun missing = build(src, without(all, "0.2[1]="));
@@ -286,10 +251,7 @@ class VulkanDescriptorArrayTest {
     }
 
     private CliRun build(Path src, List<String> bindings) {
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", src.toString(), "--groups", "2",
-                "--no-reference", "-o", dir.resolve("x.capture").toString()));
-        cmd.addAll(bindings);
-        return CliRun.of(cmd.toArray(String[]::new));
+        return v.buildNoReference(src, "2", bindings);
     }
 
     /** The binding arguments less those whose value starts with {@code prefix} (and their "--binding"). */

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,12 @@ import org.replayfarm.proto.ImageType;
 class VulkanImageShapeTest {
     @TempDir
     Path dir;
+    private VulkanTestSupport v;
+
+    @BeforeEach
+    void support() {
+        v = new VulkanTestSupport(dir);
+    }
 
     private static final String ARRAYS = """
             #version 450
@@ -115,64 +122,12 @@ class VulkanImageShapeTest {
             }
             """;
 
-    /** ACO wave64 by default; ACO and LLVM, wave32 and wave64 with -Dreplay.amber.all=true (as the Amber corpus). */
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> compilers() {
-        List<org.junit.jupiter.params.provider.Arguments> all = List.of(
-                org.junit.jupiter.params.provider.Arguments.of("aco", 64), org.junit.jupiter.params.provider.Arguments.of("aco", 32),
-                org.junit.jupiter.params.provider.Arguments.of("llvm", 64), org.junit.jupiter.params.provider.Arguments.of("llvm", 32));
-        return (Boolean.getBoolean("replay.amber.all") ? all : all.subList(0, 1)).stream();
-    }
-
-    private Path write(String name, String text) throws Exception {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text);
-        return p;
-    }
-
-    private Path bytes(String name, int n, int seed) throws Exception {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) (i * (29 + 2 * seed) + 7 * seed + (i >> 5));
-        }
-        Path p = dir.resolve(name);
-        Files.write(p, b);
-        return p;
-    }
-
-    private static String summary(Path out) {
-        try {
-            return Files.readString(out.resolve("summary.txt"));
-        } catch (java.io.IOException e) {
-            return "(no summary: " + e.getMessage() + ")";
-        }
-    }
-
-    /** Builds, then runs against lavapipe with range 0 read as f32 within 2 ulps; returns the summary. */
-    private String buildAndRun(String name, String source, String groups, List<String> bindings, String compiler,
-                               int wave) throws Exception {
-        Path capture = dir.resolve(name + ".capture");
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", write(name + ".comp", source).toString(),
-                "--groups", groups, "--compiler", compiler, "--wave" + wave, "-o", capture.toString()));
-        cmd.addAll(bindings);
-        CliRun built = CliRun.of(cmd.toArray(String[]::new));
-        assertEquals(0, built.exitCode(), built.err());
-        assertTrue(built.out().matches("(?s).*decoder: all \\d+ instructions read as RADV prints them.*"), built.out());
-        Path out = dir.resolve(name + "-run");
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--view", "0=f32", "--ulp", "2",
-                "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        String s = summary(out);
-        assertTrue(s.contains("result          equal"), s);
-        assertTrue(s.contains("faults          0"), s);
-        return s;
-    }
-
     private List<String> arrayBindings() throws Exception {
         String rgba = ",8x8,layers=3,format=8_8_8_8_UNORM";
         return List.of("--binding", "0.0=zeros:3072",
-                "--binding", "0.1=image:raw:" + bytes("src.raw", 8 * 8 * 4 * 3, 1) + rgba,
-                "--binding", "0.2=image:raw:" + bytes("dst.raw", 8 * 8 * 4 * 3, 2) + rgba,
-                "--binding", "0.3=image:raw:" + bytes("tex.raw", 8 * 8 * 4 * 3, 3) + rgba,
+                "--binding", "0.1=image:raw:" + v.bytes("src.raw", 8 * 8 * 4 * 3, 1) + rgba,
+                "--binding", "0.2=image:raw:" + v.bytes("dst.raw", 8 * 8 * 4 * 3, 2) + rgba,
+                "--binding", "0.3=image:raw:" + v.bytes("tex.raw", 8 * 8 * 4 * 3, 3) + rgba,
                 "--binding", "0.3=sampler:nearest,clamp",
                 "--binding", "0.4=image:raw:" + dir.resolve("line.raw") + ",8x1,layers=3,format=32_UINT");
     }
@@ -180,16 +135,16 @@ class VulkanImageShapeTest {
     private List<String> cubeBindings() throws Exception {
         String rgba = ",4x4,layers=6,format=8_8_8_8_UNORM";
         return List.of("--binding", "0.0=zeros:1536",
-                "--binding", "0.1=image:raw:" + bytes("sky.raw", 4 * 4 * 4 * 6, 4) + rgba,
+                "--binding", "0.1=image:raw:" + v.bytes("sky.raw", 4 * 4 * 4 * 6, 4) + rgba,
                 "--binding", "0.1=sampler:nearest,clamp",
-                "--binding", "0.2=image:raw:" + bytes("faces.raw", 4 * 4 * 4 * 6, 5) + rgba);
+                "--binding", "0.2=image:raw:" + v.bytes("faces.raw", 4 * 4 * 4 * 6, 5) + rgba);
     }
 
     @ParameterizedTest(name = "{0} wave{1}")
     @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
     void arrayedImagesEqualLavapipe(String compiler, int wave) throws Exception {
         Files.write(dir.resolve("line.raw"), new byte[8 * 4 * 3]);
-        String s = buildAndRun("arrays", ARRAYS, "3", arrayBindings(), compiler, wave);
+        String s = v.buildAndRun("arrays", ARRAYS, "3", arrayBindings(), compiler, wave);
         assertTrue(s.contains("binding 0.2 dst 192 compared, 0 differing"), s);
         assertTrue(s.contains("binding 0.4 line 24 compared, 0 differing"), s);
         var images = CaptureFile.open(dir.resolve("arrays.capture")).metadata().getImagesList();
@@ -201,15 +156,15 @@ class VulkanImageShapeTest {
     private List<String> cubeArrayBindings() throws Exception {
         String rgba = ",4x4,layers=12,format=8_8_8_8_UNORM";
         return List.of("--binding", "0.0=zeros:3072",
-                "--binding", "0.1=image:raw:" + bytes("skies.raw", 4 * 4 * 4 * 12, 9) + rgba,
+                "--binding", "0.1=image:raw:" + v.bytes("skies.raw", 4 * 4 * 4 * 12, 9) + rgba,
                 "--binding", "0.1=sampler:nearest,clamp",
-                "--binding", "0.2=image:raw:" + bytes("cubes.raw", 4 * 4 * 4 * 12, 10) + rgba);
+                "--binding", "0.2=image:raw:" + v.bytes("cubes.raw", 4 * 4 * 4 * 12, 10) + rgba);
     }
 
     @ParameterizedTest(name = "{0} wave{1}")
-    @MethodSource("compilers")
+    @MethodSource("org.replayfarm.cli.VulkanTestSupport#compilers")
     void cubeArraysSampledAndStoredEqualLavapipe(String compiler, int wave) throws Exception {
-        String s = buildAndRun("cubes", CUBE_ARRAY, "6,2", cubeArrayBindings(), compiler, wave);
+        String s = v.buildAndRun("cubes", CUBE_ARRAY, "6,2", cubeArrayBindings(), compiler, wave);
         assertTrue(s.contains("binding 0.2 faces 192 compared, 0 differing"), s);
         assertTrue(s.contains("range 0 binding 0.0 buffer O as f32 (--view): 768 element(s) compared, 0 differing"), s);
         var images = CaptureFile.open(dir.resolve("cubes.capture")).metadata().getImagesList();
@@ -219,7 +174,7 @@ class VulkanImageShapeTest {
 
     private List<String> seamlessBindings() throws Exception {
         return List.of("--binding", "0.0=zeros:" + 25 * 12 * 16,
-                "--binding", "0.1=image:raw:" + bytes("seamless.raw", 4 * 4 * 4 * 12, 11) + ",4x4,layers=12,"
+                "--binding", "0.1=image:raw:" + v.bytes("seamless.raw", 4 * 4 * 4 * 12, 11) + ",4x4,layers=12,"
                         + "format=8_8_8_8_UNORM",
                 "--binding", "0.1=sampler:bilinear,clamp");
     }
@@ -230,29 +185,18 @@ class VulkanImageShapeTest {
      * 2D bilinear samples).
      */
     @ParameterizedTest(name = "{0} wave{1}")
-    @MethodSource("compilers")
+    @MethodSource("org.replayfarm.cli.VulkanTestSupport#compilers")
     void seamlessCubeFilteringEqualsLavapipe(String compiler, int wave) throws Exception {
-        Path capture = dir.resolve("seamless.capture");
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source",
-                write("seamless.comp", SEAMLESS).toString(), "--groups", "6,2", "--compiler", compiler,
-                "--wave" + wave, "-o", capture.toString()));
-        cmd.addAll(seamlessBindings());
-        CliRun built = CliRun.of(cmd.toArray(String[]::new));
-        assertEquals(0, built.exitCode(), built.err());
-        Path out = dir.resolve("seamless-run");
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--view", "0=f32", "--abs", "0.004",
-                "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        String s = summary(out);
-        assertTrue(s.contains("result          equal"), s);
-        assertTrue(s.contains("faults          0"), s);
+        List<String> options = new ArrayList<>(List.of("--compiler", compiler, "--wave" + wave));
+        options.addAll(seamlessBindings());
+        String s = v.runEqual(v.build("seamless", SEAMLESS, "6,2", options), "--view", "0=f32", "--abs", "0.004");
         assertTrue(s.contains("range 0 binding 0.0 buffer O as f32 (--view): 1200 element(s) compared, 0 differing"), s);
     }
 
     @ParameterizedTest(name = "{0} wave{1}")
     @CsvSource({"aco,64", "aco,32", "llvm,64", "llvm,32"})
     void cubesSampledAndStoredEqualLavapipe(String compiler, int wave) throws Exception {
-        String s = buildAndRun("cube", CUBE, "6", cubeBindings(), compiler, wave);
+        String s = v.buildAndRun("cube", CUBE, "6", cubeBindings(), compiler, wave);
         assertTrue(s.contains("binding 0.2 faces 96 compared, 0 differing"), s);
         assertTrue(s.contains("range 0 binding 0.0 buffer O as f32 (--view): 384 element(s) compared, 0 differing"), s);
         var images = CaptureFile.open(dir.resolve("cube.capture")).metadata().getImagesList();
@@ -264,81 +208,66 @@ class VulkanImageShapeTest {
     void theTranslatorRunsArraysAndCubesAsTheHostModelDoes() throws Exception {
         Files.write(dir.resolve("line.raw"), new byte[8 * 4 * 3]);
         for (String name : List.of("arrays", "cube", "cubes", "seamless")) {
-            Path capture = dir.resolve(name + ".capture");
-            List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source",
-                    write(name + ".comp", switch (name) {
-                        case "cube" -> CUBE;
-                        case "cubes" -> CUBE_ARRAY;
-                        case "seamless" -> SEAMLESS;
-                        default -> ARRAYS;
-                    }).toString(), "--groups", switch (name) {
-                        case "cube" -> "6";
-                        case "cubes", "seamless" -> "6,2";
-                        default -> "3";
-                    }, "--no-reference", "-o", capture.toString()));
-            cmd.addAll(switch (name) {
+            List<String> options = new ArrayList<>(List.of("--no-reference"));
+            options.addAll(switch (name) {
                 case "cube" -> cubeBindings();
                 case "cubes" -> cubeArrayBindings();
                 case "seamless" -> seamlessBindings();
                 default -> arrayBindings();
             });
-            CliRun built = CliRun.of(cmd.toArray(String[]::new));
-            assertEquals(0, built.exitCode(), built.err());
-            Path out = dir.resolve(name + "-cuda");
-            CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
-            assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-            assertTrue(summary(out).contains("result          equal"), () -> summary(out));
-            assertTrue(summary(out).contains("0 group(s) faulted"), () -> summary(out));
+            v.equalOnCudaCpu(v.build(name, switch (name) {
+                case "cube" -> CUBE;
+                case "cubes" -> CUBE_ARRAY;
+                case "seamless" -> SEAMLESS;
+                default -> ARRAYS;
+            }, switch (name) {
+                case "cube" -> "6";
+                case "cubes", "seamless" -> "6,2";
+                default -> "3";
+            }, options));
         }
     }
 
     @Test
     void wrongShapesAreNamed() throws Exception {
-        Path cube = write("cube.comp", CUBE);
+        Path cube = v.write("cube.comp", CUBE);
         List<String> five = new ArrayList<>(cubeBindings());
-        five.set(3, "0.1=image:raw:" + bytes("five.raw", 4 * 4 * 4 * 5, 6) + ",4x4,layers=5,format=8_8_8_8_UNORM");
-        CliRun notSix = build(cube, "6", five);
+        five.set(3, "0.1=image:raw:" + v.bytes("five.raw", 4 * 4 * 4 * 5, 6) + ",4x4,layers=5,format=8_8_8_8_UNORM");
+        CliRun notSix = v.buildNoReference(cube, "6", five);
         assertEquals(2, notSix.exitCode(), notSix.err());
         assertTrue(notSix.err().contains("set 0 binding 1 (sky: combined-image-sampler cube): a cube needs a square image "
                 + "of six layers"), notSix.err());
         assertTrue(notSix.err().contains("is 4x4 with 5 layer(s)"), notSix.err());
 
-        Path plain = write("plain.comp", """
+        Path plain = v.write("plain.comp", """
                 #version 450
                 layout(local_size_x = 1) in;
                 layout(set = 0, binding = 0, r32ui) uniform uimage2D img;
                 void main() { imageStore(img, ivec2(0), uvec4(1)); }
                 """);
-        CliRun layered = build(plain, "1", List.of("--binding",
-                "0.0=image:raw:" + bytes("l.raw", 2 * 2 * 4 * 2, 7) + ",2x2,layers=2,format=32_UINT"));
+        CliRun layered = v.buildNoReference(plain, "1", List.of("--binding",
+                "0.0=image:raw:" + v.bytes("l.raw", 2 * 2 * 4 * 2, 7) + ",2x2,layers=2,format=32_UINT"));
         assertEquals(2, layered.exitCode(), layered.err());
         assertTrue(layered.err().contains("set 0 binding 0 (img: storage-image 2D): not an arrayed image, but"), layered.err());
         assertTrue(layered.err().contains("is given 2 layers"), layered.err());
 
-        CliRun wrongSize = build(plain, "1", List.of("--binding",
-                "0.0=image:raw:" + bytes("s.raw", 2 * 2 * 4 * 3, 7) + ",2x2,layers=2,format=32_UINT"));
+        CliRun wrongSize = v.buildNoReference(plain, "1", List.of("--binding",
+                "0.0=image:raw:" + v.bytes("s.raw", 2 * 2 * 4 * 3, 7) + ",2x2,layers=2,format=32_UINT"));
         assertEquals(2, wrongSize.exitCode(), wrongSize.err());
         assertTrue(wrongSize.err().contains("holds 48 bytes; 2x2, 2 layers, 32_UINT with 1 level(s) takes 32"), wrongSize.err());
 
-        Path ms = write("ms.comp", """
+        Path ms = v.write("ms.comp", """
                 #version 450
                 layout(local_size_x = 1) in;
                 layout(set = 0, binding = 0) uniform sampler2DMS tex;
                 layout(set = 0, binding = 1) buffer O { vec4 o; };
                 void main() { o = texelFetch(tex, ivec2(0), 1); }
                 """);
-        CliRun multisampled = build(ms, "1", List.of("--binding", "0.1=zeros:16",
-                "--binding", "0.0=image:raw:" + bytes("m.raw", 2 * 2 * 4, 8) + ",2x2,format=8_8_8_8_UNORM",
+        CliRun multisampled = v.buildNoReference(ms, "1", List.of("--binding", "0.1=zeros:16",
+                "--binding", "0.0=image:raw:" + v.bytes("m.raw", 2 * 2 * 4, 8) + ",2x2,format=8_8_8_8_UNORM",
                 "--binding", "0.0=sampler:nearest,clamp"));
         assertEquals(2, multisampled.exitCode(), multisampled.err());
         assertTrue(multisampled.err().contains("set 0 binding 0 (tex: combined-image-sampler 2D MS): a multisampled image; "
                 + "give its samples as image:raw:PATH,WxH,samples=N"), multisampled.err());
-    }
-
-    private CliRun build(Path src, String groups, List<String> bindings) {
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", src.toString(), "--groups", groups,
-                "--no-reference", "-o", dir.resolve("x.capture").toString()));
-        cmd.addAll(bindings);
-        return CliRun.of(cmd.toArray(String[]::new));
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,12 @@ import org.replayfarm.proto.ImageType;
 class VulkanMsaaTest {
     @TempDir
     Path dir;
+    private VulkanTestSupport v;
+
+    @BeforeEach
+    void support() {
+        v = new VulkanTestSupport(dir);
+    }
 
     /** One group per sample: group s reads sample s (layer 0 of img) and writes it elsewhere (layer 1). */
     private static final String MS = """
@@ -54,64 +61,28 @@ class VulkanMsaaTest {
             }
             """;
 
-    private Path write(String name, String text) throws Exception {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text);
-        return p;
-    }
-
-    private Path bytes(String name, int n, int seed) throws Exception {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) (i * (29 + 2 * seed) + 7 * seed + (i >> 5));
-        }
-        Path p = dir.resolve(name);
-        Files.write(p, b);
-        return p;
-    }
-
-    private static String summary(Path out) {
-        try {
-            return Files.readString(out.resolve("summary.txt"));
-        } catch (java.io.IOException e) {
-            return "(no summary: " + e.getMessage() + ")";
-        }
-    }
-
     private List<String> bindings(int samples) throws Exception {
         String rgba = ",4x4,format=8_8_8_8_UNORM,samples=" + samples;
         Files.write(dir.resolve("counts.raw"), new byte[4 * 4 * 4 * samples]);
         return List.of("--binding", "0.0=zeros:" + 16 * 16 * samples,
-                "--binding", "0.1=image:raw:" + bytes("tex.raw", 4 * 4 * 4 * samples, 1) + rgba,
+                "--binding", "0.1=image:raw:" + v.bytes("tex.raw", 4 * 4 * 4 * samples, 1) + rgba,
                 "--binding", "0.1=sampler:nearest,clamp",
-                "--binding", "0.2=image:raw:" + bytes("img.raw", 4 * 4 * 4 * 2 * samples, 2) + ",4x4,layers=2,"
+                "--binding", "0.2=image:raw:" + v.bytes("img.raw", 4 * 4 * 4 * 2 * samples, 2) + ",4x4,layers=2,"
                         + "format=8_8_8_8_UNORM,samples=" + samples,
                 "--binding", "0.3=image:raw:" + dir.resolve("counts.raw") + ",4x4,format=32_UINT,samples=" + samples);
     }
 
     private Path build(String name, int samples, List<String> extra) throws Exception {
-        Path capture = dir.resolve(name + ".capture");
-        List<String> cmd = new ArrayList<>(List.of("capture", "build", "--source", write(name + ".comp", MS).toString(),
-                "--groups", String.valueOf(samples), "-o", capture.toString()));
-        cmd.addAll(extra);
-        cmd.addAll(bindings(samples));
-        CliRun built = CliRun.of(cmd.toArray(String[]::new));
-        assertEquals(0, built.exitCode(), built.err());
-        assertTrue(built.out().matches("(?s).*decoder: all \\d+ instructions read as RADV prints them.*"), built.out());
-        return capture;
+        List<String> options = new ArrayList<>(extra);
+        options.addAll(bindings(samples));
+        return v.build(name, MS, String.valueOf(samples), options);
     }
 
     @ParameterizedTest(name = "{0} wave{1}")
-    @MethodSource("org.replayfarm.cli.VulkanImageShapeTest#compilers")
+    @MethodSource("org.replayfarm.cli.VulkanTestSupport#compilers")
     void multisampledImagesEqualLavapipe(String compiler, int wave) throws Exception {
         Path capture = build("ms", 4, List.of("--compiler", compiler, "--wave" + wave));
-        Path out = dir.resolve("ms-run");
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--view", "0=f32", "--ulp", "2",
-                "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        String s = summary(out);
-        assertTrue(s.contains("result          equal"), s);
-        assertTrue(s.contains("faults          0"), s);
+        String s = v.runEqual(capture, "--view", "0=f32", "--ulp", "2");
         // the texel samples each side changed: layer 1's 16 texels x 4 samples; 4 texels x 4 samples of counts
         assertTrue(s.contains("binding 0.2 img 64 compared, 0 differing"), s);
         assertTrue(s.contains("binding 0.3 counts 16 compared, 0 differing"), s);
@@ -127,26 +98,21 @@ class VulkanMsaaTest {
     @ParameterizedTest(name = "{0} samples")
     @CsvSource({"2", "8"})
     void theTranslatorRunsMultisampledImagesAsTheHostModelDoes(int samples) throws Exception {
-        Path capture = build("ms" + samples, samples, List.of("--no-reference"));
-        Path out = dir.resolve("ms-cuda");
-        CliRun ran = CliRun.of("run", capture.toString(), "--every-group", "--device", "cuda-cpu", "--out", out.toString());
-        assertEquals(0, ran.exitCode(), () -> summary(out) + ran.err());
-        assertTrue(summary(out).contains("result          equal"), () -> summary(out));
-        assertTrue(summary(out).contains("0 group(s) faulted"), () -> summary(out));
+        v.equalOnCudaCpu(build("ms" + samples, samples, List.of("--no-reference")));
     }
 
     @Test
     void wrongShapesAreNamed() throws Exception {
-        Path src = write("ms.comp", MS);
+        Path src = v.write("ms.comp", MS);
         List<String> single = new ArrayList<>(bindings(4));
-        single.set(3, "0.1=image:raw:" + bytes("one.raw", 4 * 4 * 4, 3) + ",4x4,format=8_8_8_8_UNORM");
+        single.set(3, "0.1=image:raw:" + v.bytes("one.raw", 4 * 4 * 4, 3) + ",4x4,format=8_8_8_8_UNORM");
         CliRun r = CliRun.of(concat(List.of("capture", "build", "--source", src.toString(), "--groups", "4", "--no-reference", "-o",
                 dir.resolve("x.capture").toString()), single));
         assertEquals(2, r.exitCode(), r.err());
         assertTrue(r.err().contains("set 0 binding 1 (tex: combined-image-sampler 2D MS): a multisampled image; give its "
                 + "samples as image:raw:PATH,WxH,samples=N"), r.err());
 
-        Path plain = write("plain.comp", """
+        Path plain = v.write("plain.comp", """
                 #version 450
                 layout(local_size_x = 1) in;
                 layout(set = 0, binding = 0, r32ui) uniform uimage2D img;
@@ -154,13 +120,13 @@ class VulkanMsaaTest {
                 """);
         CliRun many = CliRun.of("capture", "build", "--source", plain.toString(), "--groups", "1", "--no-reference", "-o",
                 dir.resolve("y.capture").toString(), "--binding",
-                "0.0=image:raw:" + bytes("m.raw", 2 * 2 * 4 * 2, 4) + ",2x2,format=32_UINT,samples=2");
+                "0.0=image:raw:" + v.bytes("m.raw", 2 * 2 * 4 * 2, 4) + ",2x2,format=32_UINT,samples=2");
         assertEquals(2, many.exitCode(), many.err());
         assertTrue(many.err().contains("not a multisampled image, but"), many.err());
 
         CliRun odd = CliRun.of("capture", "build", "--source", plain.toString(), "--groups", "1", "--no-reference", "-o",
                 dir.resolve("z.capture").toString(), "--binding",
-                "0.0=image:raw:" + bytes("o.raw", 2 * 2 * 4 * 3, 5) + ",2x2,format=32_UINT,samples=3");
+                "0.0=image:raw:" + v.bytes("o.raw", 2 * 2 * 4 * 3, 5) + ",2x2,format=32_UINT,samples=3");
         assertEquals(2, odd.exitCode(), odd.err());
         assertTrue(odd.err().contains("samples= takes 1, 2, 4, 8 or 16, not '3'"), odd.err());
     }

@@ -31,11 +31,12 @@ import org.replayfarm.proto.ChannelSelect;
  * <li>{@code order=XYZW}: the T#'s DST_SEL, one letter per result channel from X, Y, Z, W, 0, 1: the
  * texels stay as the file gives them (as the binding hands them to the device) and the reader applies
  * the order once.</li>
- * <li>{@code sampler:FILTER[/MIN_FILTER],ADDRESS_MODE[/MODE_Y[/MODE_Z]][,unnormalized][,border=BORDER]}: FILTER point or
+ * <li>{@code sampler:FILTER[/MIN_FILTER],ADDRESS_MODE[/MODE_Y[/MODE_Z]][,unnormalized][,border=BORDER][,mip=MIP]}: FILTER point or
  * bilinear (magnification, then minification when two are given; Y and Z take X's mode, Z Y's, when not given);
  * ADDRESS_MODE wrap, mirror, clamp (to the last texel), mirror_once, clamp_half_border,
  * mirror_once_half_border, border, mirror_once_border; BORDER transparent_black (default), opaque_black
- * or opaque_white.</li>
+ * or opaque_white; MIP the S#'s MIP_FILTER: none (default: level 0 only), nearest (the nearest level) or linear
+ * (between the two nearest levels).</li>
  * </ul>
  */
 final class ImageArgs {
@@ -247,10 +248,19 @@ final class ImageArgs {
         SamplerDescriptor.AddressMode mz = modes.length > 2 ? mode(text, modes[2]) : my;
         boolean unnormalized = false;
         SamplerDescriptor.BorderColor border = SamplerDescriptor.BorderColor.TRANSPARENT_BLACK;
+        int mip = 0;
         for (int i = 2; i < parts.length; i++) {
             String p = parts[i].trim().toLowerCase(Locale.ROOT);
             if (p.equals("unnormalized")) {
                 unnormalized = true;
+            } else if (p.startsWith("mip=")) {
+                mip = switch (p.substring(4)) {
+                    case "none" -> 0;
+                    case "point", "nearest" -> 1;
+                    case "linear" -> 2;
+                    default -> throw new IllegalArgumentException("argument '" + text + "': mip filter '" + p.substring(4)
+                            + "' is not none, nearest or linear");
+                };
             } else if (p.startsWith("border=")) {
                 border = switch (p.substring(7)) {
                     case "transparent_black" -> SamplerDescriptor.BorderColor.TRANSPARENT_BLACK;
@@ -265,7 +275,7 @@ final class ImageArgs {
         }
         SamplerDescriptor plain = SamplerDescriptor.of(mag, mx, unnormalized, border);
         return new KernelArg.SamplerArg(value, new SamplerDescriptor(mx, my, mz, plain.word0Rest(), plain.minLod(),
-                plain.maxLod(), plain.word1Rest(), plain.lodBias(), mag, min, plain.zFilter(), plain.mipFilter(),
+                plain.maxLod(), plain.word1Rest(), plain.lodBias(), mag, min, plain.zFilter(), mip,
                 plain.word2Rest(), plain.borderColorPtr(), border, plain.word3Rest()));
     }
 

@@ -302,6 +302,10 @@ public final class VulkanBuild {
         Map<String, Res> out = new LinkedHashMap<>();
         for (SpirvModule.Resource r : module.resources()) {
             String key = r.set() + "." + r.binding();
+            if (r.kind() == DescriptorKind.ACCELERATION_STRUCTURE) {
+                throw new VulkanException("the shader declares " + r.describe() + ": acceleration structures (ray "
+                        + "queries) are not built into Vulkan captures yet (RADV compiles them; see docs/vulkan.md)");
+            }
             List<BindingArg> g = given.remove(key);
             if (g == null) {
                 throw new VulkanException("the shader declares " + r.describe() + " but no --binding " + key
@@ -643,12 +647,14 @@ public final class VulkanBuild {
                 } else if (res instanceof ImageRes i) {
                     Files.write(data, i.image().texels());
                     lines.add(head + r.kind().spelling() + " " + imageSpec(r, i.image(), key, data));
+                    levels(lines, i.image());
                 } else if (res instanceof SamplerRes s) {
                     lines.add(head + "sampler " + samplerSpec(s.sampler(), key));
                 } else if (res instanceof CombinedRes c) {
                     Files.write(data, c.image().texels());
                     lines.add(head + "combined-image-sampler " + imageSpec(r, c.image(), key, data) + " "
                             + samplerSpec(c.sampler(), key));
+                    levels(lines, c.image());
                 }
             }
         }
@@ -670,14 +676,18 @@ public final class VulkanBuild {
     }
 
     private static String imageSpec(SpirvModule.Resource r, KernelArg.ImageArg i, String key, Path data) throws VulkanException {
-        if (i.mips() != 1) {
-            throw new VulkanException("binding " + key + ": images with mip levels have no reference run yet (use --no-reference)");
-        }
         SpirvModule.ImageShape shape = r.image().orElseThrow();
         // VkImageViewType: 1D 0, 2D 1, 3D 2, cube 3 (SPIR-V's Dim numbers too), 1D array 4, 2D array 5, cube array 6
         int viewType = shape.arrayed() ? (shape.dim() == 3 ? 6 : shape.dim() + 4) : shape.dim();
         return vkFormat(i.format(), key) + " " + viewType + " " + i.width() + " " + i.height() + " " + i.depth() + " "
                 + i.layers() + " " + i.samples() + " " + i.texels().length + " " + data;
+    }
+
+    /** A mipmapped image's level count, on the line after its binding's. */
+    private static void levels(List<String> lines, KernelArg.ImageArg i) {
+        if (i.mips() > 1) {
+            lines.add("levels " + i.mips());
+        }
     }
 
     private static String samplerSpec(KernelArg.SamplerArg s, String key) throws VulkanException {
@@ -704,7 +714,13 @@ public final class VulkanBuild {
             case REGISTER -> throw new VulkanException("binding " + key + ": a border colour from a register has no "
                     + "Vulkan equivalent");
         };
-        return filter + " " + min + " 0 " + modes[0] + " " + modes[1] + " " + modes[2] + " "
+        // VkSamplerMipmapMode nearest 0, linear 1; the helper's 2 is the S#'s MIP_FILTER none (level 0, maxLod 0.25)
+        int mip = switch (d.mipFilter()) {
+            case 1 -> 0;
+            case 2 -> 1;
+            default -> 2;
+        };
+        return filter + " " + min + " " + mip + " " + modes[0] + " " + modes[1] + " " + modes[2] + " "
                 + (d.forceUnnormalized() ? 1 : 0) + " " + border;
     }
 

@@ -15,6 +15,9 @@
  *   binding SET BINDING storage-texel-buffer|uniform-texel-buffer VKFORMAT SIZE PATH
  *   binding SET BINDING storage-image|sampled-image VKFORMAT VIEWTYPE W H D LAYERS SAMPLES SIZE PATH
  *   binding SET BINDING sampler MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
+ *                                  (MIPMODE 0 nearest, 1 linear, 2 none: level 0 only, maxLod 0.25)
+ *   levels N                       the image of the binding line before has N mip levels, its file every level
+ *                                  after the one above (each level's layers in order)
  *   binding SET BINDING combined-image-sampler VKFORMAT VIEWTYPE W H D LAYERS SAMPLES SIZE PATH MAG MIN MIPMODE ADDRU ADDRV ADDRW UNNORM BORDER
  *   msaa UPLOAD.spv DOWNLOAD.spv   the farm's shaders (msaa-upload.comp, msaa-download.comp) that move a
  *                                  multisampled image's texels in and out (Vulkan copies no buffer to or from
@@ -44,7 +47,7 @@ typedef struct {
     int set, binding, element, isArray;
     char kind[40];
     VkDescriptorType type;
-    int format, viewType, w, h, d, layers, samples;
+    int format, viewType, w, h, d, layers, samples, levels;
     size_t size, dynamicOffset;
     char path[1024];
     int sampler[8];
@@ -121,6 +124,12 @@ static void parseSpec(const char *path) {
         else if (!strcmp(word, "push")) sscanf(line, "%*s %zu %1023s", &pushSize, pushPath);
         else if (!strcmp(word, "msaa")) {
             if (sscanf(line, "%*s %1023s %1023s", msaaUpload, msaaDownload) != 2) die("bad msaa line: %s", line);
+        }
+        else if (!strcmp(word, "levels")) {
+            if (nb == 0 || !bindings[nb - 1].hasImage) die("a levels line must follow an image's binding line: %s", line);
+            if (sscanf(line, "%*s %d", &bindings[nb - 1].levels) != 1 || bindings[nb - 1].levels < 1
+                || bindings[nb - 1].levels > 16)
+                die("bad levels line: %s", line);
         }
         else if (!strcmp(word, "array")) {
             if (na == MAXB) die("more than %d arrays", MAXB);
@@ -306,13 +315,15 @@ static VkSampler makeSampler(const int *s) {
     VkSamplerCreateInfo sci = {VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
     sci.magFilter = s[0];
     sci.minFilter = s[1];
-    sci.mipmapMode = s[2];
+    sci.mipmapMode = s[2] == 1 ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
     sci.addressModeU = s[3];
     sci.addressModeV = s[4];
     sci.addressModeW = s[5];
     sci.unnormalizedCoordinates = s[6];
     sci.borderColor = s[7];
-    sci.maxLod = s[6] ? 0.0f : 1000.0f;
+    /* MIPMODE none: the specification's emulation of a filter without mipmaps, maxLod 0.25 (level 0, and the LOD
+     * still chooses between magnification and minification) */
+    sci.maxLod = s[6] ? 0.0f : s[2] == 2 ? 0.25f : 1000.0f;
     VkSampler out;
     VK(vkCreateSampler(device, &sci, NULL, &out));
     return out;
@@ -508,6 +519,36 @@ static VkImageType imageTypeOf(int viewType) {
     }
 }
 
+static int levelsOf(const Binding *b) {
+    return b->levels > 0 ? b->levels : 1;
+}
+
+/* One copy region per level, each level's layers after the one above's in the buffer. */
+static uint32_t levelCopies(const Binding *b, VkBufferImageCopy *copies) {
+    int levels = levelsOf(b);
+    size_t texels = 0;
+    for (int l = 0; l < levels; l++) {
+        size_t w = b->w >> l ? b->w >> l : 1, h = b->h >> l ? b->h >> l : 1, d = b->d >> l ? b->d >> l : 1;
+        texels += w * h * d * b->layers;
+    }
+    size_t bytesPerTexel = b->size / texels;
+    VkDeviceSize offset = 0;
+    for (int l = 0; l < levels; l++) {
+        uint32_t w = b->w >> l ? b->w >> l : 1, h = b->h >> l ? b->h >> l : 1, d = b->d >> l ? b->d >> l : 1;
+        VkBufferImageCopy c = {0};
+        c.bufferOffset = offset;
+        c.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        c.imageSubresource.mipLevel = l;
+        c.imageSubresource.layerCount = b->layers;
+        c.imageExtent.width = w;
+        c.imageExtent.height = h;
+        c.imageExtent.depth = d;
+        copies[l] = c;
+        offset += (VkDeviceSize) w * h * d * b->layers * bytesPerTexel;
+    }
+    return (uint32_t) levels;
+}
+
 static void barrierImage(VkCommandBuffer cb, VkImage image, VkImageLayout from, VkImageLayout to, int layers) {
     VkImageMemoryBarrier ib = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
     ib.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
@@ -518,7 +559,7 @@ static void barrierImage(VkCommandBuffer cb, VkImage image, VkImageLayout from, 
     ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
     ib.image = image;
     ib.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    ib.subresourceRange.levelCount = 1;
+    ib.subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
     ib.subresourceRange.layerCount = layers;
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
                          NULL, 1, &ib);
@@ -662,7 +703,7 @@ static void runDispatch(const char *outDir) {
             ic.extent.width = b->w;
             ic.extent.height = b->h;
             ic.extent.depth = b->d;
-            ic.mipLevels = 1;
+            ic.mipLevels = levelsOf(b);
             ic.arrayLayers = b->layers;
             int ms = b->samples > 1;
             ic.samples = ms ? (VkSampleCountFlagBits) b->samples : VK_SAMPLE_COUNT_1_BIT;
@@ -696,7 +737,7 @@ static void runDispatch(const char *outDir) {
             iv.viewType = b->viewType;
             iv.format = b->format;
             iv.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-            iv.subresourceRange.levelCount = 1;
+            iv.subresourceRange.levelCount = levelsOf(b);
             iv.subresourceRange.layerCount = b->layers;
             VK(vkCreateImageView(device, &iv, NULL, &b->imageView));
             makeBuffer(b->size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT
@@ -714,13 +755,9 @@ static void runDispatch(const char *outDir) {
                 continue;
             }
             barrierImage(cb, b->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, b->layers);
-            VkBufferImageCopy copy = {0};
-            copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-            copy.imageSubresource.layerCount = b->layers;
-            copy.imageExtent.width = b->w;
-            copy.imageExtent.height = b->h;
-            copy.imageExtent.depth = b->d;
-            vkCmdCopyBufferToImage(cb, staging[i], b->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+            VkBufferImageCopy copies[16];
+            uint32_t nc = levelCopies(b, copies);
+            vkCmdCopyBufferToImage(cb, staging[i], b->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nc, copies);
             barrierImage(cb, b->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, b->layers);
         }
         if (b->hasSampler) b->vkSampler = makeSampler(b->sampler);
@@ -805,13 +842,9 @@ static void runDispatch(const char *outDir) {
             continue;
         }
         barrierImage(cb, b->image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b->layers);
-        VkBufferImageCopy copy = {0};
-        copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-        copy.imageSubresource.layerCount = b->layers;
-        copy.imageExtent.width = b->w;
-        copy.imageExtent.height = b->h;
-        copy.imageExtent.depth = b->d;
-        vkCmdCopyImageToBuffer(cb, b->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging[i], 1, &copy);
+        VkBufferImageCopy copies[16];
+        uint32_t nc = levelCopies(b, copies);
+        vkCmdCopyImageToBuffer(cb, b->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging[i], nc, copies);
     }
     VK(vkEndCommandBuffer(cb));
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};

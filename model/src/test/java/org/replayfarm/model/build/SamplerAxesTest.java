@@ -51,4 +51,16 @@ class SamplerAxesTest {
         e = assertThrows(IllegalArgumentException.class, () -> KernelArg.parse("sampler:point/cubic,wrap"));
         assertTrue(e.getMessage().contains("cubic"), e.getMessage());
     }
+
+    @Test
+    void theMipFilterLandsInMipFilterAndBadOnesAreNamed() {
+        // S# word 2: MIP_FILTER [27:26], 0 none, 1 point, 2 linear
+        assertEquals(0, parse("sampler:bilinear,clamp").encode()[2] >>> 26 & 3, "none by default");
+        assertEquals(1, parse("sampler:bilinear,clamp,mip=nearest").encode()[2] >>> 26 & 3);
+        assertEquals(2, parse("sampler:bilinear,clamp,mip=linear").encode()[2] >>> 26 & 3);
+        assertEquals(0, parse("sampler:bilinear,clamp,mip=none").mipFilter());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> KernelArg.parse("sampler:point,wrap,mip=cubic"));
+        assertTrue(e.getMessage().contains("mip filter 'cubic' is not none, nearest or linear"), e.getMessage());
+    }
 }
