@@ -139,7 +139,7 @@ public final class RunReport {
             report.put("selection", id.selection());
             report.put("nondeterministic_slices", nondeterministic);
             device(report.putObject("device"), device);
-            comparison(report.putObject("comparison"), diff, options);
+            comparison(report, diff, options);
             ObjectNode result = report.putObject("result");
             result.put("status", verdict.status()).put("exit_status", verdict.exitStatus());
             verdict.reasons().forEach(result.putArray("reasons")::add);
@@ -199,140 +199,105 @@ public final class RunReport {
         }
     }
 
-    private static void comparison(ObjectNode n, DiffResult diff, DiffOptions options) {
-        n.put("performed", diff != null);
-        ObjectNode tolerances = n.putObject("tolerances").put("ulp", options.ulp()).put("abs", options.abs())
-                .put("rel", options.rel()).put("approximate", options.approximate())
-                .put("description", options.describe());
+    private static void comparison(ObjectNode report, DiffResult diff, DiffOptions options) {
+        report.set("comparison", comparison(diff, options).tree());
+    }
+
+    /** The comparison section, as {@link ComparisonReport} defines it. */
+    static ComparisonReport comparison(DiffResult diff, DiffOptions options) {
         Scope scope = Scope.of(diff, options);
-        scope.applied.forEach(tolerances.putArray("applied_to")::add);
-        scope.exact.forEach(tolerances.putArray("exact")::add);
-        ArrayNode byView = tolerances.putArray("by_view");
+        List<ComparisonReport.ByView> byView = new ArrayList<>();
         for (Scope.Own o : scope.own) {
-            byView.addObject().put("what", o.what()).put("ulp", o.tolerance().ulp()).put("abs", o.tolerance().abs())
-                    .put("rel", o.tolerance().rel()).put("description", o.tolerance().describe());
+            byView.add(new ComparisonReport.ByView(o.what(), o.tolerance().ulp(), o.tolerance().abs(), o.tolerance().rel(),
+                    o.tolerance().describe()));
         }
-        tolerances.put("statement", scope.statement(options));
-        java.util.Optional<ToleranceSuggestion> suggestion = ToleranceSuggestion.of(diff);
-        if (suggestion.isPresent()) {
-            ToleranceSuggestion s = suggestion.get();
-            ObjectNode sn = n.putObject("suggestion").put("text", s.text()).put("values", s.count())
-                    .put("ulps", s.ulps()).put("abs", s.abs()).put("rel", s.rel());
-            s.flags().forEach(sn.putArray("flags")::add);
-        } else {
-            n.putNull("suggestion");
-        }
-        n.put("every_group", options.everyGroup());
-        ArrayNode images = n.putArray("images");
-        ArrayNode ranges = n.putArray("ranges");
-        if (diff == null) {
-            return;
-        }
-        for (ImageDiff d : diff.images()) {
-            ObjectNode i = images.addObject().put("index", d.index()).put("name", d.name()).put("recorded", d.recorded())
-                    .put("texels", d.texels()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly());
-            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
-                    : d.viewTolerance() ? "--view" : "command", d.spread(), d.differing());
-            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
-            if (d.recorded()) {
-                i.put("diff_png", "diff/image-" + d.index() + ".png");
-            }
-            values(i, d.values(), null);
-            ArrayNode regions = i.putArray("regions");
-            int k = 0;
-            for (TexelRegion r : d.regions()) {
-                ObjectNode rn = regions.addObject();
-                if (d.recorded() && k < DiffPictures.CROPS && r.mip() == 0) {
-                    rn.put("crop_png", DiffPictures.cropName(d.index(), k));
+        ComparisonReport.Tolerances tolerances = new ComparisonReport.Tolerances(options.ulp(), options.abs(),
+                options.rel(), options.approximate(), options.describe(), List.copyOf(scope.applied),
+                List.copyOf(scope.exact), byView, scope.statement(options));
+        ComparisonReport.Suggestion suggestion = ToleranceSuggestion.of(diff).map(s -> new ComparisonReport.Suggestion(
+                s.text(), s.count(), s.ulps(), s.abs(), s.rel(), s.flags())).orElse(null);
+        List<ComparisonReport.Image> images = new ArrayList<>();
+        List<ComparisonReport.Range> ranges = new ArrayList<>();
+        if (diff != null) {
+            for (ImageDiff d : diff.images()) {
+                List<ComparisonReport.ImageRegion> regions = new ArrayList<>();
+                int k = 0;
+                for (TexelRegion r : d.regions()) {
+                    String crop = d.recorded() && k < DiffPictures.CROPS && r.mip() == 0 ? DiffPictures.cropName(d.index(), k)
+                            : null;
+                    k++;
+                    regions.add(new ComparisonReport.ImageRegion(crop, r.mip(), r.layer(), r.z(), r.x0(), r.y0(), r.x1(),
+                            r.y1(), r.texels(), r.differing(), r.deviceOnly(), groups(r.groups())));
                 }
-                k++;
-                rn.put("mip", r.mip()).put("layer", r.layer()).put("z", r.z())
-                        .put("x0", r.x0()).put("y0", r.y0()).put("x1", r.x1()).put("y1", r.y1()).put("texels", r.texels())
-                        .put("differing", r.differing()).put("device_only", r.deviceOnly());
-                groups(rn, r.groups());
+                DiffResult.Tolerated t = d.tolerated();
+                images.add(new ComparisonReport.Image(d.index(), d.name(), d.recorded(), d.texels(), d.compared(),
+                        d.differing(), d.deviceOnly(), t.ulp(), t.abs(), t.rel(), t.approximate(), t.reassociated(),
+                        t.floatMode(), applied(d.tolerance(), !d.floating() ? "none (compared exactly)"
+                                : d.viewTolerance() ? "--view" : "command"), largest(d.spread(), d.differing()),
+                        d.footprint(), d.regionCount(), d.recorded() ? "diff/image-" + d.index() + ".png" : null,
+                        values(d.values()), regions));
             }
-        }
-        for (RangeDiff d : diff.ranges()) {
-            RangeView v = d.view();
-            ObjectNode i = ranges.addObject().put("index", d.index()).put("name", d.name())
-                    .put("range_name", v.rangeName()).put("parameter", v.parameter()).put("argument", v.argument())
-                    .put("type_name", v.typeName()).put("recorded", d.recorded())
-                    .put("bytes", d.bytes()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly());
-            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
-                    : d.view().tolerance().none() ? "command" : "--view", d.spread(), d.differingElements());
-            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
-            if (d.ordered().any()) {
+            for (RangeDiff d : diff.ranges()) {
+                RangeView v = d.view();
                 DiffResult.Ordered o = d.ordered();
-                i.putObject("order_dependent").put("locations", o.locations()).put("equal", o.equal())
-                        .put("within_reassociation_bound", o.withinBound()).put("another_exchange", o.exchanged())
-                        .put("beyond", o.beyond())
-                        .put("largest_bound", o.largestBound()).put("largest_difference", o.largestDifference())
-                        .put("op", o.op()).put("groups", o.groups()).put("terms", o.terms())
-                        .put("host_order", "group order").put("text", orderedText(o));
+                ComparisonReport.OrderDependent ordered = !o.any() ? null : new ComparisonReport.OrderDependent(
+                        o.locations(), o.equal(), o.withinBound(), o.exchanged(), o.beyond(), o.largestBound(),
+                        o.largestDifference(), o.op(), o.groups(), o.terms(), "group order", orderedText(o));
+                List<ComparisonReport.ByteRegion> regions = new ArrayList<>();
+                for (ByteRun r : d.regions()) {
+                    regions.add(new ComparisonReport.ByteRegion(r.offset(), r.length(), r.differing(), r.deviceOnly(),
+                            r.firstElement(), r.lastElement(), groups(r.groups())));
+                }
+                DiffResult.Tolerated t = d.tolerated();
+                ranges.add(new ComparisonReport.Range(d.index(), d.name(), v.rangeName(), v.parameter(), v.argument(),
+                        v.typeName(), d.recorded(), d.bytes(), d.compared(), d.differing(), d.deviceOnly(), t.ulp(),
+                        t.abs(), t.rel(), t.approximate(), t.reassociated(), t.floatMode(),
+                        applied(d.tolerance(), !d.floating() ? "none (compared exactly)"
+                                : v.tolerance().none() ? "command" : "--view"),
+                        largest(d.spread(), d.differingElements()), d.footprint(), d.regionCount(), ordered,
+                        new ComparisonReport.View(v.typed(), v.typed() ? v.type().spelling() : "u8", v.elementBytes(),
+                                v.rows(), v.cols(), v.source(), v.typed() ? "element" : "byte"),
+                        d.elements(), d.comparedElements(), d.differingElements(), d.deviceOnlyElements(),
+                        d.recorded() && v.shaped() ? DiffPictures.heatMapName(d.index()) : null, regions,
+                        values(d.values())));
             }
-            ObjectNode view = i.putObject("view").put("typed", v.typed()).put("type", v.typed() ? v.type().spelling() : "u8")
-                    .put("element_bytes", v.elementBytes()).put("rows", v.rows()).put("cols", v.cols())
-                    .put("source", v.source());
-            view.put("unit", v.typed() ? "element" : "byte");
-            i.put("elements", d.elements()).put("compared_elements", d.comparedElements())
-                    .put("differing_elements", d.differingElements()).put("device_only_elements", d.deviceOnlyElements());
-            if (d.recorded() && v.shaped()) {
-                i.put("heat_map_png", DiffPictures.heatMapName(d.index()));
-            }
-            ArrayNode regions = i.putArray("regions");
-            for (ByteRun r : d.regions()) {
-                ObjectNode rn = regions.addObject().put("offset", r.offset()).put("length", r.length())
-                        .put("differing", r.differing()).put("device_only", r.deviceOnly())
-                        .put("first_element", r.firstElement()).put("last_element", r.lastElement());
-                groups(rn, r.groups());
-            }
-            values(i, d.values(), v);
         }
+        return new ComparisonReport(diff != null, tolerances, suggestion, options.everyGroup(), images, ranges);
+    }
+
+    /** The tolerance applied to a range or image, and where it came from. */
+    private static ComparisonReport.Applied applied(Tolerance tolerance, String from) {
+        return new ComparisonReport.Applied(tolerance.ulp(), tolerance.abs(), tolerance.rel(), from);
     }
 
     /**
-     * {@code tolerated_ulp}, {@code tolerated_abs}, {@code tolerated_rel}, {@code tolerated_approximate}, the
-     * {@code tolerance} applied ({@code ulp}, {@code abs}, {@code rel}, {@code from}) and the
-     * {@code largest_difference} of the float values beyond it (null when none differ or not every difference is
-     * a float value a tolerance could accept).
+     * The largest distances of the float values beyond the tolerance: null when none differ or not every
+     * difference is a float value a tolerance could accept.
      */
-    private static void tolerated(ObjectNode i, DiffResult.Tolerated t, Tolerance tolerance, String from,
-                                  DiffResult.Spread spread, long differing) {
-        i.put("tolerated_ulp", t.ulp()).put("tolerated_abs", t.abs()).put("tolerated_rel", t.rel())
-                .put("tolerated_approximate", t.approximate()).put("tolerated_reassociated", t.reassociated())
-                .put("tolerated_float_mode", t.floatMode());
-        i.putObject("tolerance").put("ulp", tolerance.ulp()).put("abs", tolerance.abs()).put("rel", tolerance.rel())
-                .put("from", from);
-        if (differing > 0 && spread.count() > 0 && spread.floats()) {
-            i.putObject("largest_difference").put("ulps", spread.ulps()).put("abs", spread.abs()).put("rel", spread.rel())
-                    .put("approximate", spread.approximate());
-        } else {
-            i.putNull("largest_difference");
-        }
+    private static ComparisonReport.Largest largest(DiffResult.Spread spread, long differing) {
+        return differing > 0 && spread.count() > 0 && spread.floats()
+                ? new ComparisonReport.Largest(spread.ulps(), spread.abs(), spread.rel(), spread.approximate()) : null;
     }
 
-    private static void values(ObjectNode n, List<DiffResult.ElementValue> values, RangeView view) {
-        ArrayNode a = n.putArray("values");
+    private static List<ComparisonReport.Value> values(List<DiffResult.ElementValue> values) {
+        List<ComparisonReport.Value> out = new ArrayList<>();
         for (DiffResult.ElementValue v : values) {
-            ObjectNode e = a.addObject().put("index", v.index()).put("row", v.row()).put("col", v.col())
-                    .put("where", v.where()).put("kind", v.kind());
-            v.host().forEach(e.putArray("host")::add);
-            v.device().forEach(e.putArray("device")::add);
-            v.hostBits().forEach(e.putArray("host_bits")::add);
-            v.deviceBits().forEach(e.putArray("device_bits")::add);
-            ArrayNode ulps = e.putArray("ulps");
-            v.ulps().forEach(u -> ulps.add(u == Long.MAX_VALUE ? -1 : u));
-            e.put("unit", v.unit());
-            v.groups().forEach(e.putArray("groups")::add);
-            ArrayNode stores = e.putArray("stores");
+            List<ComparisonReport.Store> stores = new ArrayList<>();
             for (StoreTrace.Store st : v.stores()) {
-                stores.addObject().put("group", st.group()).put("wave", st.wave()).put("lane", st.lane())
-                        .put("pc", String.format("0x%x", st.pc())).put("instruction", st.instruction()).put("kind", st.kind())
-                        .put("value", st.value()).put("source", st.source());
+                stores.add(new ComparisonReport.Store(st.group(), st.wave(), st.lane(), String.format("0x%x", st.pc()),
+                        st.instruction(), st.kind(), st.value(), st.source()));
             }
+            // an infinity or NaN against another value is no number of ulps: -1
+            List<Long> ulps = v.ulps().stream().map(u -> u == Long.MAX_VALUE ? -1L : u).toList();
+            out.add(new ComparisonReport.Value(v.index(), v.row(), v.col(), v.where(), v.kind(), v.host(), v.device(),
+                    v.hostBits(), v.deviceBits(), ulps, v.unit(), v.groups(), stores));
         }
+        return out;
+    }
+
+    private static List<ComparisonReport.Group> groups(List<GroupTrace> groups) {
+        return groups.stream().map(g -> new ComparisonReport.Group(g.group(), g.units(), g.approximateInstructions()))
+                .toList();
     }
 
     /**
@@ -398,14 +363,6 @@ public final class RunReport {
                 b.append("; compared exactly (integers or untyped bytes): ").append(String.join(", ", exact));
             }
             return b.toString();
-        }
-    }
-
-    private static void groups(ObjectNode n, List<GroupTrace> groups) {
-        ArrayNode a = n.putArray("groups");
-        for (GroupTrace g : groups) {
-            a.addObject().put("group", g.group()).put("stored", g.units())
-                    .put("approximate_instructions", g.approximateInstructions());
         }
     }
 

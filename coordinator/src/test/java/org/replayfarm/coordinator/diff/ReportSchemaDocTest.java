@@ -36,6 +36,8 @@ import org.replayfarm.gpunode.device.ExecutionRecord;
  * suggestion, a store conflict in memory and in an image, a fault, an exec: device run's fidelity, PC samples
  * and hot instructions, and the farm section; every field it holds must be named in the document, and every field
  * the document's schema table names must be one the report holds (bar those written only by other commands).
+ * The comparison section's definition ({@link ComparisonReport}) is checked whole: fields this report leaves
+ * out (an order-dependent range's) included.
  */
 @Tag("unit")
 class ReportSchemaDocTest {
@@ -52,6 +54,8 @@ class ReportSchemaDocTest {
         Set<String> documented = documentedNames(doc);
         Map<String, String> written = new java.util.TreeMap<>();
         walk(report, "", written);
+        // every field the comparison section's definition holds, those this report leaves out included
+        definition(ComparisonReport.class, "comparison", written);
         List<String> undocumented = new ArrayList<>();
         written.forEach((path, name) -> {
             if (!documented.contains(name)) {
@@ -116,6 +120,22 @@ class ReportSchemaDocTest {
                 String p = path.isEmpty() ? f.getKey() : path + "." + f.getKey();
                 out.put(p, f.getKey());
                 walk(f.getValue(), p, out);
+            }
+        }
+    }
+
+    /** Each component of a report record, as {@link ComparisonReport#JSON} names it, and those of its records. */
+    private static void definition(Class<?> type, String path, Map<String, String> out) {
+        var snake = new com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy();
+        for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
+            String name = snake.translate(c.getName());
+            String p = path + "." + name;
+            out.put(p, name);
+            if (c.getType().isRecord()) {
+                definition(c.getType(), p, out);
+            } else if (c.getGenericType() instanceof java.lang.reflect.ParameterizedType list
+                    && list.getActualTypeArguments()[0] instanceof Class<?> element && element.isRecord()) {
+                definition(element, p + "[]", out);
             }
         }
     }
