@@ -1,27 +1,20 @@
 package org.replayfarm.coordinator.diff;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
  * report.json's {@code comparison} section (docs/report-schema.md), defined once: each record is one object of
- * the section, its components the object's fields in the order written, named in snake case by {@link #JSON}
+ * the section, its components the object's fields in the order written, named in snake case by {@link ReportSections#JSON}
  * ({@code deviceOnly} is {@code device_only}). A component that is null is written as null, but for those marked
  * {@link JsonInclude.Include#NON_NULL}, which are left out. {@link RunReport} fills them from a {@link DiffResult}.
  */
 public record ComparisonReport(boolean performed, Tolerances tolerances, Suggestion suggestion, boolean everyGroup,
                                List<Image> images, List<Range> ranges) {
-    /** The one mapping of the report's records to JSON. */
-    public static final ObjectMapper JSON = JsonMapper.builder()
-            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
-
     /** This section as a tree, to set into report.json. */
     public ObjectNode tree() {
-        return JSON.valueToTree(this);
+        return ReportSections.JSON.valueToTree(this);
     }
 
     /** What the command asked and what it applied to. */

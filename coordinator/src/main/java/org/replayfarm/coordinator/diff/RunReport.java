@@ -1,6 +1,5 @@
 package org.replayfarm.coordinator.diff;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -106,16 +105,16 @@ public final class RunReport {
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
             throws IOException {
-        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null, farm -> { });
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null, null);
     }
 
     /**
      * As above; {@code capturePath} (null: unknown) is where the capture lies, for {@code replay explain}, and
-     * {@code farm} fills report.json's "farm" section (a farm job's slices and nodes), where given.
+     * {@code farm} is report.json's "farm" section (a farm job's slices and nodes; null: none).
      */
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
-                                Path capturePath, java.util.function.Consumer<ObjectNode> farm) throws IOException {
+                                Path capturePath, ReportSections.Farm farm) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         // the device's and the diff's pictures are encoded beside the host's (which Evaluation.write encodes on
         // threads of its own), and written after them
@@ -129,7 +128,7 @@ public final class RunReport {
 
     private static void write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                               DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
-                              Path capturePath, java.util.function.Consumer<ObjectNode> farm, Verdict verdict,
+                              Path capturePath, ReportSections.Farm farm, Verdict verdict,
                               Pictures pictures) throws IOException {
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
@@ -138,18 +137,15 @@ public final class RunReport {
             report.put("job", id.jobId());
             report.put("selection", id.selection());
             report.put("nondeterministic_slices", nondeterministic);
-            device(report.putObject("device"), device);
+            report.set("device", ReportSections.tree(device(device)));
             comparison(report, diff, options);
-            ObjectNode result = report.putObject("result");
-            result.put("status", verdict.status()).put("exit_status", verdict.exitStatus());
-            verdict.reasons().forEach(result.putArray("reasons")::add);
-            report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
-                    .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
+            report.set("result", ReportSections.tree(new ReportSections.Result(verdict.status(), verdict.exitStatus(),
+                    verdict.reasons())));
+            report.set("timings", ReportSections.tree(new ReportSections.Timings(o.wallTime().toNanos() / 1e9,
+                    device.seconds(), diffSeconds)));
             SamplingReport.toJson(report, sampling);
-            ObjectNode farmSection = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
-            farm.accept(farmSection);
-            if (!farmSection.isEmpty()) {
-                report.set("farm", farmSection);
+            if (farm != null) {
+                report.set("farm", ReportSections.tree(farm));
             }
         }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
             pictures.write(dir, device.run(), diff);
@@ -160,43 +156,40 @@ public final class RunReport {
         });
     }
 
-    private static void device(ObjectNode n, Device device) {
-        n.put("choice", device.choice()).put("kind", device.kind()).put("label", device.label())
-                .put("reason", device.reason());
-        ArrayNode executions = n.putArray("executions");
-        if (device.run() != null) {
-            for (ExecutionRecord e : device.run().executions()) {
-                executions.addObject().put("id", e.id()).put("duration_ns", e.durationNanos())
-                        .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
+    /** The device section, as {@link ReportSections.Device} defines it. */
+    static ReportSections.Device device(Device device) {
+        DeviceRun run = device.run();
+        List<ReportSections.Execution> executions = new ArrayList<>();
+        ReportSections.Exec exec = null;
+        ReportSections.Fidelity fidelity = null;
+        ReportSections.PcSamples samples = null;
+        List<ReportSections.HotInstruction> hot = new ArrayList<>();
+        if (run != null) {
+            for (ExecutionRecord e : run.executions()) {
+                executions.add(new ReportSections.Execution(e.id(), e.durationNanos(),
+                        e.serialized().name().toLowerCase(java.util.Locale.ROOT)));
             }
-            DeviceRun.Exec x = device.run().exec();
+            DeviceRun.Exec x = run.exec();
             if (x != null) {
-                n.putObject("exec").put("command", x.command()).put("exit_status", x.exitStatus())
-                        .put("stderr_tail", x.stderrTail()).put("seconds", x.seconds());
+                exec = new ReportSections.Exec(x.command(), x.exitStatus(), x.stderrTail(), x.seconds());
             }
-            DeviceRun.Fidelity f = device.run().fidelity();
+            DeviceRun.Fidelity f = run.fidelity();
             if (f != null) {
-                n.putObject("fidelity").put("translated_exact", f.translatedExact())
-                        .put("translated_approximate", f.translatedApproximate()).put("refused", f.refused())
-                        .put("unreached", f.unreached()).put("wave_instructions", f.waveInstructions())
-                        .put("lane_instructions", f.laneInstructions()).put("faulted_groups", f.faultedGroups());
+                fidelity = new ReportSections.Fidelity(f.translatedExact(), f.translatedApproximate(), f.refused(),
+                        f.unreached(), f.waveInstructions(), f.laneInstructions(), f.faultedGroups());
+            }
+            // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
+            if (run.samplesAttributed() > 0 || run.samplesUnattributed() > 0) {
+                samples = new ReportSections.PcSamples(run.samplesAttributed(), run.samplesUnattributed());
+            }
+            for (org.replayfarm.proto.GuestHotspot h : run.hotspots()) {
+                hot.add(new ReportSections.HotInstruction(String.format("0x%x", h.getGuestPc()), h.getLine(), h.getText(),
+                        h.getSamples(), h.getStallsList().stream()
+                        .map(st -> new ReportSections.Stall(st.getReason(), st.getSamples())).toList()));
             }
         }
-        // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
-        ArrayNode hot = n.putArray("hot_guest_instructions");
-        if (device.run() != null && (device.run().samplesAttributed() > 0 || device.run().samplesUnattributed() > 0)) {
-            // how many PC samples were traced to a guest instruction and how many could not be (no #line)
-            n.putObject("pc_samples").put("attributed", device.run().samplesAttributed())
-                    .put("unattributed", device.run().samplesUnattributed());
-        }
-        if (device.run() != null) {
-            for (org.replayfarm.proto.GuestHotspot h : device.run().hotspots()) {
-                ObjectNode o = hot.addObject().put("pc", String.format("0x%x", h.getGuestPc())).put("line", h.getLine())
-                        .put("text", h.getText()).put("samples", h.getSamples());
-                ArrayNode stalls = o.putArray("stall_reasons");
-                h.getStallsList().forEach(st -> stalls.addObject().put("reason", st.getReason()).put("samples", st.getSamples()));
-            }
-        }
+        return new ReportSections.Device(device.choice(), device.kind(), device.label(), device.reason(), executions,
+                exec, fidelity, hot, samples);
     }
 
     private static void comparison(ObjectNode report, DiffResult diff, DiffOptions options) {

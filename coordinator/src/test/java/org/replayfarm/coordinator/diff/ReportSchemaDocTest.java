@@ -36,7 +36,7 @@ import org.replayfarm.gpunode.device.ExecutionRecord;
  * suggestion, a store conflict in memory and in an image, a fault, an exec: device run's fidelity, PC samples
  * and hot instructions, and the farm section; every field it holds must be named in the document, and every field
  * the document's schema table names must be one the report holds (bar those written only by other commands).
- * The comparison section's definition ({@link ComparisonReport}) is checked whole: fields this report leaves
+ * The sections' definitions ({@link ComparisonReport}, {@link ReportSections}) are checked whole: fields this report leaves
  * out (an order-dependent range's) included.
  */
 @Tag("unit")
@@ -54,8 +54,12 @@ class ReportSchemaDocTest {
         Set<String> documented = documentedNames(doc);
         Map<String, String> written = new java.util.TreeMap<>();
         walk(report, "", written);
-        // every field the comparison section's definition holds, those this report leaves out included
+        // every field the sections' definitions hold, those this report leaves out included
         definition(ComparisonReport.class, "comparison", written);
+        definition(ReportSections.Device.class, "device", written);
+        definition(ReportSections.Result.class, "result", written);
+        definition(ReportSections.Timings.class, "timings", written);
+        definition(ReportSections.Farm.class, "farm", written);
         List<String> undocumented = new ArrayList<>();
         written.forEach((path, name) -> {
             if (!documented.contains(name)) {
@@ -124,7 +128,7 @@ class ReportSchemaDocTest {
         }
     }
 
-    /** Each component of a report record, as {@link ComparisonReport#JSON} names it, and those of its records. */
+    /** Each component of a report record, as {@link ReportSections#JSON} names it, and those of its records. */
     private static void definition(Class<?> type, String path, Map<String, String> out) {
         var snake = new com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy();
         for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
@@ -179,10 +183,7 @@ class ReportSchemaDocTest {
         RunReport.write(out, o, c.kernel, new RunReport.Identity("ab".repeat(32), "synthetic.capture", "job-1",
                         "every group"), new RunReport.Device("auto", "recorded run 'synthetic device'", device, 0.001),
                 diff, options, 0, 0.002, org.replayfarm.coordinator.sampling.SamplingSnapshot.EMPTY,
-                dir.resolve("capture"), farm -> {
-                    farm.put("slices", 2).put("resent", 0).put("duplicates", 0);
-                    farm.putArray("nodes_out_of_rotation").addObject().put("node", "n1").put("reason", "failed");
-                });
+                dir.resolve("capture"), ReportSections.Farm.of(2, 0, 0, Map.of("n1", "failed")));
         return new ObjectMapper().readTree(out.resolve("report.json").toFile());
     }
 }

@@ -1,0 +1,86 @@
+package org.replayfarm.coordinator.diff;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport}, defined once: {@code device},
+ * {@code result}, {@code timings} and {@code farm}. Each record is one object, its components the object's fields
+ * in the order written, named in snake case by {@link #JSON} ({@code exitStatus} is {@code exit_status}); a
+ * component marked {@link JsonInclude.Include#NON_NULL} is left out when null.
+ */
+public final class ReportSections {
+    /** The one mapping of the report's records to JSON. */
+    public static final ObjectMapper JSON = JsonMapper.builder()
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
+
+    private ReportSections() {
+    }
+
+    /** A record as a tree, to set into report.json. */
+    public static ObjectNode tree(Record section) {
+        return JSON.valueToTree(section);
+    }
+
+    /** The device side: what {@code --device} asked for, what ran and how. */
+    public record Device(String choice, String kind, String label, String reason, List<Execution> executions,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Exec exec,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Fidelity fidelity,
+                         List<HotInstruction> hotGuestInstructions,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) PcSamples pcSamples) {
+    }
+
+    /** One execution of the dispatch on the device ({@code serialized}: unknown, true or false). */
+    public record Execution(String id, long durationNs, String serialized) {
+    }
+
+    /** How an {@code exec:} device's program ended. */
+    public record Exec(String command, int exitStatus, String stderrTail, double seconds) {
+    }
+
+    /** What a translated run says about itself. */
+    public record Fidelity(long translatedExact, long translatedApproximate, long refused, long unreached,
+                           long waveInstructions, long laneInstructions, long faultedGroups) {
+    }
+
+    /** A guest instruction PC samples were traced to, hottest first. */
+    public record HotInstruction(String pc, int line, String text, long samples, List<Stall> stallReasons) {
+    }
+
+    /** A stall reason's samples at one instruction. */
+    public record Stall(String reason, long samples) {
+    }
+
+    /** How many PC samples were traced to a guest instruction and how many could not be. */
+    public record PcSamples(long attributed, long unattributed) {
+    }
+
+    /** The outcome in one word, the exit status and why. */
+    public record Result(String status, int exitStatus, List<String> reasons) {
+    }
+
+    /** Where the time went. */
+    public record Timings(double hostSeconds, double deviceSeconds, double diffSeconds) {
+    }
+
+    /**
+     * A farm job's slicing: slices planned, resent, results that came back again, and the evaluator nodes the job
+     * stopped sending slices to, with why.
+     */
+    public record Farm(long slices, long resent, long duplicates, List<NodeOut> nodesOutOfRotation) {
+        /** From the job's retired nodes, in the map's order. */
+        public static Farm of(long slices, long resent, long duplicates, Map<String, String> retired) {
+            return new Farm(slices, resent, duplicates, retired.entrySet().stream()
+                    .map(e -> new NodeOut(e.getKey(), e.getValue())).toList());
+        }
+    }
+
+    /** An evaluator node out of the job's rotation. */
+    public record NodeOut(String node, String reason) {
+    }
+}
