@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport}, defined once: {@code device},
- * {@code result}, {@code timings} and {@code farm}. Each record is one object, its components the object's fields
+ * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport}, defined once: the run's
+ * identity, {@code device}, {@code result}, {@code timings} and {@code farm}; and a batch's {@code batch.json}. Each record is one object, its components the object's fields
  * in the order written, named in snake case by {@link #JSON} ({@code exitStatus} is {@code exit_status}); a
  * component marked {@link JsonInclude.Include#NON_NULL} is left out when null.
  */
@@ -25,6 +25,11 @@ public final class ReportSections {
     /** A record as a tree, to set into report.json. */
     public static ObjectNode tree(Record section) {
         return JSON.valueToTree(section);
+    }
+
+    /** Who ran: the fields a run report adds at its top level after the host's. */
+    public record Run(String captureFile, String capturePath, String job, String selection,
+                      long nondeterministicSlices) {
     }
 
     /** The device side: what {@code --device} asked for, what ran and how. */
@@ -82,5 +87,21 @@ public final class ReportSections {
 
     /** An evaluator node out of the job's rotation. */
     public record NodeOut(String node, String reason) {
+    }
+
+    /** {@code batch.json}: a batch of captures run by {@code replay run CAPTURE... | --manifest FILE}. */
+    public record Batch(String schema, double seconds, int exitStatus, Map<String, Integer> counts,
+                        List<BatchCapture> captures) {
+        public static final String SCHEMA = "replay-farm/batch-report/1";
+
+        /** The file's text: indented, ending in a newline. */
+        public String text() throws com.fasterxml.jackson.core.JsonProcessingException {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(this) + "\n";
+        }
+    }
+
+    /** One capture of a batch: its status, why, how long, where its report lies, and the notes. */
+    public record BatchCapture(String name, String capture, String sha256, String status, String reason, double seconds,
+                               String report, List<String> notes) {
     }
 }

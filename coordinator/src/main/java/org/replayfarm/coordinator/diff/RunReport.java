@@ -132,11 +132,8 @@ public final class RunReport {
                               Pictures pictures) throws IOException {
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
-            report.put("capture_file", id.captureName());
-            report.put("capture_path", capturePath == null ? "" : capturePath.toAbsolutePath().toString());
-            report.put("job", id.jobId());
-            report.put("selection", id.selection());
-            report.put("nondeterministic_slices", nondeterministic);
+            report.setAll(ReportSections.tree(new ReportSections.Run(id.captureName(), capturePath == null ? ""
+                    : capturePath.toAbsolutePath().toString(), id.jobId(), id.selection(), nondeterministic)));
             report.set("device", ReportSections.tree(device(device)));
             comparison(report, diff, options);
             report.set("result", ReportSections.tree(new ReportSections.Result(verdict.status(), verdict.exitStatus(),

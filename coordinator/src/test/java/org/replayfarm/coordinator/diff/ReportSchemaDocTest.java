@@ -60,6 +60,9 @@ class ReportSchemaDocTest {
         definition(ReportSections.Result.class, "result", written);
         definition(ReportSections.Timings.class, "timings", written);
         definition(ReportSections.Farm.class, "farm", written);
+        definition(ReportSections.Run.class, "", written);
+        definition(org.replayfarm.coordinator.sampling.SamplingReport.Section.class, "sampling", written);
+        definition(ReportSections.Batch.class, "batch.json:", written);
         List<String> undocumented = new ArrayList<>();
         written.forEach((path, name) -> {
             if (!documented.contains(name)) {
@@ -90,10 +93,11 @@ class ReportSchemaDocTest {
         throw new IllegalStateException("no docs/report-schema.md above " + here);
     }
 
-    /** Every lower-case identifier inside backticks: the document's field names, wherever it names them. */
+    /** Every lower-case identifier inside inline code: the document's field names, wherever it names them. */
     static Set<String> documentedNames(String doc) {
         Set<String> names = new TreeSet<>();
-        Matcher code = Pattern.compile("`([^`]+)`").matcher(doc);
+        // fenced blocks first: their triple backticks would pair the inline spans after them wrongly
+        Matcher code = Pattern.compile("`([^`\n]+)`").matcher(doc.replaceAll("(?s)```.*?```", ""));
         while (code.find()) {
             Matcher id = Pattern.compile("[a-z][a-z0-9_]*").matcher(code.group(1));
             while (id.find()) {
@@ -128,18 +132,22 @@ class ReportSchemaDocTest {
         }
     }
 
-    /** Each component of a report record, as {@link ReportSections#JSON} names it, and those of its records. */
+    /** Each property of a report record as {@link ReportSections#JSON} writes it, and those of its records. */
     private static void definition(Class<?> type, String path, Map<String, String> out) {
-        var snake = new com.fasterxml.jackson.databind.PropertyNamingStrategies.SnakeCaseStrategy();
-        for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
-            String name = snake.translate(c.getName());
-            String p = path + "." + name;
+        definition(ReportSections.JSON.constructType(type), path, out);
+    }
+
+    private static void definition(com.fasterxml.jackson.databind.JavaType type, String path, Map<String, String> out) {
+        var config = ReportSections.JSON.getSerializationConfig();
+        for (var property : config.introspect(type).findProperties()) {
+            String name = property.getName();
+            String p = path.isEmpty() ? name : path + "." + name;
             out.put(p, name);
-            if (c.getType().isRecord()) {
-                definition(c.getType(), p, out);
-            } else if (c.getGenericType() instanceof java.lang.reflect.ParameterizedType list
-                    && list.getActualTypeArguments()[0] instanceof Class<?> element && element.isRecord()) {
-                definition(element, p + "[]", out);
+            com.fasterxml.jackson.databind.JavaType t = property.getPrimaryType();
+            if (t.getRawClass().isRecord()) {
+                definition(t, p, out);
+            } else if (t.isCollectionLikeType() && t.getContentType().getRawClass().isRecord()) {
+                definition(t.getContentType(), p + "[]", out);
             }
         }
     }
