@@ -104,4 +104,46 @@ public final class ReportSections {
     public record BatchCapture(String name, String capture, String sha256, String status, String reason, double seconds,
                                String report, List<String> notes) {
     }
+
+    /**
+     * {@code first_divergence}, written by {@code replay explain --first-divergence}: one record for both methods,
+     * the fields of the other method left out ({@code lockstep traces}: {@code instructionsCompared},
+     * {@code approximateWithinTolerance}, {@code tracedSeconds}, {@code recent}; {@code probe bisection}:
+     * {@code start} ... {@code probeSeconds}, {@code probes}), and what was found ({@code wave} ... {@code operands})
+     * only when found.
+     */
+    public record FirstDivergence(String method, String device, List<Integer> group,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Long instructionsCompared,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Long approximateWithinTolerance,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Double tracedSeconds,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String start,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String store,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Long sliceInstructions,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Long sliceProbeable,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Long probeRuns,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) Double probeSeconds,
+                                  boolean found, @JsonInclude(JsonInclude.Include.NON_NULL) Integer wave,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String pc,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String instruction,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String kind,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String why,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String sourceLine,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) List<Register> differs,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) List<Register> operands,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) List<Recent> recent,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) List<Probe> probes, List<String> notes) {
+    }
+
+    /** A register's value on each side (hex); {@code lane} for a vector register; {@code device} null: not probed. */
+    public record Register(String register, @JsonInclude(JsonInclude.Include.NON_NULL) Integer lane, String host,
+                           String device) {
+    }
+
+    /** An instruction of the same wave before the divergent one, with each side's register changes. */
+    public record Recent(String pc, String instruction, String host, String device) {
+    }
+
+    /** One probe of a bisection: the run, the wave, the pc (hex), which execution of it, and the verdict. */
+    public record Probe(int run, int wave, String pc, int execution, String instruction, String verdict) {
+    }
 }
