@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * report.json's {@code comparison} section (docs/report-schema.md), defined once: each record is one object of
- * the section, its components the object's fields in the order written, named in snake case by {@link ReportSections#JSON}
- * ({@code deviceOnly} is {@code device_only}). A component that is null is written as null, but for those marked
+ * the section, its components the object's fields in the order written, named in snake case by
+ * {@link ReportSections#JSON} ({@code deviceOnly} is {@code device_only}). A component that is null is written as null, but for those marked
  * {@link JsonInclude.Include#NON_NULL}, which are left out. {@link RunReport} fills them from a {@link DiffResult}.
  */
 public record ComparisonReport(boolean performed, Tolerances tolerances, Suggestion suggestion, boolean everyGroup,

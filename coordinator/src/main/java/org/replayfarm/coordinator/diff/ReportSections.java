@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport}, defined once: the run's
- * identity, {@code device}, {@code result}, {@code timings} and {@code farm}; and a batch's {@code batch.json}. Each record is one object, its components the object's fields
- * in the order written, named in snake case by {@link #JSON} ({@code exitStatus} is {@code exit_status}); a
- * component marked {@link JsonInclude.Include#NON_NULL} is left out when null.
+ * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport} and the sampling section,
+ * defined once: the run's identity, {@code device}, {@code result}, {@code timings}, {@code farm} and
+ * {@code first_divergence}; and a batch's {@code batch.json}. Each record is one object, its components the
+ * object's fields in the order written, named in snake case by {@link #JSON} ({@code exitStatus} is
+ * {@code exit_status}); a component marked {@link JsonInclude.Include#NON_NULL} is left out when null.
  */
 public final class ReportSections {
     /** The one mapping of the report's records to JSON. */

@@ -36,8 +36,8 @@ import org.replayfarm.gpunode.device.ExecutionRecord;
  * suggestion, a store conflict in memory and in an image, a fault, an exec: device run's fidelity, PC samples
  * and hot instructions, and the farm section; every field it holds must be named in the document, and every field
  * the document's schema table names must be one the report or the records hold.
- * The sections' definitions ({@link ComparisonReport}, {@link ReportSections}) are checked whole: fields this report leaves
- * out (an order-dependent range's) included.
+ * The sections' definitions ({@link ComparisonReport}, {@link ReportSections}, the sampling section's) are checked
+ * whole, as the mapper names them: fields this report leaves out (an order-dependent range's) included.
  */
 @Tag("unit")
 class ReportSchemaDocTest {
