@@ -21,6 +21,7 @@ import org.replayfarm.gpunode.device.CudaCpuBackend;
 import org.replayfarm.gpunode.device.DeviceChoice;
 import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * {@code replay explain OUT --first-divergence}: the first instruction whose result differs between the host model and
@@ -211,7 +212,7 @@ final class FirstDivergence {
         boolean is = found != null;
         List<ReportSections.Recent> recent = !is ? null : found.recent().stream().map(p -> new ReportSections.Recent(
                 String.format("0x%x", p.pc()), p.instruction(), p.host(), p.device())).toList();
-        ObjectNode f = ReportSections.tree(new ReportSections.FirstDivergence("lockstep traces", o.device(),
+        ObjectNode f = ReportJson.tree(new ReportSections.FirstDivergence("lockstep traces", o.device(),
                 java.util.Arrays.stream(o.group()).boxed().toList(), r.steps(), (long) r.tolerated(), o.tracedSeconds(),
                 null, null, null, null, null, null, is, is ? found.wave() : null,
                 is ? String.format("0x%x", found.pc()) : null, is ? found.instruction() : null, is ? found.kind() : null,

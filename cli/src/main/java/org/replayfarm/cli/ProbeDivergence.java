@@ -28,6 +28,7 @@ import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * {@code replay explain OUT --first-divergence --method probes}: the first wrong instruction by probe bisection
@@ -358,7 +359,7 @@ final class ProbeDivergence {
         boolean is = found != null;
         List<ReportSections.Probe> probes = r.probes().stream().map(p -> new ReportSections.Probe(p.run(), p.wave(),
                 String.format("0x%x", p.pc()), p.hit(), p.instruction(), p.verdict())).toList();
-        ObjectNode f = ReportSections.tree(new ReportSections.FirstDivergence("probe bisection", o.device(),
+        ObjectNode f = ReportJson.tree(new ReportSections.FirstDivergence("probe bisection", o.device(),
                 java.util.Arrays.stream(o.group()).boxed().toList(), null, null, null, o.start(), o.store(),
                 (long) r.sliceSize(), (long) r.probeable(), (long) r.runs().size(), r.deviceSeconds(), is,
                 is ? found.wave() : null, is ? String.format("0x%x", found.pc()) : null, is ? found.instruction() : null,

@@ -3,18 +3,19 @@ package org.replayfarm.coordinator.diff;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * report.json's {@code comparison} section (docs/report-schema.md), defined once: each record is one object of
  * the section, its components the object's fields in the order written, named in snake case by
- * {@link ReportSections#JSON} ({@code deviceOnly} is {@code device_only}). A component that is null is written as null, but for those marked
+ * {@link ReportJson} ({@code deviceOnly} is {@code device_only}). A component that is null is written as null, but for those marked
  * {@link JsonInclude.Include#NON_NULL}, which are left out. {@link RunReport} fills them from a {@link DiffResult}.
  */
 public record ComparisonReport(boolean performed, Tolerances tolerances, Suggestion suggestion, boolean everyGroup,
                                List<Image> images, List<Range> ranges) {
     /** This section as a tree, to set into report.json. */
     public ObjectNode tree() {
-        return ReportSections.JSON.valueToTree(this);
+        return ReportJson.tree(this);
     }
 
     /** What the command asked and what it applied to. */

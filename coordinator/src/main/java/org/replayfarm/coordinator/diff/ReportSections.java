@@ -1,31 +1,19 @@
 package org.replayfarm.coordinator.diff;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * report.json's run sections (docs/report-schema.md) beside {@link ComparisonReport} and the sampling section,
  * defined once: the run's identity, {@code device}, {@code result}, {@code timings}, {@code farm} and
  * {@code first_divergence}; and a batch's {@code batch.json}. Each record is one object, its components the
- * object's fields in the order written, named in snake case by {@link #JSON} ({@code exitStatus} is
+ * object's fields in the order written, named in snake case by {@link ReportJson} ({@code exitStatus} is
  * {@code exit_status}); a component marked {@link JsonInclude.Include#NON_NULL} is left out when null.
  */
 public final class ReportSections {
-    /** The one mapping of the report's records to JSON. */
-    public static final ObjectMapper JSON = JsonMapper.builder()
-            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
-
     private ReportSections() {
-    }
-
-    /** A record as a tree, to set into report.json. */
-    public static ObjectNode tree(Record section) {
-        return JSON.valueToTree(section);
     }
 
     /** Who ran: the fields a run report adds at its top level after the host's. */
@@ -97,7 +85,7 @@ public final class ReportSections {
 
         /** The file's text: indented, ending in a newline. */
         public String text() throws com.fasterxml.jackson.core.JsonProcessingException {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(this) + "\n";
+            return ReportJson.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(this) + "\n";
         }
     }
 

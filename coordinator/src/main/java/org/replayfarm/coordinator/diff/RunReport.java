@@ -22,6 +22,7 @@ import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
 import org.replayfarm.model.image.ImagePng;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * The outputs of a compared run in DIR (docs/report-schema.md): {@code report.json}
@@ -132,17 +133,17 @@ public final class RunReport {
                               Pictures pictures) throws IOException {
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
-            report.setAll(ReportSections.tree(new ReportSections.Run(id.captureName(), capturePath == null ? ""
+            report.setAll(ReportJson.tree(new ReportSections.Run(id.captureName(), capturePath == null ? ""
                     : capturePath.toAbsolutePath().toString(), id.jobId(), id.selection(), nondeterministic)));
-            report.set("device", ReportSections.tree(device(device)));
+            report.set("device", ReportJson.tree(device(device)));
             comparison(report, diff, options);
-            report.set("result", ReportSections.tree(new ReportSections.Result(verdict.status(), verdict.exitStatus(),
+            report.set("result", ReportJson.tree(new ReportSections.Result(verdict.status(), verdict.exitStatus(),
                     verdict.reasons())));
-            report.set("timings", ReportSections.tree(new ReportSections.Timings(o.wallTime().toNanos() / 1e9,
+            report.set("timings", ReportJson.tree(new ReportSections.Timings(o.wallTime().toNanos() / 1e9,
                     device.seconds(), diffSeconds)));
             SamplingReport.toJson(report, sampling);
             if (farm != null) {
-                report.set("farm", ReportSections.tree(farm));
+                report.set("farm", ReportJson.tree(farm));
             }
         }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
             pictures.write(dir, device.run(), diff);

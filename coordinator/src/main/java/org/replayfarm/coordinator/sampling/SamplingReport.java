@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.replayfarm.proto.GpuExecution;
 import org.replayfarm.proto.PcSample;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * The "sampling" section of report.json: per GPU node incarnation its configured mode, bursts, duty
@@ -99,7 +100,7 @@ public final class SamplingReport {
 
     /** Adds {@code "sampling": {...}} to {@code report}. */
     public static ObjectNode toJson(ObjectNode report, SamplingSnapshot snapshot) {
-        ObjectNode s = org.replayfarm.coordinator.diff.ReportSections.tree(section(snapshot));
+        ObjectNode s = ReportJson.tree(section(snapshot));
         report.set("sampling", s);
         return s;
     }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.evalnode.eval.Evaluation;
+import org.replayfarm.evalnode.eval.ReportJson;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.StoreRun;
 import org.replayfarm.gpunode.device.DeviceRun;
@@ -130,16 +131,16 @@ class ReportSchemaDocTest {
         }
     }
 
-    /** Each property of a report record as {@link ReportSections#JSON} writes it, and those of its records. */
+    /** Each property of a report record as {@link ReportJson} writes it, and those of its records. */
     private static void definition(Class<?> type, String path, Map<String, String> out) {
         if (path.matches("[a-z_]+")) {
             out.put(path, path); // the section's own field
         }
-        definition(ReportSections.JSON.constructType(type), path, out);
+        definition(ReportJson.JSON.constructType(type), path, out);
     }
 
     private static void definition(com.fasterxml.jackson.databind.JavaType type, String path, Map<String, String> out) {
-        var config = ReportSections.JSON.getSerializationConfig();
+        var config = ReportJson.JSON.getSerializationConfig();
         for (var property : config.introspect(type).findProperties()) {
             String name = property.getName();
             String p = path.isEmpty() ? name : path + "." + name;
