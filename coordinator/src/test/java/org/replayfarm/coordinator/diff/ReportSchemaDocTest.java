@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.replayfarm.evalnode.eval.EvalReport;
 import org.replayfarm.evalnode.eval.Evaluation;
 import org.replayfarm.evalnode.eval.ReportJson;
 import org.replayfarm.evalnode.hostmodel.FaultRecord;
@@ -37,8 +38,9 @@ import org.replayfarm.gpunode.device.ExecutionRecord;
  * suggestion, a store conflict in memory and in an image, a fault, an exec: device run's fidelity, PC samples
  * and hot instructions, and the farm section; every field it holds must be named in the document, and every field
  * the document's schema table names must be one the report or the records hold.
- * The sections' definitions ({@link ComparisonReport}, {@link ReportSections}, the sampling section's) are checked
- * whole, as the mapper names them: fields this report leaves out (an order-dependent range's) included.
+ * The sections' definitions ({@link EvalReport}, {@link ComparisonReport}, {@link ReportSections}, the sampling
+ * section's) are checked whole, as the mapper names them: fields this report leaves out (an order-dependent range's
+ * or texel's, the in-order pass's) included.
  */
 @Tag("unit")
 class ReportSchemaDocTest {
@@ -53,6 +55,7 @@ class ReportSchemaDocTest {
         Map<String, String> written = new java.util.TreeMap<>();
         walk(report, "", written);
         // every field the sections' definitions hold, those this report leaves out included
+        definition(EvalReport.class, "", written);
         definition(ComparisonReport.class, "comparison", written);
         definition(ReportSections.Device.class, "device", written);
         definition(ReportSections.Result.class, "result", written);
@@ -131,7 +134,10 @@ class ReportSchemaDocTest {
         }
     }
 
-    /** Each property of a report record as {@link ReportJson} writes it, and those of its records. */
+    /**
+     * Each property of a report record as {@link ReportJson} writes it, and those of its records (a sealed
+     * interface's: those of every record that implements it).
+     */
     private static void definition(Class<?> type, String path, Map<String, String> out) {
         if (path.matches("[a-z_]+")) {
             out.put(path, path); // the section's own field
@@ -140,18 +146,29 @@ class ReportSchemaDocTest {
     }
 
     private static void definition(com.fasterxml.jackson.databind.JavaType type, String path, Map<String, String> out) {
+        if (type.getRawClass().isSealed()) {
+            for (Class<?> each : type.getRawClass().getPermittedSubclasses()) {
+                definition(ReportJson.JSON.constructType(each), path, out);
+            }
+            return;
+        }
         var config = ReportJson.JSON.getSerializationConfig();
         for (var property : config.introspect(type).findProperties()) {
             String name = property.getName();
             String p = path.isEmpty() ? name : path + "." + name;
             out.put(p, name);
             com.fasterxml.jackson.databind.JavaType t = property.getPrimaryType();
-            if (t.getRawClass().isRecord()) {
+            if (record(t)) {
                 definition(t, p, out);
-            } else if (t.isCollectionLikeType() && t.getContentType().getRawClass().isRecord()) {
+            } else if (t.isCollectionLikeType() && record(t.getContentType())) {
                 definition(t.getContentType(), p + "[]", out);
             }
         }
+    }
+
+    /** A record, or a sealed interface of records: an object the walk goes into. */
+    private static boolean record(com.fasterxml.jackson.databind.JavaType t) {
+        return t.getRawClass().isRecord() || t.getRawClass().isSealed();
     }
 
     private JsonNode report() throws Exception {
