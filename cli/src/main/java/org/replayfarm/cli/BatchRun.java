@@ -3,9 +3,6 @@ package org.replayfarm.cli;
 import org.replayfarm.coordinator.diff.JunitXml;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.replayfarm.coordinator.cluster.FarmNode;
 import org.replayfarm.coordinator.diff.CompareWith;
 import org.replayfarm.coordinator.diff.Comparison;
+import org.replayfarm.coordinator.diff.ReportSections;
 import org.replayfarm.coordinator.jobs.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.capture.CaptureFile;
@@ -365,19 +363,13 @@ public final class BatchRun {
         String summary = sw.toString();
         Files.writeString(out.resolve("summary.txt"), summary, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("junit.xml"), junit(results, seconds, counts), StandardCharsets.UTF_8);
-        ObjectNode json = new ObjectMapper().createObjectNode().put("schema", "replay-farm/batch-report/1")
-                .put("seconds", seconds).put("exit_status", exitStatus(results));
-        ObjectNode c = json.putObject("counts");
-        counts.forEach(c::put);
-        ArrayNode list = json.putArray("captures");
+        List<ReportSections.BatchCapture> captures = new ArrayList<>();
         for (Result r : results) {
-            ObjectNode n = list.addObject().put("name", r.item().name()).put("capture", r.item().capture().toString())
-                    .put("sha256", r.sha()).put("status", r.status()).put("reason", r.reason()).put("seconds", r.seconds())
-                    .put("report", r.item().name() + "/report.json");
-            r.notes().forEach(n.putArray("notes")::add);
+            captures.add(new ReportSections.BatchCapture(r.item().name(), r.item().capture().toString(), r.sha(),
+                    r.status(), r.reason(), r.seconds(), r.item().name() + "/report.json", List.copyOf(r.notes())));
         }
-        Files.writeString(out.resolve("batch.json"), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                .writeValueAsString(json) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("batch.json"), new ReportSections.Batch(ReportSections.Batch.SCHEMA, seconds,
+                exitStatus(results), counts, captures).text(), StandardCharsets.UTF_8);
         return summary;
     }
 

@@ -2,7 +2,6 @@ package org.replayfarm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.replayfarm.coordinator.diff.ReportSections;
 import org.replayfarm.coordinator.diff.StoreTrace;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -21,6 +21,7 @@ import org.replayfarm.gpunode.device.CudaCpuBackend;
 import org.replayfarm.gpunode.device.DeviceChoice;
 import org.replayfarm.gpunode.device.DeviceException;
 import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * {@code replay explain OUT --first-divergence}: the first instruction whose result differs between the host model and
@@ -206,34 +207,17 @@ public final class FirstDivergence {
         ObjectMapper json = new ObjectMapper();
         Path file = out.resolve("report.json");
         ObjectNode report = (ObjectNode) json.readTree(file.toFile());
-        ObjectNode f = json.createObjectNode();
-        f.put("method", "lockstep traces");
-        f.put("device", o.device());
-        ArrayNode group = f.putArray("group");
-        for (int c : o.group()) {
-            group.add(c);
-        }
-        f.put("instructions_compared", o.result().steps());
-        f.put("approximate_within_tolerance", o.result().tolerated());
-        f.put("traced_seconds", o.tracedSeconds());
-        f.put("found", o.result().divergence().isPresent());
-        o.result().divergence().ifPresent(d -> {
-            f.put("wave", d.wave());
-            f.put("pc", String.format("0x%x", d.pc()));
-            f.put("instruction", d.instruction());
-            f.put("kind", d.kind());
-            f.put("why", d.why());
-            f.put("source_line", lines.at(d.pc()));
-            values(f.putArray("differs"), d.differs());
-            values(f.putArray("operands"), d.operands());
-            ArrayNode recent = f.putArray("recent");
-            for (Lockstep.Recent p : d.recent()) {
-                recent.addObject().put("pc", String.format("0x%x", p.pc())).put("instruction", p.instruction())
-                        .put("host", p.host()).put("device", p.device());
-            }
-        });
-        ArrayNode notes = f.putArray("notes");
-        o.result().notes().forEach(notes::add);
+        Lockstep.Result r = o.result();
+        Lockstep.Divergence found = r.divergence().orElse(null);
+        boolean is = found != null;
+        List<ReportSections.Recent> recent = !is ? null : found.recent().stream().map(p -> new ReportSections.Recent(
+                String.format("0x%x", p.pc()), p.instruction(), p.host(), p.device())).toList();
+        ObjectNode f = ReportJson.tree(new ReportSections.FirstDivergence("lockstep traces", o.device(),
+                java.util.Arrays.stream(o.group()).boxed().toList(), r.steps(), (long) r.tolerated(), o.tracedSeconds(),
+                null, null, null, null, null, null, is, is ? found.wave() : null,
+                is ? String.format("0x%x", found.pc()) : null, is ? found.instruction() : null, is ? found.kind() : null,
+                is ? found.why() : null, is ? lines.at(found.pc()) : null, is ? registers(found.differs()) : null,
+                is ? registers(found.operands()) : null, recent, null, r.notes()));
         report.set("first_divergence", f);
         json.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), report);
         Path summary = out.resolve("summary.txt");
@@ -252,13 +236,8 @@ public final class FirstDivergence {
         }
     }
 
-    private static void values(ArrayNode into, List<Lockstep.Value> values) {
-        for (Lockstep.Value v : values) {
-            ObjectNode n = into.addObject().put("register", v.register());
-            if (v.lane() >= 0) {
-                n.put("lane", v.lane());
-            }
-            n.put("host", String.format("0x%08x", v.host())).put("device", String.format("0x%08x", v.device()));
-        }
+    private static List<ReportSections.Register> registers(List<Lockstep.Value> values) {
+        return values.stream().map(v -> new ReportSections.Register(v.register(), v.lane() >= 0 ? v.lane() : null,
+                String.format("0x%08x", v.host()), String.format("0x%08x", v.device()))).toList();
     }
 }

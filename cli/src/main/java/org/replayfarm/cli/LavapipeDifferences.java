@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.replayfarm.model.amber.BufferDecl;
 import org.replayfarm.model.amber.ValueSlot;
+import org.replayfarm.model.compare.Ulps;
 
 /**
  * Where the host model and lavapipe differ in an Amber buffer, classified by what SPIR-V allows: a float value
@@ -92,27 +93,16 @@ public final class LavapipeDifferences {
         return exp == 0 && mant != 0;
     }
 
-    /** Units in the last place between two floats of the same width; -1 when exactly one is a NaN. */
+    /**
+     * Units in the last place between two floats of the same width ({@link Ulps#distance}: the largest finite
+     * value is one from infinity); 0 for two NaNs, -1 when exactly one is a NaN.
+     */
     static long ulps(long a, long b, int bits) {
-        boolean nanA = isNan(a, bits);
-        boolean nanB = isNan(b, bits);
+        boolean nanA = Ulps.nan(bits, a);
+        boolean nanB = Ulps.nan(bits, b);
         if (nanA || nanB) {
             return nanA && nanB ? 0 : -1;
         }
-        return Math.abs(ordered(a, bits) - ordered(b, bits));
-    }
-
-    private static boolean isNan(long v, int bits) {
-        int expBits = bits == 16 ? 5 : bits == 32 ? 8 : 11;
-        int mantBits = bits - 1 - expBits;
-        long exp = v >>> mantBits & ((1L << expBits) - 1);
-        return exp == (1L << expBits) - 1 && (v & ((1L << mantBits) - 1)) != 0;
-    }
-
-    /** A float's bits mapped to a line where neighbours differ by one (negative values below zero). */
-    private static long ordered(long v, int bits) {
-        long sign = 1L << (bits - 1);
-        long mag = v & (sign - 1);
-        return (v & sign) != 0 ? -mag : mag;
+        return Ulps.distance(bits, a, b);
     }
 }

@@ -2,7 +2,6 @@ package org.replayfarm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.replayfarm.coordinator.diff.ReportSections;
 import org.replayfarm.coordinator.diff.StoreTrace;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
@@ -28,6 +28,7 @@ import org.replayfarm.gpunode.device.DeviceRequest;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.translate.CpuBuild;
 import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * {@code replay explain OUT --first-divergence --method probes}: the first wrong instruction by probe bisection
@@ -353,39 +354,18 @@ public final class ProbeDivergence {
         ObjectMapper json = new ObjectMapper();
         Path file = out.resolve("report.json");
         ObjectNode report = (ObjectNode) json.readTree(file.toFile());
-        ObjectNode f = json.createObjectNode();
         ProbeSearch.Result r = o.result();
-        f.put("method", "probe bisection");
-        f.put("device", o.device());
-        ArrayNode group = f.putArray("group");
-        for (int c : o.group()) {
-            group.add(c);
-        }
-        f.put("start", o.start());
-        f.put("store", o.store());
-        f.put("slice_instructions", r.sliceSize());
-        f.put("slice_probeable", r.probeable());
-        f.put("probe_runs", r.runs().size());
-        f.put("probe_seconds", r.deviceSeconds());
-        f.put("found", r.answer().isPresent());
-        r.answer().ifPresent(a -> {
-            f.put("wave", a.wave());
-            f.put("pc", String.format("0x%x", a.pc()));
-            f.put("instruction", a.instruction());
-            f.put("kind", a.kind());
-            f.put("why", a.why());
-            f.put("source_line", lines.at(a.pc()));
-            values(f.putArray("differs"), a.differs());
-            values(f.putArray("operands"), a.operands());
-        });
-        ArrayNode probes = f.putArray("probes");
-        for (ProbeSearch.Probe p : r.probes()) {
-            probes.addObject().put("run", p.run()).put("wave", p.wave()).put("pc", String.format("0x%x", p.pc()))
-                    .put("execution", p.hit())
-                    .put("instruction", p.instruction()).put("verdict", p.verdict());
-        }
-        ArrayNode notes = f.putArray("notes");
-        r.notes().forEach(notes::add);
+        ProbeSearch.Answer found = r.answer().orElse(null);
+        boolean is = found != null;
+        List<ReportSections.Probe> probes = r.probes().stream().map(p -> new ReportSections.Probe(p.run(), p.wave(),
+                String.format("0x%x", p.pc()), p.hit(), p.instruction(), p.verdict())).toList();
+        ObjectNode f = ReportJson.tree(new ReportSections.FirstDivergence("probe bisection", o.device(),
+                java.util.Arrays.stream(o.group()).boxed().toList(), null, null, null, o.start(), o.store(),
+                (long) r.sliceSize(), (long) r.probeable(), (long) r.runs().size(), r.deviceSeconds(), is,
+                is ? found.wave() : null, is ? String.format("0x%x", found.pc()) : null, is ? found.instruction() : null,
+                is ? found.kind() : null, is ? found.why() : null, is ? lines.at(found.pc()) : null,
+                is ? registers(found.differs()) : null, is ? registers(found.operands()) : null, null, probes,
+                r.notes()));
         report.set("first_divergence", f);
         json.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), report);
         Path summary = out.resolve("summary.txt");
@@ -403,18 +383,9 @@ public final class ProbeDivergence {
         }
     }
 
-    private static void values(ArrayNode into, List<ProbeSearch.Value> values) {
-        for (ProbeSearch.Value v : values) {
-            ObjectNode n = into.addObject().put("register", v.register());
-            if (v.lane() >= 0) {
-                n.put("lane", v.lane());
-            }
-            n.put("host", String.format("0x%08x", v.host()));
-            if (v.device() == null) {
-                n.putNull("device");
-            } else {
-                n.put("device", String.format("0x%08x", v.device()));
-            }
-        }
+    private static List<ReportSections.Register> registers(List<ProbeSearch.Value> values) {
+        return values.stream().map(v -> new ReportSections.Register(v.register(), v.lane() >= 0 ? v.lane() : null,
+                String.format("0x%08x", v.host()), v.device() == null ? null : String.format("0x%08x", v.device())))
+                .toList();
     }
 }

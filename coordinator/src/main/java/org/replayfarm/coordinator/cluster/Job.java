@@ -512,11 +512,8 @@ public final class Job {
         java.util.concurrent.Executor blocking = ctx.getSystem().dispatchers().lookup(akka.actor.typed.DispatcherSelector.blocking());
         long nondeterministic = state.nondeterministic();
         JobStats stats = stats();
-        java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> farm = n -> {
-            n.put("slices", stats.slices()).put("resent", stats.resent()).put("duplicates", stats.duplicates());
-            com.fasterxml.jackson.databind.node.ArrayNode out = n.putArray("nodes_out_of_rotation");
-            stats.retired().forEach((node, why) -> out.addObject().put("node", node).put("reason", why));
-        };
+        org.replayfarm.coordinator.diff.ReportSections.Farm farm = org.replayfarm.coordinator.diff.ReportSections.Farm.of(
+                stats.slices(), stats.resent(), stats.duplicates(), stats.retired());
         java.util.concurrent.CompletionStage<Comparison.Result> compared = spec.sampling().get()
                 .exceptionally(e -> {
                     ctx.getLog().warn("job {}: the sampling store did not answer ({}); the report's sampling section "

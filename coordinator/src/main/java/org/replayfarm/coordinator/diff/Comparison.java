@@ -136,14 +136,14 @@ public final class Comparison {
     public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
                                 RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
                                 DeviceEvents events, SamplingSnapshot sampling) throws IOException, DeviceException {
-        return finish(dir, o, kernel, capture, id, choice, options, nondeterministic, events, sampling, farm -> { });
+        return finish(dir, o, kernel, capture, id, choice, options, nondeterministic, events, sampling, null);
     }
 
-    /** As above; {@code farm} adds the coordinator's figures (slices, re-sends, nodes out of rotation) to report.json. */
+    /** As above; {@code farm} is the coordinator's figures (slices, re-sends, nodes out of rotation; null none) for report.json. */
     public static Result finish(Path dir, Evaluation.Outcome o, Kernel kernel, CaptureFile capture,
                                 RunReport.Identity id, DeviceChoice choice, DiffOptions options, long nondeterministic,
                                 DeviceEvents events, SamplingSnapshot sampling,
-                                java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> farm)
+                                ReportSections.Farm farm)
             throws IOException, DeviceException {
         DeviceChoice.Resolved resolved = choice.resolve(capture);
         DeviceRun run = null;

@@ -14,11 +14,12 @@ import org.replayfarm.coordinator.diff.DiffResult.RangeDiff;
 import org.replayfarm.coordinator.diff.DiffResult.TexelRegion;
 import org.replayfarm.evalnode.eval.ImageMerge;
 import org.replayfarm.evalnode.eval.MemoryMerge;
-import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
+import org.replayfarm.evalnode.hostmodel.memory.MemoryOps;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.model.capture.TexelLayout;
+import org.replayfarm.model.compare.Ulps;
 import org.replayfarm.model.image.ImageFormat;
 import org.replayfarm.model.image.TexelCodec;
 import org.replayfarm.proto.Image;
@@ -183,7 +184,7 @@ public final class Diff {
                 return Tolerance.Rule.NONE;
             }
             rule = rule.and(tolerance.accepts(a[c], b[c], channelValue(bits[c], a[c]), channelValue(bits[c], b[c]),
-                    ulps(bits[c], a[c], b[c])));
+                    Ulps.between(bits[c], a[c], b[c])));
         }
         if (rule == Tolerance.Rule.EXACT) {
             // the texel's bytes differ where no channel lies: accepted by any tolerance in force, as 0 apart
@@ -202,7 +203,7 @@ public final class Diff {
         Distance d = floats ? Distance.NONE : Distance.BEYOND; // no tolerance takes another channel's difference
         for (int c = 0; c < a.length; c++) {
             if (a[c] != b[c]) {
-                d = floats ? d.and(channelValue(bits[c], a[c]), channelValue(bits[c], b[c]), ulps(bits[c], a[c], b[c]))
+                d = floats ? d.and(channelValue(bits[c], a[c]), channelValue(bits[c], b[c]), Ulps.between(bits[c], a[c], b[c]))
                         : Distance.BEYOND;
             }
         }
@@ -263,7 +264,7 @@ public final class Diff {
             String f = "0x%0" + ((bits[c] + 3) / 4) + "x";
             hb.add(String.format(f, a[c]));
             db.add(String.format(f, b[c]));
-            u.add(floats ? ulps(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]));
+            u.add(floats ? Ulps.between(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]));
         }
         TexelLayout.Texel p = TexelLayout.texelAt(e.image(), t);
         String where = "texel (" + p.x() + ", " + p.y() + ")" + (p.mip() > 0 ? " mip " + p.mip() : "")
@@ -311,45 +312,12 @@ public final class Diff {
         int[] bits = format.channelBits();
         boolean floats = format.numeric() == NumericFormat.NUM_FLOAT;
         for (int c = 0; c < a.length; c++) {
-            long apart = floats ? ulps(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]);
+            long apart = floats ? Ulps.between(bits[c], a[c], b[c]) : Math.abs(a[c] - b[c]);
             if (apart > Math.max(1, floats ? ulp : 1)) {
                 return false;
             }
         }
         return true;
-    }
-
-    /**
-     * Distance in units in the last place between two float channel values of {@code width} bits: their
-     * positions in the ordered sequence of representable values (16- and 32-bit floats are sign-magnitude;
-     * 10- and 11-bit floats have no sign). Values equal as numbers (+0 and -0) are 0 apart.
-     */
-    static long ulps(int width, long a, long b) {
-        if (a != b && (special(width, a) || special(width, b))) {
-            return Long.MAX_VALUE; // an infinity or NaN is no number of ulps from anything but itself
-        }
-        return Math.abs(ordered(width, a) - ordered(width, b));
-    }
-
-    /** Whether the bits are an infinity or a NaN (exponent all ones) in a float of {@code width} bits. */
-    static boolean special(int width, long bits) {
-        long exponent = switch (width) {
-            case 32 -> 0x7F80_0000L;
-            case 16 -> 0x7C00L;
-            case 11 -> 0x7C0L;
-            case 10 -> 0x3E0L;
-            default -> 0;
-        };
-        return exponent != 0 && (bits & exponent) == exponent;
-    }
-
-    private static long ordered(int width, long bits) {
-        if (width == 10 || width == 11) {
-            return bits;
-        }
-        long sign = 1L << (width - 1);
-        long magnitude = bits & (sign - 1);
-        return (bits & sign) != 0 ? -magnitude : magnitude;
     }
 
     /** Finds the 4-connected regions of differing or device-only texels, plane by plane; returns how many. */

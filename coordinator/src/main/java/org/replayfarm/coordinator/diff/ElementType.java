@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Map;
+import org.replayfarm.model.compare.Ulps;
 
 /**
  * The type of one element of a typed memory range: a scalar kind and a vector width ({@code float4}: f32
@@ -193,21 +194,7 @@ public record ElementType(Scalar scalar, int lanes) {
             long y = signExtend(b);
             return Math.abs(x - y);
         }
-        if (a == b) {
-            return 0;
-        }
-        int width = scalar.bytes * 8;
-        if (Diff.special(width, a) || Diff.special(width, b)) {
-            return Long.MAX_VALUE;
-        }
-        long oa = ordered(width, a);
-        long ob = ordered(width, b);
-        long d = oa - ob;
-        // overflow only for 64-bit values of opposite signs far apart
-        if ((oa >= 0) != (ob >= 0) && ((d >= 0) != (oa >= ob))) {
-            return Long.MAX_VALUE;
-        }
-        return Math.abs(d);
+        return Ulps.between(scalar.bytes * 8, a, b);
     }
 
     private long signExtend(long v) {
@@ -216,12 +203,6 @@ public record ElementType(Scalar scalar, int lanes) {
         }
         int shift = 64 - 8 * scalar.bytes;
         return v << shift >> shift;
-    }
-
-    private static long ordered(int width, long bits) {
-        long sign = width == 64 ? Long.MIN_VALUE : 1L << (width - 1);
-        long magnitude = bits & ~sign & (width == 64 ? -1L : (1L << width) - 1);
-        return (bits & sign) != 0 ? -magnitude : magnitude;
     }
 
     private static String floatText(float f) {

@@ -1,6 +1,5 @@
 package org.replayfarm.coordinator.diff;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -23,6 +22,7 @@ import org.replayfarm.evalnode.hostmodel.Kernel;
 import org.replayfarm.gpunode.device.DeviceRun;
 import org.replayfarm.gpunode.device.ExecutionRecord;
 import org.replayfarm.model.image.ImagePng;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * The outputs of a compared run in DIR (docs/report-schema.md): {@code report.json}
@@ -106,16 +106,16 @@ public final class RunReport {
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling)
             throws IOException {
-        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null, farm -> { });
+        return write(dir, o, kernel, id, device, diff, options, nondeterministic, diffSeconds, sampling, null, null);
     }
 
     /**
      * As above; {@code capturePath} (null: unknown) is where the capture lies, for {@code replay explain}, and
-     * {@code farm} fills report.json's "farm" section (a farm job's slices and nodes), where given.
+     * {@code farm} is report.json's "farm" section (a farm job's slices and nodes; null: none).
      */
     public static Verdict write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                                 DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
-                                Path capturePath, java.util.function.Consumer<ObjectNode> farm) throws IOException {
+                                Path capturePath, ReportSections.Farm farm) throws IOException {
         Verdict verdict = verdict(o, diff, nondeterministic);
         // the device's and the diff's pictures are encoded beside the host's (which Evaluation.write encodes on
         // threads of its own), and written after them
@@ -129,27 +129,21 @@ public final class RunReport {
 
     private static void write(Path dir, Evaluation.Outcome o, Kernel kernel, Identity id, Device device, DiffResult diff,
                               DiffOptions options, long nondeterministic, double diffSeconds, SamplingSnapshot sampling,
-                              Path capturePath, java.util.function.Consumer<ObjectNode> farm, Verdict verdict,
+                              Path capturePath, ReportSections.Farm farm, Verdict verdict,
                               Pictures pictures) throws IOException {
         Evaluation.write(o, kernel, id.captureSha256(), dir, report -> {
             report.put("schema", SCHEMA);
-            report.put("capture_file", id.captureName());
-            report.put("capture_path", capturePath == null ? "" : capturePath.toAbsolutePath().toString());
-            report.put("job", id.jobId());
-            report.put("selection", id.selection());
-            report.put("nondeterministic_slices", nondeterministic);
-            device(report.putObject("device"), device);
-            comparison(report.putObject("comparison"), diff, options);
-            ObjectNode result = report.putObject("result");
-            result.put("status", verdict.status()).put("exit_status", verdict.exitStatus());
-            verdict.reasons().forEach(result.putArray("reasons")::add);
-            report.putObject("timings").put("host_seconds", o.wallTime().toNanos() / 1e9)
-                    .put("device_seconds", device.seconds()).put("diff_seconds", diffSeconds);
+            report.setAll(ReportJson.tree(new ReportSections.Run(id.captureName(), capturePath == null ? ""
+                    : capturePath.toAbsolutePath().toString(), id.jobId(), id.selection(), nondeterministic)));
+            report.set("device", ReportJson.tree(device(device)));
+            comparison(report, diff, options);
+            report.set("result", ReportJson.tree(new ReportSections.Result(verdict.status(), verdict.exitStatus(),
+                    verdict.reasons())));
+            report.set("timings", ReportJson.tree(new ReportSections.Timings(o.wallTime().toNanos() / 1e9,
+                    device.seconds(), diffSeconds)));
             SamplingReport.toJson(report, sampling);
-            ObjectNode farmSection = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
-            farm.accept(farmSection);
-            if (!farmSection.isEmpty()) {
-                report.set("farm", farmSection);
+            if (farm != null) {
+                report.set("farm", ReportJson.tree(farm));
             }
         }, () -> { // every file through OutputFolder (temporary name, then renamed), report.json after them
             pictures.write(dir, device.run(), diff);
@@ -160,179 +154,141 @@ public final class RunReport {
         });
     }
 
-    private static void device(ObjectNode n, Device device) {
-        n.put("choice", device.choice()).put("kind", device.kind()).put("label", device.label())
-                .put("reason", device.reason());
-        ArrayNode executions = n.putArray("executions");
-        if (device.run() != null) {
-            for (ExecutionRecord e : device.run().executions()) {
-                executions.addObject().put("id", e.id()).put("duration_ns", e.durationNanos())
-                        .put("serialized", e.serialized().name().toLowerCase(java.util.Locale.ROOT));
+    /** The device section, as {@link ReportSections.Device} defines it. */
+    static ReportSections.Device device(Device device) {
+        DeviceRun run = device.run();
+        List<ReportSections.Execution> executions = new ArrayList<>();
+        ReportSections.Exec exec = null;
+        ReportSections.Fidelity fidelity = null;
+        ReportSections.PcSamples samples = null;
+        List<ReportSections.HotInstruction> hot = new ArrayList<>();
+        if (run != null) {
+            for (ExecutionRecord e : run.executions()) {
+                executions.add(new ReportSections.Execution(e.id(), e.durationNanos(),
+                        e.serialized().name().toLowerCase(java.util.Locale.ROOT)));
             }
-            DeviceRun.Exec x = device.run().exec();
+            DeviceRun.Exec x = run.exec();
             if (x != null) {
-                n.putObject("exec").put("command", x.command()).put("exit_status", x.exitStatus())
-                        .put("stderr_tail", x.stderrTail()).put("seconds", x.seconds());
+                exec = new ReportSections.Exec(x.command(), x.exitStatus(), x.stderrTail(), x.seconds());
             }
-            DeviceRun.Fidelity f = device.run().fidelity();
+            DeviceRun.Fidelity f = run.fidelity();
             if (f != null) {
-                n.putObject("fidelity").put("translated_exact", f.translatedExact())
-                        .put("translated_approximate", f.translatedApproximate()).put("refused", f.refused())
-                        .put("unreached", f.unreached()).put("wave_instructions", f.waveInstructions())
-                        .put("lane_instructions", f.laneInstructions()).put("faulted_groups", f.faultedGroups());
+                fidelity = new ReportSections.Fidelity(f.translatedExact(), f.translatedApproximate(), f.refused(),
+                        f.unreached(), f.waveInstructions(), f.laneInstructions(), f.faultedGroups());
+            }
+            // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
+            if (run.samplesAttributed() > 0 || run.samplesUnattributed() > 0) {
+                samples = new ReportSections.PcSamples(run.samplesAttributed(), run.samplesUnattributed());
+            }
+            for (org.replayfarm.proto.GuestHotspot h : run.hotspots()) {
+                hot.add(new ReportSections.HotInstruction(String.format("0x%x", h.getGuestPc()), h.getLine(), h.getText(),
+                        h.getSamples(), h.getStallsList().stream()
+                        .map(st -> new ReportSections.Stall(st.getReason(), st.getSamples())).toList()));
             }
         }
-        // PC samples of a GPU run traced to guest instructions (issue 14), hottest first
-        ArrayNode hot = n.putArray("hot_guest_instructions");
-        if (device.run() != null && (device.run().samplesAttributed() > 0 || device.run().samplesUnattributed() > 0)) {
-            // how many PC samples were traced to a guest instruction and how many could not be (no #line)
-            n.putObject("pc_samples").put("attributed", device.run().samplesAttributed())
-                    .put("unattributed", device.run().samplesUnattributed());
-        }
-        if (device.run() != null) {
-            for (org.replayfarm.proto.GuestHotspot h : device.run().hotspots()) {
-                ObjectNode o = hot.addObject().put("pc", String.format("0x%x", h.getGuestPc())).put("line", h.getLine())
-                        .put("text", h.getText()).put("samples", h.getSamples());
-                ArrayNode stalls = o.putArray("stall_reasons");
-                h.getStallsList().forEach(st -> stalls.addObject().put("reason", st.getReason()).put("samples", st.getSamples()));
-            }
-        }
+        return new ReportSections.Device(device.choice(), device.kind(), device.label(), device.reason(), executions,
+                exec, fidelity, hot, samples);
     }
 
-    private static void comparison(ObjectNode n, DiffResult diff, DiffOptions options) {
-        n.put("performed", diff != null);
-        ObjectNode tolerances = n.putObject("tolerances").put("ulp", options.ulp()).put("abs", options.abs())
-                .put("rel", options.rel()).put("approximate", options.approximate())
-                .put("description", options.describe());
+    private static void comparison(ObjectNode report, DiffResult diff, DiffOptions options) {
+        report.set("comparison", comparison(diff, options).tree());
+    }
+
+    /** The comparison section, as {@link ComparisonReport} defines it. */
+    static ComparisonReport comparison(DiffResult diff, DiffOptions options) {
         Scope scope = Scope.of(diff, options);
-        scope.applied.forEach(tolerances.putArray("applied_to")::add);
-        scope.exact.forEach(tolerances.putArray("exact")::add);
-        ArrayNode byView = tolerances.putArray("by_view");
+        List<ComparisonReport.ByView> byView = new ArrayList<>();
         for (Scope.Own o : scope.own) {
-            byView.addObject().put("what", o.what()).put("ulp", o.tolerance().ulp()).put("abs", o.tolerance().abs())
-                    .put("rel", o.tolerance().rel()).put("description", o.tolerance().describe());
+            byView.add(new ComparisonReport.ByView(o.what(), o.tolerance().ulp(), o.tolerance().abs(), o.tolerance().rel(),
+                    o.tolerance().describe()));
         }
-        tolerances.put("statement", scope.statement(options));
-        java.util.Optional<ToleranceSuggestion> suggestion = ToleranceSuggestion.of(diff);
-        if (suggestion.isPresent()) {
-            ToleranceSuggestion s = suggestion.get();
-            ObjectNode sn = n.putObject("suggestion").put("text", s.text()).put("values", s.count())
-                    .put("ulps", s.ulps()).put("abs", s.abs()).put("rel", s.rel());
-            s.flags().forEach(sn.putArray("flags")::add);
-        } else {
-            n.putNull("suggestion");
-        }
-        n.put("every_group", options.everyGroup());
-        ArrayNode images = n.putArray("images");
-        ArrayNode ranges = n.putArray("ranges");
-        if (diff == null) {
-            return;
-        }
-        for (ImageDiff d : diff.images()) {
-            ObjectNode i = images.addObject().put("index", d.index()).put("name", d.name()).put("recorded", d.recorded())
-                    .put("texels", d.texels()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly());
-            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
-                    : d.viewTolerance() ? "--view" : "command", d.spread(), d.differing());
-            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
-            if (d.recorded()) {
-                i.put("diff_png", "diff/image-" + d.index() + ".png");
-            }
-            values(i, d.values(), null);
-            ArrayNode regions = i.putArray("regions");
-            int k = 0;
-            for (TexelRegion r : d.regions()) {
-                ObjectNode rn = regions.addObject();
-                if (d.recorded() && k < DiffPictures.CROPS && r.mip() == 0) {
-                    rn.put("crop_png", DiffPictures.cropName(d.index(), k));
+        ComparisonReport.Tolerances tolerances = new ComparisonReport.Tolerances(options.ulp(), options.abs(),
+                options.rel(), options.approximate(), options.describe(), List.copyOf(scope.applied),
+                List.copyOf(scope.exact), byView, scope.statement(options));
+        ComparisonReport.Suggestion suggestion = ToleranceSuggestion.of(diff).map(s -> new ComparisonReport.Suggestion(
+                s.text(), s.count(), s.ulps(), s.abs(), s.rel(), s.flags())).orElse(null);
+        List<ComparisonReport.Image> images = new ArrayList<>();
+        List<ComparisonReport.Range> ranges = new ArrayList<>();
+        if (diff != null) {
+            for (ImageDiff d : diff.images()) {
+                List<ComparisonReport.ImageRegion> regions = new ArrayList<>();
+                int k = 0;
+                for (TexelRegion r : d.regions()) {
+                    String crop = d.recorded() && k < DiffPictures.CROPS && r.mip() == 0 ? DiffPictures.cropName(d.index(), k)
+                            : null;
+                    k++;
+                    regions.add(new ComparisonReport.ImageRegion(crop, r.mip(), r.layer(), r.z(), r.x0(), r.y0(), r.x1(),
+                            r.y1(), r.texels(), r.differing(), r.deviceOnly(), groups(r.groups())));
                 }
-                k++;
-                rn.put("mip", r.mip()).put("layer", r.layer()).put("z", r.z())
-                        .put("x0", r.x0()).put("y0", r.y0()).put("x1", r.x1()).put("y1", r.y1()).put("texels", r.texels())
-                        .put("differing", r.differing()).put("device_only", r.deviceOnly());
-                groups(rn, r.groups());
+                DiffResult.Tolerated t = d.tolerated();
+                images.add(new ComparisonReport.Image(d.index(), d.name(), d.recorded(), d.texels(), d.compared(),
+                        d.differing(), d.deviceOnly(), t.ulp(), t.abs(), t.rel(), t.approximate(), t.reassociated(),
+                        t.floatMode(), applied(d.tolerance(), !d.floating() ? "none (compared exactly)"
+                                : d.viewTolerance() ? "--view" : "command"), largest(d.spread(), d.differing()),
+                        d.footprint(), d.regionCount(), d.recorded() ? "diff/image-" + d.index() + ".png" : null,
+                        values(d.values()), regions));
             }
-        }
-        for (RangeDiff d : diff.ranges()) {
-            RangeView v = d.view();
-            ObjectNode i = ranges.addObject().put("index", d.index()).put("name", d.name())
-                    .put("range_name", v.rangeName()).put("parameter", v.parameter()).put("argument", v.argument())
-                    .put("type_name", v.typeName()).put("recorded", d.recorded())
-                    .put("bytes", d.bytes()).put("compared", d.compared()).put("differing", d.differing())
-                    .put("device_only", d.deviceOnly());
-            tolerated(i, d.tolerated(), d.tolerance(), !d.floating() ? "none (compared exactly)"
-                    : d.view().tolerance().none() ? "command" : "--view", d.spread(), d.differingElements());
-            i.put("footprint", d.footprint()).put("regions_total", d.regionCount());
-            if (d.ordered().any()) {
+            for (RangeDiff d : diff.ranges()) {
+                RangeView v = d.view();
                 DiffResult.Ordered o = d.ordered();
-                i.putObject("order_dependent").put("locations", o.locations()).put("equal", o.equal())
-                        .put("within_reassociation_bound", o.withinBound()).put("another_exchange", o.exchanged())
-                        .put("beyond", o.beyond())
-                        .put("largest_bound", o.largestBound()).put("largest_difference", o.largestDifference())
-                        .put("op", o.op()).put("groups", o.groups()).put("terms", o.terms())
-                        .put("host_order", "group order").put("text", orderedText(o));
+                ComparisonReport.OrderDependent ordered = !o.any() ? null : new ComparisonReport.OrderDependent(
+                        o.locations(), o.equal(), o.withinBound(), o.exchanged(), o.beyond(), o.largestBound(),
+                        o.largestDifference(), o.op(), o.groups(), o.terms(), "group order", orderedText(o));
+                List<ComparisonReport.ByteRegion> regions = new ArrayList<>();
+                for (ByteRun r : d.regions()) {
+                    regions.add(new ComparisonReport.ByteRegion(r.offset(), r.length(), r.differing(), r.deviceOnly(),
+                            r.firstElement(), r.lastElement(), groups(r.groups())));
+                }
+                DiffResult.Tolerated t = d.tolerated();
+                ranges.add(new ComparisonReport.Range(d.index(), d.name(), v.rangeName(), v.parameter(), v.argument(),
+                        v.typeName(), d.recorded(), d.bytes(), d.compared(), d.differing(), d.deviceOnly(), t.ulp(),
+                        t.abs(), t.rel(), t.approximate(), t.reassociated(), t.floatMode(),
+                        applied(d.tolerance(), !d.floating() ? "none (compared exactly)"
+                                : v.tolerance().none() ? "command" : "--view"),
+                        largest(d.spread(), d.differingElements()), d.footprint(), d.regionCount(), ordered,
+                        new ComparisonReport.View(v.typed(), v.typed() ? v.type().spelling() : "u8", v.elementBytes(),
+                                v.rows(), v.cols(), v.source(), v.typed() ? "element" : "byte"),
+                        d.elements(), d.comparedElements(), d.differingElements(), d.deviceOnlyElements(),
+                        d.recorded() && v.shaped() ? DiffPictures.heatMapName(d.index()) : null, regions,
+                        values(d.values())));
             }
-            ObjectNode view = i.putObject("view").put("typed", v.typed()).put("type", v.typed() ? v.type().spelling() : "u8")
-                    .put("element_bytes", v.elementBytes()).put("rows", v.rows()).put("cols", v.cols())
-                    .put("source", v.source());
-            view.put("unit", v.typed() ? "element" : "byte");
-            i.put("elements", d.elements()).put("compared_elements", d.comparedElements())
-                    .put("differing_elements", d.differingElements()).put("device_only_elements", d.deviceOnlyElements());
-            if (d.recorded() && v.shaped()) {
-                i.put("heat_map_png", DiffPictures.heatMapName(d.index()));
-            }
-            ArrayNode regions = i.putArray("regions");
-            for (ByteRun r : d.regions()) {
-                ObjectNode rn = regions.addObject().put("offset", r.offset()).put("length", r.length())
-                        .put("differing", r.differing()).put("device_only", r.deviceOnly())
-                        .put("first_element", r.firstElement()).put("last_element", r.lastElement());
-                groups(rn, r.groups());
-            }
-            values(i, d.values(), v);
         }
+        return new ComparisonReport(diff != null, tolerances, suggestion, options.everyGroup(), images, ranges);
+    }
+
+    /** The tolerance applied to a range or image, and where it came from. */
+    private static ComparisonReport.Applied applied(Tolerance tolerance, String from) {
+        return new ComparisonReport.Applied(tolerance.ulp(), tolerance.abs(), tolerance.rel(), from);
     }
 
     /**
-     * {@code tolerated_ulp}, {@code tolerated_abs}, {@code tolerated_rel}, {@code tolerated_approximate}, the
-     * {@code tolerance} applied ({@code ulp}, {@code abs}, {@code rel}, {@code from}) and the
-     * {@code largest_difference} of the float values beyond it (null when none differ or not every difference is
-     * a float value a tolerance could accept).
+     * The largest distances of the float values beyond the tolerance: null when none differ or not every
+     * difference is a float value a tolerance could accept.
      */
-    private static void tolerated(ObjectNode i, DiffResult.Tolerated t, Tolerance tolerance, String from,
-                                  DiffResult.Spread spread, long differing) {
-        i.put("tolerated_ulp", t.ulp()).put("tolerated_abs", t.abs()).put("tolerated_rel", t.rel())
-                .put("tolerated_approximate", t.approximate()).put("tolerated_reassociated", t.reassociated())
-                .put("tolerated_float_mode", t.floatMode());
-        i.putObject("tolerance").put("ulp", tolerance.ulp()).put("abs", tolerance.abs()).put("rel", tolerance.rel())
-                .put("from", from);
-        if (differing > 0 && spread.count() > 0 && spread.floats()) {
-            i.putObject("largest_difference").put("ulps", spread.ulps()).put("abs", spread.abs()).put("rel", spread.rel())
-                    .put("approximate", spread.approximate());
-        } else {
-            i.putNull("largest_difference");
-        }
+    private static ComparisonReport.Largest largest(DiffResult.Spread spread, long differing) {
+        return differing > 0 && spread.count() > 0 && spread.floats()
+                ? new ComparisonReport.Largest(spread.ulps(), spread.abs(), spread.rel(), spread.approximate()) : null;
     }
 
-    private static void values(ObjectNode n, List<DiffResult.ElementValue> values, RangeView view) {
-        ArrayNode a = n.putArray("values");
+    private static List<ComparisonReport.Value> values(List<DiffResult.ElementValue> values) {
+        List<ComparisonReport.Value> out = new ArrayList<>();
         for (DiffResult.ElementValue v : values) {
-            ObjectNode e = a.addObject().put("index", v.index()).put("row", v.row()).put("col", v.col())
-                    .put("where", v.where()).put("kind", v.kind());
-            v.host().forEach(e.putArray("host")::add);
-            v.device().forEach(e.putArray("device")::add);
-            v.hostBits().forEach(e.putArray("host_bits")::add);
-            v.deviceBits().forEach(e.putArray("device_bits")::add);
-            ArrayNode ulps = e.putArray("ulps");
-            v.ulps().forEach(u -> ulps.add(u == Long.MAX_VALUE ? -1 : u));
-            e.put("unit", v.unit());
-            v.groups().forEach(e.putArray("groups")::add);
-            ArrayNode stores = e.putArray("stores");
+            List<ComparisonReport.Store> stores = new ArrayList<>();
             for (StoreTrace.Store st : v.stores()) {
-                stores.addObject().put("group", st.group()).put("wave", st.wave()).put("lane", st.lane())
-                        .put("pc", String.format("0x%x", st.pc())).put("instruction", st.instruction()).put("kind", st.kind())
-                        .put("value", st.value()).put("source", st.source());
+                stores.add(new ComparisonReport.Store(st.group(), st.wave(), st.lane(), String.format("0x%x", st.pc()),
+                        st.instruction(), st.kind(), st.value(), st.source()));
             }
+            // an infinity or NaN against another value is no number of ulps: -1
+            List<Long> ulps = v.ulps().stream().map(u -> u == Long.MAX_VALUE ? -1L : u).toList();
+            out.add(new ComparisonReport.Value(v.index(), v.row(), v.col(), v.where(), v.kind(), v.host(), v.device(),
+                    v.hostBits(), v.deviceBits(), ulps, v.unit(), v.groups(), stores));
         }
+        return out;
+    }
+
+    private static List<ComparisonReport.Group> groups(List<GroupTrace> groups) {
+        return groups.stream().map(g -> new ComparisonReport.Group(g.group(), g.units(), g.approximateInstructions()))
+                .toList();
     }
 
     /**
@@ -398,14 +354,6 @@ public final class RunReport {
                 b.append("; compared exactly (integers or untyped bytes): ").append(String.join(", ", exact));
             }
             return b.toString();
-        }
-    }
-
-    private static void groups(ObjectNode n, List<GroupTrace> groups) {
-        ArrayNode a = n.putArray("groups");
-        for (GroupTrace g : groups) {
-            a.addObject().put("group", g.group()).put("stored", g.units())
-                    .put("approximate_instructions", g.approximateInstructions());
         }
     }
 

@@ -1,6 +1,7 @@
 package org.replayfarm.coordinator.sampling;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.replayfarm.proto.GpuExecution;
 import org.replayfarm.proto.PcSample;
+import org.replayfarm.evalnode.eval.ReportJson;
 
 /**
  * The "sampling" section of report.json: per GPU node incarnation its configured mode, bursts, duty
@@ -98,87 +100,87 @@ public final class SamplingReport {
 
     /** Adds {@code "sampling": {...}} to {@code report}. */
     public static ObjectNode toJson(ObjectNode report, SamplingSnapshot snapshot) {
-        Summary sum = Summary.of(snapshot);
-        ExecutionViews views = sum.views();
-        ObjectNode s = report.putObject("sampling");
-        ArrayNode nodes = s.putArray("nodes");
-        for (NodeFigures n : sum.nodes()) {
-            ObjectNode j = nodes.addObject();
-            j.put("node", n.node());
-            j.put("incarnation", n.incarnation());
-            j.put("mode", n.mode());
-            if (!n.configRefused().isEmpty()) {
-                j.put("config_refused", n.configRefused());
-            }
-            j.put("bursts_started", n.burstsStarted());
-            j.put("bursts_received", n.burstsReceived());
-            j.put("bursts_open", n.burstsOpen());
-            j.put("duty_achieved", n.duty());
-            j.put("pairs", n.pairs());
-            j.put("graph_refusals", n.graphRefusals());
-            if (n.graphRefusalDelayNs() >= 0) {
-                j.put("graph_refusal_delay_ns", n.graphRefusalDelayNs());
-            }
-        }
-        s.put("mode", sum.mode());
-        s.put("bursts", sum.bursts());
-        s.put("duty_achieved", sum.duty());
-        s.put("pairs", sum.pairs());
-        ObjectNode by = s.putObject("executions");
-        by.put("total", views.views().size());
-        by.put(Serialized.TRUE.json(), views.serialized());
-        by.put(Serialized.FALSE.json(), views.notSerialized());
-        by.put(Serialized.UNKNOWN.json(), views.unknown());
-        ArrayNode list = s.putArray("execution_list");
-        for (ExecutionViews.ExecutionView v : views.views()) {
-            execution(list.addObject(), v);
-        }
-        hottest(s.putArray("hottest"), snapshot);
+        ObjectNode s = ReportJson.tree(section(snapshot));
+        report.set("sampling", s);
         return s;
     }
 
-    /** One execution's JSON; {@code serialized} is always present. */
-    public static ObjectNode execution(ObjectNode j, ExecutionViews.ExecutionView v) {
-        GpuExecution e = v.execution();
-        j.put("node", v.node());
-        j.put("kernel", e.getKernel());
-        j.put("correlation_id", e.getCorrelationId());
-        j.put("start_ns", e.getStartNs());
-        j.put("end_ns", e.getEndNs());
-        if (e.getGraphId() != 0) {
-            j.put("graph_id", e.getGraphId());
-        }
-        j.put("serialized", v.serialized().json());
-        return j;
+    /** report.json's {@code sampling} section (docs/report-schema.md), defined once by these records. */
+    public record Section(List<Node> nodes, String mode, long bursts, double dutyAchieved, long pairs,
+                          Executions executions, List<Execution> executionList, List<Hottest> hottest) {
     }
 
-    private static void hottest(ArrayNode out, SamplingSnapshot snapshot) {
-        record Location(String function, long pcOffset) {
+    /** One GPU node incarnation's figures; {@code configRefused} and {@code graphRefusalDelayNs} only when known. */
+    public record Node(String node, long incarnation, String mode,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) String configRefused, long burstsStarted,
+                       long burstsReceived, long burstsOpen, double dutyAchieved, long pairs, long graphRefusals,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) Long graphRefusalDelayNs) {
+    }
+
+    /** The executions by {@code serialized}: they add up to {@code total}. */
+    public record Executions(long total, @JsonProperty("true") long serialized,
+                             @JsonProperty("false") long notSerialized, @JsonProperty("unknown") long unknown) {
+    }
+
+    /** One execution; {@code serialized} is always present, {@code graphId} only for a graph's launch. */
+    public record Execution(String node, String kernel, long correlationId, long startNs, long endNs,
+                            @JsonInclude(JsonInclude.Include.NON_NULL) Long graphId, String serialized) {
+    }
+
+    /** A stall reason's samples and its hottest locations. */
+    public record Hottest(String stallReason, long samples, List<Location> locations) {
+    }
+
+    /** A location's samples under one stall reason. */
+    public record Location(String function, long pcOffset, long samples) {
+    }
+
+    /** The section for a snapshot. */
+    public static Section section(SamplingSnapshot snapshot) {
+        Summary sum = Summary.of(snapshot);
+        ExecutionViews views = sum.views();
+        List<Node> nodes = new java.util.ArrayList<>();
+        for (NodeFigures n : sum.nodes()) {
+            nodes.add(new Node(n.node(), n.incarnation(), n.mode(), n.configRefused().isEmpty() ? null : n.configRefused(),
+                    n.burstsStarted(), n.burstsReceived(), n.burstsOpen(), n.duty(), n.pairs(), n.graphRefusals(),
+                    n.graphRefusalDelayNs() >= 0 ? n.graphRefusalDelayNs() : null));
         }
-        Map<String, Map<Location, Long>> byReason = new HashMap<>();
+        return new Section(nodes, sum.mode(), sum.bursts(), sum.duty(), sum.pairs(), new Executions(views.views().size(),
+                views.serialized(), views.notSerialized(), views.unknown()),
+                views.views().stream().map(SamplingReport::execution).toList(), hottest(snapshot));
+    }
+
+    /** One execution's entry. */
+    public static Execution execution(ExecutionViews.ExecutionView v) {
+        GpuExecution e = v.execution();
+        return new Execution(v.node(), e.getKernel(), e.getCorrelationId(), e.getStartNs(), e.getEndNs(),
+                e.getGraphId() != 0 ? Long.valueOf(e.getGraphId()) : null, v.serialized().json());
+    }
+
+    private static List<Hottest> hottest(SamplingSnapshot snapshot) {
+        record At(String function, long pcOffset) {
+        }
+        Map<String, Map<At, Long>> byReason = new HashMap<>();
         for (SamplingSnapshot.NodeSampling n : snapshot.nodes()) {
             for (PcSample p : n.samples()) {
                 byReason.computeIfAbsent(p.getStallReason(), r -> new LinkedHashMap<>())
-                        .merge(new Location(p.getFunction(), p.getPcOffset()), (long) p.getSamples(), Long::sum);
+                        .merge(new At(p.getFunction(), p.getPcOffset()), (long) p.getSamples(), Long::sum);
             }
         }
-        Comparator<Map.Entry<Location, Long>> hot = Map.Entry.<Location, Long>comparingByValue().reversed()
+        Comparator<Map.Entry<At, Long>> hot = Map.Entry.<At, Long>comparingByValue().reversed()
                 .thenComparing(e -> e.getKey().function()).thenComparing(e -> e.getKey().pcOffset());
-        List<Map.Entry<String, Map<Location, Long>>> reasons = byReason.entrySet().stream()
-                .sorted(Comparator.<Map.Entry<String, Map<Location, Long>>>comparingLong(
+        List<Map.Entry<String, Map<At, Long>>> reasons = byReason.entrySet().stream()
+                .sorted(Comparator.<Map.Entry<String, Map<At, Long>>>comparingLong(
                         e -> -e.getValue().values().stream().mapToLong(Long::longValue).sum())
                         .thenComparing(Map.Entry::getKey))
                 .toList();
-        for (Map.Entry<String, Map<Location, Long>> r : reasons) {
-            ObjectNode j = out.addObject();
-            j.put("stall_reason", r.getKey());
-            j.put("samples", r.getValue().values().stream().mapToLong(Long::longValue).sum());
-            ArrayNode locations = j.putArray("locations");
-            r.getValue().entrySet().stream().sorted(hot).limit(HOTTEST).forEach(e -> locations.addObject()
-                    .put("function", e.getKey().function())
-                    .put("pc_offset", e.getKey().pcOffset())
-                    .put("samples", e.getValue()));
+        List<Hottest> out = new java.util.ArrayList<>();
+        for (Map.Entry<String, Map<At, Long>> r : reasons) {
+            out.add(new Hottest(r.getKey(), r.getValue().values().stream().mapToLong(Long::longValue).sum(),
+                    r.getValue().entrySet().stream().sorted(hot).limit(HOTTEST)
+                            .map(e -> new Location(e.getKey().function(), e.getKey().pcOffset(), e.getValue())).toList()));
         }
+        return out;
     }
 
     static String modeName(org.replayfarm.proto.SamplingMode m) {

@@ -215,12 +215,12 @@ class DiffTest {
         assertEquals(1, approx1.toleratedApproximate());
 
         // an overflow to infinity, or a NaN, is never a few ulps off
-        assertEquals(1, Diff.ulps(32, 0x7F7F_FFFEL, 0x7F7F_FFFFL));
-        assertEquals(Long.MAX_VALUE, Diff.ulps(32, 0x7F7F_FFFFL, 0x7F80_0000L));
-        assertEquals(Long.MAX_VALUE, Diff.ulps(32, 0x7F80_0000L, 0x7FC0_0000L));
-        assertEquals(Long.MAX_VALUE, Diff.ulps(16, 0x7BFFL, 0x7C00L));
-        assertEquals(Long.MAX_VALUE, Diff.ulps(11, 0x7BFL, 0x7C0L));
-        assertEquals(0, Diff.ulps(32, 0x7F80_0000L, 0x7F80_0000L));
+        assertEquals(1, org.replayfarm.model.compare.Ulps.between(32, 0x7F7F_FFFEL, 0x7F7F_FFFFL));
+        assertEquals(Long.MAX_VALUE, org.replayfarm.model.compare.Ulps.between(32, 0x7F7F_FFFFL, 0x7F80_0000L));
+        assertEquals(Long.MAX_VALUE, org.replayfarm.model.compare.Ulps.between(32, 0x7F80_0000L, 0x7FC0_0000L));
+        assertEquals(Long.MAX_VALUE, org.replayfarm.model.compare.Ulps.between(16, 0x7BFFL, 0x7C00L));
+        assertEquals(Long.MAX_VALUE, org.replayfarm.model.compare.Ulps.between(11, 0x7BFL, 0x7C0L));
+        assertEquals(0, org.replayfarm.model.compare.Ulps.between(32, 0x7F80_0000L, 0x7F80_0000L));
 
         // ulps never apply to UNORM channels
         byte[] image0 = copy(o.images().texels(0));

@@ -1,8 +1,6 @@
 package org.replayfarm.evalnode.eval;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,7 +19,6 @@ import org.replayfarm.evalnode.hostmodel.FaultRecord;
 import org.replayfarm.evalnode.hostmodel.GroupResult;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.Kernel;
-import org.replayfarm.evalnode.hostmodel.InitialImages;
 import org.replayfarm.evalnode.hostmodel.InitialMemory;
 
 /**
@@ -191,7 +188,7 @@ public final class Evaluation {
     /**
      * Writes {@code dir/host/guest-<n>.bin} for every range, {@code dir/host/image-<k>.raw} for every image
      * (final texels in the capture's layout) with {@code image-<k>.png} beside it (level 0, see
-     * {@link org.replayfarm.model.image.ImagePng}) and {@code dir/report.json}.
+     * {@link org.replayfarm.model.image.ImagePng}) and {@code dir/report.json} ({@link EvalReport}).
      */
     public static void write(Outcome o, Kernel kernel, String captureSha256, Path dir) throws IOException {
         write(o, kernel, captureSha256, dir, report -> { });
@@ -240,83 +237,12 @@ public final class Evaluation {
             }
         }
         files.write();
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode report = json.createObjectNode();
-        report.put("schema", "replay-farm/eval-report/1");
-        report.put("capture_sha256", captureSha256);
-        report.put("kernel", kernel.capture().getProgram().getKernelName());
-        // a HIP kernel's symbol is mangled (_Z5scalePffj): its declaration, as people read it
-        report.put("kernel_demangled", org.replayfarm.model.elf.OpenClNames.demangle(
-                kernel.capture().getProgram().getKernelName()));
-        report.put("wave_size", kernel.waveSize());
-        report.put("groups", o.groups());
-        report.put("threads", o.threads());
-        report.put("wave_instructions", o.waveInstructions());
-        report.put("lane_instructions", o.laneInstructions());
-        ObjectNode fidelity = report.putObject("instructions_by_fidelity");
-        fidelity.put("exact", o.exact());
-        fidelity.put("approximate", o.approximate());
-        fidelity.put("unsupported", o.unsupported());
-        ArrayNode faults = report.putArray("faults");
-        for (FaultRecord f : o.faults()) {
-            ObjectNode n = faults.addObject();
-            n.putArray("group").add(f.groupX()).add(f.groupY()).add(f.groupZ());
-            n.put("wave", f.wave());
-            n.put("lane", f.lane());
-            n.put("pc", String.format("0x%x", f.pc()));
-            n.put("instruction", f.instruction());
-            n.put("message", f.message());
-        }
-        report.put("store_conflicts", o.memory().conflictCount() + o.images().conflictCount());
-        ArrayNode conflicts = report.putArray("store_conflict_examples");
-        for (MemoryMerge.StoreConflict c : o.memory().conflicts().subList(0, Math.min(20, o.memory().conflicts().size()))) {
-            conflicts.addObject().put("range", c.range()).put("offset", c.offset()).put("first_group", c.firstGroup())
-                    .put("second_group", c.secondGroup());
-        }
-        ArrayNode texelConflicts = report.putArray("texel_conflict_examples");
-        for (ImageMerge.TexelConflict c : o.images().conflicts().subList(0, Math.min(20, o.images().conflicts().size()))) {
-            texelConflicts.addObject().put("image", c.image()).put("mip", c.at().mip()).put("layer", c.at().layer())
-                    .put("x", c.at().x()).put("y", c.at().y()).put("z", c.at().z()).put("first_group", c.firstGroup())
-                    .put("second_group", c.secondGroup());
-        }
-        ArrayNode dependent = report.putArray("order_dependent_atomics");
-        for (MemoryMerge.OrderDependent d : o.orderDependent()) {
-            ObjectNode n = dependent.addObject().put("range", d.range()).put("offset", d.offset()).put("op", d.op())
-                    .put("bytes", d.bytes()).put("changes", d.changes());
-            ArrayNode groups = n.putArray("groups");
-            d.groups().forEach(groups::add);
-        }
-        for (ImageMerge.OrderDependent d : o.images().orderDependent()) {
-            ObjectNode n = dependent.addObject().put("image", d.image()).put("mip", d.at().mip())
-                    .put("layer", d.at().layer()).put("x", d.at().x()).put("y", d.at().y()).put("z", d.at().z())
-                    .put("op", d.op()).put("after_store", d.afterStore());
-            ArrayNode groups = n.putArray("groups");
-            d.groups().forEach(groups::add);
-        }
-        if (o.inOrder().ran()) {
-            ObjectNode inOrder = report.putObject("order_dependent_in_order");
-            inOrder.put("order", "group order");
-            inOrder.put("group_count", o.inOrder().groups().size());
-            ArrayNode named = inOrder.putArray("groups");
-            o.inOrder().groups().stream().limit(1000).forEach(named::add);
-            inOrder.put("wave_instructions", o.inOrder().waveInstructions());
-            o.inOrder().fault().ifPresent(f -> inOrder.put("fault", f.toString()));
-        }
-        ArrayNode ranges = report.putArray("ranges");
-        for (InitialMemory.Range r : memory.ranges()) {
-            ranges.addObject().put("index", r.index()).put("name", r.name()).put("file", "host/guest-" + r.index() + ".bin")
-                    .put("bytes", r.size());
-        }
-        ArrayNode images = report.putArray("images");
-        for (InitialImages.Entry e : o.images().initial().images()) {
-            images.addObject().put("index", e.index()).put("name", e.image().getName())
-                    .put("file", "host/image-" + e.index() + ".raw").put("width", e.image().getWidth())
-                    .put("height", e.image().getHeight()).put("format", e.image().getDataFormat() + "_"
-                            + e.image().getNumericFormat());
-        }
+        ObjectNode report = ReportJson.tree(EvalReport.of(o, kernel, captureSha256));
+        // the fields more adds go before wall_time_seconds, which stays last
+        JsonNode wallTime = report.remove("wall_time_seconds");
         more.accept(report);
-        report.put("wall_time_seconds", o.wallTime().toNanos() / 1e9);
-        OutputFolder.finish(dir, json.writeValueAsBytes(report));
+        report.set("wall_time_seconds", wallTime);
+        OutputFolder.finish(dir, ReportJson.bytes(report));
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.model.capture.CaptureFile;
+import org.replayfarm.model.compare.Ulps;
 
 /**
  * Probe bisection along a slice: the slice's instructions that can be probed, in the group's execution order (any
@@ -478,7 +479,7 @@ public final class ProbeSearch {
             return Verdict.AGREES;
         }
         if (model.approximate(s.insn()) && wrong.stream().allMatch(w -> w.lane() >= 0
-                && ulps(w.host(), w.device()) <= Math.max(1, ulp))) {
+                && Ulps.f32NaNsAgree(w.host(), w.device()) <= Math.max(1, ulp))) {
             return Verdict.TOLERATED;
         }
         Value first = wrong.get(0);
@@ -507,15 +508,6 @@ public final class ProbeSearch {
             }
         }
         return out;
-    }
-
-    private static long ulps(int a, int b) {
-        if (Float.isNaN(Float.intBitsToFloat(a)) && Float.isNaN(Float.intBitsToFloat(b))) {
-            return 0;
-        }
-        long x = a < 0 ? 0x80000000L - (a & 0x7fffffffL) : a;
-        long y = b < 0 ? 0x80000000L - (b & 0x7fffffffL) : b;
-        return Math.abs(x - y);
     }
 
     private Answer answerFor(Slice.Entry c, Verdict v) {

@@ -14,6 +14,7 @@ import org.replayfarm.evalnode.hostmodel.HostModel;
 import org.replayfarm.evalnode.hostmodel.StoreTracer;
 import org.replayfarm.evalnode.hostmodel.wave.GuestFault;
 import org.replayfarm.evalnode.hostmodel.wave.Wave;
+import org.replayfarm.model.compare.Ulps;
 import org.replayfarm.model.isa.Disassembler;
 import org.replayfarm.model.isa.Instruction;
 import org.replayfarm.model.isa.MemoryAccess;
@@ -430,7 +431,7 @@ public final class Lockstep {
         if (model.approximate(insn)) {
             boolean within = true;
             for (int i = wrong.nextSetBit(0); i >= 0 && within; i = wrong.nextSetBit(i + 1)) {
-                within = i >= 128 && i < 128 + nv * ws && ulps(expected[i], d[i]) <= Math.max(1, ulp);
+                within = i >= 128 && i < 128 + nv * ws && Ulps.f32NaNsAgree(expected[i], d[i]) <= Math.max(1, ulp);
             }
             if (within) {
                 tolerated++;
@@ -444,15 +445,6 @@ public final class Lockstep {
 
     private static String pcText(long pc) {
         return pc == DeviceTrace.ENDED ? "(ended)" : pc == DeviceTrace.STOPPED ? "(stopped)" : Long.toHexString(pc);
-    }
-
-    private static long ulps(int a, int b) {
-        if (Float.isNaN(Float.intBitsToFloat(a)) && Float.isNaN(Float.intBitsToFloat(b))) {
-            return 0;
-        }
-        long x = a < 0 ? 0x80000000L - (a & 0x7fffffffL) : a;
-        long y = b < 0 ? 0x80000000L - (b & 0x7fffffffL) : b;
-        return Math.abs(x - y);
     }
 
     private record Shadow(int[] state, BitSet touched, long next, String fault) {
