@@ -3,6 +3,30 @@ package org.replayfarm.cli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import org.replayfarm.cli.commands.AmberCommand;
+import org.replayfarm.cli.commands.BenchCommand;
+import org.replayfarm.cli.commands.BenchFarmCommand;
+import org.replayfarm.cli.commands.BenchFirstDivergenceCommand;
+import org.replayfarm.cli.commands.BenchTranslateCommand;
+import org.replayfarm.cli.commands.CancelCommand;
+import org.replayfarm.cli.commands.CaptureCommand;
+import org.replayfarm.cli.commands.DaemonCommand;
+import org.replayfarm.cli.commands.DisasmCommand;
+import org.replayfarm.cli.commands.EvalCommand;
+import org.replayfarm.cli.commands.ExampleCommand;
+import org.replayfarm.cli.commands.ExplainCommand;
+import org.replayfarm.cli.commands.InspectCommand;
+import org.replayfarm.cli.commands.JobsCommand;
+import org.replayfarm.cli.commands.MutantRunCommand;
+import org.replayfarm.cli.commands.NodeCommand;
+import org.replayfarm.cli.commands.PurgeCommand;
+import org.replayfarm.cli.commands.ResultsCommand;
+import org.replayfarm.cli.commands.RunCommand;
+import org.replayfarm.cli.commands.StatusCommand;
+import org.replayfarm.cli.commands.SubmitCommand;
+import org.replayfarm.cli.commands.TranslateCommand;
+import org.replayfarm.cli.commands.WatchCommand;
+import org.replayfarm.cli.daemon.DaemonClient;
 
 /** The {@code replay} command: every tool of the farm, and (later) every node role, in one distribution. */
 @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Replay.Version.class,

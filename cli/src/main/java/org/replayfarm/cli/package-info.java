@@ -1,10 +1,7 @@
 /**
- * The {@code replay} command line, the farm's one distribution: {@link org.replayfarm.cli.Replay} is the jar's main
- * class (what the {@code ./replay} script runs) and lists every subcommand, one picocli class each
- * ({@code CaptureCommand}, {@code EvalCommand}, {@code RunCommand}, {@code NodeCommand}, {@code SubmitCommand},
- * {@code ExplainCommand}, ...), with the options several of them share ({@code GroupOptions},
- * {@code CompareOptions}, {@code DispatchOptions}, {@code CoordinatorOption}). Also here: the job API's client
- * ({@code CoordinatorClient}), the run daemon and its client ({@code RunDaemon}, {@code DaemonClient}), many
- * captures in one run ({@code BatchRun}) and the distribution's logging ({@link org.replayfarm.cli.LogSetup}).
+ * The {@code replay} command: {@link org.replayfarm.cli.Replay} (the distribution's main class) and the
+ * distribution's logging ({@code LogSetup}). The subcommands are in {@code commands}, the run daemon in
+ * {@code daemon}, the coordinator's client in {@code client}; what they use in {@code harness} (the native
+ * harness), {@code divergence}, {@code vulkan}, {@code batch} and {@code examples}.
  */
 package org.replayfarm.cli;

@@ -33,11 +33,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.model.testing.Toolchain;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import org.replayfarm.model.testing.Await;
+import org.replayfarm.cli.commands.NodeCommand;
+import org.replayfarm.cli.commands.RunCommand;
 
 /**
  * Explicit bind addresses, read from the kernel's socket tables ({@code /proc}): an embedded {@code replay

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.replayfarm.cli.example.ReferenceTracer;
-import org.replayfarm.cli.example.ShadowScene;
+import org.replayfarm.cli.examples.ReferenceTracer;
+import org.replayfarm.cli.examples.ShadowScene;
 import org.replayfarm.model.bvh.BvhBuilder;
 import org.replayfarm.model.testing.Toolchain;
 

@@ -14,12 +14,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
-import org.replayfarm.coordinator.cluster.Job;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.node.FarmNode;
+import org.replayfarm.coordinator.job.Job;
+import org.replayfarm.coordinator.job.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.evalnode.hostmodel.HostModel;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.EvalGate;
 import org.replayfarm.model.testing.Await;
 
 /**

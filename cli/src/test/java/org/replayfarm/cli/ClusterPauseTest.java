@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
-import org.replayfarm.coordinator.cluster.Job;
-import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.FarmNode;
+import org.replayfarm.coordinator.job.Job;
+import org.replayfarm.coordinator.job.JobProgress;
+import org.replayfarm.coordinator.node.EvalGate;
 
 /**
  * An evaluator JVM frozen mid-job (SIGSTOP, as a long GC pause or a suspended VM freezes one) and thawed

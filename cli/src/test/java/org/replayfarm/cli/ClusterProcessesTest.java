@@ -13,12 +13,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
-import org.replayfarm.coordinator.cluster.Job;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.node.FarmNode;
+import org.replayfarm.coordinator.job.Job;
+import org.replayfarm.coordinator.job.JobProgress;
 import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.model.testing.Await;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.EvalGate;
 
 /**
  * Evaluators as separate JVMs ({@code replay node --role eval}) joined to a coordinator: a third joins

@@ -20,11 +20,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
-import org.replayfarm.coordinator.cluster.PostgresServer;
+import org.replayfarm.coordinator.node.FarmNode;
+import org.replayfarm.coordinator.job.PostgresServer;
 import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.model.testing.Await;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.EvalGate;
 
 /**
  * Two coordinator-role nodes as real processes, one journal on a real PostgreSQL server and one storage

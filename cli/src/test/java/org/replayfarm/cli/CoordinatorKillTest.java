@@ -21,11 +21,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.model.testing.FreePorts;
 import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.model.testing.Await;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.EvalGate;
 
 /**
  * The coordinator as a real process, SIGKILLed mid-job (kill -9: no leaving, no last write) while {@code

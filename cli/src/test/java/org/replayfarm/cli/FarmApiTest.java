@@ -11,7 +11,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.model.testing.Toolchain;
 

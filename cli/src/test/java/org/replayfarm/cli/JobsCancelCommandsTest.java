@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.coordinator.http.CoordinatorHttp;
-import org.replayfarm.coordinator.jobs.CaptureStore;
-import org.replayfarm.coordinator.jobs.LocalJobService;
+import org.replayfarm.coordinator.job.CaptureStore;
+import org.replayfarm.coordinator.job.LocalJobService;
 import org.replayfarm.model.testing.Toolchain;
 
 /**

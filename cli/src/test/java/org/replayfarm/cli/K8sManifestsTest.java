@@ -53,10 +53,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.Bootstrap;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.Bootstrap;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.metrics.FarmMetrics;
 import picocli.CommandLine;
+import org.replayfarm.cli.commands.NodeCommand;
 
 /**
  * Every overlay of deploy/k8s rendered by kustomize and loaded as typed Kubernetes objects

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.cli.harness.NativeHarness;
 
 /**
  * The host model against native execution of the same source: every kernel in

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
+import org.replayfarm.cli.commands.NodeCommand;
 
 /**
  * Options refused in one line before a node (or an evaluation) starts, and {@code replay node --help} lists every environment variable an option of the node reads (docs/operations.md

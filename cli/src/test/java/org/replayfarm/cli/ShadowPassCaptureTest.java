@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.cli.example.ShadowPass;
+import org.replayfarm.cli.examples.ShadowPass;
 import org.replayfarm.model.testing.Toolchain;
 
 /**

@@ -24,12 +24,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.coordinator.http.JobRequest;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.job.JobProgress;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.cli.client.CoordinatorClient;
 
 /**
  * The soak (a benchmark, not in the regular suite: {@code -Dreplay.soak=true}): {@code replay.soak.jobs}

@@ -17,9 +17,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.model.testing.Toolchain;
+import org.replayfarm.cli.client.CoordinatorClient;
 
 /**
  * Issue 7 through the coordinator: {@code replay submit --device ...} over real HTTP to a loopback cluster

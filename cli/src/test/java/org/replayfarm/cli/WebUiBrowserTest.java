@@ -23,14 +23,15 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.EvalGate;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.EvalGate;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.coordinator.http.ApiRoutes;
 import org.replayfarm.model.capture.CaptureFile;
 import org.replayfarm.model.testing.Await;
 import org.replayfarm.model.testing.Toolchain;
 import org.replayfarm.proto.ImageContents;
 import org.replayfarm.proto.RecordedRun;
+import org.replayfarm.cli.divergence.Mutants;
 
 /**
  * The coordinator's web UI in a real headless Chromium, driven over the DevTools protocol, against one

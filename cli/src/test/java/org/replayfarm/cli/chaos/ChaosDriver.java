@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.replayfarm.cli.chaos.History.Kind;
 import org.replayfarm.cli.chaos.NodeSet.Node;
-import org.replayfarm.coordinator.cluster.EvalGate;
+import org.replayfarm.coordinator.node.EvalGate;
 import org.replayfarm.model.testing.Await;
 
 /**

@@ -39,11 +39,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.stream.Stream;
-import org.replayfarm.coordinator.jobs.JobProgress;
-import org.replayfarm.coordinator.jobs.JobService;
+import org.replayfarm.coordinator.job.JobProgress;
+import org.replayfarm.coordinator.job.JobService;
 import org.replayfarm.model.capture.CaptureFormatException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.replayfarm.coordinator.failover.StandbyForward;
+import org.replayfarm.coordinator.web.WebUi;
 
 /**
  * The coordinator's job API over a {@link JobService}:
@@ -319,7 +321,7 @@ public final class ApiRoutes extends AllDirectives {
     }
 
     /** A job in the list: its progress ({@link ProgressJson}) and what it was asked to do. */
-    static ObjectNode jobJson(org.replayfarm.coordinator.jobs.JobInfo info, JobProgress p) {
+    static ObjectNode jobJson(org.replayfarm.coordinator.job.JobInfo info, JobProgress p) {
         ObjectNode n = ProgressJson.toJson(p);
         n.put("capture_name", info.captureName());
         n.put("selection", info.selection());
@@ -394,7 +396,7 @@ public final class ApiRoutes extends AllDirectives {
                 .put("groups_total", p.get().groupsTotal());
         nodes(body, id);
         ArrayNode points = body.putArray("points");
-        for (org.replayfarm.coordinator.jobs.ProgressBoard.Point pt : jobs.series(id)) {
+        for (org.replayfarm.coordinator.job.ProgressBoard.Point pt : jobs.series(id)) {
             points.addObject().put("seconds", pt.seconds()).put("groups_done", pt.groupsDone())
                     .put("groups_per_second", Double.isFinite(pt.groupsPerSecond()) ? pt.groupsPerSecond() : -1)
                     .put("faults", pt.faults()).put("slices_in_flight", pt.slicesInFlight())

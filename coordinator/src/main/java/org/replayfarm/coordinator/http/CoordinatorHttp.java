@@ -12,7 +12,9 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.coordinator.job.CaptureStore;
+import org.replayfarm.coordinator.failover.StandbyForward;
+import org.replayfarm.coordinator.web.WebUi;
 
 /**
  * The coordinator's HTTP server. It always serves stored captures by SHA-256
@@ -126,7 +128,7 @@ public final class CoordinatorHttp extends AllDirectives {
         // the service can stop being the active one between the serving check and its answer (the split-brain
         // resolver downed this node, the singleton moved): that is a standby's 503, not a 500
         Route served = d.handleExceptions(akka.http.javadsl.server.ExceptionHandler.newBuilder()
-                        .match(org.replayfarm.coordinator.jobs.JobService.StandingBy.class, e -> d.complete(
+                        .match(org.replayfarm.coordinator.job.JobService.StandingBy.class, e -> d.complete(
                                 StandbyForward.standby("it stopped being the active one while answering")))
                         .build(),
                 () -> d.concat(routes.get(0), routes.subList(1, routes.size()).toArray(Route[]::new)));

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.report.CompareWith;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.gpunode.device.ExecAllowList;
 
@@ -27,14 +27,14 @@ import org.replayfarm.gpunode.device.ExecAllowList;
  * {@link #parse} says what is wrong, naming the field, for anything else.
  */
 public record JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName,
-                         org.replayfarm.coordinator.jobs.JobService.Limits limits) {
+                         org.replayfarm.coordinator.job.JobService.Limits limits) {
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final java.util.Set<String> FIELDS = java.util.Set.of("capture", "groups", "device", "ulp", "abs", "rel",
             "approximate", "capture_name", "budget", "slice_deadline_seconds", "views", "values", "device_timeout_seconds");
 
     /** With the default budget and slice deadline. */
     public JobRequest(String captureSha256, GroupSelection groups, CompareWith compare, String captureName) {
-        this(captureSha256, groups, compare, captureName, org.replayfarm.coordinator.jobs.JobService.Limits.DEFAULT);
+        this(captureSha256, groups, compare, captureName, org.replayfarm.coordinator.job.JobService.Limits.DEFAULT);
     }
 
     /** Compared with {@code --device auto}, exactly; the capture named by its hash. */
@@ -141,7 +141,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
     }
 
     /** {@code "budget"}: instructions per wave; {@code "slice_deadline_seconds"}: the deadline of one slice. */
-    private static org.replayfarm.coordinator.jobs.JobService.Limits limits(JsonNode root) throws Invalid {
+    private static org.replayfarm.coordinator.job.JobService.Limits limits(JsonNode root) throws Invalid {
         JsonNode budget = root.get("budget");
         if (budget != null && (!budget.isIntegralNumber() || !budget.canConvertToLong() || budget.asLong() <= 0)) {
             throw new Invalid("'budget' must be a positive integer (instructions one wave may execute), not " + budget);
@@ -151,7 +151,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
             throw new Invalid("'slice_deadline_seconds' must be a number of seconds above 0 (at most 30 days), not "
                     + deadline);
         }
-        return new org.replayfarm.coordinator.jobs.JobService.Limits(
+        return new org.replayfarm.coordinator.job.JobService.Limits(
                 budget == null ? org.replayfarm.evalnode.hostmodel.HostModel.DEFAULT_BUDGET : budget.asLong(),
                 deadline == null ? 0 : (long) (deadline.asDouble() * 1e9));
     }
@@ -227,7 +227,7 @@ public record JobRequest(String captureSha256, GroupSelection groups, CompareWit
                             + "(as --view), not " + e);
                 }
                 try {
-                    org.replayfarm.coordinator.diff.RangeViews.parse(e.asText());
+                    org.replayfarm.coordinator.report.RangeViews.parse(e.asText());
                 } catch (IllegalArgumentException x) {
                     throw new Invalid("'views[" + i + "]': " + x.getMessage());
                 }

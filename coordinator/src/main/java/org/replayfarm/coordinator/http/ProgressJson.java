@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.job.JobProgress;
 
 /**
  * {@link JobProgress} as the API's JSON (the body of {@code GET /jobs/<id>} and the data of each

@@ -2,7 +2,7 @@ package org.replayfarm.coordinator.sampling;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.job.JobProgress;
 import org.replayfarm.metrics.FarmMetrics;
 
 /**

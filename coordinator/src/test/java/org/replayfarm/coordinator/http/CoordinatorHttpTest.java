@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.jobs.CaptureStore;
+import org.replayfarm.coordinator.job.CaptureStore;
 import org.replayfarm.model.testing.Toolchain;
 
 @Tag("cluster")
@@ -253,10 +253,10 @@ class CoordinatorHttpTest {
     @Test
     void a_service_that_stops_being_active_mid_request_answers_as_a_standby_not_500() throws Exception {
         CaptureStore store = new CaptureStore(dir.resolve("captures"));
-        org.replayfarm.coordinator.jobs.JobService gone = (org.replayfarm.coordinator.jobs.JobService)
+        org.replayfarm.coordinator.job.JobService gone = (org.replayfarm.coordinator.job.JobService)
                 java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                        new Class<?>[] {org.replayfarm.coordinator.jobs.JobService.class}, (proxy, method, args) -> {
-                            throw new org.replayfarm.coordinator.jobs.JobService.StandingBy("this coordinator stands by");
+                        new Class<?>[] {org.replayfarm.coordinator.job.JobService.class}, (proxy, method, args) -> {
+                            throw new org.replayfarm.coordinator.job.JobService.StandingBy("this coordinator stands by");
                         });
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "http-gone");
         try {

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.replayfarm.coordinator.diff.CompareWith;
+import org.replayfarm.coordinator.report.CompareWith;
 import org.replayfarm.evalnode.eval.GroupSelection;
 import org.replayfarm.gpunode.device.DeviceChoice;
 

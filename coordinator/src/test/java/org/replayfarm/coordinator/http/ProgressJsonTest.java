@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.replayfarm.coordinator.jobs.JobProgress;
+import org.replayfarm.coordinator.job.JobProgress;
 
 /**
  * A job's progress as JSON carries memory compared in elements (a typed range's elements, an untyped range's bytes)

@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.jobs.CaptureStore;
-import org.replayfarm.coordinator.jobs.LocalJobService;
+import org.replayfarm.coordinator.job.CaptureStore;
+import org.replayfarm.coordinator.job.LocalJobService;
 
 /** A full upload spool is the server's trouble: 507 Insufficient Storage with a JSON error naming the cause, not 400. */
 @Tag("cluster")

@@ -17,7 +17,7 @@ import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.replayfarm.coordinator.cluster.FarmNode;
+import org.replayfarm.coordinator.node.FarmNode;
 import org.replayfarm.gpunode.node.GpuNode;
 import org.replayfarm.gpunode.sampling.ManualClock;
 import org.replayfarm.gpunode.sampling.SamplingMode;
