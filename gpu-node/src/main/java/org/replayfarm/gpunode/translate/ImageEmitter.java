@@ -266,13 +266,13 @@ public final class ImageEmitter implements UnitEmitter {
         cx.line("uint32_t t_ss[4] = {%s};", String.join(", ", samp));
         cx.line("rt_ssharp_t t_s; rt_img_ssharp(t_ss, &t_s);");
         if (cube) {
-            // one level (checked above): the LOD only picks the magnification or minification filter
             cx.line("rt_img_cube_sampler(&t_s);");
-            if (!lod.equals("zero")) {
-                cx.line("if (RT_EXEC != 0 && t_s.mag != t_s.min) { rt_img_fault(C, %s, -1, RT_IMG_E_CUBE); RT_CHECK(); }",
-                        cx.pcC());
+            if (lod.equals("derived")) {
+                // the quad's LOD across cube faces is not modelled: one level and one filter only, where it changes nothing
+                cx.line("if (RT_EXEC != 0 && (t_v.levels != 1 || t_s.mag != t_s.min)) { rt_img_fault(C, %s, -1, "
+                        + "RT_IMG_E_CUBE); RT_CHECK(); }", cx.pcC());
+                lod = "zero";
             }
-            lod = "zero";
         }
         cx.line("int t_un = %s || t_s.force_unnorm;", flag(f.unorm()));
         cx.line("float t_border[4];");

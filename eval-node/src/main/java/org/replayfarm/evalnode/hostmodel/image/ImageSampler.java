@@ -38,8 +38,11 @@ import org.replayfarm.model.isa.Instruction;
  * sampled as a layer of a 2D array at (s - 1, t - 1), its coordinates clamped to the face's edge texels
  * (a cube has no address modes: Vulkan's CLAMP_TO_EDGE). A bilinear footprint that crosses a face's edge
  * reads the neighbouring face (seamless filtering, {@link #cubeBilinear}); a cube array's slice is face + 8 *
- * cube. A cube of more than one level and a derived or explicit LOD that would choose between different
- * magnification and minification filters are not modelled and fault.
+ * cube. A mipmapped cube (or cube array) chooses its level(s) by LOD as every other image does ({@link #filter}:
+ * the S#'s clamp, then the mip filter's nearest level or two levels blended) and filters each level's face
+ * seamlessly at that level's size (halved per level, at least 1). A derived LOD (image_sample) on a cube of more
+ * than one level, or one that would choose between different magnification and minification filters, is not
+ * modelled and faults.
  *
  * <p>Fidelity: approximate. Bound: the blend is computed in double from f32 taps and rounded once to f32;
  * the hardware's blend arithmetic is not published, and its eight-bit fraction may round where this one
@@ -78,18 +81,22 @@ public final class ImageSampler {
         int[] words = {w.sgpr(m.ssamp()), w.sgpr(m.ssamp() + 1), w.sgpr(m.ssamp() + 2), w.sgpr(m.ssamp() + 3)};
         SamplerDescriptor s = SamplerDescriptor.decode(words);
         if (cube) {
-            if (v.levels() != 1) {
-                throw new GuestFault(String.format("%s through %s: a cube of %d levels (mipmapped cube sampling is not "
-                        + "modelled)", insn.mnemonic(), v.descriptor, v.levels()));
+            if (lodKind == Lod.DERIVED && v.levels() != 1) {
+                throw new GuestFault(String.format("%s through %s: a derived LOD on a cube of %d levels (implicit-LOD "
+                        + "mipmapped cube sampling is not modelled; image_sample_l and _lz are)", insn.mnemonic(),
+                        v.descriptor, v.levels()));
             }
-            if (lodKind != Lod.ZERO && s.magFilter() != s.minFilter()) {
-                throw new GuestFault(insn.mnemonic() + ": a cube LOD choosing between different "
+            if (lodKind == Lod.DERIVED && s.magFilter() != s.minFilter()) {
+                throw new GuestFault(insn.mnemonic() + ": a derived cube LOD choosing between different "
                         + "magnification and minification filters is not modelled");
             }
             s = new SamplerDescriptor(AddressMode.CLAMP_LAST_TEXEL, AddressMode.CLAMP_LAST_TEXEL, s.clampZ(),
                     s.word0Rest(), s.minLod(), s.maxLod(), s.word1Rest(), s.lodBias(), s.magFilter(), s.minFilter(),
                     s.zFilter(), s.mipFilter(), s.word2Rest(), s.borderColorPtr(), s.borderColor(), s.word3Rest());
-            lodKind = Lod.ZERO;
+            if (lodKind == Lod.DERIVED) {
+                // one level and one filter (checked above): the derived LOD would change nothing
+                lodKind = Lod.ZERO;
+            }
         }
         boolean unnormalized = m.unorm() || s.forceUnnormalized();
         int n = ImageUnit.coordinates(m);

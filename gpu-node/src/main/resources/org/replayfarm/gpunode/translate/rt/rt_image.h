@@ -439,7 +439,7 @@ enum {
     RT_IMG_E_PARTIAL = 15,   /* partial store of a packed buffer element */
     RT_IMG_E_MEMORY = 16,    /* a node or element outside every range */
     RT_IMG_E_SAMPLES = 18,   /* an MSAA T#'s sample count (2^LAST_LEVEL) differs from the captured image's */
-    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: several levels, a LOD choosing the filter */
+    RT_IMG_E_CUBE = 17       /* cube sampling not modelled: a derived LOD on several levels or choosing the filter */
 };
 
 /* One captured image as one T# views it. */
@@ -1063,7 +1063,6 @@ RT_FN int rt_img_sample_check(const rt_img_view_t *v, uint32_t dim) {
     if (v->null_desc || rt_img_msaa(v->t.type)) return RT_IMG_E_TYPE;
     if (dim >= 6) return RT_IMG_E_DIM;
     if (v->levels <= 0) return RT_IMG_E_NOLEVEL;
-    if (dim == 3 && v->levels != 1) return RT_IMG_E_CUBE;
     if (v->t.min_lod != 0) return RT_IMG_E_MINLOD;
     return RT_IMG_OK;
 }
