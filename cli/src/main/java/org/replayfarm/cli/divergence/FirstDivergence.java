@@ -142,6 +142,20 @@ public final class FirstDivergence {
                 + "localise the first wrong instruction";
     }
 
+    /**
+     * The head of a found divergence, as both methods (lockstep traces, probe bisection) print it: where, the
+     * instruction, its source line when known, why and of what kind.
+     */
+    static void printFound(PrintWriter w, StoreTrace.SourceLines lines, String group, int wave, long pc,
+                           String instruction, String why, String kind) {
+        w.printf("first divergence: group %s wave %d pc 0x%x: %s%n", group, wave, pc, instruction);
+        String line = lines.at(pc);
+        if (!line.isEmpty()) {
+            w.printf("  source: %s%n", line);
+        }
+        w.printf("  %s (%s)%n", why, kind);
+    }
+
     public static void print(PrintWriter w, Outcome o, StoreTrace.SourceLines lines) {
         Lockstep.Result r = o.result();
         String g = "(" + o.group()[0] + ", " + o.group()[1] + ", " + o.group()[2] + ")";
@@ -151,12 +165,7 @@ public final class FirstDivergence {
                     + " approximate results within the tolerance)" : "");
         } else {
             Lockstep.Divergence d = r.divergence().get();
-            w.printf("first divergence: group %s wave %d pc 0x%x: %s%n", g, d.wave(), d.pc(), d.instruction());
-            String line = lines.at(d.pc());
-            if (!line.isEmpty()) {
-                w.printf("  source: %s%n", line);
-            }
-            w.printf("  %s (%s)%n", d.why(), d.kind());
+            printFound(w, lines, g, d.wave(), d.pc(), d.instruction(), d.why(), d.kind());
             if (!d.differs().isEmpty()) {
                 w.println("  differs (host | device):");
                 for (Lockstep.Value v : d.differs()) {

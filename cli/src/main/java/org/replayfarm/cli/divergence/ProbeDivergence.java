@@ -275,12 +275,7 @@ public final class ProbeDivergence {
             w.printf("no divergence found: every probe along the slice of %s agrees with the host model%n", o.start());
         } else {
             ProbeSearch.Answer a = r.answer().get();
-            w.printf("first divergence: group %s wave %d pc 0x%x: %s%n", g, a.wave(), a.pc(), a.instruction());
-            String line = lines.at(a.pc());
-            if (!line.isEmpty()) {
-                w.printf("  source: %s%n", line);
-            }
-            w.printf("  %s (%s)%n", a.why(), a.kind());
+            FirstDivergence.printFound(w, lines, g, a.wave(), a.pc(), a.instruction(), a.why(), a.kind());
             if (!a.differs().isEmpty()) {
                 w.println("  differs (host | device):");
                 for (ProbeSearch.Value v : a.differs()) {
